@@ -1,0 +1,4 @@
+export * from './schemas';
+export * from './validator';
+export * from './json';
+export * from './openapi';

@@ -1,0 +1,101 @@
+/**
+ * The OpenAPI 3.1 document of the primary /api/v1 agent contract, assembled from the same schema
+ * constants the validator compiles. Served by the API and checked by an OpenAPI validator in a test.
+ */
+import { CONTRACT_SCHEMAS, IdempotencyKey, type SchemaName } from './schemas';
+
+type Tag = 'onboarding' | 'intents' | 'state' | 'webhooks';
+
+interface Operation {
+  method: 'get' | 'post';
+  path: string;
+  tag: Tag;
+  summary: string;
+  operationId: string;
+  request?: SchemaName;
+  query?: SchemaName;
+  response: SchemaName;
+  idempotent?: true;
+  public?: true;
+}
+
+export const OPERATIONS: readonly Operation[] = [
+  { method: 'post', path: '/register', tag: 'onboarding', operationId: 'register', summary: 'Exchange a one-time invitation code for an API key (shown once).', request: 'RegisterRequest', response: 'RegisterResponse', public: true },
+  { method: 'post', path: '/transfer', tag: 'intents', operationId: 'transfer', summary: 'Send tokens to an allow-listed recipient; a 0.10 % protocol fee is deducted.', request: 'TransferRequest', response: 'TransferResponse', idempotent: true },
+  { method: 'post', path: '/swap', tag: 'intents', operationId: 'swap', summary: 'Swap through the configured aggregator under the spend limits, with a minimum output.', request: 'SwapRequest', response: 'SwapResponse', idempotent: true },
+  { method: 'post', path: '/deposit', tag: 'intents', operationId: 'deposit', summary: 'Deposit into an allow-listed lending venue.', request: 'DepositRequest', response: 'DepositResponse', idempotent: true },
+  { method: 'post', path: '/withdraw', tag: 'intents', operationId: 'withdraw', summary: 'Withdraw from an allow-listed lending venue.', request: 'WithdrawRequest', response: 'WithdrawResponse', idempotent: true },
+  { method: 'post', path: '/intents/simulate', tag: 'intents', operationId: 'simulateTransfer', summary: 'Dry-run a transfer under the current limits; nothing is submitted.', request: 'SimulateRequest', response: 'SimulateResponse' },
+  { method: 'get', path: '/balance', tag: 'state', operationId: 'getBalance', summary: 'Token balances and the limit counters.', response: 'BalanceResponse' },
+  { method: 'get', path: '/limits', tag: 'state', operationId: 'getLimits', summary: 'Limits, remaining headroom and the group.', response: 'LimitsResponse' },
+  { method: 'get', path: '/history', tag: 'state', operationId: 'getHistory', summary: 'The most recent confirmed intents of the last 24 hours, newest first.', query: 'HistoryQuery', response: 'HistoryResponse' },
+  { method: 'post', path: '/webhooks', tag: 'webhooks', operationId: 'registerWebhook', summary: 'Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once.', request: 'WebhookRequest', response: 'WebhookResponse' },
+];
+
+const ERROR_STATUSES: Record<string, string> = {
+  '400': 'Invalid input (validation_error, invalid_amount, invalid_mint, ...).',
+  '401': 'Missing or invalid API key (unauthorized).',
+  '403': 'Blocked by a policy check (allow-list, per-transaction, daily or hourly limit).',
+  '409': 'Idempotency conflict (idempotency_in_progress).',
+  '429': 'Rate limited; see Retry-After.',
+  '502': 'An upstream dependency failed (aggregator_unavailable).',
+};
+
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: SchemaName) => ({ 'application/json': { schema: ref(name) } });
+
+function queryParameters(name: SchemaName) {
+  const schema = CONTRACT_SCHEMAS[name] as { properties: Record<string, object> };
+  return Object.entries(schema.properties).map(([param, s]) => ({ name: param, in: 'query', required: false, schema: s }));
+}
+
+function operationObject(op: Operation) {
+  const errors = Object.fromEntries(
+    Object.entries(ERROR_STATUSES).map(([status, description]) => [
+      status,
+      {
+        description,
+        content: json('ErrorBody'),
+        ...(status === '429' ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } } : {}),
+      },
+    ]),
+  );
+  return {
+    tags: [op.tag],
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(op.public ? { security: [] } : {}),
+    ...(op.idempotent
+      ? { parameters: [{ name: 'idempotency-key', in: 'header', required: false, schema: IdempotencyKey, description: 'Optional; when sent it must equal the body field idempotency_key.' }] }
+      : {}),
+    ...(op.query ? { parameters: queryParameters(op.query) } : {}),
+    ...(op.request ? { requestBody: { required: true, content: json(op.request) } } : {}),
+    responses: { '200': { description: 'OK', content: json(op.response) }, ...errors },
+  };
+}
+
+export function openApiDocument(serverUrl = '/api/v1') {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Token operations: agent API',
+      version: '1.0.0',
+      description: 'Autonomous agents move and convert tokens on Solana under limits an operator sets.',
+    },
+    servers: [{ url: serverUrl }],
+    tags: [
+      { name: 'onboarding', description: 'Register with an invitation code.' },
+      { name: 'intents', description: 'Transfer, swap, deposit, withdraw, simulate.' },
+      { name: 'state', description: 'Balance, limits, history.' },
+      { name: 'webhooks', description: 'Event subscriptions.' },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key from register.' } },
+      schemas: CONTRACT_SCHEMAS,
+    },
+  };
+}

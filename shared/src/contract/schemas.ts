@@ -1,0 +1,326 @@
+/**
+ * The primary /api/v1 agent contract (spec/agent-api.md) as JSON Schema 2020-12, one constant per
+ * request body, query, response and error body. The validator (validator.ts) compiles these with ajv
+ * in strict mode and the OpenAPI document (openapi.ts) is assembled from the same constants, so the
+ * contract is written once.
+ *
+ * Amount fields carry the `x-amount` keyword: the value is a JSON number (read from its source text,
+ * never through a float) or a decimal string, non-negative, with at most 6 decimals. A failure there
+ * is `invalid_amount`; every other failure is `validation_error`.
+ */
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { ERROR_CODES } from '../errors';
+
+// ---- building blocks -------------------------------------------------------------------------
+
+/** Opaque base58 identifier of 32 to 44 characters (mint, recipient, program). */
+export const Identifier = {
+  type: 'string',
+  minLength: 32,
+  maxLength: 44,
+  pattern: '^[1-9A-HJ-NP-Za-km-z]+$',
+} as const;
+
+/** An amount in a request. */
+export const AmountInput = {
+  type: ['number', 'string'],
+  'x-amount': true,
+  description: 'Human units, >= 0, at most 6 decimals. A decimal string ("12.5") is accepted too.',
+} as const;
+
+/** An amount in a response (always a JSON number, written from its exact decimal). */
+export const AmountOutput = { type: 'number', minimum: 0 } as const;
+const Count = { type: 'integer', minimum: 0 } as const;
+
+export const IdempotencyKey = { type: 'string', minLength: 1, maxLength: 255 } as const;
+const Confirmed = { type: 'string', enum: ['confirmed'] } as const;
+const TaskId = { type: 'string', maxLength: 255 } as const;
+const Memo = { type: 'string', maxLength: 200, description: 'Free-form, at most 200 characters.' } as const;
+
+const LimitFields = {
+  daily_limit: AmountOutput,
+  daily_remaining: AmountOutput,
+  per_tx_limit: AmountOutput,
+  hourly_tx_cap: Count,
+  hourly_tx_remaining: Count,
+} as const;
+
+// ---- onboarding ------------------------------------------------------------------------------
+
+export const RegisterRequest = {
+  type: 'object',
+  properties: { invitation_code: { type: 'string', minLength: 1, maxLength: 512 } },
+  required: ['invitation_code'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+export const RegisterResponse = {
+  type: 'object',
+  properties: { agent_wallet_pda: { type: 'string' }, api_key: { type: 'string' } },
+  required: ['agent_wallet_pda', 'api_key'],
+} as const satisfies JSONSchema;
+
+// ---- intents ---------------------------------------------------------------------------------
+
+export const TransferRequest = {
+  type: 'object',
+  properties: {
+    to: Identifier,
+    amount: AmountInput,
+    idempotency_key: IdempotencyKey,
+    mint: Identifier,
+    memo: Memo,
+    task_id: TaskId,
+  },
+  required: ['to', 'amount', 'idempotency_key'],
+} as const satisfies JSONSchema;
+
+export const TransferResponse = {
+  type: 'object',
+  properties: {
+    tx_sig: { type: 'string' },
+    status: Confirmed,
+    net_amount: AmountOutput,
+    protocol_fee: AmountOutput,
+    daily_remaining: AmountOutput,
+    hourly_tx_remaining: Count,
+  },
+  required: ['tx_sig', 'status', 'net_amount', 'protocol_fee', 'daily_remaining', 'hourly_tx_remaining'],
+} as const satisfies JSONSchema;
+
+export const SwapRequest = {
+  type: 'object',
+  properties: {
+    from_token: { type: 'string', minLength: 1, maxLength: 32 },
+    to_token: { type: 'string', minLength: 1, maxLength: 32 },
+    from_mint: Identifier,
+    to_mint: Identifier,
+    amount: AmountInput,
+    idempotency_key: IdempotencyKey,
+    minimum_amount_out: AmountInput,
+    slippage_bps: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
+    task_id: TaskId,
+  },
+  required: ['from_token', 'to_token', 'from_mint', 'to_mint', 'amount', 'idempotency_key'],
+} as const satisfies JSONSchema;
+
+export const SwapResponse = {
+  type: 'object',
+  properties: {
+    tx_sig: { type: 'string' },
+    status: Confirmed,
+    received_amount: AmountOutput,
+    rate: { type: 'number', minimum: 0, description: 'Effective rate: received_amount / amount.' },
+    daily_remaining: AmountOutput,
+    hourly_tx_remaining: Count,
+  },
+  required: ['tx_sig', 'status', 'received_amount', 'rate', 'daily_remaining', 'hourly_tx_remaining'],
+} as const satisfies JSONSchema;
+
+const LendingRequest = {
+  type: 'object',
+  properties: {
+    amount: AmountInput,
+    lending_program: Identifier,
+    idempotency_key: IdempotencyKey,
+    mint: Identifier,
+    cpi_data: {
+      type: 'array',
+      maxItems: 1024,
+      items: { type: 'integer', minimum: 0, maximum: 255 },
+      description: 'Opaque instruction body forwarded to the venue.',
+    },
+  },
+  required: ['amount', 'lending_program', 'idempotency_key'],
+} as const satisfies JSONSchema;
+
+export const DepositRequest = LendingRequest;
+export const WithdrawRequest = LendingRequest;
+
+export const DepositResponse = {
+  type: 'object',
+  properties: { tx_sig: { type: 'string' }, status: Confirmed, deposited_amount: AmountOutput },
+  required: ['tx_sig', 'status', 'deposited_amount'],
+} as const satisfies JSONSchema;
+
+export const WithdrawResponse = {
+  type: 'object',
+  properties: { tx_sig: { type: 'string' }, status: Confirmed, received_amount: AmountOutput },
+  required: ['tx_sig', 'status', 'received_amount'],
+} as const satisfies JSONSchema;
+
+export const SimulateRequest = {
+  type: 'object',
+  properties: { amount: AmountInput, mint: Identifier, to: Identifier },
+  required: ['amount'],
+} as const satisfies JSONSchema;
+
+export const SimulateResponse = {
+  type: 'object',
+  properties: {
+    would_succeed: { type: 'boolean' },
+    daily_remaining: AmountOutput,
+    hourly_tx_remaining: Count,
+    estimated_fee: AmountOutput,
+    reason: { type: 'string', enum: ERROR_CODES },
+  },
+  required: ['would_succeed', 'daily_remaining', 'hourly_tx_remaining', 'estimated_fee'],
+  // `reason` is present only when would_succeed is false.
+  if: { properties: { would_succeed: { const: false } } },
+  then: { required: ['reason'] },
+  else: { not: { required: ['reason'] } },
+} as const satisfies JSONSchema;
+
+// ---- state -----------------------------------------------------------------------------------
+
+export const BalanceResponse = {
+  type: 'object',
+  properties: {
+    balances: { type: 'object', additionalProperties: AmountOutput },
+    ...LimitFields,
+  },
+  required: [
+    'balances',
+    'daily_limit',
+    'daily_remaining',
+    'per_tx_limit',
+    'hourly_tx_cap',
+    'hourly_tx_remaining',
+  ],
+} as const satisfies JSONSchema;
+
+export const LimitsResponse = {
+  type: 'object',
+  properties: { ...LimitFields, group_id: { type: 'string' } },
+  required: [
+    'daily_limit',
+    'daily_remaining',
+    'per_tx_limit',
+    'hourly_tx_cap',
+    'hourly_tx_remaining',
+    'group_id',
+  ],
+} as const satisfies JSONSchema;
+
+export const HistoryQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+} as const satisfies JSONSchema;
+
+export const HistoryEntry = {
+  type: 'object',
+  properties: {
+    tx_sig: { type: 'string' },
+    action: { type: 'string', enum: ['transfer', 'swap'] },
+    amount: AmountOutput,
+    timestamp: { type: 'integer', description: 'Unix epoch seconds.' },
+    memo: { type: 'string' },
+    net_amount: AmountOutput,
+    protocol_fee: AmountOutput,
+    task_id: { type: 'string' },
+    to: { type: 'string' },
+    token: { type: 'string' },
+  },
+  required: ['tx_sig', 'action', 'amount', 'timestamp'],
+} as const satisfies JSONSchema;
+
+export const HistoryResponse = {
+  type: 'object',
+  properties: { transactions: { type: 'array', items: HistoryEntry } },
+  required: ['transactions'],
+} as const satisfies JSONSchema;
+
+// ---- webhooks --------------------------------------------------------------------------------
+
+export const WebhookRequest = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', format: 'uri', pattern: '^https://', maxLength: 2048 },
+    event_types: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+  },
+  required: ['url', 'event_types'],
+} as const satisfies JSONSchema;
+
+export const WebhookResponse = {
+  type: 'object',
+  properties: { webhook_id: { type: 'string' }, signing_secret: { type: 'string' } },
+  required: ['webhook_id', 'signing_secret'],
+} as const satisfies JSONSchema;
+
+// ---- errors ----------------------------------------------------------------------------------
+
+export const ErrorBody = {
+  type: 'object',
+  properties: {
+    error: { type: 'string', enum: ERROR_CODES },
+    message: { type: 'string' },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          path: { type: 'string', description: 'JSON Pointer to the failing field.' },
+          issue: { type: 'string' },
+        },
+        required: ['path', 'issue'],
+      },
+    },
+  },
+  required: ['error', 'message'],
+  // `details` is present only on validation_error.
+  if: { properties: { error: { const: 'validation_error' } } },
+  then: { required: ['details'] },
+  else: { not: { required: ['details'] } },
+} as const satisfies JSONSchema;
+
+/** Every named schema of the contract; the key is the schema's name in the OpenAPI document. */
+export const CONTRACT_SCHEMAS = {
+  RegisterRequest,
+  RegisterResponse,
+  TransferRequest,
+  TransferResponse,
+  SwapRequest,
+  SwapResponse,
+  DepositRequest,
+  DepositResponse,
+  WithdrawRequest,
+  WithdrawResponse,
+  SimulateRequest,
+  SimulateResponse,
+  BalanceResponse,
+  LimitsResponse,
+  HistoryQuery,
+  HistoryEntry,
+  HistoryResponse,
+  WebhookRequest,
+  WebhookResponse,
+  ErrorBody,
+} as const;
+
+export type SchemaName = keyof typeof CONTRACT_SCHEMAS;
+
+// ---- the types the handlers see (derived from the schemas, never written twice) ----------------
+
+type AmountValue = number | string;
+type Shape<S extends JSONSchema> = FromSchema<S, { deserialize: [{ pattern: { 'x-amount': true }; output: AmountValue }] }>;
+
+export type RegisterRequest = Shape<typeof RegisterRequest>;
+export type RegisterResponse = Shape<typeof RegisterResponse>;
+export type TransferRequest = Shape<typeof TransferRequest>;
+export type TransferResponse = Shape<typeof TransferResponse>;
+export type SwapRequest = Shape<typeof SwapRequest>;
+export type SwapResponse = Shape<typeof SwapResponse>;
+export type DepositRequest = Shape<typeof DepositRequest>;
+export type DepositResponse = Shape<typeof DepositResponse>;
+export type WithdrawRequest = Shape<typeof WithdrawRequest>;
+export type WithdrawResponse = Shape<typeof WithdrawResponse>;
+export type SimulateRequest = Shape<typeof SimulateRequest>;
+export type SimulateResponse = Shape<typeof SimulateResponse>;
+export type BalanceResponse = Shape<typeof BalanceResponse>;
+export type LimitsResponse = Shape<typeof LimitsResponse>;
+export type HistoryQuery = Shape<typeof HistoryQuery>;
+export type HistoryEntry = Shape<typeof HistoryEntry>;
+export type HistoryResponse = Shape<typeof HistoryResponse>;
+export type WebhookRequest = Shape<typeof WebhookRequest>;
+export type WebhookResponse = Shape<typeof WebhookResponse>;
+export type ErrorBodyShape = Shape<typeof ErrorBody>;

@@ -1,0 +1,97 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { parseAmount } from '../money';
+import { ServiceError, validationError, type ValidationDetail } from '../errors';
+import { CONTRACT_SCHEMAS, type SchemaName } from './schemas';
+
+/**
+ * Compiles the contract schemas once (ajv strict mode) and turns a failed validation into the
+ * contract's errors: `invalid_amount` when only amount fields fail, otherwise `validation_error` with
+ * one `{path, issue}` per failure, `path` a JSON Pointer to the failing field.
+ */
+function makeAjv(coerceTypes: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, useDefaults: true, coerceTypes });
+  addFormats(ajv);
+  ajv.addKeyword({
+    keyword: 'x-amount',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function amount(this: unknown, enabled: boolean, data: unknown): boolean {
+      if (!enabled) return true;
+      try {
+        parseAmount(data);
+        return true;
+      } catch (err) {
+        (amount as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+          { keyword: 'x-amount', message: err instanceof ServiceError ? err.message : 'is not a valid amount', params: {} },
+        ];
+        return false;
+      }
+    },
+  });
+  return ajv;
+}
+
+const bodies = makeAjv(false);
+// Query strings arrive as text: the query schemas coerce "20" to 20.
+const queries = makeAjv(true);
+const compiled = new Map<SchemaName, ValidateFunction>();
+
+function validatorFor(name: SchemaName): ValidateFunction {
+  let fn = compiled.get(name);
+  if (!fn) {
+    fn = (name.endsWith('Query') ? queries : bodies).compile(CONTRACT_SCHEMAS[name]);
+    compiled.set(name, fn);
+  }
+  return fn;
+}
+
+/** Points at the field an ajv error is about (for `required`, the missing field itself). */
+function pointerOf(error: ErrorObject): string {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  const child = params.missingProperty ?? params.additionalProperty;
+  return child === undefined ? error.instancePath : `${error.instancePath}/${escapePointer(child)}`;
+}
+
+const escapePointer = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function issueOf(error: ErrorObject): string {
+  const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
+  if (error.keyword === 'additionalProperties') return `unknown property "${params.additionalProperty}"`;
+  if (error.keyword === 'enum') return `must be one of ${JSON.stringify(params.allowedValues)}`;
+  return error.message ?? error.keyword;
+}
+
+const isAmountError = (error: ErrorObject): boolean =>
+  (error.parentSchema as Record<string, unknown> | undefined)?.['x-amount'] === true;
+
+/** Validates `data` against the named schema (applying defaults in place) or throws the contract's error. */
+export function validate<T>(name: SchemaName, data: unknown): T {
+  const fn = validatorFor(name);
+  if (fn(data)) return data as T;
+  const errors = (fn.errors ?? []).filter((e) => e.keyword !== 'if');
+  if (errors.length > 0 && errors.every(isAmountError)) {
+    const amountFailure = errors.find((e) => e.keyword === 'x-amount') ?? errors[0]!;
+    const field = pointerOf(amountFailure).split('/').pop() || 'amount';
+    throw new ServiceError('invalid_amount', amountFailure.keyword === 'x-amount' ? amountFailure.message : `The ${field} is not a number.`);
+  }
+  const details: ValidationDetail[] = errors.map((e) => ({ path: pointerOf(e), issue: issueOf(e) }));
+  throw validationError(dedupe(details));
+}
+
+/** Checks a response against its schema; returns the failures (empty when it conforms). */
+export function responseViolations(name: SchemaName, data: unknown): ValidationDetail[] {
+  const fn = validatorFor(name);
+  if (fn(data)) return [];
+  return (fn.errors ?? []).map((e) => ({ path: pointerOf(e), issue: issueOf(e) }));
+}
+
+function dedupe(details: ValidationDetail[]): ValidationDetail[] {
+  const seen = new Set<string>();
+  return details.filter((d) => {
+    const key = `${d.path}\u0000${d.issue}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,214 @@
+/**
+ * One agent: registration (only the API key's digest is kept), limits, key rotation, revocation,
+ * emergency withdrawal, and the intents it has in the rolling windows. Pure: no I/O, no clock.
+ */
+import Big from 'big.js';
+import { ServiceError } from '../errors';
+import type { Action, AgentEvent } from './events';
+import type { GroupState } from './group';
+import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
+import { sameDigest } from './secrets';
+import { DAY_MS, HOUR_MS, inWindow } from './time';
+
+export type AgentStatus = 'unregistered' | 'active' | 'revoked';
+
+/** An accepted intent as the windows see it. Failed intents stay (not counted) so outcomes are idempotent. */
+export interface WindowItem {
+  intentId: string;
+  action: Action;
+  at: number;
+  value: Big;
+  spends: boolean;
+  status: 'reserved' | 'confirmed' | 'failed';
+}
+
+export interface AgentState {
+  status: AgentStatus;
+  agentId: string;
+  groupId: string;
+  limits: Limits;
+  apiKeyHash: string;
+  /** Intents young enough to matter for a window (plus a margin for clock skew), or still open. */
+  intents: ReadonlyMap<string, WindowItem>;
+}
+
+/** How long a settled intent is kept past the daily window: covers clocks that disagree. */
+const RETENTION_MS = DAY_MS + HOUR_MS;
+
+export const initialAgentState = (): AgentState => ({
+  status: 'unregistered',
+  agentId: '',
+  groupId: '',
+  limits: { per_tx_limit: new Big(0), daily_limit: new Big(0), hourly_tx_cap: 0 },
+  apiKeyHash: '',
+  intents: new Map(),
+});
+
+export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
+  switch (event.type) {
+    case 'agent.registered':
+      return {
+        ...state,
+        status: 'active',
+        agentId: event.data.agent_id,
+        groupId: event.data.group_id,
+        limits: limitsFromData(event.data.limits),
+        apiKeyHash: event.data.api_key_hash,
+      };
+    case 'agent.limits_changed':
+      return { ...state, limits: limitsFromData(event.data.limits) };
+    case 'agent.api_key_rotated':
+      return { ...state, apiKeyHash: event.data.api_key_hash };
+    case 'agent.revoked':
+    case 'agent.emergency_withdraw':
+      return { ...state, status: 'revoked' };
+    case 'intent.accepted': {
+      const d = event.data;
+      const intents = pruned(state.intents, d.at);
+      intents.set(d.intent_id, {
+        intentId: d.intent_id,
+        action: d.action,
+        at: d.at,
+        value: new Big(d.value),
+        spends: d.spends,
+        status: 'reserved',
+      });
+      return { ...state, intents };
+    }
+    case 'intent.confirmed':
+    case 'intent.failed': {
+      const item = state.intents.get(event.data.intent_id);
+      if (!item || item.status !== 'reserved') return state;
+      const intents = new Map(state.intents);
+      intents.set(item.intentId, { ...item, status: event.type === 'intent.confirmed' ? 'confirmed' : 'failed' });
+      return { ...state, intents };
+    }
+    case 'intent.blocked':
+    case 'policy.limit_threshold':
+      return state;
+  }
+}
+
+export const foldAgent = (events: readonly AgentEvent[]): AgentState => events.reduce(evolveAgent, initialAgentState());
+
+/** Drops settled intents that can no longer count in any window at or after `now`. */
+function pruned(intents: ReadonlyMap<string, WindowItem>, now: number): Map<string, WindowItem> {
+  const kept = new Map<string, WindowItem>();
+  for (const [id, item] of intents) {
+    if (item.status === 'reserved' || now - item.at < RETENTION_MS) kept.set(id, item);
+  }
+  return kept;
+}
+
+// ---- the windows ----
+
+const counts = (item: WindowItem): boolean => item.status !== 'failed';
+
+/** The base-token value spent (reserved or confirmed) in the 24 hours before `now`. */
+export function spentInDay(state: AgentState, now: number, only?: WindowItem['status']): Big {
+  let sum = new Big(0);
+  for (const item of state.intents.values()) {
+    if (item.spends && counts(item) && (!only || item.status === only) && inWindow(item.at, now, DAY_MS)) {
+      sum = sum.plus(item.value);
+    }
+  }
+  return sum;
+}
+
+/** The operations (spends and withdrawals, reserved or confirmed) in the 60 minutes before `now`. */
+export function opsInHour(state: AgentState, now: number, only?: WindowItem['status']): number {
+  let n = 0;
+  for (const item of state.intents.values()) {
+    if (counts(item) && (!only || item.status === only) && inWindow(item.at, now, HOUR_MS)) n += 1;
+  }
+  return n;
+}
+
+export function dailyRemaining(state: AgentState, now: number): Big {
+  const spent = spentInDay(state, now);
+  return spent.gte(state.limits.daily_limit) ? new Big(0) : state.limits.daily_limit.minus(spent);
+}
+
+export const hourlyRemaining = (state: AgentState, now: number): number =>
+  Math.max(0, state.limits.hourly_tx_cap - opsInHour(state, now));
+
+// ---- lifecycle commands ----
+
+export interface RegisterAgent {
+  agent_id: string;
+  /** Digest of the invitation secret the caller presented. */
+  invitation_hash: string;
+  /** Digest of the API key minted for this registration. */
+  api_key_hash: string;
+  now: number;
+}
+
+/**
+ * Redeems an invitation. The agent's stream must be empty: with an append that expects no stream,
+ * exactly one of any number of concurrent registrations wins. Every failure is the same
+ * `invalid_invitation_code`, so a caller learns nothing about which part was wrong.
+ */
+export function decideRegister(cmd: RegisterAgent, group: GroupState, agent: AgentState): AgentEvent[] {
+  const invitation = group.invitations.get(cmd.agent_id);
+  const valid =
+    invitation !== undefined &&
+    sameDigest(invitation.hash, cmd.invitation_hash) &&
+    cmd.now < invitation.expiresAt &&
+    agent.status === 'unregistered';
+  if (!valid) throw new ServiceError('invalid_invitation_code');
+  return [
+    {
+      type: 'agent.registered',
+      data: {
+        agent_id: cmd.agent_id,
+        group_id: group.groupId,
+        limits: limitsToData(invitation.limits),
+        api_key_hash: cmd.api_key_hash,
+        at: cmd.now,
+      },
+    },
+  ];
+}
+
+export function decideChangeLimits(cmd: { limits: LimitsInput; now: number }, agent: AgentState): AgentEvent[] {
+  mustBeRegistered(agent);
+  const limits = mergeLimits(agent.limits, cmd.limits);
+  return [{ type: 'agent.limits_changed', data: { agent_id: agent.agentId, limits: limitsToData(limits), at: cmd.now } }];
+}
+
+export function decideRotateKey(cmd: { api_key_hash: string; now: number }, agent: AgentState): AgentEvent[] {
+  mustBeActive(agent);
+  return [{ type: 'agent.api_key_rotated', data: { agent_id: agent.agentId, api_key_hash: cmd.api_key_hash, at: cmd.now } }];
+}
+
+export function decideRevoke(cmd: { reason?: string; now: number }, agent: AgentState): AgentEvent[] {
+  mustBeRegistered(agent);
+  if (agent.status === 'revoked') return [];
+  return [{ type: 'agent.revoked', data: { agent_id: agent.agentId, reason: cmd.reason ?? 'operator', at: cmd.now } }];
+}
+
+/** Drains the agent to `destination` and revokes it; may be repeated on a revoked agent to drain again. */
+export function decideEmergencyWithdraw(cmd: { destination: string; now: number }, agent: AgentState): AgentEvent[] {
+  mustBeRegistered(agent);
+  const revoke = decideRevoke({ reason: 'emergency_withdraw', now: cmd.now }, agent);
+  return [
+    ...revoke,
+    {
+      type: 'agent.emergency_withdraw',
+      data: { agent_id: agent.agentId, group_id: agent.groupId, destination: cmd.destination, at: cmd.now },
+    },
+  ];
+}
+
+/** Whether a presented API key digest is this agent's current one (constant time). */
+export const acceptsKey = (agent: AgentState, apiKeyHash: string): boolean =>
+  agent.status === 'active' && sameDigest(agent.apiKeyHash, apiKeyHash);
+
+function mustBeRegistered(agent: AgentState): void {
+  if (agent.status === 'unregistered') throw new ServiceError('not_found', 'No such registered agent.');
+}
+
+function mustBeActive(agent: AgentState): void {
+  mustBeRegistered(agent);
+  if (agent.status === 'revoked') throw new ServiceError('conflict', 'The agent is revoked.');
+}

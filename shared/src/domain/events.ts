@@ -1,0 +1,177 @@
+/**
+ * Every event of the product, by stream. Event data is plain JSON: amounts as exact decimal text,
+ * times as Unix epoch milliseconds (`at`). The stream names:
+ *
+ *   group-<group_id>   the group: defaults, allow-list, invitations
+ *   agent-<agent_id>   one agent: registration, key, limits, its intents and their outcomes
+ *   budget-<entry_id>  the approved budget of one type-1 allow-list entry, shared by the group's agents
+ */
+import type { LimitsData } from './limits';
+import type { ErrorCode, PolicyCode } from '../errors';
+
+export type Event<T extends string, D> = { type: T; data: D };
+
+export const streams = {
+  group: (groupId: string) => `group-${groupId}`,
+  agent: (agentId: string) => `agent-${agentId}`,
+  budget: (entryId: string) => `budget-${entryId}`,
+};
+
+/** 0: another agent of the group; 1: external recipient (TTL and budget); 2: protocol (venue, aggregator). */
+export type EntryType = 0 | 1 | 2;
+
+// ---- group ----
+
+export type GroupCreated = Event<
+  'group.created',
+  { group_id: string; owner_wallet: string; base_mint: string; default_limits: LimitsData; at: number }
+>;
+export type WhitelistEntryAdded = Event<
+  'whitelist.entry_added',
+  {
+    group_id: string;
+    entry_id: string;
+    address: string;
+    type: EntryType;
+    label?: string;
+    approved_amount?: string;
+    ttl_expires_at?: number;
+    at: number;
+  }
+>;
+export type WhitelistEntryRemoved = Event<
+  'whitelist.entry_removed',
+  { group_id: string; entry_id: string; address: string; at: number }
+>;
+export type AgentInvited = Event<
+  'agent.invited',
+  {
+    group_id: string;
+    agent_id: string;
+    invitation_hash: string;
+    invitation_expires_at: number;
+    limits: LimitsData;
+    label?: string;
+    at: number;
+  }
+>;
+export type GroupEvent = GroupCreated | WhitelistEntryAdded | WhitelistEntryRemoved | AgentInvited;
+
+// ---- agent ----
+
+export type Action = 'transfer' | 'swap' | 'deposit' | 'withdraw';
+
+export type AgentRegistered = Event<
+  'agent.registered',
+  { agent_id: string; group_id: string; limits: LimitsData; api_key_hash: string; at: number }
+>;
+export type AgentLimitsChanged = Event<'agent.limits_changed', { agent_id: string; limits: LimitsData; at: number }>;
+export type AgentApiKeyRotated = Event<'agent.api_key_rotated', { agent_id: string; api_key_hash: string; at: number }>;
+export type AgentRevoked = Event<'agent.revoked', { agent_id: string; reason: string; at: number }>;
+export type AgentEmergencyWithdraw = Event<
+  'agent.emergency_withdraw',
+  { agent_id: string; group_id: string; destination: string; at: number }
+>;
+
+/** What a spending (or withdrawing) intent asked for and how it was valued; all an executor needs. */
+export interface IntentData {
+  intent_id: string;
+  agent_id: string;
+  group_id: string;
+  action: Action;
+  /** The amount in `mint`'s human units. */
+  amount: string;
+  mint: string;
+  /** The amount valued in the group's base token at decision time (equal to amount for the base token). */
+  value: string;
+  /** Whether it counts toward the daily limit (every action but withdraw). */
+  spends: boolean;
+  /** Recipient (transfer), aggregator (swap) or lending program (deposit, withdraw). */
+  counterparty: string;
+  entry_id: string;
+  /** Set when the entry has a budget (type 1): the budget stream holds the reservation. */
+  budget_entry_id?: string;
+  protocol_fee?: string;
+  net_amount?: string;
+  memo?: string;
+  task_id?: string;
+  idempotency_key?: string;
+  /** Action-specific parameters (swap: to_mint, minimum_amount_out, slippage_bps; lending: cpi_data). */
+  params?: Record<string, unknown>;
+  at: number;
+}
+
+export type IntentAccepted = Event<'intent.accepted', IntentData>;
+export type IntentBlocked = Event<
+  'intent.blocked',
+  {
+    intent_id: string;
+    agent_id: string;
+    group_id: string;
+    action: Action;
+    code: BlockCode;
+    message: string;
+    attempted_amount: string;
+    mint: string;
+    counterparty: string;
+    at: number;
+  }
+>;
+export type IntentConfirmed = Event<
+  'intent.confirmed',
+  { intent_id: string; agent_id: string; tx_sig: string; received_amount?: string; at: number }
+>;
+export type IntentFailed = Event<
+  'intent.failed',
+  { intent_id: string; agent_id: string; code: ErrorCode; message: string; at: number }
+>;
+export type LimitThreshold = Event<
+  'policy.limit_threshold',
+  {
+    agent_id: string;
+    threshold: 'daily' | 'hourly';
+    spent_today: string;
+    daily_limit: string;
+    hourly_count: number;
+    hourly_tx_cap: number;
+    at: number;
+  }
+>;
+export type AgentEvent =
+  | AgentRegistered
+  | AgentLimitsChanged
+  | AgentApiKeyRotated
+  | AgentRevoked
+  | AgentEmergencyWithdraw
+  | IntentAccepted
+  | IntentBlocked
+  | IntentConfirmed
+  | IntentFailed
+  | LimitThreshold;
+
+/** Why an intent was blocked by the decision: a policy check, or the agent/amount/recipient itself. */
+export type BlockCode = PolicyCode | 'unauthorized' | 'invalid_amount' | 'recipient_invalid';
+
+// ---- budget of a type-1 allow-list entry ----
+
+export type BudgetReserved = Event<
+  'budget.reserved',
+  { entry_id: string; intent_id: string; agent_id: string; amount: string; at: number }
+>;
+export type BudgetReleased = Event<'budget.released', { entry_id: string; intent_id: string; at: number }>;
+export type BudgetConsumed = Event<
+  'budget.consumed',
+  { entry_id: string; intent_id: string; amount: string; amount_used: string; at: number }
+>;
+export type WhitelistAmountThreshold = Event<
+  'policy.whitelist_amount_threshold',
+  { entry_id: string; recipient: string; amount_used: string; approved_amount: string; at: number }
+>;
+export type WhitelistVoided = Event<
+  'policy.whitelist_voided',
+  { entry_id: string; recipient: string; final_amount_used: string; at: number }
+>;
+export type BudgetEvent = BudgetReserved | BudgetReleased | BudgetConsumed | WhitelistAmountThreshold | WhitelistVoided;
+
+export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent;
+export type EventType = DomainEvent['type'];

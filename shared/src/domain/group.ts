@@ -1,0 +1,249 @@
+/**
+ * The group: its owner, base token and default limits, its allow-list and its invitations.
+ * Pure: `evolveGroup` folds events into state, the `decide…` functions turn a command and the state
+ * into new events or throw a ServiceError. No I/O, no clock: `now` comes in with the command.
+ */
+import Big from 'big.js';
+import { amountText, parseAmount, type Amount } from '../money';
+import { ServiceError, validationError } from '../errors';
+import type { AgentInvited, EntryType, GroupEvent, WhitelistEntryAdded, WhitelistEntryRemoved } from './events';
+import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
+
+export interface AllowEntry {
+  entryId: string;
+  address: string;
+  type: EntryType;
+  label?: string;
+  /** Type 1 only: the budget, in the group's base token. */
+  approvedAmount?: Amount;
+  /** Type 1 only: epoch ms after which the entry no longer allows spending. */
+  ttlExpiresAt?: number;
+}
+
+export interface Invitation {
+  agentId: string;
+  hash: string;
+  expiresAt: number;
+  limits: Limits;
+  label?: string;
+}
+
+export interface GroupState {
+  exists: boolean;
+  groupId: string;
+  ownerWallet: string;
+  baseMint: string;
+  defaultLimits: Limits;
+  /** Active entries by address. */
+  entries: ReadonlyMap<string, AllowEntry>;
+  /** Invitations by agent id (an agent's wallet address). */
+  invitations: ReadonlyMap<string, Invitation>;
+}
+
+export const initialGroupState = (): GroupState => ({
+  exists: false,
+  groupId: '',
+  ownerWallet: '',
+  baseMint: '',
+  defaultLimits: { per_tx_limit: new Big(0), daily_limit: new Big(0), hourly_tx_cap: 0 },
+  entries: new Map(),
+  invitations: new Map(),
+});
+
+export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
+  switch (event.type) {
+    case 'group.created':
+      return {
+        ...state,
+        exists: true,
+        groupId: event.data.group_id,
+        ownerWallet: event.data.owner_wallet,
+        baseMint: event.data.base_mint,
+        defaultLimits: limitsFromData(event.data.default_limits),
+      };
+    case 'whitelist.entry_added': {
+      const d = event.data;
+      const entries = new Map(state.entries);
+      entries.set(d.address, {
+        entryId: d.entry_id,
+        address: d.address,
+        type: d.type,
+        ...(d.label !== undefined && { label: d.label }),
+        ...(d.approved_amount !== undefined && { approvedAmount: new Big(d.approved_amount) }),
+        ...(d.ttl_expires_at !== undefined && { ttlExpiresAt: d.ttl_expires_at }),
+      });
+      return { ...state, entries };
+    }
+    case 'whitelist.entry_removed': {
+      const entries = new Map(state.entries);
+      if (entries.get(event.data.address)?.entryId === event.data.entry_id) entries.delete(event.data.address);
+      return { ...state, entries };
+    }
+    case 'agent.invited': {
+      const d = event.data;
+      const invitations = new Map(state.invitations);
+      invitations.set(d.agent_id, {
+        agentId: d.agent_id,
+        hash: d.invitation_hash,
+        expiresAt: d.invitation_expires_at,
+        limits: limitsFromData(d.limits),
+        ...(d.label !== undefined && { label: d.label }),
+      });
+      return { ...state, invitations };
+    }
+  }
+}
+
+export const foldGroup = (events: readonly GroupEvent[]): GroupState => events.reduce(evolveGroup, initialGroupState());
+
+// ---- commands ----
+
+export interface CreateGroup {
+  group_id: string;
+  owner_wallet: string;
+  base_mint: string;
+  default_limits: Limits;
+  /** The swap aggregator, allow-listed as a protocol entry when the group is created. */
+  aggregator: { entry_id: string; address: string };
+  now: number;
+}
+
+export function decideCreateGroup(cmd: CreateGroup, state: GroupState): GroupEvent[] {
+  if (state.exists) throw new ServiceError('conflict', 'The group already exists.');
+  return [
+    {
+      type: 'group.created',
+      data: {
+        group_id: cmd.group_id,
+        owner_wallet: cmd.owner_wallet,
+        base_mint: cmd.base_mint,
+        default_limits: limitsToData(cmd.default_limits),
+        at: cmd.now,
+      },
+    },
+    {
+      type: 'whitelist.entry_added',
+      data: {
+        group_id: cmd.group_id,
+        entry_id: cmd.aggregator.entry_id,
+        address: cmd.aggregator.address,
+        type: 2,
+        label: 'aggregator',
+        at: cmd.now,
+      },
+    },
+  ];
+}
+
+export interface AddEntry {
+  entry_id: string;
+  address: string;
+  type: unknown;
+  label?: string;
+  approved_amount?: unknown;
+  ttl_seconds?: unknown;
+  now: number;
+}
+
+/**
+ * Adds an allow-list entry. Type 1 needs a positive `approved_amount` and `ttl_seconds`; type 2 takes
+ * neither; type 0 entries are added automatically for the group's agents. Adding an address that is
+ * already listed replaces its entry (a renewal: new TTL, new budget, fresh usage).
+ */
+export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntryAdded[] {
+  mustExist(state);
+  if (cmd.type !== 1 && cmd.type !== 2) {
+    throw validationError([
+      { path: '/type', issue: 'must be 1 (external recipient) or 2 (protocol); type 0 entries are added for agents' },
+    ]);
+  }
+  const existing = state.entries.get(cmd.address);
+  if (existing?.type === 0) throw new ServiceError('conflict', 'That address is an agent of this group.');
+  const base = { group_id: state.groupId, entry_id: cmd.entry_id, address: cmd.address, at: cmd.now };
+  const label = cmd.label === undefined ? {} : { label: cmd.label };
+  if (cmd.type === 2) {
+    if (cmd.approved_amount !== undefined || cmd.ttl_seconds !== undefined) {
+      throw validationError([{ path: '/type', issue: 'protocol entries (type 2) take no approved_amount or ttl_seconds' }]);
+    }
+    return [{ type: 'whitelist.entry_added', data: { ...base, type: 2, ...label } }];
+  }
+  if (cmd.approved_amount === undefined) throw validationError([{ path: '/approved_amount', issue: 'is required for type 1' }]);
+  const approved = parseAmount(cmd.approved_amount, 'approved_amount');
+  if (approved.lte(0)) throw new ServiceError('invalid_amount', 'The approved_amount must be more than zero.');
+  const ttl = cmd.ttl_seconds;
+  if (!(Number.isSafeInteger(ttl) && (ttl as number) > 0)) {
+    throw validationError([{ path: '/ttl_seconds', issue: 'is required for type 1: a positive whole number of seconds' }]);
+  }
+  return [
+    {
+      type: 'whitelist.entry_added',
+      data: {
+        ...base,
+        type: 1,
+        ...label,
+        approved_amount: amountText(approved),
+        ttl_expires_at: cmd.now + (ttl as number) * 1000,
+      },
+    },
+  ];
+}
+
+export function decideRemoveEntry(cmd: { entry_id: string; now: number }, state: GroupState): WhitelistEntryRemoved[] {
+  mustExist(state);
+  const entry = [...state.entries.values()].find((e) => e.entryId === cmd.entry_id);
+  if (!entry) throw new ServiceError('not_found', 'No such allow-list entry in this group.');
+  if (entry.type === 0) throw new ServiceError('conflict', 'Agents of the group stay allowed; revoke the agent instead.');
+  return [
+    {
+      type: 'whitelist.entry_removed',
+      data: { group_id: state.groupId, entry_id: entry.entryId, address: entry.address, at: cmd.now },
+    },
+  ];
+}
+
+export interface InviteAgent {
+  agent_id: string;
+  /** Digest of the invitation secret; the secret itself is shown to the operator once. */
+  invitation_hash: string;
+  expires_at: number;
+  limits?: LimitsInput;
+  label?: string;
+  entry_id: string;
+  now: number;
+}
+
+/** Invites one agent: its limits (group defaults overlaid with the operator's), and a type-0 entry. */
+export function decideInviteAgent(cmd: InviteAgent, state: GroupState): GroupEvent[] {
+  mustExist(state);
+  if (state.invitations.has(cmd.agent_id)) throw new ServiceError('conflict', 'That agent is already invited.');
+  if (cmd.expires_at <= cmd.now) throw validationError([{ path: '/expires_in_seconds', issue: 'must be in the future' }]);
+  const limits = mergeLimits(state.defaultLimits, cmd.limits ?? {});
+  const invited: AgentInvited = {
+    type: 'agent.invited',
+    data: {
+      group_id: state.groupId,
+      agent_id: cmd.agent_id,
+      invitation_hash: cmd.invitation_hash,
+      invitation_expires_at: cmd.expires_at,
+      limits: limitsToData(limits),
+      ...(cmd.label !== undefined && { label: cmd.label }),
+      at: cmd.now,
+    },
+  };
+  const entry: WhitelistEntryAdded = {
+    type: 'whitelist.entry_added',
+    data: {
+      group_id: state.groupId,
+      entry_id: cmd.entry_id,
+      address: cmd.agent_id,
+      type: 0,
+      label: cmd.label ?? 'agent',
+      at: cmd.now,
+    },
+  };
+  return [invited, entry];
+}
+
+function mustExist(state: GroupState): void {
+  if (!state.exists) throw new ServiceError('not_found', 'No such group.');
+}

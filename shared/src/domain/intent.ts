@@ -1,0 +1,335 @@
+/**
+ * The spend decision: whether an agent may transfer, swap, deposit or withdraw, and what that
+ * reserves. One evaluation serves both the real decision and `simulate`, so a dry run can never
+ * disagree with the real thing. Pure: the state of the agent, its group and (for a budgeted
+ * recipient) the entry's budget come in; events go out.
+ *
+ * The checks run in this order; the first that fails is the answer:
+ *   agent_active      the agent is registered and not revoked                 unauthorized
+ *   amount_positive   the amount is more than zero                            invalid_amount
+ *   recipient_valid   a transfer does not go to the agent itself              recipient_invalid
+ *   whitelisted       the counterparty is on the allow-list with a type the   whitelist_violation
+ *                     action may use (transfer: 0 or 1; swap, deposit,
+ *                     withdraw: 2)
+ *   whitelist_ttl     a type-1 entry has not expired (expired at its second)  whitelist_expired
+ *   whitelist_budget  the value fits what remains of a type-1 budget          whitelist_amount_exhausted
+ *   per_tx            value <= per_tx_limit (withdrawals exempt)              per_tx_limit_exceeded
+ *   daily             spent in 24 h + value <= daily_limit (withdrawals exempt) daily_limit_exceeded
+ *   hourly            operations in 60 min < hourly_tx_cap                    hourly_cap_exceeded
+ *
+ * Limits and budgets are in the group's base token: `value` is the amount valued in it (equal to the
+ * amount for the base token; the caller values other tokens at the aggregator's quote).
+ */
+import Big from 'big.js';
+import { ERROR_CATALOGUE } from '../errors';
+import { amountText, splitFee, type FeeSplit } from '../money';
+import { dailyRemaining, hourlyRemaining, opsInHour, spentInDay, type AgentState } from './agent';
+import { budgetRemaining, type BudgetState, initialBudgetState } from './budget';
+import type { Action, AgentEvent, BlockCode, BudgetEvent, IntentData, LimitThreshold } from './events';
+import type { AllowEntry, GroupState } from './group';
+
+export interface IntentCommand {
+  intent_id: string;
+  action: Action;
+  /** In the mint's human units. */
+  amount: Big;
+  /** The amount valued in the group's base token. */
+  value: Big;
+  mint: string;
+  /** The mint's decimals (the fee is rounded to them, at most 6). */
+  decimals: number;
+  /** Recipient, aggregator or lending program. Absent only in a simulation without a recipient. */
+  counterparty?: string;
+  memo?: string;
+  task_id?: string;
+  idempotency_key?: string;
+  params?: Record<string, unknown>;
+  now: number;
+}
+
+export interface DecisionState {
+  group: GroupState;
+  agent: AgentState;
+  /** The budget of the counterparty's entry, when it is a type-1 entry (absent: nothing used yet). */
+  budget?: BudgetState;
+}
+
+export type CheckName =
+  | 'agent_active'
+  | 'amount_positive'
+  | 'recipient_valid'
+  | 'whitelisted'
+  | 'whitelist_ttl'
+  | 'whitelist_budget'
+  | 'per_tx'
+  | 'daily'
+  | 'hourly';
+
+export interface Check {
+  name: CheckName;
+  ok: boolean;
+  /** The code this check blocks with. */
+  code: BlockCode;
+}
+
+export interface Evaluation {
+  checks: Check[];
+  /** The first failing check's code; absent when every check passed. */
+  failure?: BlockCode;
+  entry?: AllowEntry;
+  /** Transfers only: the fee split of the amount. */
+  fee?: FeeSplit;
+  /** Headroom before this intent. */
+  daily_remaining: Big;
+  hourly_tx_remaining: number;
+  /** Type-1 entries: what the budget still allows, and how long the entry lives. */
+  budget_remaining?: Big;
+  ttl_remaining_ms?: number;
+}
+
+const ALLOWED_TYPES: Record<Action, readonly number[]> = {
+  transfer: [0, 1],
+  swap: [2],
+  deposit: [2],
+  withdraw: [2],
+};
+
+const spends = (action: Action): boolean => action !== 'withdraw';
+
+export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evaluation {
+  const { agent, group } = state;
+  const now = cmd.now;
+  const checks: Check[] = [];
+  const check = (name: CheckName, ok: boolean, code: BlockCode) => checks.push({ name, ok, code });
+
+  check('agent_active', agent.status === 'active' && agent.groupId === group.groupId, 'unauthorized');
+  check('amount_positive', cmd.amount.gt(0), 'invalid_amount');
+
+  const entry = cmd.counterparty === undefined ? undefined : group.entries.get(cmd.counterparty);
+  let budget_remaining: Big | undefined;
+  let ttl_remaining_ms: number | undefined;
+  if (cmd.counterparty !== undefined) {
+    if (cmd.action === 'transfer') check('recipient_valid', cmd.counterparty !== agent.agentId, 'recipient_invalid');
+    check('whitelisted', entry !== undefined && ALLOWED_TYPES[cmd.action].includes(entry.type), 'whitelist_violation');
+    if (entry?.type === 1) {
+      ttl_remaining_ms = Math.max(0, (entry.ttlExpiresAt ?? 0) - now);
+      check('whitelist_ttl', ttl_remaining_ms > 0, 'whitelist_expired');
+      budget_remaining = budgetRemaining(entry, state.budget ?? initialBudgetState(), cmd.intent_id);
+      check('whitelist_budget', budget_remaining.gt(0) && cmd.value.lte(budget_remaining), 'whitelist_amount_exhausted');
+    }
+  }
+
+  const daily_remaining = dailyRemaining(agent, now);
+  const hourly_tx_remaining = hourlyRemaining(agent, now);
+  if (spends(cmd.action)) {
+    check('per_tx', cmd.value.lte(agent.limits.per_tx_limit), 'per_tx_limit_exceeded');
+    check('daily', cmd.value.lte(daily_remaining), 'daily_limit_exceeded');
+  }
+  check('hourly', hourly_tx_remaining > 0, 'hourly_cap_exceeded');
+
+  const failure = checks.find((c) => !c.ok)?.code;
+  return {
+    checks,
+    ...(failure !== undefined && { failure }),
+    ...(entry !== undefined && { entry }),
+    ...(cmd.action === 'transfer' && { fee: splitFee(cmd.amount, cmd.decimals) }),
+    daily_remaining,
+    hourly_tx_remaining,
+    ...(budget_remaining !== undefined && { budget_remaining }),
+    ...(ttl_remaining_ms !== undefined && { ttl_remaining_ms }),
+  };
+}
+
+export interface IntentDecision {
+  accepted: boolean;
+  /** Why it was blocked. */
+  code?: BlockCode;
+  evaluation: Evaluation;
+  /** For the agent's stream: intent.accepted or intent.blocked (none when the intent was already accepted). */
+  agentEvents: AgentEvent[];
+  /** For the entry's budget stream: the reservation, or the release of this intent's earlier reservation. */
+  budgetEvents: BudgetEvent[];
+  /** Headroom once this intent is counted. */
+  daily_remaining: Big;
+  hourly_tx_remaining: number;
+}
+
+/**
+ * Decides an intent. Accepted: reserve the value on the budget (type-1 entries) and the agent.
+ * Blocked: record the attempt with its code and release anything this intent had reserved.
+ * Deciding again for an intent the agent already accepted changes nothing, so a retry is safe.
+ */
+export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDecision {
+  if (cmd.counterparty === undefined) throw new Error('decideIntent needs a counterparty');
+  const evaluation = evaluateIntent(cmd, state);
+  const { agent, group } = state;
+  const ownReservation = state.budget?.reserved.has(cmd.intent_id) ?? false;
+
+  if (agent.intents.has(cmd.intent_id)) {
+    return {
+      accepted: true,
+      evaluation,
+      agentEvents: [],
+      budgetEvents: [],
+      daily_remaining: evaluation.daily_remaining,
+      hourly_tx_remaining: evaluation.hourly_tx_remaining,
+    };
+  }
+
+  if (evaluation.failure !== undefined) {
+    const code = evaluation.failure;
+    return {
+      accepted: false,
+      code,
+      evaluation,
+      agentEvents: [
+        {
+          type: 'intent.blocked',
+          data: {
+            intent_id: cmd.intent_id,
+            agent_id: agent.agentId,
+            group_id: group.groupId,
+            action: cmd.action,
+            code,
+            message: ERROR_CATALOGUE[code].message,
+            attempted_amount: amountText(cmd.amount),
+            mint: cmd.mint,
+            counterparty: cmd.counterparty,
+            at: cmd.now,
+          },
+        },
+      ],
+      budgetEvents:
+        ownReservation && evaluation.entry
+          ? [{ type: 'budget.released', data: { entry_id: evaluation.entry.entryId, intent_id: cmd.intent_id, at: cmd.now } }]
+          : [],
+      daily_remaining: evaluation.daily_remaining,
+      hourly_tx_remaining: evaluation.hourly_tx_remaining,
+    };
+  }
+
+  const entry = evaluation.entry!;
+  const budgeted = entry.type === 1;
+  const data: IntentData = {
+    intent_id: cmd.intent_id,
+    agent_id: agent.agentId,
+    group_id: group.groupId,
+    action: cmd.action,
+    amount: amountText(cmd.amount),
+    mint: cmd.mint,
+    value: amountText(cmd.value),
+    spends: spends(cmd.action),
+    counterparty: cmd.counterparty,
+    entry_id: entry.entryId,
+    ...(budgeted && { budget_entry_id: entry.entryId }),
+    ...(evaluation.fee && {
+      protocol_fee: amountText(evaluation.fee.protocol_fee),
+      net_amount: amountText(evaluation.fee.net_amount),
+    }),
+    ...(cmd.memo !== undefined && { memo: cmd.memo }),
+    ...(cmd.task_id !== undefined && { task_id: cmd.task_id }),
+    ...(cmd.idempotency_key !== undefined && { idempotency_key: cmd.idempotency_key }),
+    ...(cmd.params !== undefined && { params: cmd.params }),
+    at: cmd.now,
+  };
+  return {
+    accepted: true,
+    evaluation,
+    agentEvents: [{ type: 'intent.accepted', data }],
+    budgetEvents:
+      budgeted && !ownReservation
+        ? [
+            {
+              type: 'budget.reserved',
+              data: {
+                entry_id: entry.entryId,
+                intent_id: cmd.intent_id,
+                agent_id: agent.agentId,
+                amount: amountText(cmd.value),
+                at: cmd.now,
+              },
+            },
+          ]
+        : [],
+    daily_remaining: data.spends ? evaluation.daily_remaining.minus(cmd.value) : evaluation.daily_remaining,
+    hourly_tx_remaining: evaluation.hourly_tx_remaining - 1,
+  };
+}
+
+export interface Simulation {
+  would_succeed: boolean;
+  reason?: BlockCode;
+  daily_remaining: Big;
+  hourly_tx_remaining: number;
+  estimated_fee: Big;
+  checks: Check[];
+}
+
+/** Dry-runs a transfer through the same evaluation as the real one; emits nothing. */
+export function simulateTransfer(cmd: Omit<IntentCommand, 'action'>, state: DecisionState): Simulation {
+  const evaluation = evaluateIntent({ ...cmd, action: 'transfer' }, state);
+  return {
+    would_succeed: evaluation.failure === undefined,
+    ...(evaluation.failure !== undefined && { reason: evaluation.failure }),
+    daily_remaining: evaluation.daily_remaining,
+    hourly_tx_remaining: evaluation.hourly_tx_remaining,
+    estimated_fee: evaluation.fee?.protocol_fee ?? new Big(0),
+    checks: evaluation.checks,
+  };
+}
+
+export type IntentOutcome =
+  | { status: 'confirmed'; tx_sig: string; received_amount?: Big }
+  | { status: 'failed'; code: IntentFailedCode; message: string };
+type IntentFailedCode = Extract<AgentEvent, { type: 'intent.failed' }>['data']['code'];
+
+const THRESHOLD = new Big('0.8');
+
+/**
+ * Settles an accepted intent with its outcome: confirmed keeps it counted (and may cross the 80 %
+ * alert threshold of the daily limit or the hourly cap), failed releases what it reserved.
+ * Idempotent: an intent that is unknown or already settled yields no events.
+ */
+export function decideSettleIntent(
+  cmd: { intent_id: string; outcome: IntentOutcome; now: number },
+  agent: AgentState,
+): AgentEvent[] {
+  const item = agent.intents.get(cmd.intent_id);
+  if (!item || item.status !== 'reserved') return [];
+  const base = { intent_id: cmd.intent_id, agent_id: agent.agentId, at: cmd.now };
+  if (cmd.outcome.status === 'failed') {
+    return [{ type: 'intent.failed', data: { ...base, code: cmd.outcome.code, message: cmd.outcome.message } }];
+  }
+  const events: AgentEvent[] = [
+    {
+      type: 'intent.confirmed',
+      data: {
+        ...base,
+        tx_sig: cmd.outcome.tx_sig,
+        ...(cmd.outcome.received_amount !== undefined && { received_amount: amountText(cmd.outcome.received_amount) }),
+      },
+    },
+  ];
+  const { daily_limit, hourly_tx_cap } = agent.limits;
+  const spentBefore = spentInDay(agent, cmd.now, 'confirmed');
+  const spentAfter = item.spends ? spentBefore.plus(item.value) : spentBefore;
+  const opsBefore = opsInHour(agent, cmd.now, 'confirmed');
+  const opsAfter = opsBefore + 1;
+  const crossed = (before: Big, after: Big, limit: Big) =>
+    limit.gt(0) && before.lt(limit.times(THRESHOLD)) && after.gte(limit.times(THRESHOLD));
+  const threshold = (kind: 'daily' | 'hourly'): LimitThreshold => ({
+    type: 'policy.limit_threshold',
+    data: {
+      agent_id: agent.agentId,
+      threshold: kind,
+      spent_today: amountText(spentAfter),
+      daily_limit: amountText(daily_limit),
+      hourly_count: opsAfter,
+      hourly_tx_cap,
+      at: cmd.now,
+    },
+  });
+  if (crossed(spentBefore, spentAfter, daily_limit)) events.push(threshold('daily'));
+  if (crossed(new Big(opsBefore), new Big(opsAfter), new Big(hourly_tx_cap))) events.push(threshold('hourly'));
+  return events;
+}

@@ -1,0 +1,73 @@
+import Big from 'big.js';
+import { ServiceError } from '../errors';
+
+/**
+ * Amounts in human units (e.g. 12.5 USDC) are `Big` values in the domain and `bigint` base units on
+ * chain. JavaScript numbers never carry money past the JSON boundary: a JSON number is read from its
+ * source text (see contract/json.ts), so what the caller wrote is what we hold.
+ */
+export type Amount = Big;
+
+/** The contract's precision: at most 6 decimals in every amount. */
+export const AMOUNT_SCALE = 6;
+
+/** The largest amount a u64 of 6-decimal base units can hold (18,446,744,073,709.551615). */
+export const MAX_AMOUNT: Amount = new Big('18446744073709.551615');
+
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+export const ZERO: Amount = new Big(0);
+
+/** How many decimals a value really has (trailing zeros do not count: 1.50 has 1). */
+export function decimalsOf(value: Amount): number {
+  return Math.max(0, value.c.length - value.e - 1);
+}
+
+/**
+ * Reads an amount from a JSON number or a decimal string. Anything that is not a finite, non-negative
+ * decimal with at most 6 decimals and within u64 range is `invalid_amount`.
+ */
+export function parseAmount(input: unknown, field = 'amount'): Amount {
+  let value: Amount;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) throw invalid(field, 'is not a finite number');
+    value = new Big(String(input));
+  } else if (typeof input === 'string') {
+    if (!DECIMAL.test(input)) throw invalid(field, 'is not a decimal number like "12.5"');
+    value = new Big(input);
+  } else if (input instanceof Big) {
+    value = input;
+  } else {
+    throw invalid(field, 'is not a number');
+  }
+  if (value.lt(0)) throw invalid(field, 'is negative');
+  if (decimalsOf(value) > AMOUNT_SCALE) throw invalid(field, `has more than ${AMOUNT_SCALE} decimals`);
+  if (value.gt(MAX_AMOUNT)) throw invalid(field, 'is too large');
+  return value;
+}
+
+/** Exact conversion to base units of a token with `decimals` decimals. */
+export function toBaseUnits(amount: Amount, decimals: number): bigint {
+  if (decimalsOf(amount) > decimals) {
+    throw new ServiceError('invalid_amount', `The amount has more decimals than the token's ${decimals}.`);
+  }
+  return BigInt(amount.times(new Big(10).pow(decimals)).toFixed(0));
+}
+
+/** Exact conversion from base units of a token with `decimals` decimals. */
+export function fromBaseUnits(units: bigint, decimals: number): Amount {
+  return new Big(units.toString()).div(new Big(10).pow(decimals));
+}
+
+/** The canonical decimal text of an amount (no exponent), as stored in events. */
+export const amountText = (amount: Amount): string => amount.toFixed();
+
+/** Reads an amount that this service wrote itself (events, read models). */
+export const amountFromText = (text: string): Amount => new Big(text);
+
+/** The smaller of two amounts, and never below zero. */
+export const clampedRemaining = (limit: Amount, used: Amount): Amount => (used.gte(limit) ? ZERO : limit.minus(used));
+
+function invalid(field: string, why: string): ServiceError {
+  return new ServiceError('invalid_amount', `The ${field} ${why}; send a non-negative amount with at most 6 decimals.`);
+}
