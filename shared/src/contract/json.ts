@@ -14,11 +14,17 @@ export function parseJson(text: string): unknown {
     return parse(text, null, (lexeme) => (isSafeNumber(lexeme) ? Number(lexeme) : lexeme));
   } catch (err) {
     const reason = err instanceof Error ? err.message : 'unreadable';
-    throw validationError([{ path: '', issue: `the body is not valid JSON: ${reason}` }], 'The request body is not valid JSON.');
+    throw validationError(
+      [{ path: '', issue: `the body is not valid JSON: ${reason}` }],
+      'The request body is not valid JSON.',
+    );
   }
 }
 
-const bigAsNumber = { test: (value: unknown) => value instanceof Big, stringify: (value: unknown) => (value as Big).toFixed() };
+const bigAsNumber = {
+  test: (value: unknown) => value instanceof Big,
+  stringify: (value: unknown) => (value as Big).toFixed(),
+};
 
 export function stringifyJson(value: unknown): string {
   return stringify(value, null, undefined, [bigAsNumber]) ?? 'null';

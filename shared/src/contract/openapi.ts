@@ -20,16 +20,99 @@ interface Operation {
 }
 
 export const OPERATIONS: readonly Operation[] = [
-  { method: 'post', path: '/register', tag: 'onboarding', operationId: 'register', summary: 'Exchange a one-time invitation code for an API key (shown once).', request: 'RegisterRequest', response: 'RegisterResponse', public: true },
-  { method: 'post', path: '/transfer', tag: 'intents', operationId: 'transfer', summary: 'Send tokens to an allow-listed recipient; a 0.10 % protocol fee is deducted.', request: 'TransferRequest', response: 'TransferResponse', idempotent: true },
-  { method: 'post', path: '/swap', tag: 'intents', operationId: 'swap', summary: 'Swap through the configured aggregator under the spend limits, with a minimum output.', request: 'SwapRequest', response: 'SwapResponse', idempotent: true },
-  { method: 'post', path: '/deposit', tag: 'intents', operationId: 'deposit', summary: 'Deposit into an allow-listed lending venue.', request: 'DepositRequest', response: 'DepositResponse', idempotent: true },
-  { method: 'post', path: '/withdraw', tag: 'intents', operationId: 'withdraw', summary: 'Withdraw from an allow-listed lending venue.', request: 'WithdrawRequest', response: 'WithdrawResponse', idempotent: true },
-  { method: 'post', path: '/intents/simulate', tag: 'intents', operationId: 'simulateTransfer', summary: 'Dry-run a transfer under the current limits; nothing is submitted.', request: 'SimulateRequest', response: 'SimulateResponse' },
-  { method: 'get', path: '/balance', tag: 'state', operationId: 'getBalance', summary: 'Token balances and the limit counters.', response: 'BalanceResponse' },
-  { method: 'get', path: '/limits', tag: 'state', operationId: 'getLimits', summary: 'Limits, remaining headroom and the group.', response: 'LimitsResponse' },
-  { method: 'get', path: '/history', tag: 'state', operationId: 'getHistory', summary: 'The most recent confirmed intents of the last 24 hours, newest first.', query: 'HistoryQuery', response: 'HistoryResponse' },
-  { method: 'post', path: '/webhooks', tag: 'webhooks', operationId: 'registerWebhook', summary: 'Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once.', request: 'WebhookRequest', response: 'WebhookResponse' },
+  {
+    method: 'post',
+    path: '/register',
+    tag: 'onboarding',
+    operationId: 'register',
+    summary: 'Exchange a one-time invitation code for an API key (shown once).',
+    request: 'RegisterRequest',
+    response: 'RegisterResponse',
+    public: true,
+  },
+  {
+    method: 'post',
+    path: '/transfer',
+    tag: 'intents',
+    operationId: 'transfer',
+    summary: 'Send tokens to an allow-listed recipient; a 0.10 % protocol fee is deducted.',
+    request: 'TransferRequest',
+    response: 'TransferResponse',
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/swap',
+    tag: 'intents',
+    operationId: 'swap',
+    summary: 'Swap through the configured aggregator under the spend limits, with a minimum output.',
+    request: 'SwapRequest',
+    response: 'SwapResponse',
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/deposit',
+    tag: 'intents',
+    operationId: 'deposit',
+    summary: 'Deposit into an allow-listed lending venue.',
+    request: 'DepositRequest',
+    response: 'DepositResponse',
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/withdraw',
+    tag: 'intents',
+    operationId: 'withdraw',
+    summary: 'Withdraw from an allow-listed lending venue.',
+    request: 'WithdrawRequest',
+    response: 'WithdrawResponse',
+    idempotent: true,
+  },
+  {
+    method: 'post',
+    path: '/intents/simulate',
+    tag: 'intents',
+    operationId: 'simulateTransfer',
+    summary: 'Dry-run a transfer under the current limits; nothing is submitted.',
+    request: 'SimulateRequest',
+    response: 'SimulateResponse',
+  },
+  {
+    method: 'get',
+    path: '/balance',
+    tag: 'state',
+    operationId: 'getBalance',
+    summary: 'Token balances and the limit counters.',
+    response: 'BalanceResponse',
+  },
+  {
+    method: 'get',
+    path: '/limits',
+    tag: 'state',
+    operationId: 'getLimits',
+    summary: 'Limits, remaining headroom and the group.',
+    response: 'LimitsResponse',
+  },
+  {
+    method: 'get',
+    path: '/history',
+    tag: 'state',
+    operationId: 'getHistory',
+    summary: 'The most recent confirmed intents of the last 24 hours, newest first.',
+    query: 'HistoryQuery',
+    response: 'HistoryResponse',
+  },
+  {
+    method: 'post',
+    path: '/webhooks',
+    tag: 'webhooks',
+    operationId: 'registerWebhook',
+    summary: 'Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once.',
+    request: 'WebhookRequest',
+    response: 'WebhookResponse',
+  },
 ];
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -46,7 +129,12 @@ const json = (name: SchemaName) => ({ 'application/json': { schema: ref(name) } 
 
 function queryParameters(name: SchemaName) {
   const schema = CONTRACT_SCHEMAS[name] as { properties: Record<string, object> };
-  return Object.entries(schema.properties).map(([param, s]) => ({ name: param, in: 'query', required: false, schema: s }));
+  return Object.entries(schema.properties).map(([param, s]) => ({
+    name: param,
+    in: 'query',
+    required: false,
+    schema: s,
+  }));
 }
 
 function operationObject(op: Operation) {
@@ -66,7 +154,17 @@ function operationObject(op: Operation) {
     summary: op.summary,
     ...(op.public ? { security: [] } : {}),
     ...(op.idempotent
-      ? { parameters: [{ name: 'idempotency-key', in: 'header', required: false, schema: IdempotencyKey, description: 'Optional; when sent it must equal the body field idempotency_key.' }] }
+      ? {
+          parameters: [
+            {
+              name: 'idempotency-key',
+              in: 'header',
+              required: false,
+              schema: IdempotencyKey,
+              description: 'Optional; when sent it must equal the body field idempotency_key.',
+            },
+          ],
+        }
       : {}),
     ...(op.query ? { parameters: queryParameters(op.query) } : {}),
     ...(op.request ? { requestBody: { required: true, content: json(op.request) } } : {}),
@@ -94,7 +192,9 @@ export function openApiDocument(serverUrl = '/api/v1') {
     security: [{ bearerAuth: [] }],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key from register.' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key from register.' },
+      },
       schemas: CONTRACT_SCHEMAS,
     },
   };

@@ -167,8 +167,8 @@ export const SimulateResponse = {
   required: ['would_succeed', 'daily_remaining', 'hourly_tx_remaining', 'estimated_fee'],
   // `reason` is present only when would_succeed is false.
   if: { properties: { would_succeed: { const: false } } },
-  then: { required: ['reason'] },
-  else: { not: { required: ['reason'] } },
+  then: { properties: { reason: true }, required: ['reason'] },
+  else: { not: { properties: { reason: true }, required: ['reason'] } },
 } as const satisfies JSONSchema;
 
 // ---- state -----------------------------------------------------------------------------------
@@ -269,8 +269,8 @@ export const ErrorBody = {
   required: ['error', 'message'],
   // `details` is present only on validation_error.
   if: { properties: { error: { const: 'validation_error' } } },
-  then: { required: ['details'] },
-  else: { not: { required: ['details'] } },
+  then: { properties: { details: true }, required: ['details'] },
+  else: { not: { properties: { details: true }, required: ['details'] } },
 } as const satisfies JSONSchema;
 
 /** Every named schema of the contract; the key is the schema's name in the OpenAPI document. */
@@ -302,7 +302,10 @@ export type SchemaName = keyof typeof CONTRACT_SCHEMAS;
 // ---- the types the handlers see (derived from the schemas, never written twice) ----------------
 
 type AmountValue = number | string;
-type Shape<S extends JSONSchema> = FromSchema<S, { deserialize: [{ pattern: { 'x-amount': true }; output: AmountValue }] }>;
+type Shape<S extends JSONSchema> = FromSchema<
+  S,
+  { deserialize: [{ pattern: { 'x-amount': true }; output: AmountValue }] }
+>;
 
 export type RegisterRequest = Shape<typeof RegisterRequest>;
 export type RegisterResponse = Shape<typeof RegisterResponse>;

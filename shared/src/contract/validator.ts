@@ -10,7 +10,15 @@ import { CONTRACT_SCHEMAS, type SchemaName } from './schemas';
  * one `{path, issue}` per failure, `path` a JSON Pointer to the failing field.
  */
 function makeAjv(coerceTypes: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, useDefaults: true, coerceTypes });
+  // allowUnionTypes: amounts are a number or a decimal string.
+  const ajv = new Ajv2020({
+    strict: true,
+    allowUnionTypes: true,
+    allErrors: true,
+    verbose: true,
+    useDefaults: true,
+    coerceTypes,
+  });
   addFormats(ajv);
   ajv.addKeyword({
     keyword: 'x-amount',
@@ -23,7 +31,11 @@ function makeAjv(coerceTypes: boolean): Ajv2020 {
         return true;
       } catch (err) {
         (amount as unknown as { errors: Partial<ErrorObject>[] }).errors = [
-          { keyword: 'x-amount', message: err instanceof ServiceError ? err.message : 'is not a valid amount', params: {} },
+          {
+            keyword: 'x-amount',
+            message: err instanceof ServiceError ? err.message : 'is not a valid amount',
+            params: {},
+          },
         ];
         return false;
       }
@@ -62,7 +74,9 @@ function issueOf(error: ErrorObject): string {
   return error.message ?? error.keyword;
 }
 
+/** An error about an amount field: its own keyword, or another keyword (type) of an amount schema. */
 const isAmountError = (error: ErrorObject): boolean =>
+  error.keyword === 'x-amount' ||
   (error.parentSchema as Record<string, unknown> | undefined)?.['x-amount'] === true;
 
 /** Validates `data` against the named schema (applying defaults in place) or throws the contract's error. */
@@ -73,7 +87,10 @@ export function validate<T>(name: SchemaName, data: unknown): T {
   if (errors.length > 0 && errors.every(isAmountError)) {
     const amountFailure = errors.find((e) => e.keyword === 'x-amount') ?? errors[0]!;
     const field = pointerOf(amountFailure).split('/').pop() || 'amount';
-    throw new ServiceError('invalid_amount', amountFailure.keyword === 'x-amount' ? amountFailure.message : `The ${field} is not a number.`);
+    throw new ServiceError(
+      'invalid_amount',
+      amountFailure.keyword === 'x-amount' ? amountFailure.message : `The ${field} is not a number.`,
+    );
   }
   const details: ValidationDetail[] = errors.map((e) => ({ path: pointerOf(e), issue: issueOf(e) }));
   throw validationError(dedupe(details));

@@ -80,7 +80,10 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       const item = state.intents.get(event.data.intent_id);
       if (!item || item.status !== 'reserved') return state;
       const intents = new Map(state.intents);
-      intents.set(item.intentId, { ...item, status: event.type === 'intent.confirmed' ? 'confirmed' : 'failed' });
+      intents.set(item.intentId, {
+        ...item,
+        status: event.type === 'intent.confirmed' ? 'confirmed' : 'failed',
+      });
       return { ...state, intents };
     }
     case 'intent.blocked':
@@ -89,7 +92,8 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
   }
 }
 
-export const foldAgent = (events: readonly AgentEvent[]): AgentState => events.reduce(evolveAgent, initialAgentState());
+export const foldAgent = (events: readonly AgentEvent[]): AgentState =>
+  events.reduce(evolveAgent, initialAgentState());
 
 /** Drops settled intents that can no longer count in any window at or after `now`. */
 function pruned(intents: ReadonlyMap<string, WindowItem>, now: number): Map<string, WindowItem> {
@@ -170,25 +174,46 @@ export function decideRegister(cmd: RegisterAgent, group: GroupState, agent: Age
   ];
 }
 
-export function decideChangeLimits(cmd: { limits: LimitsInput; now: number }, agent: AgentState): AgentEvent[] {
+export function decideChangeLimits(
+  cmd: { limits: LimitsInput; now: number },
+  agent: AgentState,
+): AgentEvent[] {
   mustBeRegistered(agent);
   const limits = mergeLimits(agent.limits, cmd.limits);
-  return [{ type: 'agent.limits_changed', data: { agent_id: agent.agentId, limits: limitsToData(limits), at: cmd.now } }];
+  return [
+    {
+      type: 'agent.limits_changed',
+      data: { agent_id: agent.agentId, limits: limitsToData(limits), at: cmd.now },
+    },
+  ];
 }
 
 export function decideRotateKey(cmd: { api_key_hash: string; now: number }, agent: AgentState): AgentEvent[] {
   mustBeActive(agent);
-  return [{ type: 'agent.api_key_rotated', data: { agent_id: agent.agentId, api_key_hash: cmd.api_key_hash, at: cmd.now } }];
+  return [
+    {
+      type: 'agent.api_key_rotated',
+      data: { agent_id: agent.agentId, api_key_hash: cmd.api_key_hash, at: cmd.now },
+    },
+  ];
 }
 
 export function decideRevoke(cmd: { reason?: string; now: number }, agent: AgentState): AgentEvent[] {
   mustBeRegistered(agent);
   if (agent.status === 'revoked') return [];
-  return [{ type: 'agent.revoked', data: { agent_id: agent.agentId, reason: cmd.reason ?? 'operator', at: cmd.now } }];
+  return [
+    {
+      type: 'agent.revoked',
+      data: { agent_id: agent.agentId, reason: cmd.reason ?? 'operator', at: cmd.now },
+    },
+  ];
 }
 
 /** Drains the agent to `destination` and revokes it; may be repeated on a revoked agent to drain again. */
-export function decideEmergencyWithdraw(cmd: { destination: string; now: number }, agent: AgentState): AgentEvent[] {
+export function decideEmergencyWithdraw(
+  cmd: { destination: string; now: number },
+  agent: AgentState,
+): AgentEvent[] {
   mustBeRegistered(agent);
   const revoke = decideRevoke({ reason: 'emergency_withdraw', now: cmd.now }, agent);
   return [

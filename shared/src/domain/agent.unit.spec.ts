@@ -1,8 +1,26 @@
-import { acceptsKey, decideChangeLimits, decideEmergencyWithdraw, decideRegister, decideRevoke, decideRotateKey, foldAgent } from './agent';
+import { codeOf } from '../errors/testing';
+import {
+  acceptsKey,
+  decideChangeLimits,
+  decideEmergencyWithdraw,
+  decideRegister,
+  decideRevoke,
+  decideRotateKey,
+  foldAgent,
+} from './agent';
 import type { AgentEvent } from './events';
 import { secretDigest } from './secrets';
-import { AGENT_A, API_KEY, INVITE_SECRET, MINUTE, OWNER, T0, agent, group, registered } from './testing/fixtures';
-import { ServiceError } from '../errors';
+import {
+  AGENT_A,
+  API_KEY,
+  INVITE_SECRET,
+  MINUTE,
+  OWNER,
+  T0,
+  agent,
+  group,
+  registered,
+} from './testing/fixtures';
 
 const register = (overrides: Partial<Parameters<typeof decideRegister>[0]> = {}) => ({
   agent_id: AGENT_A,
@@ -11,15 +29,6 @@ const register = (overrides: Partial<Parameters<typeof decideRegister>[0]> = {})
   now: T0 + MINUTE,
   ...overrides,
 });
-const codeOf = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ServiceError) return err.code;
-    throw err;
-  }
-  return 'no error';
-};
 
 describe('the agent', () => {
   describe('registration', () => {
@@ -47,12 +56,17 @@ describe('the agent', () => {
       ['an unknown agent', register({ agent_id: OWNER }), []],
       ['an expired invitation (at its exact expiry)', register({ now: T0 + 24 * 60 * MINUTE }), []],
     ])('refuses %s with invalid_invitation_code', (_, cmd, history) => {
-      expect(codeOf(() => decideRegister(cmd, group(), agent(history as AgentEvent[])))).toBe('invalid_invitation_code');
+      expect(codeOf(() => decideRegister(cmd, group(), agent(history as AgentEvent[])))).toBe(
+        'invalid_invitation_code',
+      );
     });
   });
 
   it('rotating the key makes the old key invalid at once', () => {
-    const rotated = [registered(AGENT_A), ...decideRotateKey({ api_key_hash: secretDigest('new'), now: T0 }, agent([registered(AGENT_A)]))];
+    const rotated = [
+      registered(AGENT_A),
+      ...decideRotateKey({ api_key_hash: secretDigest('new'), now: T0 }, agent([registered(AGENT_A)])),
+    ];
     expect(rotated[1]!.type).toBe('agent.api_key_rotated');
     expect(acceptsKey(foldAgent(rotated), secretDigest(API_KEY))).toBe(false);
     expect(acceptsKey(foldAgent(rotated), secretDigest('new'))).toBe(true);
@@ -72,12 +86,21 @@ describe('the agent', () => {
     const events = decideEmergencyWithdraw({ destination: OWNER, now: T0 }, active);
     expect(events.map((e) => e.type)).toEqual(['agent.revoked', 'agent.emergency_withdraw']);
     const revoked = foldAgent([registered(AGENT_A), ...events]);
-    expect(decideEmergencyWithdraw({ destination: OWNER, now: T0 }, revoked).map((e) => e.type)).toEqual(['agent.emergency_withdraw']);
+    expect(decideEmergencyWithdraw({ destination: OWNER, now: T0 }, revoked).map((e) => e.type)).toEqual([
+      'agent.emergency_withdraw',
+    ]);
   });
 
   it('limits change per field; an unregistered agent is not_found', () => {
-    const [changed] = decideChangeLimits({ limits: { hourly_tx_cap: 3 }, now: T0 }, agent([registered(AGENT_A)]));
-    expect(changed!.data).toEqual({ agent_id: AGENT_A, limits: { per_tx_limit: '100', daily_limit: '1000', hourly_tx_cap: 3 }, at: T0 });
+    const [changed] = decideChangeLimits(
+      { limits: { hourly_tx_cap: 3 }, now: T0 },
+      agent([registered(AGENT_A)]),
+    );
+    expect(changed!.data).toEqual({
+      agent_id: AGENT_A,
+      limits: { per_tx_limit: '100', daily_limit: '1000', hourly_tx_cap: 3 },
+      at: T0,
+    });
     expect(codeOf(() => decideChangeLimits({ limits: {}, now: T0 }, agent([])))).toBe('not_found');
   });
 });

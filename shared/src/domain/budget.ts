@@ -47,7 +47,8 @@ export function evolveBudget(state: BudgetState, event: BudgetEvent): BudgetStat
   }
 }
 
-export const foldBudget = (events: readonly BudgetEvent[]): BudgetState => events.reduce(evolveBudget, initialBudgetState());
+export const foldBudget = (events: readonly BudgetEvent[]): BudgetState =>
+  events.reduce(evolveBudget, initialBudgetState());
 
 /** What the entry still allows to `intentId` (its own reservation, if any, counts as available to it). */
 export function budgetRemaining(entry: AllowEntry, state: BudgetState, intentId?: string): Big {
@@ -90,7 +91,12 @@ export function decideSettleBudget(
   if (used.gte(approved)) {
     events.push({
       type: 'policy.whitelist_voided',
-      data: { entry_id: entry.entryId, recipient: entry.address, final_amount_used: used.toFixed(), at: cmd.now },
+      data: {
+        entry_id: entry.entryId,
+        recipient: entry.address,
+        final_amount_used: used.toFixed(),
+        at: cmd.now,
+      },
     });
   }
   return events;

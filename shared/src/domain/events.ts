@@ -65,8 +65,14 @@ export type AgentRegistered = Event<
   'agent.registered',
   { agent_id: string; group_id: string; limits: LimitsData; api_key_hash: string; at: number }
 >;
-export type AgentLimitsChanged = Event<'agent.limits_changed', { agent_id: string; limits: LimitsData; at: number }>;
-export type AgentApiKeyRotated = Event<'agent.api_key_rotated', { agent_id: string; api_key_hash: string; at: number }>;
+export type AgentLimitsChanged = Event<
+  'agent.limits_changed',
+  { agent_id: string; limits: LimitsData; at: number }
+>;
+export type AgentApiKeyRotated = Event<
+  'agent.api_key_rotated',
+  { agent_id: string; api_key_hash: string; at: number }
+>;
 export type AgentRevoked = Event<'agent.revoked', { agent_id: string; reason: string; at: number }>;
 export type AgentEmergencyWithdraw = Event<
   'agent.emergency_withdraw',
@@ -171,7 +177,8 @@ export type WhitelistVoided = Event<
   'policy.whitelist_voided',
   { entry_id: string; recipient: string; final_amount_used: string; at: number }
 >;
-export type BudgetEvent = BudgetReserved | BudgetReleased | BudgetConsumed | WhitelistAmountThreshold | WhitelistVoided;
+export type BudgetEvent =
+  BudgetReserved | BudgetReleased | BudgetConsumed | WhitelistAmountThreshold | WhitelistVoided;
 
 export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent;
 export type EventType = DomainEvent['type'];

@@ -6,7 +6,13 @@
 import Big from 'big.js';
 import { amountText, parseAmount, type Amount } from '../money';
 import { ServiceError, validationError } from '../errors';
-import type { AgentInvited, EntryType, GroupEvent, WhitelistEntryAdded, WhitelistEntryRemoved } from './events';
+import type {
+  AgentInvited,
+  EntryType,
+  GroupEvent,
+  WhitelistEntryAdded,
+  WhitelistEntryRemoved,
+} from './events';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 
 export interface AllowEntry {
@@ -76,7 +82,8 @@ export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
     }
     case 'whitelist.entry_removed': {
       const entries = new Map(state.entries);
-      if (entries.get(event.data.address)?.entryId === event.data.entry_id) entries.delete(event.data.address);
+      if (entries.get(event.data.address)?.entryId === event.data.entry_id)
+        entries.delete(event.data.address);
       return { ...state, entries };
     }
     case 'agent.invited': {
@@ -94,7 +101,8 @@ export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
   }
 }
 
-export const foldGroup = (events: readonly GroupEvent[]): GroupState => events.reduce(evolveGroup, initialGroupState());
+export const foldGroup = (events: readonly GroupEvent[]): GroupState =>
+  events.reduce(evolveGroup, initialGroupState());
 
 // ---- commands ----
 
@@ -154,7 +162,10 @@ export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntry
   mustExist(state);
   if (cmd.type !== 1 && cmd.type !== 2) {
     throw validationError([
-      { path: '/type', issue: 'must be 1 (external recipient) or 2 (protocol); type 0 entries are added for agents' },
+      {
+        path: '/type',
+        issue: 'must be 1 (external recipient) or 2 (protocol); type 0 entries are added for agents',
+      },
     ]);
   }
   const existing = state.entries.get(cmd.address);
@@ -163,16 +174,22 @@ export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntry
   const label = cmd.label === undefined ? {} : { label: cmd.label };
   if (cmd.type === 2) {
     if (cmd.approved_amount !== undefined || cmd.ttl_seconds !== undefined) {
-      throw validationError([{ path: '/type', issue: 'protocol entries (type 2) take no approved_amount or ttl_seconds' }]);
+      throw validationError([
+        { path: '/type', issue: 'protocol entries (type 2) take no approved_amount or ttl_seconds' },
+      ]);
     }
     return [{ type: 'whitelist.entry_added', data: { ...base, type: 2, ...label } }];
   }
-  if (cmd.approved_amount === undefined) throw validationError([{ path: '/approved_amount', issue: 'is required for type 1' }]);
+  if (cmd.approved_amount === undefined)
+    throw validationError([{ path: '/approved_amount', issue: 'is required for type 1' }]);
   const approved = parseAmount(cmd.approved_amount, 'approved_amount');
-  if (approved.lte(0)) throw new ServiceError('invalid_amount', 'The approved_amount must be more than zero.');
+  if (approved.lte(0))
+    throw new ServiceError('invalid_amount', 'The approved_amount must be more than zero.');
   const ttl = cmd.ttl_seconds;
   if (!(Number.isSafeInteger(ttl) && (ttl as number) > 0)) {
-    throw validationError([{ path: '/ttl_seconds', issue: 'is required for type 1: a positive whole number of seconds' }]);
+    throw validationError([
+      { path: '/ttl_seconds', issue: 'is required for type 1: a positive whole number of seconds' },
+    ]);
   }
   return [
     {
@@ -188,11 +205,15 @@ export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntry
   ];
 }
 
-export function decideRemoveEntry(cmd: { entry_id: string; now: number }, state: GroupState): WhitelistEntryRemoved[] {
+export function decideRemoveEntry(
+  cmd: { entry_id: string; now: number },
+  state: GroupState,
+): WhitelistEntryRemoved[] {
   mustExist(state);
   const entry = [...state.entries.values()].find((e) => e.entryId === cmd.entry_id);
   if (!entry) throw new ServiceError('not_found', 'No such allow-list entry in this group.');
-  if (entry.type === 0) throw new ServiceError('conflict', 'Agents of the group stay allowed; revoke the agent instead.');
+  if (entry.type === 0)
+    throw new ServiceError('conflict', 'Agents of the group stay allowed; revoke the agent instead.');
   return [
     {
       type: 'whitelist.entry_removed',
@@ -215,8 +236,10 @@ export interface InviteAgent {
 /** Invites one agent: its limits (group defaults overlaid with the operator's), and a type-0 entry. */
 export function decideInviteAgent(cmd: InviteAgent, state: GroupState): GroupEvent[] {
   mustExist(state);
-  if (state.invitations.has(cmd.agent_id)) throw new ServiceError('conflict', 'That agent is already invited.');
-  if (cmd.expires_at <= cmd.now) throw validationError([{ path: '/expires_in_seconds', issue: 'must be in the future' }]);
+  if (state.invitations.has(cmd.agent_id))
+    throw new ServiceError('conflict', 'That agent is already invited.');
+  if (cmd.expires_at <= cmd.now)
+    throw validationError([{ path: '/expires_in_seconds', issue: 'must be in the future' }]);
   const limits = mergeLimits(state.defaultLimits, cmd.limits ?? {});
   const invited: AgentInvited = {
     type: 'agent.invited',
@@ -242,6 +265,13 @@ export function decideInviteAgent(cmd: InviteAgent, state: GroupState): GroupEve
     },
   };
   return [invited, entry];
+}
+
+/** An operator acts only on groups its wallet owns; anything else is `forbidden` (not found if none). */
+export function authorizeOperator(state: GroupState, wallet: string): void {
+  mustExist(state);
+  if (state.ownerWallet !== wallet)
+    throw new ServiceError('forbidden', 'This wallet does not own the group.');
 }
 
 function mustExist(state: GroupState): void {

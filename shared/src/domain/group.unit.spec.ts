@@ -1,36 +1,94 @@
 import Big from 'big.js';
-import { decideAddEntry, decideCreateGroup, decideInviteAgent, decideRemoveEntry, evolveGroup, foldGroup } from './group';
-import { AGENT_A, AGGREGATOR, BASE_MINT, OWNER, SECOND, STRANGER, T0, VENDOR, VENDOR_ENTRY, address, group, groupEvents } from './testing/fixtures';
-import { ServiceError } from '../errors';
+import {
+  decideAddEntry,
+  decideCreateGroup,
+  decideInviteAgent,
+  decideRemoveEntry,
+  evolveGroup,
+  foldGroup,
+  type InviteAgent,
+} from './group';
+import {
+  AGENT_A,
+  AGGREGATOR,
+  BASE_MINT,
+  OWNER,
+  SECOND,
+  STRANGER,
+  T0,
+  VENDOR,
+  VENDOR_ENTRY,
+  address,
+  group,
+  groupEvents,
+} from './testing/fixtures';
+import { codeOf, thrownBy } from '../errors/testing';
 
 const defaults = { per_tx_limit: new Big(50), daily_limit: new Big(500), hourly_tx_cap: 20 };
-const thrown = (fn: () => unknown): ServiceError => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
-  throw new Error('expected a ServiceError');
-};
 
 describe('the group', () => {
   it('is created with its defaults and the aggregator allow-listed as a protocol entry', () => {
     const events = decideCreateGroup(
-      { group_id: 'g', owner_wallet: OWNER, base_mint: BASE_MINT, default_limits: defaults, aggregator: { entry_id: 'e-agg', address: AGGREGATOR }, now: T0 },
+      {
+        group_id: 'g',
+        owner_wallet: OWNER,
+        base_mint: BASE_MINT,
+        default_limits: defaults,
+        aggregator: { entry_id: 'e-agg', address: AGGREGATOR },
+        now: T0,
+      },
       foldGroup([]),
     );
     const state = foldGroup(events);
     expect(state.exists).toBe(true);
     expect(state.defaultLimits.daily_limit.toFixed()).toBe('500');
-    expect(state.entries.get(AGGREGATOR)).toEqual({ entryId: 'e-agg', address: AGGREGATOR, type: 2, label: 'aggregator' });
-    expect(thrown(() => decideCreateGroup({ group_id: 'g', owner_wallet: OWNER, base_mint: BASE_MINT, default_limits: defaults, aggregator: { entry_id: 'x', address: AGGREGATOR }, now: T0 }, state)).code).toBe('conflict');
+    expect(state.entries.get(AGGREGATOR)).toEqual({
+      entryId: 'e-agg',
+      address: AGGREGATOR,
+      type: 2,
+      label: 'aggregator',
+    });
+    expect(
+      thrownBy(() =>
+        decideCreateGroup(
+          {
+            group_id: 'g',
+            owner_wallet: OWNER,
+            base_mint: BASE_MINT,
+            default_limits: defaults,
+            aggregator: { entry_id: 'x', address: AGGREGATOR },
+            now: T0,
+          },
+          state,
+        ),
+      ).code,
+    ).toBe('conflict');
   });
 
   describe('allow-list entries', () => {
     it('type 1 takes a budget and a TTL, and expires at now + ttl', () => {
-      const [added] = decideAddEntry({ entry_id: 'e1', address: STRANGER, type: 1, approved_amount: '250.5', ttl_seconds: 3600, label: 'supplier', now: T0 }, group());
-      expect(added!.data).toEqual({ group_id: 'group-1', entry_id: 'e1', address: STRANGER, type: 1, label: 'supplier', approved_amount: '250.5', ttl_expires_at: T0 + 3600 * SECOND, at: T0 });
+      const [added] = decideAddEntry(
+        {
+          entry_id: 'e1',
+          address: STRANGER,
+          type: 1,
+          approved_amount: '250.5',
+          ttl_seconds: 3600,
+          label: 'supplier',
+          now: T0,
+        },
+        group(),
+      );
+      expect(added!.data).toEqual({
+        group_id: 'group-1',
+        entry_id: 'e1',
+        address: STRANGER,
+        type: 1,
+        label: 'supplier',
+        approved_amount: '250.5',
+        ttl_expires_at: T0 + 3600 * SECOND,
+        at: T0,
+      });
     });
 
     it.each([
@@ -44,31 +102,58 @@ describe('the group', () => {
       [{ type: 0 }, 'validation_error', '/type'],
       [{ type: 3 }, 'validation_error', '/type'],
     ])('rejects %j with %s', (input, code, path) => {
-      const err = thrown(() => decideAddEntry({ entry_id: 'e', address: STRANGER, now: T0, ...input }, group()));
+      const err = thrownBy(() =>
+        decideAddEntry({ entry_id: 'e', address: STRANGER, now: T0, ...input }, group()),
+      );
       expect(err.code).toBe(code);
       if (path) expect(err.details?.[0]?.path).toBe(path);
     });
 
     it('adding a listed address again renews it: a new entry with a fresh budget', () => {
-      const events = decideAddEntry({ entry_id: 'e-new', address: VENDOR, type: 1, approved_amount: 5, ttl_seconds: 60, now: T0 }, group());
+      const events = decideAddEntry(
+        { entry_id: 'e-new', address: VENDOR, type: 1, approved_amount: 5, ttl_seconds: 60, now: T0 },
+        group(),
+      );
       const state = events.reduce(evolveGroup, group());
-      expect(state.entries.get(VENDOR)).toEqual(expect.objectContaining({ entryId: 'e-new', approvedAmount: new Big(5) }));
+      expect(state.entries.get(VENDOR)).toEqual(
+        expect.objectContaining({ entryId: 'e-new', approvedAmount: new Big(5) }),
+      );
     });
 
     it('an agent of the group cannot be turned into another type, nor removed', () => {
-      expect(thrown(() => decideAddEntry({ entry_id: 'e', address: AGENT_A, type: 1, approved_amount: 1, ttl_seconds: 60, now: T0 }, group())).code).toBe('conflict');
-      expect(thrown(() => decideRemoveEntry({ entry_id: 'entry-agent-1', now: T0 }, group())).code).toBe('conflict');
+      expect(
+        thrownBy(() =>
+          decideAddEntry(
+            { entry_id: 'e', address: AGENT_A, type: 1, approved_amount: 1, ttl_seconds: 60, now: T0 },
+            group(),
+          ),
+        ).code,
+      ).toBe('conflict');
+      expect(thrownBy(() => decideRemoveEntry({ entry_id: 'entry-agent-1', now: T0 }, group())).code).toBe(
+        'conflict',
+      );
     });
 
     it('removal takes the entry off the list; an unknown entry is not_found', () => {
-      const state = decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 }, group()).reduce(evolveGroup, group());
+      const state = decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 }, group()).reduce(
+        evolveGroup,
+        group(),
+      );
       expect(state.entries.has(VENDOR)).toBe(false);
-      expect(thrown(() => decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 }, state)).code).toBe('not_found');
+      expect(thrownBy(() => decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 }, state)).code).toBe(
+        'not_found',
+      );
     });
 
     it('a removal of a replaced entry does not remove its successor', () => {
-      const renewed = decideAddEntry({ entry_id: 'e-new', address: VENDOR, type: 1, approved_amount: 5, ttl_seconds: 60, now: T0 }, group()).reduce(evolveGroup, group());
-      const stale = evolveGroup(renewed, { type: 'whitelist.entry_removed', data: { group_id: 'group-1', entry_id: VENDOR_ENTRY, address: VENDOR, at: T0 } });
+      const renewed = decideAddEntry(
+        { entry_id: 'e-new', address: VENDOR, type: 1, approved_amount: 5, ttl_seconds: 60, now: T0 },
+        group(),
+      ).reduce(evolveGroup, group());
+      const stale = evolveGroup(renewed, {
+        type: 'whitelist.entry_removed',
+        data: { group_id: 'group-1', entry_id: VENDOR_ENTRY, address: VENDOR, at: T0 },
+      });
       expect(stale.entries.get(VENDOR)?.entryId).toBe('e-new');
     });
   });
@@ -76,21 +161,50 @@ describe('the group', () => {
   describe('invitations', () => {
     it('carry the group defaults overlaid with the operator’s limits, and allow-list the agent (type 0)', () => {
       const agent = address('agent-c');
-      const events = decideInviteAgent({ agent_id: agent, invitation_hash: 'h', expires_at: T0 + 1000, limits: { daily_limit: '75.25' }, entry_id: 'e-c', label: 'bot', now: T0 }, group());
+      const events = decideInviteAgent(
+        {
+          agent_id: agent,
+          invitation_hash: 'h',
+          expires_at: T0 + 1000,
+          limits: { daily_limit: '75.25' },
+          entry_id: 'e-c',
+          label: 'bot',
+          now: T0,
+        },
+        group(),
+      );
       expect(events.map((e) => e.type)).toEqual(['agent.invited', 'whitelist.entry_added']);
-      expect(events[0]!.data).toEqual(expect.objectContaining({ limits: { per_tx_limit: '100', daily_limit: '75.25', hourly_tx_cap: 10 } }));
+      expect(events[0]!.data).toEqual(
+        expect.objectContaining({ limits: { per_tx_limit: '100', daily_limit: '75.25', hourly_tx_cap: 10 } }),
+      );
       const state = events.reduce(evolveGroup, group());
       expect(state.entries.get(agent)?.type).toBe(0);
     });
 
-    it('reject bad limits and a second invitation of the same agent', () => {
-      expect(thrown(() => decideInviteAgent({ agent_id: address('c'), invitation_hash: 'h', expires_at: T0 + 1, limits: { hourly_tx_cap: -1 }, entry_id: 'e', now: T0 }, group())).code).toBe('validation_error');
-      expect(thrown(() => decideInviteAgent({ agent_id: address('c'), invitation_hash: 'h', expires_at: T0 + 1, limits: { per_tx_limit: -1 }, entry_id: 'e', now: T0 }, group())).code).toBe('invalid_amount');
-      expect(thrown(() => decideInviteAgent({ agent_id: AGENT_A, invitation_hash: 'h', expires_at: T0 + 1, entry_id: 'e', now: T0 }, group())).code).toBe('conflict');
+    const invite = (overrides: Partial<InviteAgent>, state = group()) =>
+      codeOf(() =>
+        decideInviteAgent(
+          {
+            agent_id: address('c'),
+            invitation_hash: 'h',
+            expires_at: T0 + 1,
+            entry_id: 'e',
+            now: T0,
+            ...overrides,
+          },
+          state,
+        ),
+      );
+
+    it('reject bad limits, an invitation already expired, and a second invitation of the same agent', () => {
+      expect(invite({ limits: { hourly_tx_cap: -1 } })).toBe('validation_error');
+      expect(invite({ limits: { per_tx_limit: -1 } })).toBe('invalid_amount');
+      expect(invite({ expires_at: T0 })).toBe('validation_error');
+      expect(invite({ agent_id: AGENT_A })).toBe('conflict');
     });
 
     it('need a group', () => {
-      expect(thrown(() => decideInviteAgent({ agent_id: AGENT_A, invitation_hash: 'h', expires_at: T0 + 1, entry_id: 'e', now: T0 }, foldGroup([]))).code).toBe('not_found');
+      expect(invite({}, foldGroup([]))).toBe('not_found');
     });
   });
 

@@ -6,3 +6,7 @@ export * from './group';
 export * from './agent';
 export * from './budget';
 export * from './intent';
+export * from './tokens';
+export * from './idempotency';
+export * from './swap';
+export * from './chain-outcome';

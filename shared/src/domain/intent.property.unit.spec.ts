@@ -9,7 +9,20 @@ import fc from 'fast-check';
 import { evolveAgent, type AgentState } from './agent';
 import { decideSettleBudget, evolveBudget, type BudgetState } from './budget';
 import { decideIntent, decideSettleIntent } from './intent';
-import { AGENT_A, AGENT_B, BASE_MINT, STRANGER, T0, VENDOR, VENUE, agent, budget, group, groupEvents, registered } from './testing/fixtures';
+import {
+  AGENT_A,
+  AGENT_B,
+  BASE_MINT,
+  STRANGER,
+  T0,
+  VENDOR,
+  VENUE,
+  agent,
+  budget,
+  group,
+  groupEvents,
+  registered,
+} from './testing/fixtures';
 import { DAY_MS, HOUR_MS } from './time';
 import type { Action } from './events';
 
@@ -21,7 +34,13 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 type AmountChoice = number | 'daily-exact' | 'daily-over' | 'budget-exact' | 'budget-over';
 
 type Step =
-  | { kind: 'spend'; who: 0 | 1; amount: AmountChoice; target: 'peer' | 'vendor' | 'venue' | 'stranger'; action: Action }
+  | {
+      kind: 'spend';
+      who: 0 | 1;
+      amount: AmountChoice;
+      target: 'peer' | 'vendor' | 'venue' | 'stranger';
+      action: Action;
+    }
   | { kind: 'settle'; pick: number; confirmed: boolean }
   | { kind: 'wait'; ms: number };
 
@@ -40,11 +59,21 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant('spend' as const),
       who: fc.constantFrom(0 as const, 1 as const),
       amount,
-      target: fc.constantFrom('peer' as const, 'peer' as const, 'vendor' as const, 'vendor' as const, 'venue' as const, 'stranger' as const),
+      target: fc.constantFrom(
+        'peer' as const,
+        'peer' as const,
+        'vendor' as const,
+        'vendor' as const,
+        'venue' as const,
+        'stranger' as const,
+      ),
       action: fc.constantFrom('deposit' as const, 'withdraw' as const),
     }),
   },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), confirmed: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), confirmed: fc.boolean() }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -75,7 +104,9 @@ const UNIT = new Big('0.000001');
 /** Resolves an amount choice from the ledger (never from the deciders' own state). */
 function amountFor(choice: AmountChoice, who: 0 | 1, ledger: Booked[], now: number): Big {
   if (typeof choice === 'number') return new Big(choice).div(1_000_000);
-  const dailyLeft = new Big(LIMITS.daily_limit).minus(sum(ledger.filter((b) => b.who === who && b.spends && live(b) && now - b.at < DAY_MS)));
+  const dailyLeft = new Big(LIMITS.daily_limit).minus(
+    sum(ledger.filter((b) => b.who === who && b.spends && live(b) && now - b.at < DAY_MS)),
+  );
   const budgetLeft = new Big(BUDGET).minus(sum(ledger.filter((b) => b.toVendor && live(b))));
   const target = choice.startsWith('daily') ? dailyLeft : budgetLeft;
   const aimed = choice.endsWith('over') ? target.plus(UNIT) : target;
@@ -83,7 +114,10 @@ function amountFor(choice: AmountChoice, who: 0 | 1, ledger: Booked[], now: numb
 }
 
 /** Runs the steps through the deciders, calling `check` with the independent ledger after each. */
-function run(steps: Step[], check: (ledger: Booked[], now: number, agents: AgentState[], vendor: BudgetState) => void) {
+function run(
+  steps: Step[],
+  check: (ledger: Booked[], now: number, agents: AgentState[], vendor: BudgetState) => void,
+) {
   const g = group(groupEvents({ vendorBudget: BUDGET }));
   const vendorEntry = g.entries.get(VENDOR)!;
   const agents = [agent([registered(AGENT_A, LIMITS)]), agent([registered(AGENT_B, LIMITS)])];
@@ -96,7 +130,12 @@ function run(steps: Step[], check: (ledger: Booked[], now: number, agents: Agent
     if (s.kind === 'spend') {
       const me = agents[s.who]!;
       const action: Action = s.target === 'venue' ? s.action : 'transfer';
-      const counterparty = { peer: s.who === 0 ? AGENT_B : AGENT_A, vendor: VENDOR, venue: VENUE, stranger: STRANGER }[s.target];
+      const counterparty = {
+        peer: s.who === 0 ? AGENT_B : AGENT_A,
+        vendor: VENDOR,
+        venue: VENUE,
+        stranger: STRANGER,
+      }[s.target];
       const amount = amountFor(s.amount, s.who, ledger, now);
       const id = `i${++n}`;
       const d = decideIntent(
@@ -106,7 +145,15 @@ function run(steps: Step[], check: (ledger: Booked[], now: number, agents: Agent
       agents[s.who] = d.agentEvents.reduce(evolveAgent, me);
       vendor = d.budgetEvents.reduce(evolveBudget, vendor);
       if (d.accepted) {
-        ledger.push({ id, who: s.who, value: amount, at: now, spends: action !== 'withdraw', toVendor: s.target === 'vendor', status: 'reserved' });
+        ledger.push({
+          id,
+          who: s.who,
+          value: amount,
+          at: now,
+          spends: action !== 'withdraw',
+          toVendor: s.target === 'vendor',
+          status: 'reserved',
+        });
       }
     }
     if (s.kind === 'settle') {
@@ -119,7 +166,11 @@ function run(steps: Step[], check: (ledger: Booked[], now: number, agents: Agent
         const events = decideSettleIntent({ intent_id: b.id, outcome, now }, agents[b.who]!);
         agents[b.who] = events.reduce(evolveAgent, agents[b.who]!);
         if (b.toVendor) {
-          vendor = decideSettleBudget({ intent_id: b.id, confirmed: s.confirmed, now }, vendorEntry, vendor).reduce(evolveBudget, vendor);
+          vendor = decideSettleBudget(
+            { intent_id: b.id, confirmed: s.confirmed, now },
+            vendorEntry,
+            vendor,
+          ).reduce(evolveBudget, vendor);
         }
         b.status = s.confirmed ? 'confirmed' : 'failed';
       }
@@ -127,7 +178,6 @@ function run(steps: Step[], check: (ledger: Booked[], now: number, agents: Agent
     check(ledger, now, agents, vendor);
   }
 }
-
 
 describe('spend decision properties', () => {
   // 'max' lets sequences grow to the full length: the windows need many steps to fill.
@@ -183,12 +233,25 @@ describe('spend decision properties', () => {
         run(s, (ledger, now, agents) => {
           for (const who of [0, 1] as const) {
             const probe = decideIntent(
-              { intent_id: 'probe', action: 'transfer', amount: new Big(1), value: new Big(1), mint: BASE_MINT, decimals: 6, counterparty: STRANGER, now },
+              {
+                intent_id: 'probe',
+                action: 'transfer',
+                amount: new Big(1),
+                value: new Big(1),
+                mint: BASE_MINT,
+                decimals: 6,
+                counterparty: STRANGER,
+                now,
+              },
               { group: group(), agent: agents[who]! },
             );
-            const spent = sum(ledger.filter((b) => b.who === who && b.spends && live(b) && now - b.at < DAY_MS));
+            const spent = sum(
+              ledger.filter((b) => b.who === who && b.spends && live(b) && now - b.at < DAY_MS),
+            );
             const ops = ledger.filter((b) => b.who === who && live(b) && now - b.at < HOUR_MS).length;
-            expect(probe.evaluation.daily_remaining.toFixed()).toBe(new Big(LIMITS.daily_limit).minus(spent).toFixed());
+            expect(probe.evaluation.daily_remaining.toFixed()).toBe(
+              new Big(LIMITS.daily_limit).minus(spent).toFixed(),
+            );
             expect(probe.evaluation.hourly_tx_remaining).toBe(LIMITS.hourly_tx_cap - ops);
           }
         }),

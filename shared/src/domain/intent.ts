@@ -109,13 +109,22 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
   let budget_remaining: Big | undefined;
   let ttl_remaining_ms: number | undefined;
   if (cmd.counterparty !== undefined) {
-    if (cmd.action === 'transfer') check('recipient_valid', cmd.counterparty !== agent.agentId, 'recipient_invalid');
-    check('whitelisted', entry !== undefined && ALLOWED_TYPES[cmd.action].includes(entry.type), 'whitelist_violation');
+    if (cmd.action === 'transfer')
+      check('recipient_valid', cmd.counterparty !== agent.agentId, 'recipient_invalid');
+    check(
+      'whitelisted',
+      entry !== undefined && ALLOWED_TYPES[cmd.action].includes(entry.type),
+      'whitelist_violation',
+    );
     if (entry?.type === 1) {
       ttl_remaining_ms = Math.max(0, (entry.ttlExpiresAt ?? 0) - now);
       check('whitelist_ttl', ttl_remaining_ms > 0, 'whitelist_expired');
       budget_remaining = budgetRemaining(entry, state.budget ?? initialBudgetState(), cmd.intent_id);
-      check('whitelist_budget', budget_remaining.gt(0) && cmd.value.lte(budget_remaining), 'whitelist_amount_exhausted');
+      check(
+        'whitelist_budget',
+        budget_remaining.gt(0) && cmd.value.lte(budget_remaining),
+        'whitelist_amount_exhausted',
+      );
     }
   }
 
@@ -201,7 +210,12 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
       ],
       budgetEvents:
         ownReservation && evaluation.entry
-          ? [{ type: 'budget.released', data: { entry_id: evaluation.entry.entryId, intent_id: cmd.intent_id, at: cmd.now } }]
+          ? [
+              {
+                type: 'budget.released',
+                data: { entry_id: evaluation.entry.entryId, intent_id: cmd.intent_id, at: cmd.now },
+              },
+            ]
           : [],
       daily_remaining: evaluation.daily_remaining,
       hourly_tx_remaining: evaluation.hourly_tx_remaining,
@@ -298,7 +312,9 @@ export function decideSettleIntent(
   if (!item || item.status !== 'reserved') return [];
   const base = { intent_id: cmd.intent_id, agent_id: agent.agentId, at: cmd.now };
   if (cmd.outcome.status === 'failed') {
-    return [{ type: 'intent.failed', data: { ...base, code: cmd.outcome.code, message: cmd.outcome.message } }];
+    return [
+      { type: 'intent.failed', data: { ...base, code: cmd.outcome.code, message: cmd.outcome.message } },
+    ];
   }
   const events: AgentEvent[] = [
     {
@@ -306,7 +322,9 @@ export function decideSettleIntent(
       data: {
         ...base,
         tx_sig: cmd.outcome.tx_sig,
-        ...(cmd.outcome.received_amount !== undefined && { received_amount: amountText(cmd.outcome.received_amount) }),
+        ...(cmd.outcome.received_amount !== undefined && {
+          received_amount: amountText(cmd.outcome.received_amount),
+        }),
       },
     },
   ];
@@ -330,6 +348,7 @@ export function decideSettleIntent(
     },
   });
   if (crossed(spentBefore, spentAfter, daily_limit)) events.push(threshold('daily'));
-  if (crossed(new Big(opsBefore), new Big(opsAfter), new Big(hourly_tx_cap))) events.push(threshold('hourly'));
+  if (crossed(new Big(opsBefore), new Big(opsAfter), new Big(hourly_tx_cap)))
+    events.push(threshold('hourly'));
   return events;
 }

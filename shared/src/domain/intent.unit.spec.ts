@@ -83,16 +83,21 @@ describe('the spend decision', () => {
 
     it('daily: a spend counts for 24 hours to the millisecond, then leaves the window', () => {
       const state = activeA(spent('100', T0), spent('850', T0 + HOUR));
-      expect(decideIntent(transfer('100', { now: T0 + DAY - 1 }), { group: group(), agent: state }).code).toBe(
-        'daily_limit_exceeded',
-      );
-      expect(decideIntent(transfer('100', { now: T0 + DAY }), { group: group(), agent: state }).accepted).toBe(true);
+      expect(
+        decideIntent(transfer('100', { now: T0 + DAY - 1 }), { group: group(), agent: state }).code,
+      ).toBe('daily_limit_exceeded');
+      expect(
+        decideIntent(transfer('100', { now: T0 + DAY }), { group: group(), agent: state }).accepted,
+      ).toBe(true);
     });
 
     it('hourly: the cap counts operations in the last 60 minutes: blocked at 59:59, allowed at 60:00', () => {
       const history = [...Array(10)].map(() => spent('1', T0)).flat();
       const state = activeA(history);
-      const at5959 = decideIntent(transfer('1', { now: T0 + 59 * MINUTE + 59 * SECOND }), { group: group(), agent: state });
+      const at5959 = decideIntent(transfer('1', { now: T0 + 59 * MINUTE + 59 * SECOND }), {
+        group: group(),
+        agent: state,
+      });
       expect(at5959.code).toBe('hourly_cap_exceeded');
       expect(at5959.evaluation.hourly_tx_remaining).toBe(0);
       const at6000 = decideIntent(transfer('1', { now: T0 + 60 * MINUTE }), { group: group(), agent: state });
@@ -117,23 +122,27 @@ describe('the spend decision', () => {
       expect(d.agentEvents).toEqual([
         {
           type: 'intent.blocked',
-          data: expect.objectContaining({ code: 'whitelist_violation', attempted_amount: '1', counterparty: STRANGER }),
+          data: expect.objectContaining({
+            code: 'whitelist_violation',
+            attempted_amount: '1',
+            counterparty: STRANGER,
+          }),
         },
       ]);
     });
 
     it('whitelist_violation: a protocol entry is not a transfer recipient, and a recipient is not a venue', () => {
-      expect(decideIntent(transfer('1', { counterparty: VENUE }), { group: group(), agent: activeA() }).code).toBe(
-        'whitelist_violation',
-      );
+      expect(
+        decideIntent(transfer('1', { counterparty: VENUE }), { group: group(), agent: activeA() }).code,
+      ).toBe('whitelist_violation');
       const deposit = transfer('1', { action: 'deposit', counterparty: AGENT_B });
       expect(decideIntent(deposit, { group: group(), agent: activeA() }).code).toBe('whitelist_violation');
     });
 
     it('recipient_invalid: an agent cannot transfer to itself', () => {
-      expect(decideIntent(transfer('1', { counterparty: AGENT_A }), { group: group(), agent: activeA() }).code).toBe(
-        'recipient_invalid',
-      );
+      expect(
+        decideIntent(transfer('1', { counterparty: AGENT_A }), { group: group(), agent: activeA() }).code,
+      ).toBe('recipient_invalid');
     });
 
     it('invalid_amount: a zero amount is not an operation', () => {
@@ -141,15 +150,22 @@ describe('the spend decision', () => {
     });
 
     it('unauthorized: a revoked agent, an unregistered one, or one of another group', () => {
-      const revoked = activeA([{ type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'operator', at: T0 } }]);
+      const revoked = activeA([
+        { type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'operator', at: T0 } },
+      ]);
       expect(decideIntent(transfer('1'), { group: group(), agent: revoked }).code).toBe('unauthorized');
       expect(decideIntent(transfer('1'), { group: group(), agent: agent([]) }).code).toBe('unauthorized');
-      const otherGroup = group(groupEvents().map((e) => ({ ...e, data: { ...e.data, group_id: 'group-2' } }) as typeof e));
+      const otherGroup = group(
+        groupEvents().map((e) => ({ ...e, data: { ...e.data, group_id: 'group-2' } }) as typeof e),
+      );
       expect(decideIntent(transfer('1'), { group: otherGroup, agent: activeA() }).code).toBe('unauthorized');
     });
 
     it('checks in a fixed order: the allow-list before the limits', () => {
-      const d = decideIntent(transfer('5000', { counterparty: STRANGER }), { group: group(), agent: activeA() });
+      const d = decideIntent(transfer('5000', { counterparty: STRANGER }), {
+        group: group(),
+        agent: activeA(),
+      });
       expect(d.code).toBe('whitelist_violation');
       expect(d.evaluation.checks.filter((c) => !c.ok).map((c) => c.code)).toEqual([
         'whitelist_violation',
@@ -170,7 +186,8 @@ describe('the spend decision', () => {
   });
 
   describe('given a type-1 vendor with a budget of 500 and a 7-day TTL', () => {
-    const toVendor = (amount: string, overrides = {}) => transfer(amount, { counterparty: VENDOR, ...overrides });
+    const toVendor = (amount: string, overrides = {}) =>
+      transfer(amount, { counterparty: VENDOR, ...overrides });
 
     it('reserves the value on the budget stream when accepted', () => {
       const cmd = toVendor('80');
@@ -187,7 +204,9 @@ describe('the spend decision', () => {
 
     it('whitelist_expired: allowed a millisecond before the TTL, expired at its exact second', () => {
       const ttl = T0 + VENDOR_TTL_MS;
-      expect(decideIntent(toVendor('1', { now: ttl - 1 }), { group: group(), agent: activeA() }).accepted).toBe(true);
+      expect(
+        decideIntent(toVendor('1', { now: ttl - 1 }), { group: group(), agent: activeA() }).accepted,
+      ).toBe(true);
       const d = decideIntent(toVendor('1', { now: ttl }), { group: group(), agent: activeA() });
       expect(d.code).toBe('whitelist_expired');
       expect(d.evaluation.ttl_remaining_ms).toBe(0);
@@ -195,22 +214,35 @@ describe('the spend decision', () => {
 
     it('whitelist_amount_exhausted: more than the budget still allows, counting others’ reservations', () => {
       const b = budget([
-        { type: 'budget.reserved', data: { entry_id: VENDOR_ENTRY, intent_id: 'x', agent_id: AGENT_B, amount: '450', at: T0 } },
+        {
+          type: 'budget.reserved',
+          data: { entry_id: VENDOR_ENTRY, intent_id: 'x', agent_id: AGENT_B, amount: '450', at: T0 },
+        },
       ]);
-      const agentWithRoom = agent([registered(AGENT_A, { per_tx_limit: '1000', daily_limit: '1000', hourly_tx_cap: 10 })]);
-      expect(decideIntent(toVendor('50'), { group: group(), agent: agentWithRoom, budget: b }).accepted).toBe(true);
-      expect(decideIntent(toVendor('50.000001'), { group: group(), agent: agentWithRoom, budget: b }).code).toBe(
-        'whitelist_amount_exhausted',
+      const agentWithRoom = agent([
+        registered(AGENT_A, { per_tx_limit: '1000', daily_limit: '1000', hourly_tx_cap: 10 }),
+      ]);
+      expect(decideIntent(toVendor('50'), { group: group(), agent: agentWithRoom, budget: b }).accepted).toBe(
+        true,
       );
+      expect(
+        decideIntent(toVendor('50.000001'), { group: group(), agent: agentWithRoom, budget: b }).code,
+      ).toBe('whitelist_amount_exhausted');
     });
 
     it('a budget used exactly is voided, and later transfers are whitelist_amount_exhausted', () => {
-      const big = agent([registered(AGENT_A, { per_tx_limit: '500', daily_limit: '1000', hourly_tx_cap: 10 })]);
+      const big = agent([
+        registered(AGENT_A, { per_tx_limit: '500', daily_limit: '1000', hourly_tx_cap: 10 }),
+      ]);
       const cmd = toVendor('500');
       const d = decideIntent(cmd, { group: group(), agent: big, budget: budget() });
       const entry = group().entries.get(VENDOR)!;
       const reserved = foldBudget(d.budgetEvents);
-      const settle = decideSettleBudget({ intent_id: cmd.intent_id, confirmed: true, now: T0 + SECOND }, entry, reserved);
+      const settle = decideSettleBudget(
+        { intent_id: cmd.intent_id, confirmed: true, now: T0 + SECOND },
+        entry,
+        reserved,
+      );
       expect(settle.map((e) => e.type)).toEqual([
         'budget.consumed',
         'policy.whitelist_amount_threshold',
@@ -234,7 +266,9 @@ describe('the spend decision', () => {
       const reservedFirst = decideIntent(cmd, { group: group(), agent: activeA(), budget: budget() });
       const b = foldBudget(reservedFirst.budgetEvents);
       // Meanwhile the agent was revoked: the retry is blocked and gives the budget back.
-      const revoked = activeA([{ type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'operator', at: T0 } }]);
+      const revoked = activeA([
+        { type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'operator', at: T0 } },
+      ]);
       const retry = decideIntent(cmd, { group: group(), agent: revoked, budget: b });
       expect(retry.code).toBe('unauthorized');
       expect(retry.budgetEvents).toEqual([
@@ -243,7 +277,9 @@ describe('the spend decision', () => {
     });
 
     it('its own reservation counts as available to the same intent when decided again', () => {
-      const big = agent([registered(AGENT_A, { per_tx_limit: '500', daily_limit: '1000', hourly_tx_cap: 10 })]);
+      const big = agent([
+        registered(AGENT_A, { per_tx_limit: '500', daily_limit: '1000', hourly_tx_cap: 10 }),
+      ]);
       const cmd = toVendor('500');
       const first = decideIntent(cmd, { group: group(), agent: big, budget: budget() });
       const again = decideIntent(cmd, { group: group(), agent: big, budget: foldBudget(first.budgetEvents) });
@@ -272,12 +308,18 @@ describe('the spend decision', () => {
       expect(d.agentEvents[0]!.data).toEqual(expect.objectContaining({ spends: false }));
       expect(d.hourly_tx_remaining).toBe(0);
       const state = d.agentEvents.reduce(evolveAgent, activeA(history));
-      const next = decideIntent(transfer('1', { action: 'withdraw', counterparty: VENUE }), { group: group(), agent: state });
+      const next = decideIntent(transfer('1', { action: 'withdraw', counterparty: VENUE }), {
+        group: group(),
+        agent: state,
+      });
       expect(next.code).toBe('hourly_cap_exceeded');
     });
 
     it('a deposit needs an allow-listed venue', () => {
-      const ok = decideIntent(transfer('1', { action: 'deposit', counterparty: VENUE }), { group: group(), agent: activeA() });
+      const ok = decideIntent(transfer('1', { action: 'deposit', counterparty: VENUE }), {
+        group: group(),
+        agent: activeA(),
+      });
       expect(ok.accepted).toBe(true);
       const other = decideIntent(transfer('1', { action: 'deposit', counterparty: STRANGER }), {
         group: group(),
@@ -297,7 +339,11 @@ describe('the spend decision', () => {
     it('a failed intent releases its reservation on the daily limit and the hourly cap', () => {
       const { cmd, state } = accept('100');
       const failed = decideSettleIntent(
-        { intent_id: cmd.intent_id, outcome: { status: 'failed', code: 'insufficient_balance', message: 'low' }, now: T0 },
+        {
+          intent_id: cmd.intent_id,
+          outcome: { status: 'failed', code: 'insufficient_balance', message: 'low' },
+          now: T0,
+        },
         state,
       );
       expect(failed.map((e) => e.type)).toEqual(['intent.failed']);
@@ -314,7 +360,11 @@ describe('the spend decision', () => {
         state,
       );
       const after = confirmed.reduce(evolveAgent, state);
-      const again = { intent_id: cmd.intent_id, outcome: { status: 'failed', code: 'internal_error', message: 'x' }, now: T0 } as const;
+      const again = {
+        intent_id: cmd.intent_id,
+        outcome: { status: 'failed', code: 'internal_error', message: 'x' },
+        now: T0,
+      } as const;
       expect(decideSettleIntent(again, after)).toEqual([]);
       expect(decideSettleIntent({ ...again, intent_id: 'nope' }, after)).toEqual([]);
     });
@@ -322,11 +372,17 @@ describe('the spend decision', () => {
     it('fires policy.limit_threshold once when confirmed spending crosses 80 % of the daily limit', () => {
       let state = activeA(spent('700', T0 - HOUR));
       const { cmd, state: s1 } = accept('99', state);
-      const events = decideSettleIntent({ intent_id: cmd.intent_id, outcome: { status: 'confirmed', tx_sig: 's' }, now: T0 }, s1);
+      const events = decideSettleIntent(
+        { intent_id: cmd.intent_id, outcome: { status: 'confirmed', tx_sig: 's' }, now: T0 },
+        s1,
+      );
       expect(events.map((e) => e.type)).toEqual(['intent.confirmed']);
       state = events.reduce(evolveAgent, s1);
       const { cmd: cmd2, state: s2 } = accept('1', state);
-      const crossing = decideSettleIntent({ intent_id: cmd2.intent_id, outcome: { status: 'confirmed', tx_sig: 't' }, now: T0 }, s2);
+      const crossing = decideSettleIntent(
+        { intent_id: cmd2.intent_id, outcome: { status: 'confirmed', tx_sig: 't' }, now: T0 },
+        s2,
+      );
       expect(crossing).toEqual([
         expect.objectContaining({ type: 'intent.confirmed' }),
         {
@@ -339,17 +395,32 @@ describe('the spend decision', () => {
     it('fires the hourly threshold when the eighth of ten operations confirms', () => {
       const state = activeA(...[...Array(7)].map(() => spent('1', T0)));
       const { cmd, state: s } = accept('1', state);
-      const events = decideSettleIntent({ intent_id: cmd.intent_id, outcome: { status: 'confirmed', tx_sig: 's' }, now: T0 }, s);
-      expect(events[1]).toEqual({ type: 'policy.limit_threshold', data: expect.objectContaining({ threshold: 'hourly', hourly_count: 8 }) });
+      const events = decideSettleIntent(
+        { intent_id: cmd.intent_id, outcome: { status: 'confirmed', tx_sig: 's' }, now: T0 },
+        s,
+      );
+      expect(events[1]).toEqual({
+        type: 'policy.limit_threshold',
+        data: expect.objectContaining({ threshold: 'hourly', hourly_count: 8 }),
+      });
     });
 
     it('a failed budgeted intent releases the budget', () => {
       const entry = group().entries.get(VENDOR)!;
       const reserved: BudgetEvent[] = [
-        { type: 'budget.reserved', data: { entry_id: VENDOR_ENTRY, intent_id: 'i', agent_id: AGENT_A, amount: '80', at: T0 } },
+        {
+          type: 'budget.reserved',
+          data: { entry_id: VENDOR_ENTRY, intent_id: 'i', agent_id: AGENT_A, amount: '80', at: T0 },
+        },
       ];
-      const released = decideSettleBudget({ intent_id: 'i', confirmed: false, now: T0 }, entry, foldBudget(reserved));
-      expect(released).toEqual([{ type: 'budget.released', data: { entry_id: VENDOR_ENTRY, intent_id: 'i', at: T0 } }]);
+      const released = decideSettleBudget(
+        { intent_id: 'i', confirmed: false, now: T0 },
+        entry,
+        foldBudget(reserved),
+      );
+      expect(released).toEqual([
+        { type: 'budget.released', data: { entry_id: VENDOR_ENTRY, intent_id: 'i', at: T0 } },
+      ]);
       const after = foldBudget([...reserved, ...released]);
       expect(after.reserved.size).toBe(0);
       expect(decideSettleBudget({ intent_id: 'i', confirmed: true, now: T0 }, entry, after)).toEqual([]);
@@ -361,33 +432,58 @@ describe('the spend decision', () => {
       const state = activeA(spent('950', T0 - HOUR));
       const sim = simulateTransfer(transfer('60'), { group: group(), agent: state });
       expect(sim).toEqual(
-        expect.objectContaining({ would_succeed: false, reason: 'daily_limit_exceeded', hourly_tx_remaining: 10 }),
+        expect.objectContaining({
+          would_succeed: false,
+          reason: 'daily_limit_exceeded',
+          hourly_tx_remaining: 10,
+        }),
       );
       expect(sim.daily_remaining.toFixed()).toBe('50');
       expect(sim.estimated_fee.toFixed()).toBe('0.06');
-      expect(sim.checks.find((c) => c.name === 'daily')).toEqual({ name: 'daily', ok: false, code: 'daily_limit_exceeded' });
+      expect(sim.checks.find((c) => c.name === 'daily')).toEqual({
+        name: 'daily',
+        ok: false,
+        code: 'daily_limit_exceeded',
+      });
       expect(decideIntent(transfer('60'), { group: group(), agent: state }).code).toBe(sim.reason);
     });
 
     it('without a recipient it checks the limits only', () => {
-      const sim = simulateTransfer({ ...transfer('10'), counterparty: undefined }, { group: group(), agent: activeA() });
+      const sim = simulateTransfer(
+        { ...transfer('10'), counterparty: undefined },
+        { group: group(), agent: activeA() },
+      );
       expect(sim.would_succeed).toBe(true);
       expect(sim).not.toHaveProperty('reason');
-      expect(sim.checks.map((c) => c.name)).toEqual(['agent_active', 'amount_positive', 'per_tx', 'daily', 'hourly']);
+      expect(sim.checks.map((c) => c.name)).toEqual([
+        'agent_active',
+        'amount_positive',
+        'per_tx',
+        'daily',
+        'hourly',
+      ]);
     });
 
     it('reaches each policy code', () => {
       const codes = [
-        simulateTransfer(transfer('1', { counterparty: STRANGER }), { group: group(), agent: activeA() }).reason,
-        simulateTransfer(transfer('1', { counterparty: VENDOR, now: T0 + VENDOR_TTL_MS }), { group: group(), agent: activeA() })
+        simulateTransfer(transfer('1', { counterparty: STRANGER }), { group: group(), agent: activeA() })
           .reason,
+        simulateTransfer(transfer('1', { counterparty: VENDOR, now: T0 + VENDOR_TTL_MS }), {
+          group: group(),
+          agent: activeA(),
+        }).reason,
         simulateTransfer(transfer('501', { counterparty: VENDOR }), {
           group: group(),
-          agent: agent([registered(AGENT_A, { per_tx_limit: '1000', daily_limit: '1000', hourly_tx_cap: 1 })]),
+          agent: agent([
+            registered(AGENT_A, { per_tx_limit: '1000', daily_limit: '1000', hourly_tx_cap: 1 }),
+          ]),
         }).reason,
         simulateTransfer(transfer('101'), { group: group(), agent: activeA() }).reason,
         simulateTransfer(transfer('100'), { group: group(), agent: activeA(spent('901', T0)) }).reason,
-        simulateTransfer(transfer('1'), { group: group(), agent: activeA(...[...Array(10)].map(() => spent('1', T0))) }).reason,
+        simulateTransfer(transfer('1'), {
+          group: group(),
+          agent: activeA(...[...Array(10)].map(() => spent('1', T0))),
+        }).reason,
       ];
       expect(codes).toEqual([
         'whitelist_violation',

@@ -41,8 +41,10 @@ export function mergeLimits(base: Limits, input: LimitsInput): Limits {
     throw validationError([{ path: '/hourly_tx_cap', issue: 'must be a non-negative integer' }]);
   }
   return {
-    per_tx_limit: input.per_tx_limit === undefined ? base.per_tx_limit : parseAmount(input.per_tx_limit, 'per_tx_limit'),
-    daily_limit: input.daily_limit === undefined ? base.daily_limit : parseAmount(input.daily_limit, 'daily_limit'),
+    per_tx_limit:
+      input.per_tx_limit === undefined ? base.per_tx_limit : parseAmount(input.per_tx_limit, 'per_tx_limit'),
+    daily_limit:
+      input.daily_limit === undefined ? base.daily_limit : parseAmount(input.daily_limit, 'daily_limit'),
     hourly_tx_cap: hourly === undefined ? base.hourly_tx_cap : (hourly as number),
   };
 }

@@ -1,2 +1,3 @@
 export * from './catalogue';
 export * from './service-error';
+export * from './table';

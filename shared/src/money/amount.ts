@@ -66,8 +66,12 @@ export const amountText = (amount: Amount): string => amount.toFixed();
 export const amountFromText = (text: string): Amount => new Big(text);
 
 /** The smaller of two amounts, and never below zero. */
-export const clampedRemaining = (limit: Amount, used: Amount): Amount => (used.gte(limit) ? ZERO : limit.minus(used));
+export const clampedRemaining = (limit: Amount, used: Amount): Amount =>
+  used.gte(limit) ? ZERO : limit.minus(used);
 
 function invalid(field: string, why: string): ServiceError {
-  return new ServiceError('invalid_amount', `The ${field} ${why}; send a non-negative amount with at most 6 decimals.`);
+  return new ServiceError(
+    'invalid_amount',
+    `The ${field} ${why}; send a non-negative amount with at most 6 decimals.`,
+  );
 }

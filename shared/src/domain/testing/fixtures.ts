@@ -58,8 +58,14 @@ export function groupEvents(opts: { vendorBudget?: string; at?: number } = {}): 
     { type: 'whitelist.entry_added', data: { ...g, entry_id: `entry-agent-${n}`, address: agent, type: 0 } },
   ];
   return [
-    { type: 'group.created', data: { ...g, owner_wallet: OWNER, base_mint: BASE_MINT, default_limits: LIMITS } },
-    { type: 'whitelist.entry_added', data: { ...g, entry_id: 'entry-aggregator', address: AGGREGATOR, type: 2, label: 'aggregator' } },
+    {
+      type: 'group.created',
+      data: { ...g, owner_wallet: OWNER, base_mint: BASE_MINT, default_limits: LIMITS },
+    },
+    {
+      type: 'whitelist.entry_added',
+      data: { ...g, entry_id: 'entry-aggregator', address: AGGREGATOR, type: 2, label: 'aggregator' },
+    },
     { type: 'whitelist.entry_added', data: { ...g, entry_id: 'entry-venue', address: VENUE, type: 2 } },
     {
       type: 'whitelist.entry_added',

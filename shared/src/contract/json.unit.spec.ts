@@ -1,0 +1,32 @@
+import Big from 'big.js';
+import { parseJson, stringifyJson } from './json';
+import { ServiceError } from '../errors';
+
+describe('JSON at the boundary', () => {
+  it('keeps every digit of a number a float cannot hold, as the text the caller wrote', () => {
+    expect(parseJson('{"amount": 1000000000000.000001}')).toEqual({ amount: '1000000000000.000001' });
+    expect(parseJson('{"amount": 12.5, "n": 3}')).toEqual({ amount: 12.5, n: 3 });
+  });
+
+  it('turns malformed JSON into validation_error at the root, not an exception with a stack', () => {
+    for (const text of ['{', '{"a":}', '', 'nul', '{"a":1,"a":2}']) {
+      try {
+        parseJson(text);
+        throw new Error(`accepted ${text}`);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ServiceError);
+        expect((err as ServiceError).toBody()).toEqual({
+          error: 'validation_error',
+          message: 'The request body is not valid JSON.',
+          details: [{ path: '', issue: expect.stringMatching(/^the body is not valid JSON/) }],
+        });
+      }
+    }
+  });
+
+  it('writes amounts as JSON numbers from their exact decimal text', () => {
+    expect(stringifyJson({ net_amount: new Big('99.9'), big: new Big('18446744073709.551615'), n: 2 })).toBe(
+      '{"net_amount":99.9,"big":18446744073709.551615,"n":2}',
+    );
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Every code of the contract is reachable from the domain: one path per code, run here, and the
+ * list must cover the whole catalogue's spec codes (plus the service codes the domain owns).
+ */
+import Big from 'big.js';
+import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../errors';
+import { thrownBy } from '../errors/testing';
+import { parseAmount } from '../money';
+import { validate } from '../contract';
+import { decideRegister } from './agent';
+import { checkFunds, classifyChainFailure } from './chain-outcome';
+import { authorizeOperator, decideRemoveEntry } from './group';
+import { decideIdempotency, inProgress } from './idempotency';
+import { decideIntent } from './intent';
+import { swapTerms } from './swap';
+import { checkRecipient, resolveToken } from './tokens';
+import {
+  AGENT_A,
+  API_KEY,
+  BASE_MINT,
+  STRANGER,
+  T0,
+  VENDOR,
+  VENDOR_TTL_MS,
+  agent,
+  group,
+  registered,
+  spent,
+  transfer,
+} from './testing/fixtures';
+import { foldBudget } from './budget';
+
+const thrownCode = (fn: () => unknown): ErrorCode => thrownBy(fn).code;
+const active = (...history: Parameters<typeof spent>[]) =>
+  agent([registered(AGENT_A), ...history.flatMap((h) => spent(...h))]);
+const blocked = (cmd: ReturnType<typeof transfer>, a = active()) =>
+  decideIntent(cmd, { group: group(), agent: a, budget: foldBudget([]) }).code!;
+
+const PATHS: Record<string, () => ErrorCode> = {
+  whitelist_violation: () => blocked(transfer('1', { counterparty: STRANGER })),
+  whitelist_expired: () => blocked(transfer('1', { counterparty: VENDOR, now: T0 + VENDOR_TTL_MS })),
+  whitelist_amount_exhausted: () =>
+    blocked(
+      transfer('501', { counterparty: VENDOR }),
+      agent([registered(AGENT_A, { per_tx_limit: '600', daily_limit: '600', hourly_tx_cap: 5 })]),
+    ),
+  daily_limit_exceeded: () => blocked(transfer('100'), active(['901', T0])),
+  per_tx_limit_exceeded: () => blocked(transfer('100.5')),
+  hourly_cap_exceeded: () =>
+    blocked(
+      transfer('1'),
+      active(...Array.from({ length: 10 }, () => ['1', T0] as Parameters<typeof spent>)),
+    ),
+  unauthorized: () => blocked(transfer('1'), agent([])),
+  invalid_amount: () => thrownCode(() => parseAmount('1.0000001')),
+  invalid_mint: () => thrownCode(() => resolveToken([], '1'.repeat(33), BASE_MINT)),
+  invalid_token_account: () => classifyChainFailure({ logs: ['custom program error: 0x4'] }),
+  invalid_fee_account: () => classifyChainFailure({ logs: ['custom program error: 0x4'] }, 'fee'),
+  invalid_invitation_code: () =>
+    thrownCode(() =>
+      decideRegister(
+        { agent_id: AGENT_A, invitation_hash: 'x', api_key_hash: API_KEY, now: T0 },
+        group(),
+        agent([]),
+      ),
+    ),
+  idempotency_in_progress: () =>
+    decideIdempotency({ fingerprint: 'f', intent_id: 'i', created_at: T0 }, 'f', T0).kind === 'wait'
+      ? inProgress().code
+      : 'internal_error',
+  aggregator_unavailable: () => thrownCode(() => swapTerms(undefined, { slippage_bps: 50, out_decimals: 6 })),
+  token_not_in_registry: () => thrownCode(() => resolveToken([], STRANGER, BASE_MINT)),
+  recipient_invalid: () => blocked(transfer('1', { counterparty: AGENT_A })),
+  account_not_initialized: () =>
+    thrownCode(() => checkFunds({ exists: false, balance: new Big(0) }, new Big(1))),
+  insufficient_balance: () => thrownCode(() => checkFunds({ exists: true, balance: new Big(0) }, new Big(1))),
+  validation_error: () => thrownCode(() => validate('TransferRequest', {})),
+  internal_error: () => classifyChainFailure({ error: 'BlockhashNotFound' }),
+  idempotency_key_reused: () =>
+    thrownCode(() => decideIdempotency({ fingerprint: 'f', intent_id: 'i', created_at: T0 }, 'g', T0)),
+  forbidden: () => thrownCode(() => authorizeOperator(group(), STRANGER)),
+  not_found: () => thrownCode(() => decideRemoveEntry({ entry_id: 'nope', now: T0 }, group())),
+  conflict: () => thrownCode(() => decideRemoveEntry({ entry_id: 'entry-agent-1', now: T0 }, group())),
+};
+
+/** Answered by the HTTP layer, not the domain: they are about transport, not the rules of money. */
+const TRANSPORT_CODES = ['rate_limited', 'payload_too_large', 'service_unavailable'];
+
+describe('every error code', () => {
+  it.each(Object.entries(PATHS))('%s is reachable from the domain', (code, path) => {
+    expect(path()).toBe(code);
+  });
+
+  it('covers the catalogue: every spec code, and every service code but the transport ones', () => {
+    const covered = new Set(Object.keys(PATHS));
+    const missing = ERROR_CODES.filter((c) => !covered.has(c) && !TRANSPORT_CODES.includes(c));
+    expect(missing).toEqual([]);
+    expect(ERROR_CODES.filter((c) => ERROR_CATALOGUE[c].origin === 'spec').every((c) => covered.has(c))).toBe(
+      true,
+    );
+    expect(() => checkRecipient(STRANGER)).not.toThrow();
+  });
+});

@@ -1,0 +1,98 @@
+import Big from 'big.js';
+import { codeOf } from '../errors/testing';
+import fc from 'fast-check';
+import { MAX_AMOUNT, fromBaseUnits, parseAmount, toBaseUnits } from './amount';
+import { splitFee } from './fee';
+
+describe('amounts', () => {
+  it.each([
+    [12.5, '12.5'],
+    ['12.5', '12.5'],
+    [0, '0'],
+    ['0.000001', '0.000001'],
+    [1.1, '1.1'],
+    ['1.100000', '1.1'],
+    [1e-6, '0.000001'],
+    ['18446744073709.551615', '18446744073709.551615'],
+  ])('reads %p exactly as %s', (input, text) => {
+    expect(parseAmount(input).toFixed()).toBe(text);
+  });
+
+  it.each([
+    ['more than 6 decimals (number)', 0.1234567],
+    ['more than 6 decimals (string)', '1.0000001'],
+    ['negative', -1],
+    ['negative string', '-1'],
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['-Infinity', Number.NEGATIVE_INFINITY],
+    ['non-numeric string', 'ten'],
+    ['exponent string', '1e3'],
+    ['empty string', ''],
+    ['hex string', '0x10'],
+    ['padded string', ' 1'],
+    ['boolean', true],
+    ['null', null],
+    ['object', { amount: 1 }],
+    ['beyond u64 base units', '18446744073709.551616'],
+  ])('rejects %s as invalid_amount', (_, input) => {
+    expect(codeOf(() => parseAmount(input))).toBe('invalid_amount');
+  });
+
+  it('converts to and from base units exactly for any decimals', () => {
+    expect(toBaseUnits(new Big('12.345678'), 6)).toBe(12_345_678n);
+    expect(toBaseUnits(new Big('12.345678'), 9)).toBe(12_345_678_000n);
+    expect(toBaseUnits(new Big('7'), 0)).toBe(7n);
+    expect(toBaseUnits(MAX_AMOUNT, 6)).toBe(2n ** 64n - 1n);
+    expect(fromBaseUnits(1n, 9).toFixed()).toBe('0.000000001');
+    expect(codeOf(() => toBaseUnits(new Big('1.005'), 2))).toBe('invalid_amount');
+  });
+
+  it('round-trips any 6-decimal amount through base units of any token with 6 or more decimals', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+        fc.integer({ min: 6, max: 12 }),
+        (micro, decimals) => {
+          const amount = fromBaseUnits(micro, 6);
+          expect(toBaseUnits(amount, decimals)).toBe(micro * 10n ** BigInt(decimals - 6));
+          expect(fromBaseUnits(toBaseUnits(amount, decimals), decimals).eq(amount)).toBe(true);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('the protocol fee', () => {
+  it.each([
+    ['100', '0.1', '99.9'],
+    ['25.5', '0.0255', '25.4745'],
+    ['0.0005', '0.000001', '0.000499'], // half a base unit rounds up
+    ['0.000499', '0', '0.000499'], // under half a base unit: no fee
+    ['0.000001', '0', '0.000001'],
+    ['1234.567891', '1.234568', '1233.333323'],
+  ])('on %s is %s, the recipient gets %s', (amount, fee, net) => {
+    const split = splitFee(new Big(amount));
+    expect(split.protocol_fee.toFixed()).toBe(fee);
+    expect(split.net_amount.toFixed()).toBe(net);
+  });
+
+  it('rounds to the token precision when it has fewer than 6 decimals', () => {
+    expect(splitFee(new Big('12.34'), 2).protocol_fee.toFixed()).toBe('0.01');
+  });
+
+  it('always satisfies net_amount + protocol_fee = amount, within half a base unit of 0.10 %', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (micro) => {
+        const amount = fromBaseUnits(micro, 6);
+        const { protocol_fee, net_amount } = splitFee(amount);
+        expect(net_amount.plus(protocol_fee).eq(amount)).toBe(true);
+        expect(net_amount.gte(0) && protocol_fee.gte(0)).toBe(true);
+        expect(protocol_fee.minus(amount.times('0.001')).abs().lte('0.0000005')).toBe(true);
+        expect(toBaseUnits(protocol_fee, 6) >= 0n).toBe(true); // never more than 6 decimals
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
