@@ -1,0 +1,181 @@
+/**
+ * The event store's contract: the behaviour every adapter must show, written once. Each adapter's
+ * `*.int.spec.ts` calls `eventStoreContract` with a factory for a fresh, empty store.
+ */
+import { randomUUID } from 'node:crypto';
+import { WrongExpectedRevision, comparePositions, type EventStore, type RecordedEvent } from './port';
+
+export function eventStoreContract(name: string, open: () => Promise<EventStore>): void {
+  describe(`event store contract: ${name}`, () => {
+    let store: EventStore;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const stream = () => `test-${randomUUID()}`;
+    const ev = (type: string, data: unknown = {}) => ({ type, data });
+
+    it('appends to a new stream and reads back ids, types, data and metadata in order', async () => {
+      const s = stream();
+      const id = randomUUID();
+      const result = await store.append(
+        s,
+        [
+          {
+            id,
+            type: 'a.happened',
+            data: { amount: '12.5', n: 1 },
+            metadata: { correlation_id: 'c-1', causation_id: 'k-1' },
+          },
+          ev('b.happened', { list: [1, 2] }),
+        ],
+        'no_stream',
+      );
+      expect(result.nextRevision).toBe(1n);
+      const events = await store.readStream(s);
+      expect(events.map((e) => [e.type, e.revision, e.stream])).toEqual([
+        ['a.happened', 0n, s],
+        ['b.happened', 1n, s],
+      ]);
+      expect(events[0]).toEqual(
+        expect.objectContaining({
+          id,
+          data: { amount: '12.5', n: 1 },
+          metadata: expect.objectContaining({
+            correlation_id: 'c-1',
+            causation_id: 'k-1',
+            timestamp: expect.any(String),
+          }),
+        }),
+      );
+      expect(Number.isNaN(Date.parse(events[0]!.metadata.timestamp))).toBe(false);
+      expect(comparePositions(events[1]!.position, result.position)).toBe(0);
+    });
+
+    it('appends at the exact expected revision and refuses a stale one with the actual revision', async () => {
+      const s = stream();
+      await store.append(s, [ev('x')], 'no_stream');
+      expect((await store.append(s, [ev('y')], 0n)).nextRevision).toBe(1n);
+      const err = await store.append(s, [ev('z')], 0n).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WrongExpectedRevision);
+      expect((err as WrongExpectedRevision).actual).toBe(1n);
+      expect((await store.readStream(s)).map((e) => e.type)).toEqual(['x', 'y']);
+    });
+
+    it('honours no_stream, stream_exists and any', async () => {
+      const s = stream();
+      const missing = await store.append(s, [ev('x')], 'stream_exists').catch((e: unknown) => e);
+      expect(missing).toBeInstanceOf(WrongExpectedRevision);
+      expect((missing as WrongExpectedRevision).actual).toBeUndefined();
+      expect((await store.append(s, [ev('x')], 'any')).nextRevision).toBe(0n);
+      expect((await store.append(s, [ev('y')], 'stream_exists')).nextRevision).toBe(1n);
+      const exists = await store.append(s, [ev('z')], 'no_stream').catch((e: unknown) => e);
+      expect((exists as WrongExpectedRevision).actual).toBe(1n);
+      expect((await store.append(s, [ev('z')], 'any')).nextRevision).toBe(2n);
+    });
+
+    it('stores nothing twice when an append is repeated with the same event ids', async () => {
+      const s = stream();
+      const batch = [
+        { id: randomUUID(), ...ev('x') },
+        { id: randomUUID(), ...ev('y') },
+      ];
+      const first = await store.append(s, batch, 'no_stream');
+      const again = await store.append(s, batch, 'no_stream');
+      expect(again.nextRevision).toBe(first.nextRevision);
+      expect(await store.readStream(s)).toHaveLength(2);
+    });
+
+    it('lets exactly one of many concurrent appends at the same expected revision win', async () => {
+      const s = stream();
+      await store.append(s, [ev('start')], 'no_stream');
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => store.append(s, [ev(`w${i}`)], 0n)),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(rejected.every((r) => r.reason instanceof WrongExpectedRevision)).toBe(true);
+      expect(await store.readStream(s)).toHaveLength(2);
+    });
+
+    it('reads a stream from a revision, a page at a time; a missing stream is empty', async () => {
+      const s = stream();
+      await store.append(
+        s,
+        Array.from({ length: 5 }, (_, i) => ev(`e${i}`)),
+        'no_stream',
+      );
+      expect((await store.readStream(s, { fromRevision: 3n })).map((e) => e.type)).toEqual(['e3', 'e4']);
+      expect((await store.readStream(s, { fromRevision: 1n, maxCount: 2 })).map((e) => e.type)).toEqual([
+        'e1',
+        'e2',
+      ]);
+      expect(await store.readStream(stream())).toEqual([]);
+    });
+
+    it('reads the whole log in order after an exclusive position', async () => {
+      const a = stream();
+      const b = stream();
+      await store.append(a, [ev('a0')], 'no_stream');
+      await store.append(b, [ev('b0'), ev('b1')], 'no_stream');
+      await store.append(a, [ev('a1')], 0n);
+      const all = (await store.readAll({ maxCount: 100_000 })).filter(
+        (e) => e.stream === a || e.stream === b,
+      );
+      expect(all.map((e) => e.type)).toEqual(['a0', 'b0', 'b1', 'a1']);
+      for (let i = 1; i < all.length; i++)
+        expect(comparePositions(all[i - 1]!.position, all[i]!.position)).toBeLessThan(0);
+      const after = await store.readAll({ from: all[1]!.position, maxCount: 2 });
+      expect(after.map((e) => e.type)).toEqual(['b1', 'a1']);
+    });
+
+    it('subscribes: catches up from a checkpoint, then delivers live appends in order, and stops', async () => {
+      const s = stream();
+      await store.append(s, [ev('old0'), ev('old1')], 'no_stream');
+      const [first] = await store.readStream(s);
+      const seen: RecordedEvent[] = [];
+      let caughtUp = false;
+      const sub = store.subscribeToAll({
+        from: first!.position,
+        onEvent: (e) => {
+          if (e.stream === s) seen.push(e);
+        },
+        onCaughtUp: () => (caughtUp = true),
+      });
+      await waitFor(() => caughtUp && seen.length === 1);
+      await store.append(s, [ev('live0')], 1n);
+      await store.append(s, [ev('live1')], 2n);
+      await waitFor(() => seen.length === 3);
+      await sub.stop();
+      await sub.done;
+      expect(seen.map((e) => e.type)).toEqual(['old1', 'live0', 'live1']);
+      await store.append(s, [ev('after-stop')], 3n);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(seen).toHaveLength(3);
+    });
+
+    it('ends a subscription whose handler throws, with that error', async () => {
+      const s = stream();
+      await store.append(s, [ev('boom')], 'no_stream');
+      const sub = store.subscribeToAll({
+        onEvent: (e) => {
+          if (e.stream === s) throw new Error('handler failed');
+        },
+      });
+      await expect(sub.done).rejects.toThrow('handler failed');
+      await sub.stop();
+    });
+  });
+}
+
+/** Polls `condition` until it holds (5 s at most). */
+export async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The event store port: streams with optimistic concurrency, and one global log read and subscribed
+ * in order. Adapters: PostgreSQL (server through `pg`, embedded through PGlite, the same SQL) and
+ * EventStoreDB. Every adapter passes the one contract suite in contract.ts.
+ */
+
+/** A position in the global log. Ordered by commit, then prepare (EventStoreDB's own shape). */
+export interface LogPosition {
+  commit: bigint;
+  prepare: bigint;
+}
+
+export const LOG_START: LogPosition = { commit: 0n, prepare: 0n };
+
+export const comparePositions = (a: LogPosition, b: LogPosition): number =>
+  a.commit === b.commit ? Number(a.prepare - b.prepare) : a.commit < b.commit ? -1 : 1;
+
+export interface EventMetadata {
+  correlation_id?: string;
+  causation_id?: string;
+  /** ISO 8601, set at append when absent. */
+  timestamp?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent {
+  /** A UUID; appending again with the same ids stores nothing twice. Generated when absent. */
+  id?: string;
+  type: string;
+  data: unknown;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: string;
+  stream: string;
+  /** 0-based position of the event in its stream. */
+  revision: bigint;
+  position: LogPosition;
+  data: unknown;
+  metadata: EventMetadata & { timestamp: string };
+}
+
+/** What the writer expects the stream to be: its exact last revision, or one of the three states. */
+export type ExpectedRevision = bigint | 'any' | 'no_stream' | 'stream_exists';
+
+export interface AppendResult {
+  /** The revision of the last event written (the expected revision for the next append). */
+  nextRevision: bigint;
+  position: LogPosition;
+}
+
+export class WrongExpectedRevision extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    /** The stream's actual last revision, or undefined when it does not exist. */
+    readonly actual: bigint | undefined,
+  ) {
+    super(
+      `stream ${stream}: expected revision ${String(expected)}, actual ${actual === undefined ? 'no stream' : String(actual)}`,
+    );
+    this.name = 'WrongExpectedRevision';
+  }
+}
+
+export interface Subscription {
+  /** Stops delivering; resolves once the handler in flight, if any, has returned. */
+  stop(): Promise<void>;
+  /** Settles when the subscription ends: resolved on stop, rejected with the handler's or the store's error. */
+  readonly done: Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events after this position (exclusive); from the start when absent. */
+  from?: LogPosition;
+  /** Called once per event, in log order, one at a time. A throw ends the subscription. */
+  onEvent(event: RecordedEvent): Promise<void> | void;
+  /** Called once the subscription has delivered everything committed when it caught up. */
+  onCaughtUp?(): void;
+}
+
+export interface EventStore {
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream from `fromRevision` (inclusive), in order; [] for a stream that does not exist. */
+  readStream(
+    stream: string,
+    options?: { fromRevision?: bigint; maxCount?: number },
+  ): Promise<RecordedEvent[]>;
+  /** Events of the whole log after `from` (exclusive), in log order. Never skips an event that commits later. */
+  readAll(options?: { from?: LogPosition; maxCount?: number }): Promise<RecordedEvent[]>;
+  /** Catches up from `from`, then delivers live events as they commit. */
+  subscribeToAll(options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}

@@ -1,0 +1,135 @@
+/**
+ * The SQL a PostgreSQL adapter needs, over either a server (`pg`) or PGlite (PostgreSQL compiled to
+ * WebAssembly, in-process, in a data folder). Both speak the same SQL, so one adapter serves both.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { Pool, type PoolClient } from 'pg';
+
+export interface Sql {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  /** Runs several statements, no parameters (migrations). */
+  exec(text: string): Promise<void>;
+  /** Calls `onNotify` on each NOTIFY on `channel`; resolves to an unlisten function. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** Runs `fn` on one connection inside a transaction. */
+  transaction<T>(fn: (tx: Pick<Sql, 'query' | 'exec'>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  connectionString: string;
+  /** Schema to create and use (search_path); lets tests and tenants share one database. */
+  schema?: string;
+  max?: number;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** A pool of connections to a PostgreSQL server. */
+export async function serverSql(options: ServerOptions): Promise<Sql> {
+  const schema = options.schema ?? 'public';
+  if (!IDENTIFIER.test(schema)) throw new Error(`schema name ${schema} must match ${IDENTIFIER}`);
+  if (schema !== 'public') {
+    const admin = new Pool({ connectionString: options.connectionString, max: 1 });
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } catch (err) {
+      // Two processes creating the schema at once: one wins, the other sees it exist.
+      if ((err as { code?: string }).code !== '23505') throw err;
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 20,
+    options: `-c search_path=${schema}`,
+  });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return {
+    async query<R>(text: string, params?: unknown[]) {
+      return (await pool.query(text, params as unknown[])).rows as R[];
+    },
+    async exec(text) {
+      await pool.query(text);
+    },
+    async listen(channel, onNotify) {
+      if (!IDENTIFIER.test(channel)) throw new Error(`channel ${channel} must match ${IDENTIFIER}`);
+      let client: PoolClient | undefined;
+      let closed = false;
+      const connect = async (): Promise<void> => {
+        try {
+          client = await pool.connect();
+          client.on('notification', (msg) => msg.channel === channel && onNotify());
+          client.on('error', () => {
+            client?.release(true);
+            client = undefined;
+            if (!closed) setTimeout(() => void connect(), 500).unref();
+          });
+          await client.query(`LISTEN ${channel}`);
+          onNotify(); // anything committed while we were not listening
+        } catch {
+          client?.release(true);
+          client = undefined;
+          if (!closed) setTimeout(() => void connect(), 500).unref();
+        }
+      };
+      await connect();
+      return async () => {
+        closed = true;
+        if (client) {
+          await client.query(`UNLISTEN ${channel}`).catch(() => undefined);
+          client.release();
+        }
+      };
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          query: async <R>(text: string, params?: unknown[]) =>
+            (await client.query(text, params as unknown[])).rows as R[],
+          // Without parameters pg uses the simple protocol, which runs several statements.
+          exec: async (text: string) => void (await client.query(text)),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** PGlite in a data folder (or in memory when `dataDir` is absent). */
+export async function embeddedSql(dataDir?: string): Promise<Sql> {
+  const db = dataDir ? new PGlite(dataDir) : new PGlite();
+  await db.waitReady;
+  return {
+    async query<R>(text: string, params?: unknown[]) {
+      return (await db.query<R>(text, params)).rows;
+    },
+    async exec(text) {
+      await db.exec(text);
+    },
+    async listen(channel, onNotify) {
+      const unlisten = await db.listen(channel, () => onNotify());
+      return unlisten;
+    },
+    async transaction(fn) {
+      return db.transaction(async (tx) =>
+        fn({
+          query: async <R>(t: string, p?: unknown[]) => (await tx.query<R>(t, p)).rows,
+          exec: async (t: string) => void (await tx.exec(t)),
+        }),
+      );
+    },
+    close: () => db.close(),
+  };
+}
