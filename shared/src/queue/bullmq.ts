@@ -1,0 +1,125 @@
+/**
+ * The job queue on BullMQ (Redis). Deduplication uses BullMQ's `deduplication` option in throttle mode
+ * (an id and a TTL), which holds whether the first job is waiting, done or already removed — unlike a
+ * custom jobId, which stops deduplicating once the completed job is cleaned up. Retries use BullMQ's
+ * exponential backoff with jitter. Stalled jobs (a worker that died) are put back by BullMQ itself.
+ */
+import { Queue, Worker as BullWorker, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import {
+  DEFAULT_RETRY,
+  type EnqueueOptions,
+  type EnqueueResult,
+  type FailedJob,
+  type Job,
+  type JobCounts,
+  type JobQueue,
+  type RetryPolicy,
+  type Worker,
+} from './port';
+
+export interface BullJobQueueOptions {
+  /** Redis URL, e.g. redis://127.0.0.1:6379. */
+  url: string;
+  /** Key prefix, so several deployments or test runs share one Redis. */
+  prefix?: string;
+  retry?: RetryPolicy;
+  /** How long completed jobs are kept (seconds); failed ones stay until retried or cleaned. */
+  keepCompletedSeconds?: number;
+}
+
+function connectionFrom(url: string): ConnectionOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    ...(u.password && { password: decodeURIComponent(u.password) }),
+    ...(u.username && { username: decodeURIComponent(u.username) }),
+    ...(u.pathname.length > 1 && { db: Number(u.pathname.slice(1)) }),
+    // Workers block on Redis; BullMQ wants no per-request retry limit on their connections.
+    maxRetriesPerRequest: null,
+  };
+}
+
+export class BullJobQueue<T> implements JobQueue<T> {
+  private readonly queue: Queue;
+  private readonly connection: ConnectionOptions;
+  private readonly prefix: string;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly workers = new Set<BullWorker>();
+
+  constructor(
+    readonly name: string,
+    private readonly options: BullJobQueueOptions,
+  ) {
+    this.connection = connectionFrom(options.url);
+    this.prefix = options.prefix ?? 'bull';
+    this.retryPolicy = options.retry ?? DEFAULT_RETRY;
+    this.queue = new Queue(name, { connection: this.connection, prefix: this.prefix });
+  }
+
+  async enqueue(name: string, data: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+    const policy = { ...this.retryPolicy, ...options.retry };
+    const jobId = randomUUID();
+    const opts: JobsOptions = {
+      jobId,
+      attempts: policy.attempts,
+      backoff: { type: 'exponential', delay: policy.backoffMs, jitter: policy.jitter },
+      removeOnComplete: { age: this.options.keepCompletedSeconds ?? 3600 },
+      removeOnFail: false,
+      ...(options.delayMs !== undefined && { delay: options.delayMs }),
+      ...(options.dedup && { deduplication: { id: options.dedup.id, ttl: options.dedup.ttlMs } }),
+    };
+    const job = await this.queue.add(name, data, opts);
+    return { jobId: job.id ?? jobId, deduplicated: job.id !== jobId };
+  }
+
+  process(handler: (job: Job<T>) => Promise<void>, options: { concurrency?: number } = {}): Worker {
+    const worker = new BullWorker(
+      this.name,
+      async (job) =>
+        handler({ id: job.id!, name: job.name, data: job.data as T, attempt: job.attemptsMade + 1 }),
+      { connection: this.connection, prefix: this.prefix, concurrency: options.concurrency ?? 1 },
+    );
+    worker.on('error', () => undefined); // connection errors: the worker reconnects by itself
+    this.workers.add(worker);
+    return {
+      close: async () => {
+        this.workers.delete(worker);
+        await worker.close();
+      },
+    };
+  }
+
+  async failed(limit = 100): Promise<FailedJob<T>[]> {
+    const jobs = await this.queue.getFailed(0, limit - 1);
+    return jobs.map((j) => ({
+      id: j.id!,
+      name: j.name,
+      data: j.data as T,
+      error: j.failedReason,
+      attempts: j.attemptsMade,
+    }));
+  }
+
+  async retry(jobId: string): Promise<void> {
+    const job = await this.queue.getJob(jobId);
+    if (!job) throw new Error(`no job ${jobId}`);
+    await job.retry('failed', { resetAttemptsMade: true });
+  }
+
+  async counts(): Promise<JobCounts> {
+    const c = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+    return { waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0, failed: c.failed ?? 0 };
+  }
+
+  /** Removes the queue's keys (tests, and an operator resetting a queue). */
+  async obliterate(): Promise<void> {
+    await this.queue.obliterate({ force: true });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.workers].map((w) => w.close()));
+    await this.queue.close();
+  }
+}

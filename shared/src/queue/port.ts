@@ -1,0 +1,76 @@
+/**
+ * The job queue port: at-least-once jobs with deduplication, retries with exponential backoff and
+ * jitter, concurrency, delays, and a failed set an operator can list and retry. Adapters: BullMQ on
+ * Redis, and in-process (same contract, for the embedded default). A handler may run twice for one
+ * job (a worker dies mid-job, a lock expires): every handler must be idempotent.
+ */
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  /** Delay before the first retry; each next one doubles. */
+  backoffMs: number;
+  /** Share of each delay drawn at random (0..1): spreads retries of jobs that failed together. */
+  jitter: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, backoffMs: 500, jitter: 0.5 };
+
+export interface EnqueueOptions {
+  /** Jobs with the same id are added once while `ttlMs` runs, whatever became of the first. */
+  dedup?: { id: string; ttlMs: number };
+  delayMs?: number;
+  retry?: Partial<RetryPolicy>;
+}
+
+export interface EnqueueResult {
+  jobId: string;
+  /** True when an earlier job with the same dedupId stood in its way and nothing was added. */
+  deduplicated: boolean;
+}
+
+export interface Job<T> {
+  id: string;
+  name: string;
+  data: T;
+  /** 1 on the first run, 2 on the first retry, … */
+  attempt: number;
+}
+
+export interface FailedJob<T> {
+  id: string;
+  name: string;
+  data: T;
+  error: string;
+  attempts: number;
+}
+
+export interface JobCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+}
+
+export interface Worker {
+  /** Stops taking jobs and waits for the ones in hand to finish. */
+  close(): Promise<void>;
+}
+
+export interface JobQueue<T> {
+  readonly name: string;
+  enqueue(name: string, data: T, options?: EnqueueOptions): Promise<EnqueueResult>;
+  process(handler: (job: Job<T>) => Promise<void>, options?: { concurrency?: number }): Worker;
+  /** Jobs that used up their attempts, newest first. */
+  failed(limit?: number): Promise<FailedJob<T>[]>;
+  /** Puts a failed job back to run again, with a fresh set of attempts. */
+  retry(jobId: string): Promise<void>;
+  counts(): Promise<JobCounts>;
+  close(): Promise<void>;
+}
+
+/** The delay before retry number `retry` (1-based) under `policy`, with `random` in [0, 1). */
+export function backoffDelay(policy: RetryPolicy, retry: number, random: number): number {
+  const base = policy.backoffMs * 2 ** (retry - 1);
+  return Math.round(base * (1 - policy.jitter) + base * policy.jitter * random);
+}

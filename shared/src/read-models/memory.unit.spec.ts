@@ -1,0 +1,4 @@
+import { readModelStoreContract } from './contract';
+import { MemoryReadModelStore } from './memory';
+
+readModelStoreContract('in-process', async () => new MemoryReadModelStore());
