@@ -6,12 +6,13 @@
  * The fixtures (fee payer, mint authority, treasury, the mints) derive from a seed, so their
  * addresses stay the same across restarts and machines.
  */
-import { lamports, type Address, type Signature } from '@solana/kit';
+import { lamports, type Address, type EncodedAccount, type Signature, type Transaction } from '@solana/kit';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import type { Token } from '../domain/tokens';
-import { derivedSigner, type Signer } from './keys';
+import type { Signer } from './keys';
+import { DEFAULT_LOCAL_TOKENS, localFixtures, type LocalFixtures } from './local-fixtures';
 import { ChainFailure, type LocalChain, type SignatureStatus, type TokenAccount } from './port';
 import {
   ata,
@@ -32,10 +33,17 @@ export interface LiteSvmChainOptions {
   tokens?: { symbol: string; decimals: number }[];
 }
 
-export const DEFAULT_LOCAL_TOKENS = [
-  { symbol: 'USDC', decimals: 6 },
-  { symbol: 'SOL', decimals: 9 },
-];
+export interface ChainNodeBackend {
+  blockhash(): string;
+  slot(): bigint;
+  advanceSlot(): void;
+  account(address: string): EncodedAccount | null;
+  /** Executes a transaction; throws ChainFailure when it fails. */
+  send(transaction: Transaction): Promise<void>;
+  status(signature: string): Promise<SignatureStatus>;
+  airdrop(address: string, lamports: bigint): Promise<void>;
+  rentExemption(space: bigint): bigint;
+}
 
 export class LiteSvmChain implements LocalChain {
   readonly tokens: readonly Token[];
@@ -50,7 +58,7 @@ export class LiteSvmChain implements LocalChain {
   private constructor(
     private readonly svm: LiteSVM,
     private readonly options: LiteSvmChainOptions,
-    fixtures: { payer: Signer; authority: Signer; treasury: Signer; mints: (Token & { signer: Signer })[] },
+    fixtures: LocalFixtures,
   ) {
     this.payer = fixtures.payer;
     this.authority = fixtures.authority;
@@ -59,17 +67,11 @@ export class LiteSvmChain implements LocalChain {
   }
 
   static async open(options: LiteSvmChainOptions = {}): Promise<LiteSvmChain> {
-    const seed = options.seed ?? 'local-chain';
-    const payer = derivedSigner(seed, 'payer');
-    const authority = derivedSigner(seed, 'mint-authority');
-    const treasury = derivedSigner(seed, 'treasury');
-    const mints = (options.tokens ?? DEFAULT_LOCAL_TOKENS).map((t) => {
-      const signer = derivedSigner(seed, `mint:${t.symbol}`);
-      return { ...t, mint: signer.address, signer };
-    });
+    const fixtures = localFixtures(options.seed, options.tokens ?? DEFAULT_LOCAL_TOKENS);
+    const { payer, authority, mints } = fixtures;
     const restored = options.stateFile !== undefined && existsSync(options.stateFile);
     const svm = restored ? LiteSVM.loadFromFile(options.stateFile!) : new LiteSVM();
-    const chain = new LiteSvmChain(svm, options, { payer, authority, treasury, mints });
+    const chain = new LiteSvmChain(svm, options, fixtures);
     if (!restored) {
       svm.airdrop(payer.address as Address, lamports(1_000n * 1_000_000_000n));
       for (const m of mints) {
@@ -188,6 +190,24 @@ export class LiteSvmChain implements LocalChain {
   async close(): Promise<void> {
     await this.saving;
     await this.save();
+  }
+
+  /** What a JSON-RPC node serving this chain needs (rpc-node.ts). */
+  node(): ChainNodeBackend {
+    return {
+      blockhash: () => this.svm.latestBlockhash(),
+      slot: () => this.svm.getClock().slot,
+      advanceSlot: () => this.svm.warpToSlot(this.svm.getClock().slot + 1n),
+      account: (address) => {
+        const account = this.svm.getAccount(address as Address);
+        return account.exists ? account : null;
+      },
+      send: async (transaction) =>
+        this.send({ transaction, signature: '', wire: new Uint8Array(), lastValidBlockHeight: 0n }),
+      status: (signature) => this.status(signature),
+      airdrop: (address, amount) => this.fund(address, amount),
+      rentExemption: (space) => this.svm.minimumBalanceForRentExemption(space),
+    };
   }
 }
 

@@ -56,8 +56,16 @@ function naiveReader(): Reader {
   };
 }
 
-const batch = (id: string) =>
-  JSON.stringify([{ id, type: 'test.ordered', data: {}, metadata: { timestamp: new Date().toISOString() } }]);
+/** One append, as the store sends it, for writers that hold their transaction open themselves. */
+const appendSql = `SELECT * FROM es_append_batches($1::jsonb)`;
+const batch = (stream: string, id: string) =>
+  JSON.stringify([
+    {
+      s: stream,
+      x: 'any',
+      e: [{ id, type: 'test.ordered', data: {}, metadata: { timestamp: new Date().toISOString() } }],
+    },
+  ]);
 
 /** Runs the out-of-order commit and returns what the reader delivered, and the two ids. */
 async function outOfOrderCommit(reader: Reader) {
@@ -67,7 +75,7 @@ async function outOfOrderCommit(reader: Reader) {
   const writerA = await pool.connect();
   try {
     await writerA.query('BEGIN');
-    await writerA.query(`SELECT es_append($1, 'any', $2::jsonb)`, [`order-${early}`, batch(early)]);
+    await writerA.query(appendSql, [batch(`order-${early}`, early)]);
     await store.append(`order-${late}`, [{ id: late, type: 'test.ordered', data: {} }], 'any');
     const beforeCommit = await reader.poll();
     await writerA.query('COMMIT');
@@ -120,7 +128,7 @@ describe('concurrent writers whose transactions commit in random order', () => {
             const id = randomUUID();
             ids.add(id);
             await client.query('BEGIN');
-            await client.query(`SELECT es_append($1, 'any', $2::jsonb)`, [`writer-${w}`, batch(id)]);
+            await client.query(appendSql, [batch(`writer-${w}`, id)]);
             await new Promise((r) => setTimeout(r, Math.random() * 8));
             await client.query('COMMIT');
             await client.query(`SELECT pg_notify('es_events', '')`);

@@ -6,7 +6,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { Pool, type PoolClient } from 'pg';
 
 export interface Sql {
-  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  /** `name` makes it a prepared statement on the server (parsed and planned once per connection). */
+  query<R = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<R[]>;
   /** Runs several statements, no parameters (migrations). */
   exec(text: string): Promise<void>;
   /** Calls `onNotify` on each NOTIFY on `channel`; resolves to an unlisten function. */
@@ -48,8 +49,8 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return {
-    async query<R>(text: string, params?: unknown[]) {
-      return (await pool.query(text, params as unknown[])).rows as R[];
+    async query<R>(text: string, params?: unknown[], name?: string) {
+      return (await pool.query({ text, values: params as unknown[], ...(name && { name }) })).rows as R[];
     },
     async exec(text) {
       await pool.query(text);

@@ -1,0 +1,27 @@
+/**
+ * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=chain,event-store to choose.
+ */
+import { cpus } from 'node:os';
+import { chainBench } from './chain.bench';
+import { eventStoreBench } from './event-store.bench';
+
+const all: Record<string, () => Promise<string>> = { 'event-store': eventStoreBench, chain: chainBench };
+
+async function main() {
+  const only = process.env.BENCH_ONLY?.split(',');
+  console.log(`node ${process.version}, ${cpus().length} cores, BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}`);
+  for (const [name, bench] of Object.entries(all)) {
+    if (only && !only.includes(name)) continue;
+    console.log(`\n== ${name}`);
+    await bench();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

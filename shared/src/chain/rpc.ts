@@ -1,0 +1,172 @@
+/**
+ * The chain over Solana JSON-RPC (`@solana/web3.js` Connection): any cluster, or the local chain node.
+ * Transactions are built and signed by the same code as the LiteSVM adapter and sent raw.
+ * Confirmation polls the signature's status until it lands, fails, or its blockhash expires (the
+ * block height passes the transaction's last valid height): then it is reported as expired, and the
+ * caller may check `status` and sign anew, never resending a transaction that could still land.
+ */
+import { Connection, PublicKey, SendTransactionError } from '@solana/web3.js';
+import type { Token } from '../domain/tokens';
+import type { Signer } from './keys';
+import { localFixtures } from './local-fixtures';
+import { ChainFailure, type Chain, type LocalChain, type SignatureStatus, type TokenAccount } from './port';
+import {
+  ata,
+  mintToInstructions,
+  signTransaction,
+  transferWithFeeInstructions,
+  type SignedTransaction,
+  type TransferWithFee,
+} from './transactions';
+
+export interface RpcChainOptions {
+  url: string;
+  tokens: readonly Token[];
+  /** Pays transaction fees and token-account rent. */
+  payer: Signer;
+  treasury: string;
+  /** Local chain only: the mint authority, to pay addresses as an outside party. */
+  mintAuthority?: Signer;
+  /** How often confirmation polls (ms). */
+  pollMs?: number;
+}
+
+/** Waits for a signature to land or fail, or for its blockhash to expire. */
+export async function awaitConfirmation(
+  status: () => Promise<SignatureStatus>,
+  blockHeight: () => Promise<number>,
+  lastValidBlockHeight: bigint,
+  pollMs: number,
+): Promise<void> {
+  for (;;) {
+    const s = await status();
+    if (s === 'confirmed') return;
+    if (s === 'failed') throw new ChainFailure('transaction failed');
+    if (BigInt(await blockHeight()) > lastValidBlockHeight) {
+      // Expired: it can no longer land. One last look, in case it landed at the very end.
+      if ((await status()) === 'confirmed') return;
+      throw new ChainFailure('BlockhashExpired: the transaction did not land before its blockhash expired');
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+export class RpcChain implements LocalChain {
+  readonly tokens: readonly Token[];
+  readonly treasury: string;
+  private readonly connection: Connection;
+  /** Token accounts known to exist (they are never closed here), and those a pending transfer creates. */
+  private readonly existing = new Set<string>();
+  private readonly creates = new Map<string, string[]>();
+
+  constructor(private readonly options: RpcChainOptions) {
+    this.connection = new Connection(options.url, {
+      commitment: 'confirmed',
+      disableRetryOnRateLimit: false,
+    });
+    this.tokens = options.tokens;
+    this.treasury = options.treasury;
+  }
+
+  /** A client of the local chain node, with the fixtures derived from the node's seed. */
+  static local(url: string, seed?: string): RpcChain {
+    const f = localFixtures(seed);
+    return new RpcChain({
+      url,
+      tokens: f.mints.map(({ symbol, mint, decimals }) => ({ symbol, mint, decimals })),
+      payer: f.payer,
+      treasury: f.treasury.address,
+      mintAuthority: f.authority,
+    });
+  }
+
+  async tokenAccount(owner: string, mint: string): Promise<TokenAccount> {
+    const address = await ata(owner, mint);
+    const [info] = await this.connection.getMultipleAccountsInfo([new PublicKey(address)]);
+    return info
+      ? { address, exists: true, amount: info.data.readBigUInt64LE(64) }
+      : { address, exists: false, amount: 0n };
+  }
+
+  async balances(owner: string): Promise<Map<string, bigint>> {
+    const addresses = await Promise.all(this.tokens.map((t) => ata(owner, t.mint)));
+    const infos = await this.connection.getMultipleAccountsInfo(addresses.map((a) => new PublicKey(a)));
+    return new Map(this.tokens.map((t, i) => [t.mint, infos[i] ? infos[i]!.data.readBigUInt64LE(64) : 0n]));
+  }
+
+  async prepareTransfer(transfer: TransferWithFee): Promise<SignedTransaction> {
+    const [recipient, treasury] = await Promise.all([
+      ata(transfer.to, transfer.mint),
+      ata(this.treasury, transfer.mint),
+    ]);
+    const known = { recipient: this.existing.has(recipient), treasury: this.existing.has(treasury) };
+    const hash = await this.connection.getLatestBlockhash();
+    const tx = signTransaction(
+      await transferWithFeeInstructions(transfer, this.options.payer, known),
+      this.options.payer,
+      [transfer.from],
+      {
+        blockhash: hash.blockhash,
+        lastValidBlockHeight: BigInt(hash.lastValidBlockHeight),
+      },
+    );
+    this.creates.set(tx.signature, [recipient, treasury]);
+    return tx;
+  }
+
+  async submit(tx: SignedTransaction): Promise<void> {
+    try {
+      await this.connection.sendRawTransaction(tx.wire, { skipPreflight: false, maxRetries: 0 });
+    } catch (err) {
+      if (err instanceof SendTransactionError)
+        throw new ChainFailure(err.transactionError.message, err.transactionError.logs ?? []);
+      throw err;
+    }
+    await awaitConfirmation(
+      () => this.status(tx.signature),
+      () => this.connection.getBlockHeight(),
+      tx.lastValidBlockHeight,
+      this.options.pollMs ?? 200,
+    );
+    for (const account of this.creates.get(tx.signature) ?? []) this.existing.add(account);
+    this.creates.delete(tx.signature);
+  }
+
+  async status(signature: string): Promise<SignatureStatus> {
+    const { value } = await this.connection.getSignatureStatuses([signature], {
+      searchTransactionHistory: true,
+    });
+    const s = value[0];
+    if (!s) return 'unknown';
+    if (s.err) return 'failed';
+    return s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'
+      ? 'confirmed'
+      : 'unknown';
+  }
+
+  async mintTo(owner: string, mint: string, amount: bigint, reference: string): Promise<string> {
+    const authority = this.options.mintAuthority;
+    const token = this.tokens.find((t) => t.mint === mint);
+    if (!authority || !token) throw new ChainFailure('minting needs the local chain and one of its tokens');
+    const hash = await this.connection.getLatestBlockhash();
+    const tx = signTransaction(
+      await mintToInstructions(this.options.payer, authority, owner, mint, token.decimals, amount, reference),
+      this.options.payer,
+      [authority],
+      {
+        blockhash: hash.blockhash,
+        lastValidBlockHeight: BigInt(hash.lastValidBlockHeight),
+      },
+    );
+    await this.submit(tx);
+    return tx.signature;
+  }
+
+  async fund(address: string, lamports: bigint): Promise<void> {
+    await this.connection.requestAirdrop(new PublicKey(address), Number(lamports));
+  }
+
+  async close(): Promise<void> {}
+}
+
+export type { Chain };
