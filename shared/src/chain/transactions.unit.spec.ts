@@ -48,23 +48,29 @@ function meaning(bytes: Uint8Array) {
   };
 }
 
+/** A transfer-with-fee between fresh wallets, with its payer and agent. */
+async function aTransfer(net: bigint, fee: bigint) {
+  const payer = generateSigner();
+  const agent = generateSigner();
+  const instructions = await transferWithFeeInstructions(
+    {
+      from: agent,
+      to: generateSigner().address,
+      mint: generateSigner().address,
+      decimals: 6,
+      net,
+      fee,
+      treasury: generateSigner().address,
+      reference: 'intent-1',
+    },
+    payer,
+  );
+  return { payer, agent, instructions };
+}
+
 describe('the legacy message compiler', () => {
   it('means exactly what @solana/kit compiles from the same instructions', async () => {
-    const payer = generateSigner();
-    const agent = generateSigner();
-    const instructions = await transferWithFeeInstructions(
-      {
-        from: agent,
-        to: generateSigner().address,
-        mint: generateSigner().address,
-        decimals: 6,
-        net: 998n,
-        fee: 2n,
-        treasury: generateSigner().address,
-        reference: 'intent-1',
-      },
-      payer,
-    );
+    const { payer, instructions } = await aTransfer(998n, 2n);
     const ours = compileLegacyMessage(instructions, payer.address, BLOCKHASH);
     const kit = compileTransaction(
       pipe(
@@ -83,21 +89,7 @@ describe('the legacy message compiler', () => {
   });
 
   it('signs for the fee payer and every signer; the signatures verify and the first is the id', async () => {
-    const payer = generateSigner();
-    const agent = generateSigner();
-    const instructions = await transferWithFeeInstructions(
-      {
-        from: agent,
-        to: generateSigner().address,
-        mint: generateSigner().address,
-        decimals: 6,
-        net: 1n,
-        fee: 0n,
-        treasury: generateSigner().address,
-        reference: 'r',
-      },
-      payer,
-    );
+    const { payer, agent, instructions } = await aTransfer(1n, 0n);
     const tx = signTransaction(instructions, payer, [agent], {
       blockhash: BLOCKHASH,
       lastValidBlockHeight: 9n,

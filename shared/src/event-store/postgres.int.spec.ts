@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { embeddedSql, serverSql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
 import { eventStoreContract } from './contract';
@@ -19,3 +22,17 @@ eventStoreContract('PostgreSQL server', async () => {
 eventStoreContract('PGlite (embedded)', async () =>
   PostgresEventStore.open(await embeddedSql(), { idlePollMs: 5_000 }),
 );
+
+describe('PGlite in a data folder', () => {
+  it('keeps streams and the log across a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pglite-'));
+    const first = await PostgresEventStore.open(await embeddedSql(dir));
+    await first.append('agent-1', [{ type: 'agent.registered', data: { n: 1 } }], 'no_stream');
+    await first.close();
+    const second = await PostgresEventStore.open(await embeddedSql(dir));
+    expect((await second.readStream('agent-1')).map((e) => e.data)).toEqual([{ n: 1 }]);
+    expect((await second.append('agent-1', [{ type: 'x', data: {} }], 0n)).nextRevision).toBe(1n);
+    expect(await second.readAll()).toHaveLength(2);
+    await second.close();
+  });
+});
