@@ -20,6 +20,8 @@ export interface WindowItem {
   value: Big;
   spends: boolean;
   status: 'reserved' | 'confirmed' | 'failed';
+  /** What the executor signed for it, once recorded. */
+  submission?: { signature: string; wire: string; lastValidBlockHeight: string };
 }
 
 export interface AgentState {
@@ -86,7 +88,19 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       });
       return { ...state, intents };
     }
+    case 'intent.submitting': {
+      const item = state.intents.get(event.data.intent_id);
+      if (!item || item.status !== 'reserved') return state;
+      const intents = new Map(state.intents);
+      const d = event.data;
+      intents.set(item.intentId, {
+        ...item,
+        submission: { signature: d.signature, wire: d.wire, lastValidBlockHeight: d.last_valid_block_height },
+      });
+      return { ...state, intents };
+    }
     case 'intent.blocked':
+    case 'payment.received':
     case 'policy.limit_threshold':
       return state;
   }

@@ -104,6 +104,9 @@ export interface IntentData {
   idempotency_key?: string;
   /** Action-specific parameters (swap: to_mint, minimum_amount_out, slippage_bps; lending: cpi_data). */
   params?: Record<string, unknown>;
+  /** Headroom once this intent counts: what the answer reports, also when a retry rebuilds it. */
+  daily_remaining_after?: string;
+  hourly_tx_remaining_after?: number;
   at: number;
 }
 
@@ -122,6 +125,23 @@ export type IntentBlocked = Event<
     counterparty: string;
     at: number;
   }
+>;
+/** The executor's record of what it is about to submit, written before it submits (never twice on chain). */
+export type IntentSubmitting = Event<
+  'intent.submitting',
+  {
+    intent_id: string;
+    agent_id: string;
+    signature: string;
+    wire: string;
+    last_valid_block_height: string;
+    at: number;
+  }
+>;
+/** An outside party paid the agent (the local chain's airdrop, or a payment the chain reported). */
+export type PaymentReceived = Event<
+  'payment.received',
+  { agent_id: string; mint: string; amount: string; from: string; tx_signature: string; at: number }
 >;
 export type IntentConfirmed = Event<
   'intent.confirmed',
@@ -151,6 +171,8 @@ export type AgentEvent =
   | AgentEmergencyWithdraw
   | IntentAccepted
   | IntentBlocked
+  | IntentSubmitting
+  | PaymentReceived
   | IntentConfirmed
   | IntentFailed
   | LimitThreshold;

@@ -10,3 +10,4 @@ export * from './tokens';
 export * from './idempotency';
 export * from './swap';
 export * from './chain-outcome';
+export * from './idempotency-events';

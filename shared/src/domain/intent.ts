@@ -224,6 +224,10 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
 
   const entry = evaluation.entry!;
   const budgeted = entry.type === 1;
+  const dailyAfter = spends(cmd.action)
+    ? evaluation.daily_remaining.minus(cmd.value)
+    : evaluation.daily_remaining;
+  const hourlyAfter = evaluation.hourly_tx_remaining - 1;
   const data: IntentData = {
     intent_id: cmd.intent_id,
     agent_id: agent.agentId,
@@ -244,6 +248,8 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
     ...(cmd.task_id !== undefined && { task_id: cmd.task_id }),
     ...(cmd.idempotency_key !== undefined && { idempotency_key: cmd.idempotency_key }),
     ...(cmd.params !== undefined && { params: cmd.params }),
+    daily_remaining_after: amountText(dailyAfter),
+    hourly_tx_remaining_after: hourlyAfter,
     at: cmd.now,
   };
   return {
@@ -265,8 +271,8 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
             },
           ]
         : [],
-    daily_remaining: data.spends ? evaluation.daily_remaining.minus(cmd.value) : evaluation.daily_remaining,
-    hourly_tx_remaining: evaluation.hourly_tx_remaining - 1,
+    daily_remaining: dailyAfter,
+    hourly_tx_remaining: hourlyAfter,
   };
 }
 

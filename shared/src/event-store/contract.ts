@@ -132,6 +132,12 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       expect(after.map((e) => e.type)).toEqual(['b1', 'a1']);
     });
 
+    it('knows the position of the last event', async () => {
+      const s = stream();
+      const result = await store.append(s, [ev('x'), ev('y')], 'no_stream');
+      expect(comparePositions(await store.headPosition(), result.position)).toBe(0);
+    });
+
     it('subscribes: catches up from a checkpoint, then delivers live appends in order, and stops', async () => {
       const s = stream();
       await store.append(s, [ev('old0'), ev('old1')], 'no_stream');

@@ -4,6 +4,8 @@
  */
 import {
   ANY,
+  BACKWARDS,
+  END,
   EventStoreDBClient,
   FORWARDS,
   NO_STREAM,
@@ -138,6 +140,18 @@ export class EventStoreDbEventStore implements EventStore {
       if (out.length === maxCount) break;
     }
     return out;
+  }
+
+  async headPosition(): Promise<LogPosition> {
+    for await (const resolved of this.client.readAll({
+      fromPosition: END,
+      direction: BACKWARDS,
+      maxCount: 20,
+    })) {
+      const event = toEvent(resolved);
+      if (event) return event.position;
+    }
+    return LOG_START;
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {

@@ -90,6 +90,8 @@ export interface EventStore {
   ): Promise<RecordedEvent[]>;
   /** Events of the whole log after `from` (exclusive), in log order. Never skips an event that commits later. */
   readAll(options?: { from?: LogPosition; maxCount?: number }): Promise<RecordedEvent[]>;
+  /** The position of the last event a reader can see now (LOG_START for an empty log). */
+  headPosition(): Promise<LogPosition>;
   /** Catches up from `from`, then delivers live events as they commit. */
   subscribeToAll(options: SubscribeOptions): Subscription;
   close(): Promise<void>;

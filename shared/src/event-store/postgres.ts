@@ -283,6 +283,15 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toEvent);
   }
 
+  async headPosition(): Promise<LogPosition> {
+    const [row] = await this.sql.query<{ tx: string | null; pos: string | bigint | null }>(
+      `SELECT transaction_id::text AS tx, global_position AS pos FROM es_events
+       WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+    );
+    return row?.tx ? { commit: BigInt(row.tx), prepare: BigInt(row.pos!) } : LOG_START;
+  }
+
   subscribeToAll(options: SubscribeOptions): Subscription {
     let stopped = false;
     let wake: (() => void) | undefined;

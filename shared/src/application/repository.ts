@@ -1,0 +1,91 @@
+/**
+ * Loads a stream's state (folded with its evolve function) and appends what a decision produced,
+ * with the revision the decision was made on. A version conflict means another decision got there
+ * first: reload and decide again. States are cached per stream with their revision, so loading reads
+ * only the events appended since.
+ */
+import {
+  WrongExpectedRevision,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+} from '../event-store/port';
+
+export interface Loaded<S> {
+  state: S;
+  /** The last revision folded, or 'no_stream'. */
+  revision: ExpectedRevision;
+}
+
+export class Repository<S, E extends { type: string; data: unknown }> {
+  private readonly cache = new Map<string, { state: S; revision: bigint }>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly initial: () => S,
+    private readonly evolve: (state: S, event: E) => S,
+    private readonly maxCached = 50_000,
+  ) {}
+
+  async load(stream: string): Promise<Loaded<S>> {
+    const cached = this.cache.get(stream);
+    const from = cached ? cached.revision + 1n : 0n;
+    const events = await this.store.readStream(stream, { fromRevision: from });
+    if (!cached && events.length === 0) return { state: this.initial(), revision: 'no_stream' };
+    let state = cached ? cached.state : this.initial();
+    let revision = cached?.revision ?? -1n;
+    for (const e of events) {
+      state = this.evolve(state, { type: e.type, data: e.data } as E);
+      revision = e.revision;
+    }
+    this.remember(stream, state, revision);
+    return { state, revision };
+  }
+
+  /** Appends `events` at `expected`; on success the cache moves with them. Throws WrongExpectedRevision. */
+  async append(
+    stream: string,
+    loaded: Loaded<S>,
+    events: readonly E[],
+    metadata?: NewEvent['metadata'],
+  ): Promise<Loaded<S>> {
+    if (events.length === 0) return loaded;
+    const result = await this.store.append(
+      stream,
+      events.map((e) => ({ type: e.type, data: e.data, ...(metadata && { metadata }) })),
+      loaded.revision,
+    );
+    const state = events.reduce(this.evolve, loaded.state);
+    this.remember(stream, state, result.nextRevision);
+    return { state, revision: result.nextRevision };
+  }
+
+  /** Load, decide, append; again on a version conflict (a few times, with jitter). */
+  async handle<R>(
+    stream: string,
+    decide: (state: S) => { events: E[]; result: R },
+    attempts = 20,
+  ): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      const loaded = await this.load(stream);
+      const { events, result } = decide(loaded.state);
+      try {
+        await this.append(stream, loaded, events);
+        return result;
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevision) || attempt >= attempts) throw err;
+        this.cache.delete(stream);
+        await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));
+      }
+    }
+  }
+
+  forget(stream: string): void {
+    this.cache.delete(stream);
+  }
+
+  private remember(stream: string, state: S, revision: bigint): void {
+    if (this.cache.size >= this.maxCached && !this.cache.has(stream)) this.cache.clear();
+    this.cache.set(stream, { state, revision });
+  }
+}
