@@ -72,10 +72,12 @@ export function decideSettleBudget(
   const base = { entry_id: entry.entryId, intent_id: cmd.intent_id, at: cmd.now };
   if (!cmd.confirmed) return [{ type: 'budget.released', data: base }];
   const used = state.used.plus(amount);
-  const approved = entry.approvedAmount ?? new Big(0);
   const events: BudgetEvent[] = [
     { type: 'budget.consumed', data: { ...base, amount: amount.toFixed(), amount_used: used.toFixed() } },
   ];
+  // An entry removed or renewed since: its budget is settled, with no alert about a budget that is gone.
+  const approved = entry.approvedAmount;
+  if (!approved) return events;
   if (!state.thresholdReached && used.gte(approved.times(THRESHOLD))) {
     events.push({
       type: 'policy.whitelist_amount_threshold',

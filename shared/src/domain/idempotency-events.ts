@@ -15,7 +15,9 @@ export type IdempotencyCompleted = Event<
   'idempotency.completed',
   { intent_id: string; status: number; body: unknown; at: number }
 >;
-export type IdempotencyEvent = IdempotencyClaimed | IdempotencyCompleted;
+/** The claim is given back: the operation never started (a failure before its intent was accepted). */
+export type IdempotencyReleased = Event<'idempotency.released', { intent_id: string; at: number }>;
+export type IdempotencyEvent = IdempotencyClaimed | IdempotencyCompleted | IdempotencyReleased;
 
 export const idempotencyStream = (agentId: string, key: string): string =>
   `idem-${agentId}-${secretDigest(key)}`;

@@ -1,0 +1,3 @@
+export * from './agent-views';
+export * from './queries';
+export * from './runner';

@@ -1,0 +1,64 @@
+/** The reads the state endpoints answer from, over the agent views. */
+import Big from 'big.js';
+import { DAY_MS, HOUR_MS, fromBaseUnits, type ReadModelStore, type Token } from '@tokenops/shared';
+import { keys, type AgentView, type HistoryEntryView } from './agent-views';
+
+export interface LimitsView {
+  daily_limit: Big;
+  daily_remaining: Big;
+  per_tx_limit: Big;
+  hourly_tx_cap: number;
+  hourly_tx_remaining: number;
+  group_id: string;
+}
+
+export async function agentView(views: ReadModelStore, agentId: string): Promise<AgentView | undefined> {
+  return views.get<AgentView>(keys.agent(agentId));
+}
+
+/** Limits and headroom now: the window's members accepted in the last 24 hours (value) and 60 minutes (count). */
+export async function limitsOf(views: ReadModelStore, agent: AgentView, now: number): Promise<LimitsView> {
+  const recent = await views.range(keys.window(agent.agent_id), now - DAY_MS + 1, Infinity);
+  let spent = new Big(0);
+  let ops = 0;
+  for (const { member, score } of recent) {
+    const [, value, spends] = member.split('|');
+    if (spends === '1') spent = spent.plus(value!);
+    if (score > now - HOUR_MS) ops += 1;
+  }
+  const daily = new Big(agent.limits.daily_limit);
+  return {
+    daily_limit: daily,
+    daily_remaining: spent.gte(daily) ? new Big(0) : daily.minus(spent),
+    per_tx_limit: new Big(agent.limits.per_tx_limit),
+    hourly_tx_cap: agent.limits.hourly_tx_cap,
+    hourly_tx_remaining: Math.max(0, agent.limits.hourly_tx_cap - ops),
+    group_id: agent.group_id,
+  };
+}
+
+/** Balances by symbol, for every registry token (0 where none). */
+export async function balancesOf(
+  views: ReadModelStore,
+  agentId: string,
+  tokens: readonly Token[],
+): Promise<Record<string, Big>> {
+  const units = (await views.get<Record<string, string>>(keys.balance(agentId))) ?? {};
+  return Object.fromEntries(
+    tokens.map((t) => [t.symbol, fromBaseUnits(BigInt(units[t.mint] ?? '0'), t.decimals)]),
+  );
+}
+
+/** The confirmed intents of the last 24 hours, newest first. */
+export async function historyOf(
+  views: ReadModelStore,
+  agentId: string,
+  limit: number,
+  now: number,
+): Promise<HistoryEntryView[]> {
+  const entries = await views.range(keys.history(agentId), now - DAY_MS + 1, Infinity, {
+    reverse: true,
+    limit,
+  });
+  return entries.map((e) => JSON.parse(e.member) as HistoryEntryView);
+}

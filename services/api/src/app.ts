@@ -1,0 +1,38 @@
+/** The HTTP service: the agent contract under /api/v1, the operator surface, health. Wiring only. */
+import express from 'express';
+import { openApiDocument } from '@tokenops/shared';
+import type { ApiDeps } from './deps';
+import { errorHandler, jsonBody, notFound, requestContext } from './http/middleware';
+import { intentRoutes } from './intents/routes';
+import { onboardingRoutes } from './onboarding/routes';
+import { orchestratorRoutes } from './orchestrator/routes';
+import { stateRoutes } from './state/routes';
+import { webhookRoutes } from './webhooks/routes';
+
+export function createApp(deps: ApiDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(deps.logger));
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    const ready = await deps.ready().catch(() => false);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
+  });
+  app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.use(jsonBody);
+  const v1 = express.Router();
+  v1.use(
+    onboardingRoutes(deps),
+    intentRoutes(deps),
+    stateRoutes(deps),
+    webhookRoutes(deps),
+    orchestratorRoutes(deps),
+  );
+  app.use('/api/v1', v1);
+  app.use('/v1', orchestratorRoutes(deps)); // the variant path of fleet webhooks
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,137 @@
+/**
+ * The whole service in one process on its embedded default: PGlite in a data folder, in-process read
+ * models (rebuilt from the log at start) and job queue, LiteSVM with its state in the same folder.
+ * The parts are the processes of the server topology (command API, projection, relay and executor,
+ * outcome waiter), composed here through the same ports. Wiring only.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Big from 'big.js';
+import {
+  KeyVault,
+  LiteSvmChain,
+  MemoryJobQueue,
+  MemoryReadModelStore,
+  OutcomeWaiter,
+  PostgresEventStore,
+  createContext,
+  derivedSigner,
+  embeddedSql,
+  type Context,
+  type Settings,
+} from '@tokenops/shared';
+import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
+import { startProjection } from '@tokenops/projections';
+import { createApp } from './app';
+import type { Logger } from './http/logger';
+import { OperatorAuth } from './orchestrator/auth';
+
+export interface EmbeddedOptions {
+  /** Where the log and the chain live; in memory when absent (tests). */
+  dataDir?: string;
+  host?: string;
+  port?: number;
+  keyEncryptionKey: Uint8Array;
+  jwtSecret: Uint8Array;
+  /** Wallets that may create groups; any when absent. */
+  orchestratorWallets?: ReadonlySet<string>;
+  logger: Logger;
+  checkResponses?: boolean;
+  outcomeTimeoutMs?: number;
+  executorConcurrency?: number;
+  now?: () => number;
+}
+
+export interface Embedded {
+  url: string;
+  ctx: Context;
+  close(): Promise<void>;
+}
+
+export const CHAIN_SEED = 'local-chain';
+
+export const defaultSettings = (outcomeTimeoutMs = 30_000): Settings => ({
+  baseSymbol: 'USDC',
+  defaultLimits: { per_tx_limit: new Big(100), daily_limit: new Big(1000), hourly_tx_cap: 60 },
+  aggregator: derivedSigner(CHAIN_SEED, 'aggregator').address,
+  invitationTtlMs: 7 * 24 * 60 * 60 * 1000,
+  outcomeTimeoutMs,
+});
+
+export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
+  const { logger } = options;
+  const store = await PostgresEventStore.open(
+    await embeddedSql(options.dataDir ? join(options.dataDir, 'events') : undefined),
+  );
+  const chain = await LiteSvmChain.open({
+    seed: CHAIN_SEED,
+    ...(options.dataDir && { stateFile: join(options.dataDir, 'chain.bin') }),
+  });
+  const ctx = createContext({
+    store,
+    chain,
+    vault: new KeyVault(options.keyEncryptionKey),
+    settings: defaultSettings(options.outcomeTimeoutMs),
+    ...(options.now && { now: options.now }),
+  });
+
+  // Projections: rebuilt from the whole log into memory, then live.
+  const views = new MemoryReadModelStore('views');
+  const projection = await startProjection(store, views, chain.tokens);
+  await projection.caughtUp;
+
+  // Executor: a relay from the log feeds the queue (an accepted intent survives any crash: on start
+  // the relay walks the log again, and the executor skips what has settled).
+  const queue = new MemoryJobQueue<ExecuteJob>('execute', { attempts: 8, backoffMs: 200, jitter: 0.5 });
+  const executor = new Executor(ctx);
+  const worker = queue.process((job) => executor.execute(job.data), {
+    concurrency: options.executorConcurrency ?? 8,
+  });
+  const relay = await startRelay(store, new MemoryReadModelStore('relay'), queue);
+
+  const waiter = new OutcomeWaiter(store);
+  await waiter.start();
+
+  const operators = new OperatorAuth({
+    secret: options.jwtSecret,
+    ...(options.orchestratorWallets && { allowedCreators: options.orchestratorWallets }),
+  });
+  if (!options.orchestratorWallets)
+    logger.warn('ORCHESTRATOR_WALLETS is not set: any wallet may create groups (embedded default)');
+
+  const app = createApp({
+    ctx,
+    views,
+    waiter,
+    operators,
+    logger,
+    checkResponses: options.checkResponses ?? false,
+    ready: async () => (await store.headPosition()) !== undefined,
+  });
+  const server: Server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) =>
+    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', resolve),
+  );
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+
+  return {
+    url,
+    ctx,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await relay.stop();
+      await worker.close();
+      await queue.close();
+      await waiter.stop();
+      await projection.subscription.stop();
+      await store.close();
+      await chain.close();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+/** JSON logs (winston). Never a body, a key, a code or a token: only what identifies a request. */
+import winston from 'winston';
+
+export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): winston.Logger {
+  return winston.createLogger({
+    level,
+    format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+    defaultMeta: { service: 'tokenops' },
+    transports: [new winston.transports.Console({ silent: level === 'silent' })],
+  });
+}
+
+export type Logger = winston.Logger;

@@ -1,0 +1,154 @@
+/**
+ * The HTTP edge: request ids and access logs, JSON bodies read without float loss (lossless-json),
+ * the body size limit (413), the content type, the error envelope for everything that goes wrong,
+ * and responses written from exact decimals.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import {
+  ServiceError,
+  parseJson,
+  responseViolations,
+  stringifyJson,
+  validate,
+  validationError,
+  type SchemaName,
+} from '@tokenops/shared';
+import type { Logger } from './logger';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    id: string;
+    /** The parsed JSON body (numbers that a float cannot hold stay their decimal text). */
+    json?: unknown;
+  }
+}
+
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.header('x-request-id');
+    req.id = given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+    res.setHeader('x-request-id', req.id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      logger.info('request', {
+        request_id: req.id,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    });
+    next();
+  };
+}
+
+/** Reads a JSON body: application/json, at most 64 KiB, valid JSON; each failure in the envelope. */
+export const jsonBody: RequestHandler = (req, _res, next) => {
+  if (req.method === 'GET' || req.method === 'DELETE') return next();
+  const declared = Number(req.header('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES)
+    return next(new ServiceError('payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes.`));
+  const type = req.header('content-type') ?? '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let failed = false;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES && !failed) {
+      failed = true;
+      next(new ServiceError('payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes.`));
+    } else if (!failed) chunks.push(chunk);
+  });
+  req.on('error', (err) => {
+    if (!failed) next(err);
+  });
+  req.on('end', () => {
+    if (failed) return;
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (text.trim() === '' && !type) {
+      req.json = {};
+      return next();
+    }
+    if (!/^application\/json\b/i.test(type)) {
+      return next(
+        validationError(
+          [{ path: '', issue: 'the body must be JSON, sent with Content-Type: application/json' }],
+          'Send the body as application/json.',
+        ),
+      );
+    }
+    try {
+      req.json = parseJson(text);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
+};
+
+/** Validates the JSON body against a contract schema (applies defaults); the typed body. */
+export const bodyOf = <T>(req: Request, schema: SchemaName): T => validate<T>(schema, req.json ?? {});
+
+export interface SendOptions {
+  /** Check each answer against its schema (on in tests and development). */
+  checkResponses: boolean;
+  logger: Logger;
+}
+
+export function send(
+  res: Response,
+  status: number,
+  body: unknown,
+  schema: SchemaName | undefined,
+  options: SendOptions,
+): void {
+  const text = stringifyJson(body);
+  if (options.checkResponses && schema) {
+    const violations = responseViolations(schema, JSON.parse(text));
+    if (violations.length > 0) {
+      options.logger.error('response does not match the contract', { schema, violations });
+      throw new Error(`response does not match ${schema}: ${JSON.stringify(violations)}`);
+    }
+  }
+  res.status(status).type('application/json').send(text);
+}
+
+/** Unknown routes: the envelope, 404. */
+export const notFound: RequestHandler = (req, _res, next) =>
+  next(new ServiceError('not_found', `No route ${req.method} ${req.path}.`));
+
+/** Everything that went wrong, as the envelope. A ServiceError keeps its code; anything else is internal_error, its text only in the log. */
+export function errorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    let error: ServiceError;
+    if (err instanceof ServiceError) error = err;
+    else if ((err as { type?: string }).type === 'entity.too.large')
+      error = new ServiceError('payload_too_large');
+    else {
+      logger.error('unhandled error', {
+        request_id: req.id,
+        error: err instanceof Error ? err.stack : String(err),
+      });
+      error = new ServiceError(isUnavailable(err) ? 'service_unavailable' : 'internal_error');
+    }
+    if (error.code === 'rate_limited' || error.code === 'service_unavailable')
+      res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
+    if (res.headersSent) return;
+    res.status(error.status).type('application/json').send(stringifyJson(error.toBody()));
+  };
+}
+
+/** A dependency that did not answer (database, Redis, chain node down): 503, retry later. */
+function isUnavailable(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ETIMEDOUT' ||
+    code === '57P01' ||
+    code === '08006'
+  );
+}

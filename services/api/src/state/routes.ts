@@ -1,0 +1,37 @@
+import { Router } from 'express';
+import type { HistoryQuery } from '@tokenops/shared';
+import { validate } from '@tokenops/shared';
+import { balancesOf, historyOf, limitsOf } from '@tokenops/projections';
+import type { ApiDeps } from '../deps';
+import { authenticateAgent } from '../http/auth';
+import { send } from '../http/middleware';
+
+/** GET /balance, /limits, /history: answered from the agent views. */
+export function stateRoutes(deps: ApiDeps): Router {
+  const router = Router();
+  router.get('/limits', async (req, res) => {
+    const { view } = await authenticateAgent(req, deps);
+    send(res, 200, await limitsOf(deps.views, view, deps.ctx.now()), 'LimitsResponse', deps);
+  });
+  router.get('/balance', async (req, res) => {
+    const { view } = await authenticateAgent(req, deps);
+    const [limits, balances] = await Promise.all([
+      limitsOf(deps.views, view, deps.ctx.now()),
+      balancesOf(deps.views, view.agent_id, deps.ctx.chain.tokens),
+    ]);
+    const { group_id: _group, ...fields } = limits;
+    send(res, 200, { balances, ...fields }, 'BalanceResponse', deps);
+  });
+  router.get('/history', async (req, res) => {
+    const { view } = await authenticateAgent(req, deps);
+    const query = validate<HistoryQuery & { limit: number }>('HistoryQuery', { ...req.query });
+    send(
+      res,
+      200,
+      { transactions: await historyOf(deps.views, view.agent_id, query.limit, deps.ctx.now()) },
+      'HistoryResponse',
+      deps,
+    );
+  });
+  return router;
+}

@@ -1,0 +1,66 @@
+/**
+ * What every capability needs: the ports, the repositories over the event store, the key vault, the
+ * clock. Built once per process by its entry point.
+ */
+import type { LocalChain, Chain } from '../chain/port';
+import type { EventStore } from '../event-store/port';
+import { evolveAgent, initialAgentState, type AgentState } from '../domain/agent';
+import { evolveBudget, initialBudgetState, type BudgetState } from '../domain/budget';
+import type { AgentEvent, BudgetEvent, GroupEvent } from '../domain/events';
+import { evolveGroup, initialGroupState, type GroupState } from '../domain/group';
+import type { IdempotencyRecord } from '../domain/idempotency';
+import { evolveIdempotency, type IdempotencyEvent } from '../domain/idempotency-events';
+import type { Limits } from '../domain/limits';
+import type { KeyVault } from './credentials';
+import { Repository } from './repository';
+import { Wallets } from './wallets';
+
+export interface Settings {
+  /** The symbol of the default base token of new groups (limits are denominated in it). */
+  baseSymbol: string;
+  /** Limits a new group starts with. */
+  defaultLimits: Limits;
+  /** The swap aggregator, allow-listed in every new group. */
+  aggregator: string;
+  /** How long an invitation stays valid. */
+  invitationTtlMs: number;
+  /** How long a request waits for its intent's outcome before answering idempotency_in_progress. */
+  outcomeTimeoutMs: number;
+}
+
+export interface Context {
+  store: EventStore;
+  chain: Chain | LocalChain;
+  vault: KeyVault;
+  settings: Settings;
+  now(): number;
+  groups: Repository<GroupState, GroupEvent>;
+  agents: Repository<AgentState, AgentEvent>;
+  budgets: Repository<BudgetState, BudgetEvent>;
+  idempotency: Repository<IdempotencyRecord | undefined, IdempotencyEvent>;
+  wallets: Wallets;
+}
+
+export function createContext(deps: {
+  store: EventStore;
+  chain: Chain | LocalChain;
+  vault: KeyVault;
+  settings: Settings;
+  now?: () => number;
+}): Context {
+  return {
+    ...deps,
+    now: deps.now ?? Date.now,
+    groups: new Repository(deps.store, initialGroupState, evolveGroup),
+    agents: new Repository(deps.store, initialAgentState, evolveAgent),
+    budgets: new Repository(deps.store, initialBudgetState, evolveBudget),
+    idempotency: new Repository<IdempotencyRecord | undefined, IdempotencyEvent>(
+      deps.store,
+      () => undefined,
+      evolveIdempotency,
+    ),
+    wallets: new Wallets(deps.store, deps.vault),
+  };
+}
+
+export const isLocalChain = (chain: Chain | LocalChain): chain is LocalChain => 'mintTo' in chain;

@@ -1,0 +1,2 @@
+export * from './execute';
+export * from './relay';
