@@ -11,7 +11,8 @@ import type { LogPosition } from '../event-store/port';
 export type Outcome = (IntentConfirmed | IntentFailed) & { position?: LogPosition };
 
 export class OutcomeWaiter {
-  private readonly waiting = new Map<string, (outcome: Outcome) => void>();
+  /** Every request waiting on an intent: several may wait on one (retries with the same key). */
+  private readonly waiting = new Map<string, Set<(outcome: Outcome) => void>>();
   private subscription: Subscription | undefined;
 
   constructor(private readonly store: EventStore) {}
@@ -26,10 +27,10 @@ export class OutcomeWaiter {
       onEvent: (e) => {
         if (e.type !== 'intent.confirmed' && e.type !== 'intent.failed') return;
         const data = e.data as Outcome['data'];
-        const resolve = this.waiting.get(data.intent_id);
-        if (resolve) {
+        const waiters = this.waiting.get(data.intent_id);
+        if (waiters) {
           this.waiting.delete(data.intent_id);
-          resolve({ type: e.type, data, position: e.position } as Outcome);
+          for (const resolve of waiters) resolve({ type: e.type, data, position: e.position } as Outcome);
         }
       },
     });
@@ -39,23 +40,27 @@ export class OutcomeWaiter {
   /** Registers interest in an intent; the promise settles with its outcome, or undefined after `timeoutMs`. */
   expect(intentId: string, timeoutMs: number): { outcome: Promise<Outcome | undefined>; cancel(): void } {
     let timer: NodeJS.Timeout | undefined;
+    let waiter!: (outcome: Outcome) => void;
+    const forget = () => {
+      clearTimeout(timer);
+      const set = this.waiting.get(intentId);
+      set?.delete(waiter);
+      if (set?.size === 0) this.waiting.delete(intentId);
+    };
     const outcome = new Promise<Outcome | undefined>((resolve) => {
-      this.waiting.set(intentId, (o) => {
+      waiter = (o) => {
         clearTimeout(timer);
         resolve(o);
-      });
+      };
+      let set = this.waiting.get(intentId);
+      if (!set) this.waiting.set(intentId, (set = new Set()));
+      set.add(waiter);
       timer = setTimeout(() => {
-        this.waiting.delete(intentId);
+        forget();
         resolve(undefined);
       }, timeoutMs);
     });
-    return {
-      outcome,
-      cancel: () => {
-        clearTimeout(timer);
-        this.waiting.delete(intentId);
-      },
-    };
+    return { outcome, cancel: forget };
   }
 
   async stop(): Promise<void> {

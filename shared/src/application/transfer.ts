@@ -53,7 +53,7 @@ export async function transfer(
   for (;;) {
     const loaded = await ctx.idempotency.load(stream);
     const decision = decideIdempotency(loaded.state, fingerprint, ctx.now());
-    if (decision.kind === 'replay') return { status: decision.status, body: decision.body };
+    if (decision.kind === 'replay') return { status: decision.status, body: revive(decision.body) };
     if (decision.kind === 'wait') return answerWhenSettled(ctx, waiter, caller, stream, decision.intent_id);
     const intentId = uuidv7();
     try {
@@ -235,6 +235,17 @@ async function settledOutcome(ctx: Context, agentId: string, intentId: string): 
       (x.data as { intent_id: string }).intent_id === intentId,
   );
   return e ? ({ type: e.type, data: e.data } as Outcome) : undefined;
+}
+
+/** The amount fields of a transfer answer: stored as exact decimal text, answered as JSON numbers. */
+const AMOUNT_FIELDS = ['net_amount', 'protocol_fee', 'daily_remaining'] as const;
+
+function revive(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null) return body;
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of AMOUNT_FIELDS)
+    if (typeof out[field] === 'string') out[field] = new Big(out[field] as string);
+  return out;
 }
 
 /** Records the answer under the key (first writer wins; the answer is the same either way) and returns it. */

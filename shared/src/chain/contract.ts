@@ -107,6 +107,19 @@ export function chainContract(name: string, open: () => Promise<LocalChain>): vo
       expect(classifyChainFailure(failure)).toBe('account_not_initialized');
     });
 
+    it('still knows, and still refuses, a transaction after thousands of others', async () => {
+      const alice = generateSigner();
+      const bob = generateSigner();
+      await chain.mintTo(alice.address, usdc().mint, 10_000_000n, `airdrop-${alice.address}`);
+      const first = await transfer(alice, bob.address, 1n, 0n, 'intent-old');
+      await chain.submit(first);
+      for (let i = 0; i < 200; i++)
+        await chain.submit(await transfer(alice, bob.address, 1n, 0n, `intent-old-${i}`));
+      expect(await chain.status(first.signature)).toBe('confirmed');
+      await failureOf(chain.submit(first));
+      expect((await chain.balances(bob.address)).get(usdc().mint)).toBe(201n);
+    });
+
     it('knows nothing of a signature it never saw', async () => {
       expect(
         await chain.status(

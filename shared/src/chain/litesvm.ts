@@ -5,11 +5,20 @@
  *
  * The fixtures (fee payer, mint authority, treasury, the mints) derive from a seed, so their
  * addresses stay the same across restarts and machines.
+ *
+ * No transaction lands twice. LiteSVM refuses a duplicate only while it remembers it (its history
+ * holds a bounded number), and its blockhash never expires by itself, so an old transaction sent
+ * again after it was forgotten would run again. As on a real cluster, a transaction here can only
+ * land while its blockhash is valid: the blockhash rotates every ROTATE_EVERY transactions and at
+ * every start, and the history holds more than that, so a transaction is either remembered or
+ * refused (BlockhashNotFound). Signature statuses come from a ledger of every landed signature,
+ * kept beside the state file, so `status` stays true however old the transaction.
  */
 import { lamports, type Address, type EncodedAccount, type Signature, type Transaction } from '@solana/kit';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+import bs58 from 'bs58';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { DEFAULT_LOCAL_TOKENS, localFixtures, type LocalFixtures } from './local-fixtures';
@@ -45,6 +54,10 @@ export interface ChainNodeBackend {
   rentExemption(space: bigint): bigint;
 }
 
+/** Transactions between two blockhash rotations, and how many the runtime remembers (more). */
+const ROTATE_EVERY = 5_000;
+const HISTORY = 4n * BigInt(ROTATE_EVERY);
+
 export class LiteSvmChain implements LocalChain {
   readonly tokens: readonly Token[];
   readonly treasury: string;
@@ -53,6 +66,10 @@ export class LiteSvmChain implements LocalChain {
   private saving: Promise<void> = Promise.resolve();
   /** Token accounts seen to exist (they are never closed here): no lookup next time. */
   private readonly existing = new Set<string>();
+  /** Every signature that landed or failed, and what is not yet written to the ledger file. */
+  private readonly ledger = new Map<string, 'confirmed' | 'failed'>();
+  private unsaved: string[] = [];
+  private sinceRotation = 0;
   private saveQueued = false;
 
   private constructor(
@@ -70,8 +87,21 @@ export class LiteSvmChain implements LocalChain {
     const fixtures = localFixtures(options.seed, options.tokens ?? DEFAULT_LOCAL_TOKENS);
     const { payer, authority, mints } = fixtures;
     const restored = options.stateFile !== undefined && existsSync(options.stateFile);
-    const svm = restored ? LiteSVM.loadFromFile(options.stateFile!) : new LiteSVM();
+    const svm = (restored ? LiteSVM.loadFromFile(options.stateFile!) : new LiteSVM()).withTransactionHistory(
+      HISTORY,
+    );
     const chain = new LiteSvmChain(svm, options, fixtures);
+    if (restored) {
+      // Whatever was signed before the restart can no longer land; what landed is in the ledger.
+      svm.expireBlockhash();
+      const ledgerFile = `${options.stateFile}.ledger`;
+      if (existsSync(ledgerFile)) {
+        for (const line of readFileSync(ledgerFile, 'utf8').split('\n')) {
+          const [sig, status] = line.split(' ');
+          if (sig && (status === 'confirmed' || status === 'failed')) chain.ledger.set(sig, status);
+        }
+      }
+    }
     if (!restored) {
       svm.airdrop(payer.address as Address, lamports(1_000n * 1_000_000_000n));
       for (const m of mints) {
@@ -130,14 +160,26 @@ export class LiteSvmChain implements LocalChain {
   }
 
   private async send(tx: SignedTransaction): Promise<void> {
+    if (this.ledger.get(tx.signature) === 'confirmed') throw new ChainFailure('AlreadyProcessed');
     const result = this.svm.sendTransaction(tx.transaction);
-    this.scheduleSave();
-    if (result instanceof FailedTransactionMetadata) {
-      throw new ChainFailure(describe(result.err()), result.meta().logs());
+    const failed = result instanceof FailedTransactionMetadata;
+    const error = failed ? describe(result.err()) : '';
+    // A transaction refused before it ran (duplicate, stale blockhash) leaves no trace to record.
+    if (!failed || !/^(AlreadyProcessed|BlockhashNotFound|SignatureFailure|SanitizeFailure)$/.test(error)) {
+      this.ledger.set(tx.signature, failed ? 'failed' : 'confirmed');
+      this.unsaved.push(`${tx.signature} ${failed ? 'failed' : 'confirmed'}`);
     }
+    if (++this.sinceRotation >= ROTATE_EVERY) {
+      this.svm.expireBlockhash();
+      this.sinceRotation = 0;
+    }
+    this.scheduleSave();
+    if (failed) throw new ChainFailure(error, (result as FailedTransactionMetadata).meta().logs());
   }
 
   async status(signature: string): Promise<SignatureStatus> {
+    const recorded = this.ledger.get(signature);
+    if (recorded) return recorded;
     let known: ReturnType<LiteSVM['getTransaction']>;
     try {
       known = this.svm.getTransaction(signature as Signature);
@@ -185,6 +227,10 @@ export class LiteSvmChain implements LocalChain {
     const tmp = `${file}.tmp`;
     writeFileSync(tmp, this.svm.toBytes());
     renameSync(tmp, file); // a crash mid-write leaves the previous state whole
+    if (this.unsaved.length > 0) {
+      appendFileSync(`${file}.ledger`, `${this.unsaved.join('\n')}\n`);
+      this.unsaved = [];
+    }
   }
 
   async close(): Promise<void> {
@@ -202,8 +248,16 @@ export class LiteSvmChain implements LocalChain {
         const account = this.svm.getAccount(address as Address);
         return account.exists ? account : null;
       },
-      send: async (transaction) =>
-        this.send({ transaction, signature: '', wire: new Uint8Array(), lastValidBlockHeight: 0n }),
+      send: async (transaction) => {
+        const first = Object.values(transaction.signatures)[0];
+        if (!first) throw new ChainFailure('MissingSignatureForFee');
+        await this.send({
+          transaction,
+          signature: bs58.encode(first),
+          wire: new Uint8Array(),
+          lastValidBlockHeight: 0n,
+        });
+      },
       status: (signature) => this.status(signature),
       airdrop: (address, amount) => this.fund(address, amount),
       rentExemption: (space) => this.svm.minimumBalanceForRentExemption(space),

@@ -1,0 +1,78 @@
+/**
+ * The first start's demo: an operator wallet (a keypair file the CLI can use), a group, an allow-listed
+ * demo recipient with a budget, and one invited agent funded with demo USDC. What a newcomer needs to
+ * try the contract with curl is printed, and kept in the data folder.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  addWhitelistEntry,
+  airdrop,
+  createGroup,
+  generateSigner,
+  invite,
+  type Context,
+} from '@tokenops/shared';
+
+export interface Demo {
+  operator_keypair: string;
+  operator_wallet: string;
+  group_config_pda: string;
+  recipient: string;
+  agent_wallet_pda: string;
+  invitation_code: string;
+}
+
+export async function ensureDemo(ctx: Context, dataDir: string): Promise<{ demo: Demo; created: boolean }> {
+  const file = join(dataDir, 'demo.json');
+  if (existsSync(file)) return { demo: JSON.parse(readFileSync(file, 'utf8')) as Demo, created: false };
+  const operator = generateSigner();
+  const keypairFile = join(dataDir, 'demo-operator.json');
+  // The Solana CLI keypair format: 64 bytes, the seed then the public key.
+  writeFileSync(keypairFile, JSON.stringify([...operator.seed, ...operator.publicKey]), { mode: 0o600 });
+  const group = await createGroup(ctx, operator.address);
+  const recipient = generateSigner().address;
+  await addWhitelistEntry(ctx, operator.address, group.group_config_pda, {
+    address: recipient,
+    type: 1,
+    label: 'demo recipient',
+    approved_amount: 500,
+    ttl_seconds: 30 * 24 * 3600,
+  });
+  const invitation = await invite(ctx, operator.address, group.group_config_pda, { label: 'demo agent' });
+  await airdrop(ctx, { to: invitation.agent_wallet_pda, amount: 1000 });
+  const demo: Demo = {
+    operator_keypair: keypairFile,
+    operator_wallet: operator.address,
+    group_config_pda: group.group_config_pda,
+    recipient,
+    agent_wallet_pda: invitation.agent_wallet_pda,
+    invitation_code: invitation.invitation_code,
+  };
+  writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return { demo, created: true };
+}
+
+export function demoInstructions(url: string, demo: Demo, created: boolean): string {
+  return [
+    '',
+    created
+      ? 'A demo group is ready (kept in data/demo.json):'
+      : 'The demo group from the first start (data/demo.json):',
+    `  operator wallet   ${demo.operator_wallet} (keypair: ${demo.operator_keypair})`,
+    `  group             ${demo.group_config_pda}`,
+    `  agent wallet      ${demo.agent_wallet_pda} (funded with 1,000 USDC)`,
+    `  recipient         ${demo.recipient} (allow-listed, budget 500 USDC, 30 days)`,
+    '',
+    'Register the agent (the invitation works once) and keep the api_key it prints:',
+    `  curl -s ${url}/api/v1/register -H 'content-type: application/json' -d '{"invitation_code":"${demo.invitation_code}"}'`,
+    '',
+    'Transfer 12.5 USDC to the recipient:',
+    `  curl -s ${url}/api/v1/transfer -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"to":"${demo.recipient}","amount":12.5,"idempotency_key":"demo-1"}'`,
+    '',
+    'Read the limits and the history:',
+    `  curl -s ${url}/api/v1/limits -H "authorization: Bearer $API_KEY"`,
+    `  curl -s ${url}/api/v1/history -H "authorization: Bearer $API_KEY"`,
+    '',
+  ].join('\n');
+}

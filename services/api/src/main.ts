@@ -1,0 +1,52 @@
+/** `npm start`: the whole service on its embedded default. Wiring only. */
+import { mkdirSync } from 'node:fs';
+import { ConfigError, readConfig } from './config';
+import { demoInstructions, ensureDemo } from './demo';
+import { startEmbedded } from './embedded';
+import { createLogger } from './http/logger';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = readConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  for (const note of config.notes) logger.warn(note);
+  mkdirSync(config.dataDir, { recursive: true });
+  const service = await startEmbedded({
+    dataDir: config.dataDir,
+    host: config.host,
+    port: config.port,
+    keyEncryptionKey: config.keyEncryptionKey,
+    jwtSecret: config.jwtSecret,
+    ...(config.orchestratorWallets && { orchestratorWallets: config.orchestratorWallets }),
+    logger,
+    outcomeTimeoutMs: config.outcomeTimeoutMs,
+  });
+  logger.info('listening', { url: service.url, data_dir: config.dataDir });
+  if (config.demo) {
+    const { demo, created } = await ensureDemo(service.ctx, config.dataDir);
+    console.log(demoInstructions(service.url, demo, created));
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { signal });
+    await service.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
