@@ -36,7 +36,6 @@ for (const [net, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['2001:db8::', 32],
 ] as const) {
@@ -44,6 +43,9 @@ for (const [net, prefix] of [
 }
 
 export const isPublicAddress = (address: string): boolean => {
+  // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is the IPv4 address it carries.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return isPublicAddress(mapped);
   const family = isIP(address);
   return family !== 0 && !blocked.check(address, family === 6 ? 'ipv6' : 'ipv4');
 };
