@@ -73,7 +73,10 @@ describe('limits changed by the operator', () => {
       token: agent.key,
       body: { to: peer.id, amount: 3, idempotency_key: key() },
     });
-    expect(r.body.error).toBe('per_tx_limit_exceeded');
+    expect({ status: r.status, body: r.body }).toEqual({
+      status: 403,
+      body: { error: 'per_tx_limit_exceeded', message: expect.any(String) },
+    });
     const limits = await world.client.call('GET', '/api/v1/limits', { token: agent.key });
     expect(limits.body).toEqual(
       expect.objectContaining({ per_tx_limit: 2, hourly_tx_cap: 3, hourly_tx_remaining: 3 }),
