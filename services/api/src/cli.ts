@@ -1,0 +1,229 @@
+/**
+ * The operator CLI. Signs in with a keypair file (the Solana CLI's JSON format: 64 bytes, seed then
+ * public key), then calls the operator surface. `--json` prints the service's answer as it is.
+ */
+import bs58 from 'bs58';
+import { Command, Option } from 'commander';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { generateSigner, signerFromSeed, type Signer } from '@tokenops/shared';
+
+interface Global {
+  url: string;
+  keypair: string;
+  json?: boolean;
+}
+
+function loadKeypair(file: string): Signer {
+  if (!existsSync(file))
+    throw new Error(`no keypair file ${file} (create one with: tokenops keygen ${file})`);
+  const bytes = JSON.parse(readFileSync(file, 'utf8')) as number[];
+  if (!Array.isArray(bytes) || bytes.length !== 64)
+    throw new Error(`${file} is not a keypair file (a JSON array of 64 numbers)`);
+  const signer = signerFromSeed(new Uint8Array(bytes.slice(0, 32)));
+  if (bs58.encode(new Uint8Array(bytes.slice(32))) !== signer.address)
+    throw new Error(`${file}: the public key does not match the seed`);
+  return signer;
+}
+
+async function call(
+  g: Global,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${g.url.replace(/\/$/, '')}/api/v1${path}`, {
+    method,
+    headers: {
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+      ...(token && { authorization: `Bearer ${token}` }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!res.ok)
+    throw new Error(
+      `${res.status} ${String(answer.error ?? '')}: ${String(answer.message ?? res.statusText)}`,
+    );
+  return answer;
+}
+
+async function signIn(g: Global): Promise<string> {
+  const wallet = loadKeypair(g.keypair);
+  const challenge = await call(g, 'POST', '/orchestrator/auth/challenge', { wallet: wallet.address });
+  const message = String(challenge.message);
+  const signature = bs58.encode(wallet.sign(Buffer.from(message, 'utf8')));
+  return String(
+    (await call(g, 'POST', '/orchestrator/auth/token', { wallet: wallet.address, message, signature })).token,
+  );
+}
+
+function print(g: Global, answer: unknown): void {
+  if (g.json) return console.log(JSON.stringify(answer, null, 2));
+  const lines = (value: unknown, indent = ''): string[] =>
+    value !== null && typeof value === 'object'
+      ? Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+          v !== null && typeof v === 'object'
+            ? [`${indent}${k}:`, ...lines(v, `${indent}  `)]
+            : [`${indent}${k}: ${String(v)}`],
+        )
+      : [`${indent}${String(value)}`];
+  console.log(lines(answer).join('\n'));
+}
+
+const limitOptions = (c: Command) =>
+  c
+    .option('--per-tx <amount>', 'largest single spend (base token)')
+    .option('--daily <amount>', 'spend ceiling over 24 hours')
+    .option('--hourly <count>', 'operations allowed per 60 minutes', (v) => Number(v));
+const limitsFrom = (o: { perTx?: string; daily?: string; hourly?: number }) => ({
+  ...(o.perTx !== undefined && { per_tx_limit: o.perTx }),
+  ...(o.daily !== undefined && { daily_limit: o.daily }),
+  ...(o.hourly !== undefined && { hourly_tx_cap: o.hourly }),
+});
+
+export function program(): Command {
+  const p = new Command('tokenops')
+    .description('Operate token-operations groups: allow-lists, agents, limits.')
+    .addOption(new Option('--url <url>', 'the service').env('TOKENOPS_URL').default('http://127.0.0.1:8080'))
+    .addOption(
+      new Option('--keypair <file>', 'your wallet keypair file (Solana CLI format)')
+        .env('TOKENOPS_KEYPAIR')
+        .default('./data/demo-operator.json'),
+    )
+    .option('--json', 'print the answer as JSON')
+    .showHelpAfterError();
+  const g = (): Global => p.opts<Global>();
+  const authed =
+    <A extends unknown[]>(fn: (token: string, ...args: A) => Promise<unknown>) =>
+    async (...args: A) =>
+      print(g(), await fn(await signIn(g()), ...args));
+
+  p.command('keygen')
+    .description('create a new keypair file')
+    .argument('<file>')
+    .action((file: string) => {
+      if (existsSync(file)) throw new Error(`${file} exists; not overwriting a key`);
+      const s = generateSigner();
+      writeFileSync(file, JSON.stringify([...s.seed, ...s.publicKey]), { mode: 0o600 });
+      print(g(), { wallet: s.address, keypair: file });
+    });
+  p.command('tokens')
+    .description('list the token registry')
+    .action(async () => print(g(), await call(g(), 'GET', '/tokens')));
+  p.command('airdrop')
+    .description('local chain only: pay an address as an outside party')
+    .argument('<to>')
+    .argument('<amount>')
+    .option('--mint <mint>', 'token (default: the base token)')
+    .action(async (to: string, amount: string, o: { mint?: string }) =>
+      print(g(), await call(g(), 'POST', '/dev/airdrop', { to, amount, ...(o.mint && { mint: o.mint }) })),
+    );
+
+  const group = p.command('group').description('groups you own');
+  limitOptions(
+    group.command('create').description('create a group (its defaults apply to new agents)'),
+  ).action(
+    authed(async (token, o: Parameters<typeof limitsFrom>[0]) =>
+      call(g(), 'POST', '/orchestrator/groups', limitsFrom(o), token),
+    ),
+  );
+  group
+    .command('show')
+    .description('a group: defaults, agents, allow-list')
+    .argument('<group>')
+    .action(
+      authed(async (token, id: string) => call(g(), 'GET', `/orchestrator/groups/${id}`, undefined, token)),
+    );
+
+  const wl = p.command('whitelist').description('allow-list entries of a group');
+  wl.command('add')
+    .description('allow an address: type 1 (recipient, needs --amount and --ttl) or 2 (protocol)')
+    .argument('<group>')
+    .argument('<address>')
+    .requiredOption('--type <type>', '1 or 2', (v) => Number(v))
+    .option('--amount <amount>', 'approved budget (type 1)')
+    .option('--ttl <seconds>', 'lifetime (type 1)', (v) => Number(v))
+    .option('--label <label>')
+    .action(
+      authed(
+        async (
+          token,
+          id: string,
+          address: string,
+          o: { type: number; amount?: string; ttl?: number; label?: string },
+        ) =>
+          call(
+            g(),
+            'POST',
+            `/orchestrator/groups/${id}/whitelist`,
+            {
+              address,
+              type: o.type,
+              ...(o.amount && { approved_amount: o.amount }),
+              ...(o.ttl && { ttl_seconds: o.ttl }),
+              ...(o.label && { label: o.label }),
+            },
+            token,
+          ),
+      ),
+    );
+  wl.command('remove')
+    .description('remove an entry')
+    .argument('<group>')
+    .argument('<entry>')
+    .action(
+      authed(async (token, id: string, entry: string) =>
+        call(g(), 'DELETE', `/orchestrator/groups/${id}/whitelist/${entry}`, undefined, token),
+      ),
+    );
+
+  limitOptions(
+    p
+      .command('invite')
+      .description('invite one agent: prints its one-time invitation code')
+      .argument('<group>')
+      .option('--label <label>'),
+  ).action(
+    authed(async (token, id: string, o: Parameters<typeof limitsFrom>[0] & { label?: string }) =>
+      call(
+        g(),
+        'POST',
+        `/orchestrator/groups/${id}/invitations`,
+        { ...limitsFrom(o), ...(o.label && { label: o.label }) },
+        token,
+      ),
+    ),
+  );
+  limitOptions(p.command('limits').description("change an agent's limits").argument('<agent>')).action(
+    authed(async (token, agent: string, o: Parameters<typeof limitsFrom>[0]) =>
+      call(g(), 'PATCH', `/orchestrator/agents/${agent}/limits`, limitsFrom(o), token),
+    ),
+  );
+  p.command('revoke')
+    .description('revoke an agent: no further spending')
+    .argument('<agent>')
+    .action(
+      authed(async (token, agent: string) =>
+        call(g(), 'POST', `/orchestrator/agents/${agent}/revoke`, {}, token),
+      ),
+    );
+  p.command('rotate-key')
+    .description("replace an agent's API key (the old one dies at once); prints the new key")
+    .argument('<agent>')
+    .action(
+      authed(async (token, agent: string) =>
+        call(g(), 'POST', `/orchestrator/agents/${agent}/rotate-key`, {}, token),
+      ),
+    );
+  return p;
+}
+
+if (require.main === module) {
+  program()
+    .parseAsync(process.argv)
+    .catch((err: unknown) => {
+      console.error(`tokenops: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    });
+}
