@@ -13,4 +13,10 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Executable entry points are plain CommonJS scripts.
+    files: ['**/bin/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly', module: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );
