@@ -1,12 +1,17 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=chain,event-store to choose.
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=chain,event-store,http to choose.
  */
 import { cpus } from 'node:os';
 import { chainBench } from './chain.bench';
 import { eventStoreBench } from './event-store.bench';
+import { httpBench } from './http.bench';
 
-const all: Record<string, () => Promise<string>> = { 'event-store': eventStoreBench, chain: chainBench };
+const all: Record<string, () => Promise<string>> = {
+  'event-store': eventStoreBench,
+  chain: chainBench,
+  http: httpBench,
+};
 
 async function main() {
   const only = process.env.BENCH_ONLY?.split(',');

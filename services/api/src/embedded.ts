@@ -11,6 +11,7 @@ import Big from 'big.js';
 import {
   KeyVault,
   LiteSvmChain,
+  LogFanout,
   MemoryJobQueue,
   MemoryReadModelStore,
   OutcomeWaiter,
@@ -73,6 +74,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     chain,
     vault: new KeyVault(options.keyEncryptionKey),
     settings: defaultSettings(options.outcomeTimeoutMs),
+    singleWriter: true,
     ...(options.now && { now: options.now }),
   });
 

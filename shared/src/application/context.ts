@@ -47,17 +47,25 @@ export function createContext(deps: {
   vault: KeyVault;
   settings: Settings;
   now?: () => number;
+  /** This process is the only writer (the embedded default): repositories trust their caches. */
+  singleWriter?: boolean;
 }): Context {
+  const single = deps.singleWriter ?? false;
   return {
-    ...deps,
+    store: deps.store,
+    chain: deps.chain,
+    vault: deps.vault,
+    settings: deps.settings,
     now: deps.now ?? Date.now,
-    groups: new Repository(deps.store, initialGroupState, evolveGroup),
-    agents: new Repository(deps.store, initialAgentState, evolveAgent),
-    budgets: new Repository(deps.store, initialBudgetState, evolveBudget),
+    groups: new Repository(deps.store, initialGroupState, evolveGroup, 50_000, single),
+    agents: new Repository(deps.store, initialAgentState, evolveAgent, 50_000, single),
+    budgets: new Repository(deps.store, initialBudgetState, evolveBudget, 50_000, single),
     idempotency: new Repository<IdempotencyRecord | undefined, IdempotencyEvent>(
       deps.store,
       () => undefined,
       evolveIdempotency,
+      50_000,
+      single,
     ),
     wallets: new Wallets(deps.store, deps.vault),
   };

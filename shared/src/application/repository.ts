@@ -25,10 +25,17 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     private readonly initial: () => S,
     private readonly evolve: (state: S, event: E) => S,
     private readonly maxCached = 50_000,
+    /**
+     * Single-writer mode: every append to these streams goes through this repository (one process,
+     * the embedded default), so a cached state is current and is used without reading. Decisions stay
+     * safe either way: an append expects the revision the decision was made on.
+     */
+    private readonly singleWriter = false,
   ) {}
 
   async load(stream: string): Promise<Loaded<S>> {
     const cached = this.cache.get(stream);
+    if (cached && this.singleWriter) return { state: cached.state, revision: cached.revision };
     const from = cached ? cached.revision + 1n : 0n;
     const events = await this.store.readStream(stream, { fromRevision: from });
     if (!cached && events.length === 0) return { state: this.initial(), revision: 'no_stream' };

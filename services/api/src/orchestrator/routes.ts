@@ -13,6 +13,7 @@ import {
   validationError,
   type WebhookRequest,
 } from '@tokenops/shared';
+import { projectionAt } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
@@ -47,6 +48,11 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
   const ok = (res: Parameters<typeof send>[0], body: unknown, status = 200) =>
     send(res, status, body, undefined, deps);
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
+  // Changes agents read back (limits, keys, status) answer once the agent views include them.
+  const visible = async <T>(result: T): Promise<T> => {
+    await projectionAt(deps.ctx.store, deps.views).catch(() => undefined);
+    return result;
+  };
 
   router.post('/orchestrator/auth/challenge', (req, res) =>
     ok(res, deps.operators.challenge(object(req).wallet)),
@@ -112,15 +118,17 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
   router.patch('/orchestrator/agents/:agent/limits', async (req, res) =>
     ok(
       res,
-      await changeLimits(deps.ctx, await wallet(req), req.params.agent as string, limitsInput(object(req))),
+      await visible(
+        await changeLimits(deps.ctx, await wallet(req), req.params.agent as string, limitsInput(object(req))),
+      ),
     ),
   );
   router.post('/orchestrator/agents/:agent/revoke', async (req, res) =>
-    ok(res, await revoke(deps.ctx, await wallet(req), req.params.agent as string)),
+    ok(res, await visible(await revoke(deps.ctx, await wallet(req), req.params.agent as string))),
   );
   router.post('/orchestrator/agents/:agent/rotate-key', async (req, res) => {
     res.setHeader('cache-control', 'no-store');
-    ok(res, await rotateKey(deps.ctx, await wallet(req), req.params.agent as string));
+    ok(res, await visible(await rotateKey(deps.ctx, await wallet(req), req.params.agent as string)));
   });
   router.post('/orchestrator/groups/:group/webhooks', async (req, res) => {
     const w = await wallet(req);

@@ -1,0 +1,124 @@
+/**
+ * The agent contract over HTTP on the embedded default (autocannon, loopback, same process):
+ * confirmed transfers/s with many agents in parallel, and GET /limits beside a bare Express handler
+ * that answers the same JSON, in the same run.
+ */
+import autocannon from 'autocannon';
+import express from 'express';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { startEmbedded } from '../services/api/src/embedded';
+import { createLogger } from '../services/api/src/http/logger';
+import { Client, signIn } from '../services/api/src/testing/harness';
+import { report } from './harness';
+
+function run(opts: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon.track(instance, { renderResultsTable: false, renderLatencyTable: false });
+  });
+}
+
+export async function httpBench(): Promise<string> {
+  const scale = Number(process.env.BENCH_SCALE ?? 1);
+  const service = await startEmbedded({
+    port: 0,
+    keyEncryptionKey: randomBytes(32),
+    jwtSecret: randomBytes(32),
+    logger: createLogger('silent'),
+  });
+  const client = new Client(service.url);
+  const operator = await signIn(client);
+  const group = (
+    await client.call<{ group_config_pda: string }>('POST', '/api/v1/orchestrator/groups', {
+      token: operator.token,
+      body: { per_tx_limit: 1000, daily_limit: 1_000_000, hourly_tx_cap: 100_000 },
+    })
+  ).body.group_config_pda;
+  const agents: { id: string; key: string }[] = [];
+  for (let i = 0; i < 32; i++) {
+    const inv = (
+      await client.call<{ invitation_code: string; agent_wallet_pda: string }>(
+        'POST',
+        `/api/v1/orchestrator/groups/${group}/invitations`,
+        { token: operator.token, body: {} },
+      )
+    ).body;
+    await client.call('POST', '/api/v1/dev/airdrop', {
+      body: { to: inv.agent_wallet_pda, amount: 1_000_000 },
+    });
+    const reg = (
+      await client.call<{ api_key: string }>('POST', '/api/v1/register', {
+        body: { invitation_code: inv.invitation_code },
+      })
+    ).body;
+    agents.push({ id: inv.agent_wallet_pda, key: reg.api_key });
+  }
+  let n = 0;
+  const transferRequest = () => {
+    const i = n++;
+    const from = agents[i % agents.length]!;
+    const to = agents[(i + 1) % agents.length]!;
+    return {
+      method: 'POST' as const,
+      path: '/api/v1/transfer',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${from.key}` },
+      body: JSON.stringify({ to: to.id, amount: 1, idempotency_key: `bench-${i}` }),
+    };
+  };
+  // Warm-up, then the measured run.
+  await run({
+    url: service.url,
+    connections: 32,
+    amount: 300,
+    requests: [{ setupRequest: (r) => ({ ...r, ...transferRequest() }) }],
+  });
+  const transfers = await run({
+    url: service.url,
+    connections: 32,
+    amount: Math.round(3000 * scale),
+    requests: [{ setupRequest: (r) => ({ ...r, ...transferRequest() }) }],
+  });
+  const confirmed = transfers['2xx'];
+  const transferRate = confirmed / (transfers.duration || 1);
+
+  const limitsBody = JSON.stringify(
+    (await client.call('GET', '/api/v1/limits', { token: agents[0]!.key })).body,
+  );
+  const bare = express();
+  bare.get('/api/v1/limits', (_req, res) => void res.type('application/json').send(limitsBody));
+  const bareServer = bare.listen(0, '127.0.0.1');
+  await new Promise((r) => bareServer.once('listening', r));
+  const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`;
+  const seconds = Math.max(2, Math.round(5 * scale));
+  const headers = { authorization: `Bearer ${agents[0]!.key}` };
+  await run({ url: `${bareUrl}/api/v1/limits`, connections: 16, duration: 1 });
+  const bareRun = await run({ url: `${bareUrl}/api/v1/limits`, connections: 16, duration: seconds });
+  await run({ url: `${service.url}/api/v1/limits`, connections: 16, duration: 1, headers });
+  const limitsRun = await run({
+    url: `${service.url}/api/v1/limits`,
+    connections: 16,
+    duration: seconds,
+    headers,
+  });
+  bareServer.close();
+  await service.close();
+
+  return report('Agent contract over HTTP (embedded default, autocannon on loopback)', [
+    {
+      name: `confirmed transfers/s (32 agents, 32 connections, ${confirmed} confirmed, ${transfers.non2xx} other)`,
+      value: transferRate,
+      unit: 'tx/s',
+      target: '>= 300 tx/s',
+    },
+    { name: 'transfer latency p50', value: transfers.latency.p50, unit: 'ms' },
+    { name: 'transfer latency p99', value: transfers.latency.p99, unit: 'ms' },
+    {
+      name: 'GET /api/v1/limits',
+      value: limitsRun.requests.average,
+      unit: 'req/s',
+      baseline: { name: 'bare Express, same JSON', value: bareRun.requests.average },
+      target: '>= 0.6x bare',
+    },
+  ]);
+}
