@@ -62,9 +62,11 @@ export const defaultSettings = (outcomeTimeoutMs = 30_000): Settings => ({
 
 export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
   const { logger } = options;
-  const store = await PostgresEventStore.open(
+  const log = await PostgresEventStore.open(
     await embeddedSql(options.dataDir ? join(options.dataDir, 'events') : undefined),
   );
+  // One reading of the log, shared by the projection, the relay and the outcome waiter.
+  const store = new LogFanout(log).view();
   const chain = await LiteSvmChain.open({
     seed: CHAIN_SEED,
     ...(options.dataDir && { stateFile: join(options.dataDir, 'chain.bin') }),
