@@ -24,6 +24,13 @@ describe('JSON at the boundary', () => {
     }
   });
 
+  it('leaves a caller’s string that looks like the marker alone', () => {
+    expect(stringifyJson({ memo: '\u0001123\u0001', n: new Big('1.5') })).toBe(
+      '{"memo":"\\u0001123\\u0001","n":1.5}',
+    );
+    expect(JSON.parse(stringifyJson({ memo: '\u0001123\u0001' })).memo).toBe('\u0001123\u0001');
+  });
+
   it('writes amounts as JSON numbers from their exact decimal text', () => {
     expect(stringifyJson({ net_amount: new Big('99.9'), big: new Big('18446744073709.551615'), n: 2 })).toBe(
       '{"net_amount":99.9,"big":18446744073709.551615,"n":2}',

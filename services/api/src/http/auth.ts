@@ -24,12 +24,24 @@ export function bearer(req: Request): string | undefined {
   return match?.[1];
 }
 
+// Decoding and hashing a key costs more than the rest of a read; the answer for a key never changes.
+const parsedKeys = new Map<string, ReturnType<typeof readApiKey>>();
+function parseKey(key: string): ReturnType<typeof readApiKey> {
+  if (parsedKeys.has(key)) return parsedKeys.get(key);
+  const parsed = readApiKey(key);
+  if (parsed) {
+    if (parsedKeys.size >= 10_000) parsedKeys.clear();
+    parsedKeys.set(key, parsed);
+  }
+  return parsed;
+}
+
 export async function authenticateAgent(
   req: Request,
   deps: { views: ReadModelStore; ctx: Context },
 ): Promise<{ caller: Caller; view: AgentView }> {
   const key = bearer(req);
-  const parsed = key ? readApiKey(key) : undefined;
+  const parsed = key ? parseKey(key) : undefined;
   if (!parsed) throw new ServiceError('unauthorized');
   const caller = { agentId: parsed.agentId, keyDigest: parsed.digest };
   const view = await agentView(deps.views, parsed.agentId);

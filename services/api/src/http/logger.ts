@@ -3,10 +3,11 @@ import winston from 'winston';
 
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): winston.Logger {
   return winston.createLogger({
-    level,
+    level: level === 'silent' ? 'error' : level,
+    silent: level === 'silent',
     format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
     defaultMeta: { service: 'tokenops' },
-    transports: [new winston.transports.Console({ silent: level === 'silent' })],
+    transports: [new winston.transports.Console()],
   });
 }
 
