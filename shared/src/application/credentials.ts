@@ -14,7 +14,6 @@ import bs58 from 'bs58';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { ServiceError } from '../errors';
-import { isAddress } from '../domain/tokens';
 import { secretDigest } from '../domain/secrets';
 
 const checksum = (body: string) => crc32(body).toString(16).padStart(8, '0');
@@ -81,8 +80,6 @@ export function readInvitation(code: string): { groupId: string; agentId: string
 
 /** A fresh opaque identifier shaped like a Solana address (group_config_pda, whitelist_entry_pda). */
 export const newId = (): string => bs58.encode(randomBytes(32));
-
-export { isAddress };
 
 /** Seals and opens secrets under the key-encryption key (32 bytes). */
 export class KeyVault {

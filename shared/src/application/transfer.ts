@@ -78,6 +78,7 @@ async function spendOnce(
   settled?: Settled,
 ): Promise<Answer> {
   let accepted = false;
+  let answer: Answer;
   try {
     const { wait, intent } = await decideOnWriteModel(ctx, waiter, caller, body, intentId);
     accepted = true;
@@ -88,7 +89,7 @@ async function spendOnce(
         'The transfer is still being executed; retry the same request to get its result.',
       );
     if (settled && outcome.position) await settled(outcome.position).catch(() => undefined);
-    return await complete(ctx, stream, intentId, answerFor(intent, outcome));
+    answer = answerFor(intent, outcome);
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'idempotency_in_progress') throw err;
     if (err instanceof ServiceError && err.status < 500) {
@@ -99,6 +100,8 @@ async function spendOnce(
     if (!accepted) await release(ctx, stream, intentId);
     throw err;
   }
+  // Recorded once, outside the catch: a settled failure is recorded and thrown from here.
+  return complete(ctx, stream, intentId, answer);
 }
 
 async function decideOnWriteModel(

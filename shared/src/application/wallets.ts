@@ -2,7 +2,7 @@
  * Custody of agent wallets. Each wallet's seed is sealed under the key-encryption key and kept in its
  * own stream, `wallet-<address>`; only the executor opens it, to sign that agent's transfers.
  */
-import { WrongExpectedRevision, type EventStore } from '../event-store/port';
+import type { EventStore } from '../event-store/port';
 import { generateSigner, signerFromSeed, type Signer } from '../chain/keys';
 import type { KeyVault } from './credentials';
 
@@ -52,5 +52,3 @@ export class Wallets {
     return signer;
   }
 }
-
-export { WrongExpectedRevision };
