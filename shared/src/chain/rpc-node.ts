@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChainNodeBackend } from './litesvm';
 import { ChainFailure } from './port';
+import { answerOps, type OpsOptions } from '../process/ops';
 
 const decoder = getTransactionDecoder();
 const MAX_BODY = 1024 * 1024;
@@ -40,7 +41,7 @@ export interface ChainNode {
 
 export async function serveChainRpc(
   backend: ChainNodeBackend,
-  options: { port?: number; host?: string; slotMs?: number } = {},
+  options: { port?: number; host?: string; slotMs?: number; ops?: OpsOptions } = {},
 ): Promise<ChainNode> {
   const context = () => ({ slot: Number(backend.slot()), apiVersion: '2.2.0' });
   const methods: Record<string, (params: unknown[]) => Promise<unknown> | unknown> = {
@@ -111,6 +112,12 @@ export async function serveChainRpc(
   };
 
   const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && options.ops) {
+      void answerOps(req, res, options.ops).then((answered) => {
+        if (!answered) res.writeHead(404).end();
+      });
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {

@@ -100,7 +100,7 @@ export class RpcChain implements LocalChain {
       ata(this.treasury, transfer.mint),
     ]);
     const known = { recipient: this.existing.has(recipient), treasury: this.existing.has(treasury) };
-    const hash = await this.connection.getLatestBlockhash();
+    const hash = await this.blockhash();
     const tx = signTransaction(
       await transferWithFeeInstructions(transfer, this.options.payer, known),
       this.options.payer,
@@ -114,12 +114,31 @@ export class RpcChain implements LocalChain {
     return tx;
   }
 
+  /**
+   * The latest blockhash, asked once a second at most: a blockhash stays valid for 150 blocks (about a
+   * minute), and every transfer asking for its own would double the calls to the node.
+   */
+  private recentHash:
+    { at: number; value: Promise<{ blockhash: string; lastValidBlockHeight: number }> } | undefined;
+  private blockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
+    const now = Date.now();
+    if (!this.recentHash || now - this.recentHash.at > 1_000) {
+      const value = this.connection.getLatestBlockhash();
+      this.recentHash = { at: now, value };
+      value.catch(() => (this.recentHash = undefined));
+    }
+    return this.recentHash.value;
+  }
+
   async submit(tx: SignedTransaction): Promise<void> {
     try {
       await this.connection.sendRawTransaction(tx.wire, { skipPreflight: false, maxRetries: 0 });
     } catch (err) {
-      if (err instanceof SendTransactionError)
+      if (err instanceof SendTransactionError) {
+        // The node moved past the blockhash we keep: the next transaction asks for a new one.
+        if (/BlockhashNotFound/.test(err.transactionError.message)) this.recentHash = undefined;
         throw new ChainFailure(err.transactionError.message, err.transactionError.logs ?? []);
+      }
       throw err;
     }
     await awaitConfirmation(

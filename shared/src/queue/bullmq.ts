@@ -74,12 +74,27 @@ export class BullJobQueue<T> implements JobQueue<T> {
     return { jobId: job.id ?? jobId, deduplicated: job.id !== jobId };
   }
 
-  process(handler: (job: Job<T>) => Promise<void>, options: { concurrency?: number } = {}): Worker {
+  /**
+   * `lockMs`: how long a job stays with a worker that stops renewing its lock (killed) before BullMQ's
+   * stalled-job check hands it to another; a job may stall several times (the handler is idempotent).
+   */
+  process(
+    handler: (job: Job<T>) => Promise<void>,
+    options: { concurrency?: number; lockMs?: number } = {},
+  ): Worker {
+    const lockMs = options.lockMs ?? 30_000;
     const worker = new BullWorker(
       this.name,
       async (job) =>
         handler({ id: job.id!, name: job.name, data: job.data as T, attempt: job.attemptsMade + 1 }),
-      { connection: this.connection, prefix: this.prefix, concurrency: options.concurrency ?? 1 },
+      {
+        connection: this.connection,
+        prefix: this.prefix,
+        concurrency: options.concurrency ?? 1,
+        lockDuration: lockMs,
+        stalledInterval: lockMs,
+        maxStalledCount: 10,
+      },
     );
     worker.on('error', () => undefined); // connection errors: the worker reconnects by itself
     this.workers.add(worker);

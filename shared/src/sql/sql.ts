@@ -59,29 +59,36 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
       if (!IDENTIFIER.test(channel)) throw new Error(`channel ${channel} must match ${IDENTIFIER}`);
       let client: PoolClient | undefined;
       let closed = false;
+      // A connection that fails is dropped once (an error may be reported more than once) and replaced.
+      const drop = (c: PoolClient) => {
+        if (client !== c) return;
+        client = undefined;
+        c.release(true);
+        if (!closed) setTimeout(() => void connect(), 500).unref();
+      };
       const connect = async (): Promise<void> => {
+        let c: PoolClient | undefined;
         try {
-          client = await pool.connect();
-          client.on('notification', (msg) => msg.channel === channel && onNotify());
-          client.on('error', () => {
-            client?.release(true);
-            client = undefined;
-            if (!closed) setTimeout(() => void connect(), 500).unref();
-          });
-          await client.query(`LISTEN ${channel}`);
+          c = await pool.connect();
+          client = c;
+          const mine = c;
+          c.on('notification', (msg) => msg.channel === channel && onNotify());
+          c.on('error', () => drop(mine));
+          await c.query(`LISTEN ${channel}`);
           onNotify(); // anything committed while we were not listening
         } catch {
-          client?.release(true);
-          client = undefined;
-          if (!closed) setTimeout(() => void connect(), 500).unref();
+          if (c) drop(c);
+          else if (!closed) setTimeout(() => void connect(), 500).unref();
         }
       };
       await connect();
       return async () => {
         closed = true;
-        if (client) {
-          await client.query(`UNLISTEN ${channel}`).catch(() => undefined);
-          client.release();
+        const c = client;
+        client = undefined;
+        if (c) {
+          await c.query(`UNLISTEN ${channel}`).catch(() => undefined);
+          c.release();
         }
       };
     },

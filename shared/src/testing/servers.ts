@@ -12,8 +12,8 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const uniqueName = (prefix: string): string =>
   `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
 
-export async function dropSchema(schema: string): Promise<void> {
-  const pool = new Pool({ connectionString: DATABASE_URL, max: 1 });
+export async function dropSchema(schema: string, databaseUrl = DATABASE_URL): Promise<void> {
+  const pool = new Pool({ connectionString: databaseUrl, max: 1 });
   try {
     await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   } finally {

@@ -14,7 +14,7 @@ import {
   validationError,
   type SchemaName,
 } from '@tokenops/shared';
-import type { Logger } from './logger';
+import type { Logger, Metrics } from '@tokenops/shared';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -26,19 +26,23 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export function requestContext(logger: Logger): RequestHandler {
+export function requestContext(logger: Logger, metrics?: Metrics): RequestHandler {
   return (req, res, next) => {
     const given = req.header('x-request-id');
     req.id = given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     res.setHeader('x-request-id', req.id);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // The route template (never the path: ids would make a label per agent).
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      metrics?.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
       logger.info('request', {
         request_id: req.id,
         method: req.method,
         path: req.path,
         status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        ms: seconds * 1e3,
       });
     });
     next();
@@ -142,13 +146,23 @@ export function errorHandler(logger: Logger) {
 }
 
 /** A dependency that did not answer (database, Redis, chain node down): 503, retry later. */
-function isUnavailable(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; name?: string; message?: string } | undefined;
   return (
-    code === 'ECONNREFUSED' ||
-    code === 'ECONNRESET' ||
-    code === 'ETIMEDOUT' ||
-    code === '57P01' ||
-    code === '08006'
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      '57P01',
+      '57P03',
+      '08006',
+      '08001',
+      '53300',
+    ].includes(e?.code ?? '') ||
+    e?.name === 'MaxRetriesPerRequestError' ||
+    /Connection is closed|Connection terminated|connect ECONNREFUSED|Stream isn't writeable|the database system is/i.test(
+      e?.message ?? '',
+    )
   );
 }

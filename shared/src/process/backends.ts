@@ -1,0 +1,37 @@
+/** Opens the server adapters named by the configuration (the same ports the embedded default fills). */
+import Redis, { type RedisOptions } from 'ioredis';
+import { serverSql } from '../sql/sql';
+import { PostgresEventStore } from '../event-store/postgres';
+import { EventStoreDbEventStore } from '../event-store/eventstoredb';
+import type { EventStore } from '../event-store/port';
+import { RpcChain } from '../chain/rpc';
+import type { ChainConfig, EventStoreConfig } from './env';
+
+export async function openEventStore(config: EventStoreConfig): Promise<EventStore> {
+  if (config.kind === 'eventstoredb') return EventStoreDbEventStore.connect(config.url);
+  return PostgresEventStore.open(
+    await serverSql({ connectionString: config.url, schema: config.schema, max: config.pool }),
+  );
+}
+
+export function openChain(config: ChainConfig): RpcChain {
+  if (config.kind === 'local') return RpcChain.local(config.url, config.seed);
+  return new RpcChain({
+    url: config.url,
+    tokens: config.tokens,
+    payer: config.payer,
+    treasury: config.treasury,
+  });
+}
+
+/** A Redis connection that reconnects by itself; while it is down, readiness and requests report it. */
+export function openRedis(url: string, options: RedisOptions = { maxRetriesPerRequest: 2 }): Redis {
+  const redis = new Redis(url, options);
+  redis.on('error', () => undefined); // reconnecting; not a reason to crash
+  return redis;
+}
+
+/** Readiness of a process on the log and Redis: both answer. */
+export async function dependenciesReady(redis: Redis, store: EventStore): Promise<boolean> {
+  return (await redis.ping()) === 'PONG' && (await store.headPosition()) !== undefined;
+}

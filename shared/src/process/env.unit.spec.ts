@@ -1,0 +1,88 @@
+import { Env } from './env';
+import { ConfigError } from './lifecycle';
+
+const problemsOf = (vars: NodeJS.ProcessEnv, read: (env: Env) => void): string[] => {
+  const env = new Env(vars);
+  read(env);
+  try {
+    env.check();
+    return [];
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+};
+
+const server = (env: Env) => {
+  env.eventStore();
+  env.redis();
+  env.chain({ rpc: true });
+  env.secret('KEY_ENCRYPTION_KEY', 'seals keys');
+  env.int('PORT', 8080, 0, 65535);
+};
+
+describe('server configuration from the environment', () => {
+  it('reports every problem at once, by name, with what is expected', () => {
+    const problems = problemsOf({ PORT: 'eighty', KEY_ENCRYPTION_KEY: 'c2hvcnQ=' }, server);
+    expect(problems).toEqual([
+      expect.stringMatching(/^EVENTSTORE_URL is required/),
+      expect.stringMatching(/^REDIS_URL is required/),
+      expect.stringMatching(/^SOLANA_RPC_URL is required/),
+      'KEY_ENCRYPTION_KEY: expected 32 bytes in base64, got 5 bytes',
+      'PORT=eighty: expected a whole number from 0 to 65535',
+    ]);
+  });
+
+  it('refuses a URL of the wrong kind and a bad schema name', () => {
+    const problems = problemsOf(
+      { EVENTSTORE_URL: 'mysql://h/db', EVENTSTORE_SCHEMA: 'Drop;', REDIS_URL: 'http://h' },
+      (env) => {
+        env.eventStore();
+        env.redis();
+      },
+    );
+    expect(problems).toEqual([
+      'EVENTSTORE_URL: expected a postgres: or postgresql: or esdb: or esdb+discover: URL, got mysql:',
+      expect.stringMatching(/^EVENTSTORE_SCHEMA=Drop;/),
+      'REDIS_URL: expected a redis: or rediss: URL, got http:',
+    ]);
+  });
+
+  it('reads a complete configuration: PostgreSQL or EventStoreDB, the local chain by its seed', () => {
+    const vars = {
+      EVENTSTORE_URL: 'postgres://u@db:5432/x',
+      REDIS_URL: 'redis://r:6379',
+      SOLANA_RPC_URL: 'http://chain:8899',
+      KEY_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      EVENTSTORE_POOL: '5',
+    };
+    const env = new Env(vars);
+    expect(env.eventStore()).toEqual({
+      kind: 'postgres',
+      url: vars.EVENTSTORE_URL,
+      schema: 'tokenops',
+      pool: 5,
+    });
+    expect(env.redis()).toEqual({ url: vars.REDIS_URL, prefix: 'tokenops' });
+    const chain = env.chain({ rpc: true });
+    expect(chain).toMatchObject({ kind: 'local', url: vars.SOLANA_RPC_URL, seed: 'local-chain' });
+    expect(chain.tokens.map((t) => t.symbol)).toEqual(['USDC', 'SOL']);
+    env.check();
+    expect(new Env({ EVENTSTORE_URL: 'esdb://es:2113?tls=false' }).eventStore()).toEqual({
+      kind: 'eventstoredb',
+      url: 'esdb://es:2113?tls=false',
+    });
+  });
+
+  it('a real cluster needs the fee payer, the treasury and the token registry', () => {
+    const problems = problemsOf(
+      { SOLANA_RPC_URL: 'https://api.mainnet-beta.solana.com', FEE_PAYER_SECRET: 'x' },
+      (env) => env.chain({ rpc: true }),
+    );
+    expect(problems).toEqual([
+      'FEE_PAYER_SECRET: expected a base58 32-byte ed25519 seed',
+      expect.stringMatching(/^TREASURY_ADDRESS is required/),
+      expect.stringMatching(/^TOKENS is required/),
+    ]);
+  });
+});

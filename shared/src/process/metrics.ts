@@ -1,0 +1,55 @@
+/**
+ * Prometheus metrics (prom-client). Each process has one registry with the default Node metrics and
+ * the figures of its own part: request latency (API), intents by outcome (executor), projection lag
+ * (projector), queue depth (executor). Served on `/metrics` by the process's ops routes.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  intents: Counter<'outcome'>;
+  projectionLag: Gauge<'projection'>;
+  projectionStalled: Gauge<'projection'>;
+  queueDepth: Gauge<'queue' | 'state'>;
+}
+
+export function createMetrics(processName: string): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ process: processName });
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'tokenops_http_request_duration_seconds',
+      help: 'HTTP request latency, by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    intents: new Counter({
+      name: 'tokenops_intents_total',
+      help: 'Intents settled, by outcome (confirmed, failed)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    projectionLag: new Gauge({
+      name: 'tokenops_projection_lag_events',
+      help: 'Events in the log the projection has not applied yet (log positions on EventStoreDB)',
+      labelNames: ['projection'],
+      registers: [registry],
+    }),
+    projectionStalled: new Gauge({
+      name: 'tokenops_projection_stalled_seconds',
+      help: 'Seconds since the projection last moved while events wait for it (0 when caught up)',
+      labelNames: ['projection'],
+      registers: [registry],
+    }),
+    queueDepth: new Gauge({
+      name: 'tokenops_queue_jobs',
+      help: 'Jobs in the queue, by state (waiting, active, delayed, failed)',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+    }),
+  };
+}

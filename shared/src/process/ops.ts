@@ -1,0 +1,81 @@
+/**
+ * The operations endpoints every process serves: `/healthz` (the process is alive), `/readyz` (its
+ * dependencies answer: 503 until they do) and `/metrics` (Prometheus text). The API mounts them on its
+ * own port; workers serve them alone on theirs.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export interface OpsOptions {
+  registry: Registry;
+  /** Resolves true when the process can do its work. */
+  ready(): Promise<boolean>;
+}
+
+/** Answers an ops path, or returns false for any other path. */
+export async function answerOps(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ops: OpsOptions,
+): Promise<boolean> {
+  const path = (req.url ?? '/').split('?')[0];
+  if (req.method !== 'GET') return false;
+  if (path === '/healthz') {
+    send(res, 200, 'application/json', JSON.stringify({ status: 'ok' }));
+    return true;
+  }
+  if (path === '/readyz') {
+    const ready = await ops.ready().catch(() => false);
+    send(
+      res,
+      ready ? 200 : 503,
+      'application/json',
+      JSON.stringify({ status: ready ? 'ready' : 'not ready' }),
+    );
+    return true;
+  }
+  if (path === '/metrics') {
+    send(res, 200, ops.registry.contentType, await ops.registry.metrics());
+    return true;
+  }
+  return false;
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+export interface Listening {
+  url: string;
+  /** Stops taking connections and resolves once the requests in flight have been answered. */
+  close(): Promise<void>;
+}
+
+/** Listens on `port` (0: any free one) and `host`; closes gracefully. Every HTTP server here starts so. */
+export async function listen(server: Server, port: number, host: string): Promise<Listening> {
+  server.keepAliveTimeout = 65_000; // longer than the usual load balancer's idle timeout
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/** A server of the ops endpoints alone (projector, executor). */
+export function serveOps(port: number, host: string, ops: OpsOptions): Promise<Listening> {
+  const server = createServer((req, res) => {
+    answerOps(req, res, ops)
+      .then((answered) => {
+        if (!answered) send(res, 404, 'application/json', JSON.stringify({ error: 'not_found' }));
+      })
+      .catch(() => send(res, 500, 'application/json', JSON.stringify({ error: 'internal_error' })));
+  });
+  return listen(server, port, host);
+}
