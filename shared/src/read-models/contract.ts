@@ -101,6 +101,25 @@ export function readModelStoreContract(name: string, open: () => Promise<ReadMod
       expect(await store.counter('raced')).toBe(1);
     });
 
+    it('dumps every key in one comparable form: documents, counters, sets by rank, checkpoints', async () => {
+      await store.commit('p', at(1n, 1n), [
+        { op: 'set', key: 'doc', value: { a: 1 } },
+        { op: 'set', key: 'number-doc', value: 7 },
+        { op: 'incr', key: 'n', by: 3 },
+        { op: 'zadd', key: 'z', score: 2, member: 'b' },
+        { op: 'zadd', key: 'z', score: 1, member: 'a' },
+        { op: 'zadd', key: 'emptied', score: 1, member: 'x' },
+        { op: 'zrem', key: 'emptied', member: 'x' },
+      ]);
+      expect(Object.fromEntries(await store.dump())).toEqual({
+        checkpoints: '[["p","1:1"]]',
+        doc: '{"a":1}',
+        n: '3',
+        'number-doc': '7',
+        z: '[["a",1],["b",2]]',
+      });
+    });
+
     it('clears its own namespace only', async () => {
       await store.commit('p', at(1n, 1n), [{ op: 'set', key: 'x', value: 1 }]);
       await store.clear();

@@ -1,18 +1,36 @@
 /** The in-process read-model store: maps in this process, rebuilt from the event store at start. */
 import { comparePositions, type LogPosition } from '../event-store/port';
-import type { RangeOptions, ReadModelOp, ReadModelStore, ScoredMember } from './port';
+import {
+  dumpOf,
+  type RangeOptions,
+  type ReadModelEntry,
+  type ReadModelOp,
+  type ReadModelStore,
+  type ScoredMember,
+} from './port';
 
 export class MemoryReadModelStore implements ReadModelStore {
-  private readonly docs = new Map<string, string>();
+  /** Documents as JSON text, or as the values themselves when `shared` (see the constructor). */
+  private readonly docs = new Map<string, unknown>();
   private readonly counters = new Map<string, number>();
   private readonly sets = new Map<string, Map<string, number>>();
   private readonly checkpoints = new Map<string, LogPosition>();
 
-  constructor(readonly namespace = 'rm') {}
+  /**
+   * `shared`: documents are kept as the objects written and read back as the same objects, without a
+   * JSON copy each way. For a writer that never changes an object once written or read (the
+   * projection builds new ones), such as a replay building models in memory; readers that might
+   * change what they get should keep the default.
+   */
+  constructor(
+    readonly namespace = 'rm',
+    private readonly shared = false,
+  ) {}
 
   async get<T>(key: string): Promise<T | undefined> {
-    const text = this.docs.get(key);
-    return text === undefined ? undefined : (JSON.parse(text) as T);
+    const doc = this.docs.get(key);
+    if (doc === undefined) return undefined;
+    return (this.shared ? doc : JSON.parse(doc as string)) as T;
   }
 
   async getMany<T>(keys: readonly string[]): Promise<(T | undefined)[]> {
@@ -52,7 +70,7 @@ export class MemoryReadModelStore implements ReadModelStore {
     };
     switch (op.op) {
       case 'set':
-        this.docs.set(op.key, JSON.stringify(op.value));
+        this.docs.set(op.key, this.shared ? op.value : JSON.stringify(op.value));
         return;
       case 'del':
         this.docs.delete(op.key);
@@ -72,11 +90,32 @@ export class MemoryReadModelStore implements ReadModelStore {
         for (const [member, score] of set(op.key)) if (score <= op.max) set(op.key).delete(member);
         return;
       case 'ztrim': {
-        const kept = [...set(op.key)].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : -1)).slice(0, op.keep);
-        this.sets.set(op.key, new Map(kept));
+        // Drops the lowest (by score, then member, as Redis ranks them) until `keep` are left; a list
+        // trimmed after each add loses one member, so this is one pass, not a sort.
+        const members = set(op.key);
+        while (members.size > op.keep) {
+          let lowest: [string, number] | undefined;
+          for (const entry of members)
+            if (!lowest || entry[1] < lowest[1] || (entry[1] === lowest[1] && entry[0] < lowest[0]))
+              lowest = entry;
+          members.delete(lowest![0]);
+        }
         return;
       }
     }
+  }
+
+  /** Every key, for a bulk load into another store (a replay builds here, then loads Redis). */
+  *entries(): Generator<ReadModelEntry> {
+    for (const [key, doc] of this.docs)
+      yield { kind: 'doc', key, json: this.shared ? JSON.stringify(doc) : (doc as string) };
+    for (const [key, value] of this.counters) yield { kind: 'counter', key, value };
+    for (const [key, set] of this.sets) if (set.size) yield { kind: 'set', key, members: [...set] };
+    for (const [projection, position] of this.checkpoints) yield { kind: 'checkpoint', projection, position };
+  }
+
+  async dump(): Promise<Map<string, string>> {
+    return dumpOf(this.entries());
   }
 
   async clear(): Promise<void> {

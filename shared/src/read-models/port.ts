@@ -45,6 +45,12 @@ export interface ReadModelStore {
    * delivered twice, or by two projectors, changes the models once.
    */
   commit(projection: string, position: LogPosition, ops: readonly ReadModelOp[]): Promise<boolean>;
+  /**
+   * Every key of the namespace in one comparable form: a document as its JSON, a counter as its
+   * number, a sorted set as its members by rank, the checkpoints. Two stores with equal dumps answer
+   * every read alike (the equality check after a replay).
+   */
+  dump(): Promise<Map<string, string>>;
   /** Deletes every key of the namespace. */
   clear(): Promise<void>;
   close(): Promise<void>;
@@ -55,4 +61,28 @@ export const positionText = (p: LogPosition): string => `${p.commit}:${p.prepare
 export function positionFromText(text: string): LogPosition {
   const [commit, prepare] = text.split(':');
   return { commit: BigInt(commit!), prepare: BigInt(prepare!) };
+}
+
+/** One key of a store, as `entries()` of the in-process store gives it and the Redis store loads it. */
+export type ReadModelEntry =
+  | { kind: 'doc'; key: string; json: string }
+  | { kind: 'counter'; key: string; value: number }
+  | { kind: 'set'; key: string; members: [member: string, score: number][] }
+  | { kind: 'checkpoint'; projection: string; position: LogPosition };
+
+/** The comparable form of `dump()`, the same for every adapter. */
+export function dumpOf(entries: Iterable<ReadModelEntry>): Map<string, string> {
+  const out = new Map<string, string>();
+  const checkpoints: [string, string][] = [];
+  for (const e of entries) {
+    if (e.kind === 'doc') out.set(e.key, e.json);
+    else if (e.kind === 'counter') out.set(e.key, String(e.value));
+    else if (e.kind === 'set') {
+      if (e.members.length === 0) continue;
+      const sorted = [...e.members].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      out.set(e.key, JSON.stringify(sorted));
+    } else checkpoints.push([e.projection, positionText(e.position)]);
+  }
+  if (checkpoints.length) out.set('checkpoints', JSON.stringify(checkpoints.sort()));
+  return new Map([...out].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
 }

@@ -9,30 +9,47 @@ import type { LogPosition } from '../event-store/port';
 import {
   positionFromText,
   positionText,
+  dumpOf,
   type RangeOptions,
+  type ReadModelEntry,
   type ReadModelOp,
   type ReadModelStore,
   type ScoredMember,
 } from './port';
 
-// KEYS[1] is the checkpoint hash, KEYS[2..] the keys the ops touch (declared, as Redis asks).
-// ARGV[1] projection, ARGV[2] commit, ARGV[3] prepare, ARGV[4] the ops as JSON (keys by index).
-const COMMIT_LUA = `
+/**
+ * Lua for checkpoints written as "commit:prepare" (positionText): `position(text)` splits one, and
+ * `before(c1, p1, c2, p2)` compares two exactly, as non-negative integers in text (no float rounding).
+ * Every script that compares checkpoints starts with it.
+ */
+export const POSITION_LUA = `
+local function position(text)
+  local sep = string.find(text, ':', 1, true)
+  return string.sub(text, 1, sep - 1), string.sub(text, sep + 1)
+end
+local function cmp(a, b)
+  if #a ~= #b then return #a < #b and -1 or 1 end
+  if a == b then return 0 end
+  return a < b and -1 or 1
+end
 local function before(c1, p1, c2, p2)
-  -- Compares non-negative integers written as text, exactly (no float rounding).
-  local function cmp(a, b)
-    if #a ~= #b then return #a < #b and -1 or 1 end
-    if a == b then return 0 end
-    return a < b and -1 or 1
-  end
   local c = cmp(c1, c2)
   if c ~= 0 then return c < 0 end
   return cmp(p1, p2) < 0
 end
+`;
+
+// KEYS[1] is the checkpoint hash, KEYS[2..] the keys the ops touch (declared, as Redis asks), then
+// the guard keys. ARGV[1] projection, ARGV[2] commit, ARGV[3] prepare, ARGV[4] the ops as JSON (keys
+// by index), ARGV[5] the values the guard keys must hold, as JSON (the last #guards KEYS).
+const COMMIT_LUA = `${POSITION_LUA}
+local guards = cjson.decode(ARGV[5])
+for i, expected in ipairs(guards) do
+  if redis.call('GET', KEYS[#KEYS - #guards + i]) ~= expected then return -1 end
+end
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 if current then
-  local sep = string.find(current, ':', 1, true)
-  local cc, cp = string.sub(current, 1, sep - 1), string.sub(current, sep + 1)
+  local cc, cp = position(current)
   if not before(cc, cp, ARGV[2], ARGV[3]) then return 0 end
 end
 local ops = cjson.decode(ARGV[4])
@@ -51,6 +68,19 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
 return 1
 `;
 
+/** A commit refused by a guard: this writer lost its lease, or its models are no longer the live ones. */
+export class FencedOut extends Error {
+  constructor(readonly namespace: string) {
+    super(`read-model commit to ${namespace} refused: the writer's guard no longer holds`);
+  }
+}
+
+/** A key that must hold `value` for a commit to apply (a lease token, the live generation). */
+export interface CommitGuard {
+  key: string;
+  value: string;
+}
+
 type Commander = Redis & {
   commitReadModel(numKeys: number, ...args: (string | number)[]): Promise<number>;
 };
@@ -61,6 +91,7 @@ export class RedisReadModelStore implements ReadModelStore {
   constructor(
     redis: Redis,
     readonly namespace = 'rm',
+    private readonly guards: readonly CommitGuard[] = [],
   ) {
     this.redis = redis as Commander;
     if (!('commitReadModel' in redis)) redis.defineCommand('commitReadModel', { lua: COMMIT_LUA });
@@ -140,6 +171,7 @@ export class RedisReadModelStore implements ReadModelStore {
           return { op: o.op, k, n: o.keep };
       }
     });
+    for (const g of this.guards) keys.push(g.key);
     const [commit, prepare] = positionText(position).split(':') as [string, string];
     const applied = await this.redis.commitReadModel(
       keys.length,
@@ -148,8 +180,60 @@ export class RedisReadModelStore implements ReadModelStore {
       commit,
       prepare,
       JSON.stringify(encoded),
+      JSON.stringify(this.guards.map((g) => g.value)),
     );
+    if (applied === -1) throw new FencedOut(this.namespace);
     return applied === 1;
+  }
+
+  /** Writes entries (a model built in memory) in pipelined batches; the namespace should be empty. */
+  async load(entries: Iterable<ReadModelEntry>, batch = 2_000): Promise<void> {
+    let pipeline = this.redis.pipeline();
+    let n = 0;
+    for (const e of entries) {
+      if (e.kind === 'doc') pipeline.set(this.k(e.key), e.json);
+      else if (e.kind === 'counter') pipeline.set(this.k(e.key), String(e.value));
+      else if (e.kind === 'set') {
+        if (e.members.length) pipeline.zadd(this.k(e.key), ...e.members.flatMap(([m, s]) => [s, m]));
+      } else pipeline.hset(this.k('checkpoints'), e.projection, positionText(e.position));
+      if (++n % batch === 0) {
+        await pipeline.exec();
+        pipeline = this.redis.pipeline();
+      }
+    }
+    await pipeline.exec();
+  }
+
+  async dump(): Promise<Map<string, string>> {
+    const entries: ReadModelEntry[] = [];
+    const prefix = `${this.namespace}:`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      const types = await Promise.all(keys.map((k) => this.redis.type(k)));
+      for (const [i, full] of keys.entries()) {
+        const key = full.slice(prefix.length);
+        if (types[i] === 'zset') {
+          const flat = await this.redis.zrange(full, 0, -1, 'WITHSCORES');
+          const members: [string, number][] = [];
+          for (let j = 0; j < flat.length; j += 2) members.push([flat[j]!, Number(flat[j + 1])]);
+          entries.push({ kind: 'set', key, members });
+        } else if (types[i] === 'hash' && key === 'checkpoints') {
+          for (const [projection, text] of Object.entries(await this.redis.hgetall(full)))
+            entries.push({ kind: 'checkpoint', projection, position: positionFromText(text) });
+        } else if (types[i] === 'string') {
+          const text = (await this.redis.get(full)) ?? '';
+          // A counter is an integer written by INCRBY; a document is JSON (a number document reads the same).
+          entries.push(
+            /^-?\d+$/.test(text)
+              ? { kind: 'counter', key, value: Number(text) }
+              : { kind: 'doc', key, json: text },
+          );
+        }
+      }
+    } while (cursor !== '0');
+    return dumpOf(entries);
   }
 
   async clear(): Promise<void> {
