@@ -1,9 +1,11 @@
 /**
- * Runs the agent-views projection: follows the log from the store's checkpoint and commits each
- * event's writes with the checkpoint, atomically. Replaying into an empty store rebuilds the views.
+ * Runs the agent-views projection: follows the log from the store's checkpoint and commits the
+ * events' writes with the checkpoint, atomically, in batches (batch.ts). Replaying into an empty
+ * store rebuilds the views.
  */
 import type { EventStore, ReadModelStore, Subscription, Token } from '@tokenops/shared';
-import { PROJECTION, project } from './agent-views';
+import { PROJECTION } from './agent-views';
+import { BatchedProjection } from './batch';
 
 export interface ProjectionRunner {
   subscription: Subscription;
@@ -19,14 +21,24 @@ export async function startProjection(
   const from = await views.checkpoint(PROJECTION);
   let ready!: () => void;
   const caughtUp = new Promise<void>((r) => (ready = r));
-  const subscription = store.subscribeToAll({
+  let fail!: (err: unknown) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const batch = new BatchedProjection(views, tokens, (err) => fail(err));
+  const following = store.subscribeToAll({
     ...(from && { from }),
-    onCaughtUp: () => ready(),
-    onEvent: async (event) => {
-      await views.commit(PROJECTION, event.position, await project(event, views, tokens));
-    },
+    onCaughtUp: () => void batch.flush().then(ready, ready),
+    onEvent: (event) => batch.apply(event),
   });
-  subscription.done.catch(() => ready());
+  // Ends when the log subscription ends, or when a batch could not be committed.
+  const done = Promise.race([following.done, failed]);
+  done.catch(() => ready());
+  const subscription: Subscription = {
+    done,
+    stop: async () => {
+      await following.stop();
+      await batch.flush().catch(() => undefined);
+    },
+  };
   return { subscription, caughtUp };
 }
 
