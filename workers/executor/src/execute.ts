@@ -32,7 +32,11 @@ export interface ExecuteJob {
 }
 
 export class Executor {
-  constructor(private readonly ctx: Context) {}
+  constructor(
+    private readonly ctx: Context,
+    /** Told each outcome this executor records (metrics). */
+    private readonly onSettled: (status: IntentOutcome['status']) => void = () => undefined,
+  ) {}
 
   async execute({ intent }: ExecuteJob): Promise<void> {
     if (intent.action !== 'transfer') {
@@ -154,9 +158,10 @@ export class Executor {
         result: undefined,
       }));
     }
-    await this.ctx.agents.handle(streams.agent(intent.agent_id), (state) => ({
-      events: decideSettleIntent({ intent_id: intent.intent_id, outcome, now }, state),
-      result: undefined,
-    }));
+    const settled = await this.ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
+      const events = decideSettleIntent({ intent_id: intent.intent_id, outcome, now }, state);
+      return { events, result: events.length > 0 };
+    });
+    if (settled) this.onSettled(outcome.status);
   }
 }

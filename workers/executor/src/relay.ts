@@ -1,13 +1,25 @@
 /**
  * Turns accepted intents in the log into executor jobs. It follows the log from its checkpoint, so an
- * intent accepted just before an API instance died is still executed; the job is deduplicated by the
- * intent id for a day, and the executor is idempotent anyway.
+ * intent accepted just before an API instance died is still executed. The checkpoint is written at
+ * most every CHECKPOINT_MS (and on stop), not per event: after a crash the relay goes over at most
+ * that much of the log again, and the jobs it enqueues again are deduplicated by intent id for a day
+ * (the executor is idempotent anyway).
  */
-import type { EventStore, IntentData, JobQueue, ReadModelStore, Subscription } from '@tokenops/shared';
+import {
+  LOG_START,
+  type EventStore,
+  type IntentData,
+  type JobQueue,
+  type LogPosition,
+  type ReadModelStore,
+  type Subscription,
+} from '@tokenops/shared';
 import type { ExecuteJob } from './execute';
 
 export const RELAY = 'executor-relay';
 const DAY_MS = 24 * 60 * 60 * 1000;
+const CHECKPOINT_MS = 250;
+const MAX_IN_FLIGHT = 64;
 
 export async function startRelay(
   store: EventStore,
@@ -15,14 +27,48 @@ export async function startRelay(
   queue: JobQueue<ExecuteJob>,
 ): Promise<Subscription> {
   const from = await checkpoints.checkpoint(RELAY);
-  return store.subscribeToAll({
+  let seen: LogPosition = from ?? LOG_START;
+  let saved = seen;
+  let savedAt = 0;
+  // Jobs are enqueued concurrently (order does not matter to the executor); the checkpoint never passes
+  // an intent whose job is not in the queue yet.
+  const inFlight = new Set<Promise<unknown>>();
+  let failure: unknown;
+  const save = async () => {
+    if (seen === saved) return;
+    const at = seen;
+    await Promise.all(inFlight);
+    if (failure) throw failure;
+    await checkpoints.commit(RELAY, at, []);
+    saved = at;
+    savedAt = Date.now();
+  };
+  const following = store.subscribeToAll({
     ...(from && { from }),
     onEvent: async (event) => {
+      if (failure) throw failure;
       if (event.type === 'intent.accepted') {
         const intent = event.data as IntentData;
-        await queue.enqueue('execute', { intent }, { dedup: { id: intent.intent_id, ttlMs: DAY_MS } });
+        const job = queue
+          .enqueue('execute', { intent }, { dedup: { id: intent.intent_id, ttlMs: DAY_MS } })
+          .catch((err: unknown) => (failure ??= err))
+          .finally(() => inFlight.delete(job));
+        inFlight.add(job);
+        if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
       }
-      await checkpoints.commit(RELAY, event.position, []);
+      seen = event.position;
+      if (Date.now() - savedAt >= CHECKPOINT_MS) await save();
     },
   });
+  // Quiet log: the last events seen are checkpointed too.
+  const timer = setInterval(() => void save().catch(() => undefined), CHECKPOINT_MS);
+  timer.unref();
+  return {
+    done: following.done.finally(() => clearInterval(timer)),
+    stop: async () => {
+      clearInterval(timer);
+      await following.stop();
+      await save().catch(() => undefined);
+    },
+  };
 }

@@ -1,0 +1,94 @@
+/**
+ * `npm run start:executor`: an executor of the server topology. Any number may run: each takes jobs
+ * from the BullMQ queue (concurrency, deduplication by intent id, stalled jobs of a dead executor
+ * handed back); one of them, holding the relay lease, also turns accepted intents in the log into
+ * jobs. Wiring only.
+ */
+import {
+  BullJobQueue,
+  Env,
+  KeyVault,
+  RedisReadModelStore,
+  createContext,
+  createLogger,
+  createMetrics,
+  openChain,
+  openEventStore,
+  runProcess,
+  serveOps,
+  settingsFor,
+  whileLeader,
+  dependenciesReady,
+  openRedis,
+} from '@tokenops/shared';
+import { Executor, type ExecuteJob } from './execute';
+import { RELAY, startRelay } from './relay';
+
+runProcess('executor', async () => {
+  const env = new Env();
+  const logLevel = env.logLevel();
+  const eventStore = env.eventStore();
+  const redisConfig = env.redis();
+  const chainConfig = env.chain({ rpc: true });
+  const kek = env.keyEncryptionKey();
+  const concurrency = env.int('EXECUTOR_CONCURRENCY', 16, 1, 256);
+  const lockMs = env.int('EXECUTOR_LOCK_MS', 30_000, 1_000, 600_000);
+  const port = env.int('PORT', 9102, 0, 65535);
+  const host = env.text('HOST', '127.0.0.1');
+  env.check();
+
+  const logger = createLogger(logLevel, 'executor');
+  const metrics = createMetrics('executor');
+  const store = await openEventStore(eventStore);
+  const chain = openChain(chainConfig);
+  const ctx = createContext({ store, chain, vault: new KeyVault(kek), settings: settingsFor(chainConfig) });
+  const redis = openRedis(redisConfig.url);
+  const queue = new BullJobQueue<ExecuteJob>('execute', {
+    url: redisConfig.url,
+    prefix: `${redisConfig.prefix}:bull`,
+  });
+
+  const executor = new Executor(ctx, (status) => metrics.intents.inc({ outcome: status }));
+  const worker = queue.process((job) => executor.execute(job.data), { concurrency, lockMs });
+  const relay = whileLeader({
+    redis,
+    key: `${redisConfig.prefix}:${RELAY}:lease`,
+    onError: (err) => logger.error('relay stopped; resuming from its checkpoint', { error: String(err) }),
+    work: (lease) =>
+      startRelay(
+        store,
+        new RedisReadModelStore(redis, `${redisConfig.prefix}:${RELAY}`, [lease.guard]),
+        queue,
+      ),
+  });
+
+  const depth = setInterval(() => {
+    queue.counts().then(
+      (c) => {
+        for (const [state, n] of Object.entries(c)) metrics.queueDepth.set({ queue: 'execute', state }, n);
+      },
+      () => undefined,
+    );
+  }, 2_000);
+  depth.unref();
+
+  const ops = await serveOps(port, host, {
+    registry: metrics.registry,
+    ready: () => dependenciesReady(redis, store),
+  });
+  logger.info('started', { ops: ops.url, concurrency });
+  return {
+    logger,
+    running: {
+      stop: async () => {
+        clearInterval(depth);
+        await relay.stop();
+        await worker.close(); // finishes the jobs in hand; BullMQ releases the rest
+        await queue.close();
+        await ops.close();
+        await store.close();
+        redis.disconnect();
+      },
+    },
+  };
+});
