@@ -14,26 +14,41 @@ export class OutcomeWaiter {
   /** Every request waiting on an intent: several may wait on one (retries with the same key). */
   private readonly waiting = new Map<string, Set<(outcome: Outcome) => void>>();
   private subscription: Subscription | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(private readonly store: EventStore) {}
 
-  async start(): Promise<void> {
-    const from = await this.store.headPosition();
+  /**
+   * Follows the log from its head. If the store goes away the subscription ends; it is started again
+   * from the last event seen (after `retryMs`), so no outcome is missed once the store is back.
+   */
+  async start(retryMs = 500): Promise<void> {
+    let from = await this.store.headPosition();
     let ready!: () => void;
     const caughtUp = new Promise<void>((r) => (ready = r));
-    this.subscription = this.store.subscribeToAll({
-      from,
-      onCaughtUp: () => ready(),
-      onEvent: (e) => {
-        if (e.type !== 'intent.confirmed' && e.type !== 'intent.failed') return;
-        const data = e.data as Outcome['data'];
-        const waiters = this.waiting.get(data.intent_id);
-        if (waiters) {
-          this.waiting.delete(data.intent_id);
-          for (const resolve of waiters) resolve({ type: e.type, data, position: e.position } as Outcome);
-        }
-      },
-    });
+    const follow = () => {
+      const subscription = this.store.subscribeToAll({
+        from,
+        onCaughtUp: () => ready(),
+        onEvent: (e) => {
+          from = e.position;
+          if (e.type !== 'intent.confirmed' && e.type !== 'intent.failed') return;
+          const data = e.data as Outcome['data'];
+          const waiters = this.waiting.get(data.intent_id);
+          if (waiters) {
+            this.waiting.delete(data.intent_id);
+            for (const resolve of waiters) resolve({ type: e.type, data, position: e.position } as Outcome);
+          }
+        },
+      });
+      this.subscription = subscription;
+      subscription.done.catch(() => {
+        if (this.subscription !== subscription || this.stopped) return;
+        this.retry = setTimeout(follow, retryMs);
+      });
+    };
+    follow();
     await caughtUp;
   }
 
@@ -64,6 +79,8 @@ export class OutcomeWaiter {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
     await this.subscription?.stop();
   }
 }

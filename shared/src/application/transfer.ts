@@ -12,7 +12,7 @@ import Big from 'big.js';
 import { v7 as uuidv7 } from 'uuid';
 import { acceptsKey } from '../domain/agent';
 import { decideIntent, simulateTransfer, type IntentCommand } from '../domain/intent';
-import { streams, type IntentData } from '../domain/events';
+import { streams, type BlockCode, type IntentData } from '../domain/events';
 import { decideIdempotency, idempotencyKeyOf, requestFingerprint } from '../domain/idempotency';
 import { idempotencyStream } from '../domain/idempotency-events';
 import { checkRecipient, resolveToken } from '../domain/tokens';
@@ -54,7 +54,13 @@ export async function transfer(
     const loaded = await ctx.idempotency.load(stream);
     const decision = decideIdempotency(loaded.state, fingerprint, ctx.now());
     if (decision.kind === 'replay') return { status: decision.status, body: revive(decision.body) };
-    if (decision.kind === 'wait') return answerWhenSettled(ctx, waiter, caller, stream, decision.intent_id);
+    if (decision.kind === 'wait') {
+      // An instance that died between claiming the key and deciding left it claimed: decide it now.
+      const known = decision.stale ? await intentRecord(ctx, caller.agentId, decision.intent_id) : undefined;
+      if (known && !known.accepted && !known.blocked)
+        return spendOnce(ctx, waiter, caller, body, stream, decision.intent_id, settled);
+      return answerWhenSettled(ctx, waiter, caller, stream, decision.intent_id);
+    }
     const intentId = uuidv7();
     try {
       await ctx.idempotency.append(stream, loaded, [
@@ -127,6 +133,16 @@ async function decideOnWriteModel(
       agent: agent.state,
       ...(budget && { budget: budget.state }),
     });
+    if (decision.accepted && decision.agentEvents.length === 0) {
+      // Accepted already (a retry that took over a stale claim raced another): wait for its outcome.
+      const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+      const known = await intentRecord(ctx, caller.agentId, intentId);
+      if (known.outcome) wait.cancel();
+      return {
+        wait: known.outcome ? Promise.resolve(known.outcome) : wait.outcome,
+        intent: acceptanceOf(known, intentId),
+      };
+    }
     try {
       if (budgetStream && budget) await ctx.budgets.append(budgetStream, budget, decision.budgetEvents);
       if (!decision.accepted) {
@@ -199,13 +215,28 @@ function answerFor(accepted: IntentData, outcome: Outcome): Answer {
   };
 }
 
-async function acceptedIntent(ctx: Context, agentId: string, intentId: string): Promise<IntentData> {
-  const events = await ctx.store.readStream(streams.agent(agentId));
-  const found = events.find(
-    (e) => e.type === 'intent.accepted' && (e.data as IntentData).intent_id === intentId,
-  );
-  if (!found) throw new Error(`intent ${intentId} was not accepted`);
-  return found.data as IntentData;
+/** What the agent's stream holds about one intent: its acceptance or its block, and its outcome. */
+interface IntentRecord {
+  accepted?: IntentData;
+  blocked?: BlockCode;
+  outcome?: Outcome;
+}
+
+async function intentRecord(ctx: Context, agentId: string, intentId: string): Promise<IntentRecord> {
+  const record: IntentRecord = {};
+  for (const e of await ctx.store.readStream(streams.agent(agentId))) {
+    if ((e.data as { intent_id?: string }).intent_id !== intentId) continue;
+    if (e.type === 'intent.accepted') record.accepted ??= e.data as IntentData;
+    else if (e.type === 'intent.blocked') record.blocked ??= (e.data as { code: BlockCode }).code;
+    else if (e.type === 'intent.confirmed' || e.type === 'intent.failed')
+      record.outcome ??= { type: e.type, data: e.data } as Outcome;
+  }
+  return record;
+}
+
+function acceptanceOf(record: IntentRecord, intentId: string): IntentData {
+  if (!record.accepted) throw new Error(`intent ${intentId} was not accepted`);
+  return record.accepted;
 }
 
 /** A retry of a request whose intent is running: wait for it (a while), then answer as the first would have. */
@@ -217,27 +248,22 @@ async function answerWhenSettled(
   intentId: string,
 ): Promise<Answer> {
   const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
-  const settled = await settledOutcome(ctx, caller.agentId, intentId);
-  const outcome = settled ?? (await wait.outcome);
+  const known = await intentRecord(ctx, caller.agentId, intentId);
+  if (known.blocked) {
+    // Blocked, and the instance that decided it died before recording the answer: answer it now.
+    wait.cancel();
+    const err = new ServiceError(known.blocked);
+    return complete(ctx, stream, intentId, { status: err.status, body: err.toBody() });
+  }
+  const outcome = known.outcome ?? (await wait.outcome);
   wait.cancel();
   if (!outcome) throw new ServiceError('idempotency_in_progress');
-  return complete(
-    ctx,
-    stream,
+  // Accepted before it settled; read again only if the acceptance came after the first read.
+  const intent = acceptanceOf(
+    known.accepted ? known : await intentRecord(ctx, caller.agentId, intentId),
     intentId,
-    answerFor(await acceptedIntent(ctx, caller.agentId, intentId), outcome),
   );
-}
-
-/** The outcome already in the agent's stream, if the intent has settled. */
-async function settledOutcome(ctx: Context, agentId: string, intentId: string): Promise<Outcome | undefined> {
-  const events = await ctx.store.readStream(streams.agent(agentId));
-  const e = events.find(
-    (x) =>
-      (x.type === 'intent.confirmed' || x.type === 'intent.failed') &&
-      (x.data as { intent_id: string }).intent_id === intentId,
-  );
-  return e ? ({ type: e.type, data: e.data } as Outcome) : undefined;
+  return complete(ctx, stream, intentId, answerFor(intent, outcome));
 }
 
 /** The amount fields of a transfer answer: stored as exact decimal text, answered as JSON numbers. */

@@ -22,7 +22,16 @@ export interface IdempotencyRecord {
 export type IdempotencyDecision =
   | { kind: 'proceed' }
   | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'wait'; intent_id: string };
+  /**
+   * `stale`: the key was claimed long ago and has no answer. A live instance decides within
+   * milliseconds of claiming; one that died in between left the claim behind. If the log shows no
+   * decision for the intent, the request may take the claim over and decide it (with the same intent
+   * id, so a decision that did happen is never made twice).
+   */
+  | { kind: 'wait'; intent_id: string; stale: boolean };
+
+/** How old a claim without a decision must be before a retry takes it over. */
+export const ABANDONED_CLAIM_MS = 10_000;
 
 /** A stable fingerprint of an operation and its body: key order does not matter, values do. */
 export function requestFingerprint(operation: string, body: unknown): string {
@@ -53,7 +62,11 @@ export function decideIdempotency(
   if (!existing || now - existing.created_at >= IDEMPOTENCY_TTL_MS) return { kind: 'proceed' };
   if (existing.fingerprint !== fingerprint) throw new ServiceError('idempotency_key_reused');
   if (existing.response) return { kind: 'replay', ...existing.response };
-  return { kind: 'wait', intent_id: existing.intent_id };
+  return {
+    kind: 'wait',
+    intent_id: existing.intent_id,
+    stale: now - existing.created_at >= ABANDONED_CLAIM_MS,
+  };
 }
 
 export const inProgress = (): ServiceError => new ServiceError('idempotency_in_progress');

@@ -2,7 +2,13 @@ import Big from 'big.js';
 import { codeOf } from '../errors/testing';
 import { checkFunds, classifyChainFailure } from './chain-outcome';
 import { authorizeOperator } from './group';
-import { decideIdempotency, idempotencyKeyOf, requestFingerprint, IDEMPOTENCY_TTL_MS } from './idempotency';
+import {
+  ABANDONED_CLAIM_MS,
+  decideIdempotency,
+  idempotencyKeyOf,
+  requestFingerprint,
+  IDEMPOTENCY_TTL_MS,
+} from './idempotency';
 import { effectiveRate, swapTerms } from './swap';
 import { checkRecipient, isAddress, resolveSwapSide, resolveToken, type TokenRegistry } from './tokens';
 import { BASE_MINT, OWNER, STRANGER, T0, address, group } from './testing/fixtures';
@@ -41,11 +47,20 @@ describe('idempotency', () => {
     expect(requestFingerprint('transfer', { to: 'a', amount: 2, idempotency_key: 'k' })).not.toBe(fp);
     expect(requestFingerprint('swap', { to: 'a', amount: 1, idempotency_key: 'k' })).not.toBe(fp);
   });
+  it('calls a claim without an answer stale after ABANDONED_CLAIM_MS (its instance may have died)', () => {
+    const claim = { fingerprint: fp, intent_id: 'i', created_at: T0 };
+    expect(decideIdempotency(claim, fp, T0 + ABANDONED_CLAIM_MS - 1)).toMatchObject({ stale: false });
+    expect(decideIdempotency(claim, fp, T0 + ABANDONED_CLAIM_MS)).toMatchObject({
+      kind: 'wait',
+      stale: true,
+    });
+  });
   it('proceeds on a new key, waits on a running one, replays a finished one for 24 hours', () => {
     expect(decideIdempotency(undefined, fp, T0)).toEqual({ kind: 'proceed' });
     expect(decideIdempotency({ fingerprint: fp, intent_id: 'i', created_at: T0 }, fp, T0)).toEqual({
       kind: 'wait',
       intent_id: 'i',
+      stale: false,
     });
     const done = {
       fingerprint: fp,
