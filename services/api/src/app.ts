@@ -14,12 +14,19 @@ export function createApp(deps: ApiDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestContext(deps.logger));
+  app.use(requestContext(deps.logger, deps.metrics));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const ready = await deps.ready().catch(() => false);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
+  if (deps.metrics) {
+    const { registry } = deps.metrics;
+    app.get(
+      '/metrics',
+      async (_req, res) => void res.type(registry.contentType).send(await registry.metrics()),
+    );
+  }
   app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
   app.use(jsonBody);
   const v1 = express.Router();

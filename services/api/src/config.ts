@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isAddress } from '@tokenops/shared';
+import { Env } from '@tokenops/shared';
 
 export interface Config {
   host: string;
@@ -17,49 +17,28 @@ export interface Config {
   jwtSecret: Uint8Array;
   orchestratorWallets?: ReadonlySet<string>;
   outcomeTimeoutMs: number;
+  rateLimitPerMinute: number;
   demo: boolean;
   /** Notes for the log: which secrets were generated. */
   notes: string[];
 }
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
-}
-
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = [];
+/** Reads the embedded default's configuration; throws ConfigError (from `Env`) listing every problem. */
+export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
+  const env = new Env(vars);
+  const problems = env.problems;
   const notes: string[] = [];
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      problems.push(`${name}=${raw}: expected a whole number from ${min} to ${max}`);
-    return n;
-  };
-  const port = int('PORT', 8080, 0, 65535);
-  const outcomeTimeoutMs = int('OUTCOME_TIMEOUT_MS', 30_000, 100, 600_000);
-  const dataDir = resolve(env.DATA_DIR || './data');
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!['error', 'warn', 'info', 'debug', 'silent'].includes(logLevel))
-    problems.push(`LOG_LEVEL=${logLevel}: expected error, warn, info, debug or silent`);
-  const demo = (env.DEMO ?? 'true') !== 'false';
+  const port = env.int('PORT', 8080, 0, 65535);
+  const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 100, 600_000);
+  const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
+  const dataDir = resolve(env.text('DATA_DIR', './data'));
+  const logLevel = env.logLevel();
+  const demo = env.text('DEMO', 'true') !== 'false';
+  const wallets = env.wallets('ORCHESTRATOR_WALLETS');
 
-  let wallets: Set<string> | undefined;
-  if (env.ORCHESTRATOR_WALLETS) {
-    wallets = new Set(
-      env.ORCHESTRATOR_WALLETS.split(',')
-        .map((w) => w.trim())
-        .filter(Boolean),
-    );
-    for (const w of wallets)
-      if (!isAddress(w)) problems.push(`ORCHESTRATOR_WALLETS: ${w} is not a base58 wallet address`);
-  }
-
+  // Unlike the server processes, a secret that is not set is generated once and kept in DATA_DIR.
   const secret = (name: string): Uint8Array => {
-    const raw = env[name];
+    const raw = env.raw(name);
     if (raw) {
       const bytes = Buffer.from(raw, 'base64');
       if (bytes.length !== 32)
@@ -80,9 +59,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   const keyEncryptionKey = secret('KEY_ENCRYPTION_KEY');
   const jwtSecret = secret('JWT_SECRET');
-  if (problems.length > 0) throw new ConfigError(problems);
+  env.check();
   return {
-    host: env.HOST || '127.0.0.1',
+    host: env.text('HOST', '127.0.0.1'),
     port,
     dataDir,
     logLevel,
@@ -90,6 +69,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret,
     ...(wallets && { orchestratorWallets: wallets }),
     outcomeTimeoutMs,
+    rateLimitPerMinute,
     demo,
     notes,
   };

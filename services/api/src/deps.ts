@@ -1,4 +1,5 @@
-import type { Context, OutcomeWaiter, ReadModelStore } from '@tokenops/shared';
+import type { Context, Metrics, OutcomeWaiter, ReadModelStore } from '@tokenops/shared';
+import type { AgentRateLimit } from './http/rate-limit';
 import type { SendOptions } from './http/middleware';
 import type { OperatorAuth } from './orchestrator/auth';
 
@@ -8,6 +9,8 @@ export interface ApiDeps extends SendOptions {
   views: ReadModelStore;
   waiter: OutcomeWaiter;
   operators: OperatorAuth;
+  rateLimit: AgentRateLimit;
+  metrics?: Metrics;
   /** Whether the service can take requests (its dependencies answered at start). */
   ready(): Promise<boolean>;
 }

@@ -4,10 +4,8 @@
  * The parts are the processes of the server topology (command API, projection, relay and executor,
  * outcome waiter), composed here through the same ports. Wiring only.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
-import Big from 'big.js';
 import {
   KeyVault,
   LiteSvmChain,
@@ -17,16 +15,19 @@ import {
   OutcomeWaiter,
   PostgresEventStore,
   createContext,
-  derivedSigner,
+  createMetrics,
+  settingsFor,
   embeddedSql,
+  listen,
   type Context,
   type Settings,
 } from '@tokenops/shared';
 import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
 import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
-import type { Logger } from './http/logger';
+import type { Logger } from '@tokenops/shared';
 import { OperatorAuth } from './orchestrator/auth';
+import { AgentRateLimit } from './http/rate-limit';
 
 export interface EmbeddedOptions {
   /** Where the log and the chain live; in memory when absent (tests). */
@@ -41,6 +42,7 @@ export interface EmbeddedOptions {
   checkResponses?: boolean;
   outcomeTimeoutMs?: number;
   executorConcurrency?: number;
+  rateLimitPerMinute?: number;
   now?: () => number;
 }
 
@@ -52,13 +54,8 @@ export interface Embedded {
 
 export const CHAIN_SEED = 'local-chain';
 
-export const defaultSettings = (outcomeTimeoutMs = 30_000): Settings => ({
-  baseSymbol: 'USDC',
-  defaultLimits: { per_tx_limit: new Big(100), daily_limit: new Big(1000), hourly_tx_cap: 60 },
-  aggregator: derivedSigner(CHAIN_SEED, 'aggregator').address,
-  invitationTtlMs: 7 * 24 * 60 * 60 * 1000,
-  outcomeTimeoutMs,
-});
+export const defaultSettings = (outcomeTimeoutMs = 30_000): Settings =>
+  settingsFor({ kind: 'local', seed: CHAIN_SEED }, outcomeTimeoutMs);
 
 export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
   const { logger } = options;
@@ -88,7 +85,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   // Executor: a relay from the log feeds the queue (an accepted intent survives any crash: on start
   // the relay walks the log again, and the executor skips what has settled).
   const queue = new MemoryJobQueue<ExecuteJob>('execute', { attempts: 8, backoffMs: 200, jitter: 0.5 });
-  const executor = new Executor(ctx);
+  const metrics = createMetrics('embedded');
+  const executor = new Executor(ctx, (status) => metrics.intents.inc({ outcome: status }));
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: options.executorConcurrency ?? 8,
   });
@@ -109,26 +107,19 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     views,
     waiter,
     operators,
+    rateLimit: AgentRateLimit.inProcess(options.rateLimitPerMinute ?? 60),
+    metrics,
     logger,
     checkResponses: options.checkResponses ?? false,
     ready: async () => (await store.headPosition()) !== undefined,
   });
-  const server: Server = createServer(app);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) =>
-    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', resolve),
-  );
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const http = await listen(createServer(app), options.port ?? 8080, options.host ?? '127.0.0.1');
 
   return {
-    url,
+    url: http.url,
     ctx,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await http.close();
       await relay.stop();
       await worker.close();
       await queue.close();

@@ -1,9 +1,9 @@
 /** `npm start`: the whole service on its embedded default. Wiring only. */
 import { mkdirSync } from 'node:fs';
-import { ConfigError, readConfig } from './config';
+import { readConfig } from './config';
 import { demoInstructions, ensureDemo } from './demo';
 import { startEmbedded } from './embedded';
-import { createLogger } from './http/logger';
+import { ConfigError, createLogger } from '@tokenops/shared';
 
 async function main(): Promise<void> {
   let config;
@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     ...(config.orchestratorWallets && { orchestratorWallets: config.orchestratorWallets }),
     logger,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
+    rateLimitPerMinute: config.rateLimitPerMinute,
   });
   logger.info('listening', { url: service.url, data_dir: config.dataDir });
   if (config.demo) {

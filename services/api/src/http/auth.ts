@@ -1,7 +1,7 @@
 /**
  * Agent authentication: `Authorization: Bearer <api key>`. The key is checked for our prefix and
  * checksum first (a typo costs no lookup), then its digest against the agent's current one, in
- * constant time. Reads trust the agent views (milliseconds behind the log); every operation that
+ * constant time; then the agent's rate limit is counted. Reads trust the agent views (milliseconds behind the log); every operation that
  * moves money checks the key again on the write model, so a rotated or revoked key moves nothing.
  */
 import type { Request } from 'express';
@@ -17,6 +17,7 @@ import {
   type ReadModelStore,
 } from '@tokenops/shared';
 import { agentView, type AgentView } from '@tokenops/projections';
+import type { AgentRateLimit } from './rate-limit';
 
 export function bearer(req: Request): string | undefined {
   const header = req.header('authorization');
@@ -37,6 +38,15 @@ function parseKey(key: string): ReturnType<typeof readApiKey> {
 }
 
 export async function authenticateAgent(
+  req: Request,
+  deps: { views: ReadModelStore; ctx: Context; rateLimit: AgentRateLimit },
+): Promise<{ caller: Caller; view: AgentView }> {
+  const found = await identify(req, deps);
+  await deps.rateLimit.consume(found.caller.agentId, req.res!);
+  return found;
+}
+
+async function identify(
   req: Request,
   deps: { views: ReadModelStore; ctx: Context },
 ): Promise<{ caller: Caller; view: AgentView }> {

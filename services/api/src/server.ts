@@ -1,0 +1,90 @@
+/**
+ * `npm run start:api`: a command API instance of the server topology. Any number may run behind a
+ * load balancer: they share the log (PostgreSQL or EventStoreDB), the read models and the rate limit
+ * (Redis); each follows the log for the outcomes of the intents it waits on, whichever executor
+ * wrote them. Decisions are taken on the write model with optimistic concurrency, so limits and
+ * idempotency hold across instances. Wiring only.
+ */
+import { createServer } from 'node:http';
+import {
+  Env,
+  KeyVault,
+  OutcomeWaiter,
+  createContext,
+  createLogger,
+  createMetrics,
+  listen,
+  openChain,
+  openEventStore,
+  runProcess,
+  settingsFor,
+  dependenciesReady,
+  openRedis,
+} from '@tokenops/shared';
+import { LiveViews, ViewGenerations } from '@tokenops/projections';
+import { createApp } from './app';
+import { AgentRateLimit } from './http/rate-limit';
+import { OperatorAuth } from './orchestrator/auth';
+
+runProcess('api', async () => {
+  const env = new Env();
+  const logLevel = env.logLevel();
+  const eventStore = env.eventStore();
+  const redisConfig = env.redis();
+  const chainConfig = env.chain({ rpc: true });
+  const kek = env.keyEncryptionKey();
+  const jwtSecret = env.secret('JWT_SECRET', 'signs operator sessions (every API instance shares it)');
+  const wallets = env.wallets('ORCHESTRATOR_WALLETS');
+  const port = env.int('PORT', 8080, 0, 65535);
+  const host = env.text('HOST', '127.0.0.1');
+  const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 1, 600_000);
+  const perMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
+  // Tests: every answer is checked against the contract schema before it leaves (a mismatch is a 500).
+  const checkResponses = env.text('CHECK_RESPONSES', 'false') === 'true';
+  env.check();
+
+  const logger = createLogger(logLevel, 'api');
+  if (!wallets) logger.warn('ORCHESTRATOR_WALLETS is not set: any wallet may create groups');
+  const metrics = createMetrics('api');
+  const store = await openEventStore(eventStore);
+  const chain = openChain(chainConfig);
+  const ctx = createContext({
+    store,
+    chain,
+    vault: new KeyVault(kek),
+    settings: settingsFor(chainConfig, outcomeTimeoutMs),
+  });
+  // Requests fail at once while Redis is down (503), rather than queue.
+  const redis = openRedis(redisConfig.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  await new Promise<void>((resolve) => (redis.status === 'ready' ? resolve() : redis.once('ready', resolve)));
+  const views = await LiveViews.open(new ViewGenerations(redis, redisConfig.prefix));
+  const waiter = new OutcomeWaiter(store);
+  await waiter.start();
+
+  const app = createApp({
+    ctx,
+    views,
+    waiter,
+    operators: new OperatorAuth({ secret: jwtSecret, ...(wallets && { allowedCreators: wallets }) }),
+    rateLimit: AgentRateLimit.shared(redis, redisConfig.prefix, perMinute),
+    metrics,
+    logger,
+    checkResponses,
+    ready: () => dependenciesReady(redis, store),
+  });
+  const http = await listen(createServer(app), port, host);
+  logger.info('listening', { url: http.url });
+  return {
+    logger,
+    running: {
+      // Stops taking connections, lets requests in flight (and their waits for outcomes) finish.
+      stop: async () => {
+        await http.close();
+        await waiter.stop();
+        await views.close();
+        await store.close();
+        redis.disconnect();
+      },
+    },
+  };
+});

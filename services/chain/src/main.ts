@@ -1,0 +1,42 @@
+/**
+ * `npm run start:chain`: the local chain node. LiteSVM (the real Solana runtime and SPL Token
+ * program) with its state in DATA_DIR, served over Solana JSON-RPC on PORT (8899, like a validator),
+ * so every process of the server topology shares one chain the way they would share a cluster. Its
+ * fixtures (fee payer, mint authority, treasury, mints) derive from CHAIN_SEED, which its clients set
+ * too. Wiring only.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Env, LiteSvmChain, createLogger, createMetrics, runProcess, serveChainRpc } from '@tokenops/shared';
+
+runProcess('chain', async () => {
+  const env = new Env();
+  const logLevel = env.logLevel();
+  const seed = env.text('CHAIN_SEED', 'local-chain');
+  const dataDir = resolve(env.text('DATA_DIR', './data/chain'));
+  const port = env.int('PORT', 8899, 0, 65535);
+  const host = env.text('HOST', '127.0.0.1');
+  const slotMs = env.int('SLOT_MS', 400, 10, 10_000);
+  env.check();
+
+  const logger = createLogger(logLevel, 'chain');
+  mkdirSync(dataDir, { recursive: true });
+  const chain = await LiteSvmChain.open({ seed, stateFile: join(dataDir, 'chain.bin') });
+  const metrics = createMetrics('chain');
+  const node = await serveChainRpc(chain.node(), {
+    port,
+    host,
+    slotMs,
+    ops: { registry: metrics.registry, ready: async () => true },
+  });
+  logger.info('started', { rpc: node.url, data_dir: dataDir });
+  return {
+    logger,
+    running: {
+      stop: async () => {
+        await node.close();
+        await chain.close();
+      },
+    },
+  };
+});
