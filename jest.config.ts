@@ -19,9 +19,24 @@ const project = (name: string, timeoutMs: number): NonNullable<Config['projects'
   slowTestThreshold: timeoutMs / 1000,
 });
 
+// The agent end-to-end suite again, unchanged, on the server topology: separate processes (two API
+// instances, two executors, a projector, the chain node) started once by the global setup; and the
+// fault tests (*.topology.spec.ts), which start topologies of their own.
+const topology: NonNullable<Config['projects']>[number] = {
+  ...(project('e2e', 60_000) as object),
+  displayName: 'topology',
+  testMatch: ['**/*.e2e.spec.ts', '**/*.topology.spec.ts'],
+  globals: { TOPOLOGY: true },
+  globalSetup: '<rootDir>/services/api/src/testing/topology-setup.ts',
+  globalTeardown: '<rootDir>/services/api/src/testing/topology-teardown.ts',
+};
+
 const config: Config = {
-  projects: [project('unit', 5_000), project('int', 30_000), project('e2e', 60_000)],
+  projects: [project('unit', 5_000), project('int', 30_000), project('e2e', 60_000), topology],
   testTimeout: 60_000,
+  // A passing run exits by itself (every suite closes what it opens); a failing test may leave a
+  // connection or a spawned process's pipe open, and CI must then fail, not wait forever.
+  forceExit: true,
 };
 
 export default config;

@@ -1,12 +1,14 @@
 /**
  * Limits, budgets, invitation codes and idempotency under real parallel requests. Each test fires
- * its requests at once and counts what happened, on the API, in the views and on the chain.
+ * its requests at once and counts what happened, on the API, in the views and on the chain. An agent
+ * here sends more than the 60 requests a minute the rate limit allows (tested in http/), so this
+ * world allows more.
  */
 import { key, startWorld, type World } from '../testing/harness';
 
 let world: World;
 beforeAll(async () => {
-  world = await startWorld({ vendorBudget: 370 });
+  world = await startWorld({ vendorBudget: 370, rateLimitPerMinute: 10_000 });
 });
 afterAll(async () => world.close());
 

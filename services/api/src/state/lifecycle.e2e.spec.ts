@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startEmbedded } from '../embedded';
-import { createLogger } from '../http/logger';
+import { createLogger } from '@tokenops/shared';
 import { Client, key, signIn, startWorld, type World } from '../testing/harness';
 
 let world: World;

@@ -1,12 +1,22 @@
 /**
- * End-to-end harness: the embedded service on a free port of loopback, talked to over real HTTP.
- * Every answer is checked against the contract by the service itself (checkResponses).
+ * End-to-end harness: the service on free ports of loopback, talked to over real HTTP. By default the
+ * embedded service, which checks every answer against the contract itself (checkResponses). In the
+ * `topology` Jest project the same suite runs on the server topology (separate processes, started
+ * once by its global setup): the client then spreads its calls over the API instances in turn.
  */
 import bs58 from 'bs58';
 import { randomBytes } from 'node:crypto';
-import { generateSigner, type Signer } from '@tokenops/shared';
-import { startEmbedded, type Embedded } from '../embedded';
-import { createLogger } from '../http/logger';
+import {
+  PostgresEventStore,
+  RpcChain,
+  createLogger,
+  generateSigner,
+  serverSql,
+  type Context,
+  type Signer,
+} from '@tokenops/shared';
+import { Proc, freePort } from './topology';
+import { startEmbedded } from '../embedded';
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -15,7 +25,17 @@ export interface Reply<T = Record<string, unknown>> {
 }
 
 export class Client {
-  constructor(readonly url: string) {}
+  private turn = 0;
+  private readonly urls: string[];
+
+  constructor(urls: string | string[]) {
+    this.urls = Array.isArray(urls) ? urls : [urls];
+  }
+
+  /** The first instance (the only one of the embedded service). */
+  get url(): string {
+    return this.urls[0]!;
+  }
 
   async call<T = Record<string, unknown>>(
     method: string,
@@ -29,7 +49,8 @@ export class Client {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${this.url}${path}`, { method, headers, ...(body !== undefined && { body }) });
+    const base = this.urls[this.turn++ % this.urls.length]!;
+    const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined && { body }) });
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as T, headers: res.headers };
   }
@@ -52,8 +73,14 @@ export async function signIn(client: Client, wallet: Signer = generateSigner()):
   return { wallet, token: token.body.token };
 }
 
+/** What the tests reach past HTTP: the URL, the chain and the log the service uses. */
+export interface Service {
+  url: string;
+  ctx: Pick<Context, 'chain' | 'store'>;
+}
+
 export interface World {
-  service: Embedded;
+  service: Service;
   client: Client;
   operator: Operator;
   groupId: string;
@@ -64,18 +91,80 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(
-  options: { vendorBudget?: number; outcomeTimeoutMs?: number } = {},
-): Promise<World> {
-  const service = await startEmbedded({
-    port: 0,
-    keyEncryptionKey: randomBytes(32),
-    jwtSecret: randomBytes(32),
-    logger: createLogger('silent'),
-    checkResponses: true,
-    ...(options.outcomeTimeoutMs && { outcomeTimeoutMs: options.outcomeTimeoutMs }),
+export interface WorldOptions {
+  vendorBudget?: number;
+  outcomeTimeoutMs?: number;
+  rateLimitPerMinute?: number;
+}
+
+/** Where a running topology is: its API instances and the environment its processes share. */
+export interface StackInfo {
+  apis: string[];
+  env: NodeJS.ProcessEnv;
+  logDir: string;
+}
+
+/** The server topology's processes (from the `topology` project's global setup), if this run is on it. */
+function stack(): StackInfo | undefined {
+  return process.env.TOKENOPS_STACK && (globalThis as { TOPOLOGY?: boolean }).TOPOLOGY
+    ? JSON.parse(process.env.TOKENOPS_STACK)
+    : undefined;
+}
+
+/** The service under test: embedded, or API instances of the running topology. */
+async function startService(
+  options: WorldOptions,
+  topology: StackInfo | undefined,
+): Promise<{ service: Service; urls: string[]; close(): Promise<void> }> {
+  if (!topology) {
+    const service = await startEmbedded({
+      port: 0,
+      keyEncryptionKey: randomBytes(32),
+      jwtSecret: randomBytes(32),
+      logger: createLogger('silent'),
+      checkResponses: true,
+      ...(options.outcomeTimeoutMs && { outcomeTimeoutMs: options.outcomeTimeoutMs }),
+      ...(options.rateLimitPerMinute && { rateLimitPerMinute: options.rateLimitPerMinute }),
+    });
+    return { service, urls: [service.url], close: () => service.close() };
+  }
+  // Settings of the API differ from the shared instances': two more instances with them.
+  const own: Proc[] = [];
+  let urls = topology.apis;
+  if (options.outcomeTimeoutMs || options.rateLimitPerMinute) {
+    const env = {
+      ...topology.env,
+      ...(options.outcomeTimeoutMs && { OUTCOME_TIMEOUT_MS: String(options.outcomeTimeoutMs) }),
+      ...(options.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute) }),
+    };
+    for (let i = 0; i < 2; i++)
+      own.push(
+        new Proc(`api-own-${randomBytes(3).toString('hex')}`, 'api', await freePort(), env, topology.logDir),
+      );
+    await Promise.all(own.map((p) => p.start().ready()));
+    urls = own.map((p) => p.url);
+  }
+  const sql = await serverSql({
+    connectionString: topology.env.EVENTSTORE_URL!,
+    schema: topology.env.EVENTSTORE_SCHEMA!,
+    max: 2,
   });
-  const client = new Client(service.url);
+  const store = await PostgresEventStore.open(sql);
+  const chain = RpcChain.local(topology.env.SOLANA_RPC_URL!, topology.env.CHAIN_SEED!);
+  return {
+    service: { url: urls[0]!, ctx: { store, chain } },
+    urls,
+    close: async () => {
+      await Promise.all(own.map((p) => p.kill('SIGTERM')));
+      await store.close();
+    },
+  };
+}
+
+/** A fresh operator, group and allow-listed vendor on the service (embedded, or the given topology). */
+export async function startWorld(options: WorldOptions = {}, topology = stack()): Promise<World> {
+  const { service, urls, close } = await startService(options, topology);
+  const client = new Client(urls);
   const operator = await signIn(client);
   const group = await client.call<{ group_config_pda: string }>('POST', '/api/v1/orchestrator/groups', {
     token: operator.token,
@@ -118,7 +207,7 @@ export async function startWorld(
       if (reg.status !== 200) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
       return { id: reg.body.agent_wallet_pda, key: reg.body.api_key };
     },
-    close: () => service.close(),
+    close,
   };
 }
 

@@ -1,0 +1,321 @@
+/**
+ * Faults on the server topology, as separate processes on real servers: an executor killed (-9) in the
+ * middle of a burst, an API instance killed while it waits for outcomes, the projector killed during
+ * a replay and a replay killed half-way, then Redis and PostgreSQL restarted under load. After each,
+ * with the processes started again: no intent is lost, none reaches the chain twice (exact balances,
+ * one outcome per intent), and the read models equal a full replay of the log.
+ */
+import Redis from 'ioredis';
+import { generateSigner, type RecordedEvent } from '@tokenops/shared';
+import { ViewGenerations } from '@tokenops/projections';
+import { Client, key, startWorld, type Reply, type StackInfo, type World } from './testing/harness';
+import { privatePostgres, privateRedis, type PrivateServer } from './testing/private-servers';
+import { Topology } from './testing/topology';
+
+jest.setTimeout(240_000);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const info = (t: Topology): StackInfo => ({ apis: t.apis.map((p) => p.url), env: t.env, logDir: t.logDir });
+const LIMITS = { per_tx_limit: 100, daily_limit: 100_000, hourly_tx_cap: 1_000 };
+
+interface Transfer {
+  token: string;
+  body: { to: string; amount: number; idempotency_key: string };
+}
+
+/** Sends each transfer again (same key) until every one has its final answer; the answers. */
+async function settleAll(client: Client, transfers: Transfer[], timeoutMs = 120_000): Promise<Reply[]> {
+  const deadline = Date.now() + timeoutMs;
+  const answers: (Reply | undefined)[] = transfers.map(() => undefined);
+  while (answers.some((a) => a?.status !== 200)) {
+    await Promise.all(
+      transfers.map(async (t, i) => {
+        if (answers[i]?.status === 200) return;
+        answers[i] = await client
+          .call('POST', '/api/v1/transfer', { token: t.token, body: t.body })
+          .catch(() => undefined);
+      }),
+    );
+    if (Date.now() > deadline)
+      throw new Error(`not settled: ${JSON.stringify(answers.filter((a) => a?.status !== 200).slice(0, 3))}`);
+    if (answers.some((a) => a?.status !== 200)) await sleep(250);
+  }
+  return answers as Reply[];
+}
+
+/** The outcomes in the log per intent of these idempotency keys' agents. */
+async function outcomes(world: World): Promise<{ confirmed: Map<string, string[]>; failed: number }> {
+  const all: RecordedEvent[] = await world.service.ctx.store.readAll({ maxCount: 10_000_000 });
+  const confirmed = new Map<string, string[]>();
+  let failed = 0;
+  for (const e of all) {
+    if (e.type === 'intent.confirmed') {
+      const d = e.data as { intent_id: string; tx_sig: string };
+      confirmed.set(d.intent_id, [...(confirmed.get(d.intent_id) ?? []), d.tx_sig]);
+    }
+    if (e.type === 'intent.failed') failed++;
+  }
+  return { confirmed, failed };
+}
+
+const usdcOf = async (world: World, address: string) =>
+  (await world.service.ctx.chain.balances(address)).get(world.service.ctx.chain.tokens[0]!.mint) ?? 0n;
+
+/** Every transfer answered once, confirmed, paid exactly once on chain. */
+async function expectPaidOnce(
+  world: World,
+  answers: Reply[],
+  payee: string,
+  payeeBefore: bigint,
+): Promise<void> {
+  expect(answers.every((a) => a.body.status === 'confirmed')).toBe(true);
+  const sigs = answers.map((a) => a.body.tx_sig as string);
+  expect(new Set(sigs).size).toBe(answers.length);
+  for (const sig of sigs) expect(await world.service.ctx.chain.status(sig)).toBe('confirmed');
+  const { confirmed } = await outcomes(world);
+  for (const sig of sigs) {
+    const entries = [...confirmed.values()].filter((s) => s.includes(sig));
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toHaveLength(1); // one outcome per intent
+  }
+  // 1 USDC each, 0.999 to the payee: a second payment of any would show here.
+  expect((await usdcOf(world, payee)) - payeeBefore).toBe(BigInt(answers.length) * 999_000n);
+}
+
+async function expectModelsEqualReplay(topology: Topology): Promise<void> {
+  const check = await topology.run('replay', ['--verify']);
+  expect(check.output).toContain('equal a replay of the log');
+  expect(check.code).toBe(0);
+}
+
+/** `each` transfers of 1 USDC from every sender to the payee, each with a key of its own. */
+function burst(senders: { key: string }[], payee: string, each: number): Transfer[] {
+  return senders.flatMap((s) =>
+    Array.from({ length: each }, () => ({
+      token: s.key,
+      body: { to: payee, amount: 1, idempotency_key: key() },
+    })),
+  );
+}
+
+describe('processes killed on the server topology', () => {
+  let topology: Topology;
+  let world: World;
+
+  beforeAll(async () => {
+    topology = await new Topology({
+      apis: 2,
+      executors: 2,
+      projectors: 1,
+      env: { EXECUTOR_LOCK_MS: '2000', RATE_LIMIT_PER_MINUTE: '100000' },
+    }).start();
+    world = await startWorld({}, info(topology));
+  });
+  afterAll(async () => {
+    await world?.close();
+    await topology?.destroy();
+  });
+
+  it('an executor killed in the middle of a burst: every transfer lands once', async () => {
+    const senders = await Promise.all(Array.from({ length: 4 }, () => world.agent(LIMITS, 1_000)));
+    const payee = await world.agent({}, 0);
+    const before = await usdcOf(world, payee.id);
+    const transfers = burst(senders, payee.id, 30);
+    const first = Promise.all(
+      transfers.map((t) =>
+        world.client
+          .call('POST', '/api/v1/transfer', { token: t.token, body: t.body })
+          .catch(() => undefined),
+      ),
+    );
+    // Kill one executor once some of the burst has settled, but not all of it.
+    for (let i = 0; i < 400 && (await outcomes(world)).confirmed.size < 5; i++) await sleep(25);
+    const [victim] = topology.byRole('executor');
+    await victim!.kill('SIGKILL');
+    const settledAtKill = (await outcomes(world)).confirmed.size;
+    expect(settledAtKill).toBeLessThan(transfers.length);
+    await first;
+    await victim!.restart();
+
+    const answers = await settleAll(world.client, transfers);
+    await expectPaidOnce(world, answers, payee.id, before);
+    for (const s of senders) expect(await usdcOf(world, s.id)).toBe(970_000_000n);
+    await expectModelsEqualReplay(topology);
+  });
+
+  it('an API instance killed while it waits for outcomes: a retry on another gets the one answer', async () => {
+    const sender = await world.agent(LIMITS, 1_000);
+    const payee = await world.agent({}, 0);
+    const before = await usdcOf(world, payee.id);
+    const transfers = burst([sender], payee.id, 20);
+    const [victim, survivor] = topology.apis;
+    const doomed = new Client(victim!.url);
+    const inFlight = Promise.all(
+      transfers.map((t) =>
+        doomed.call('POST', '/api/v1/transfer', { token: t.token, body: t.body }).then(
+          (r) => r.status,
+          () => 'cut',
+        ),
+      ),
+    );
+    // Wait until the instance has accepted some intents (it now waits on their outcomes), then kill it.
+    for (let i = 0; i < 400; i++) {
+      const all = await world.service.ctx.store.readAll({ maxCount: 10_000_000 });
+      if (
+        all.some(
+          (e) => e.type === 'intent.accepted' && (e.data as { agent_id: string }).agent_id === sender.id,
+        )
+      )
+        break;
+      await sleep(10);
+    }
+    await victim!.kill('SIGKILL');
+    const statuses = await inFlight;
+    expect(statuses).toContain('cut');
+    await victim!.restart();
+
+    const answers = await settleAll(new Client(survivor!.url), transfers);
+    await expectPaidOnce(world, answers, payee.id, before);
+    expect(await usdcOf(world, sender.id)).toBe(980_000_000n);
+    await expectModelsEqualReplay(topology);
+  });
+
+  it('the projector killed during a replay, and a replay killed half-way: the next replay switches over and checks equal', async () => {
+    const sender = await world.agent(LIMITS, 1_000);
+    const payee = await world.agent({}, 0);
+    // A longer log, so the replays take a while: payments into a wallet, straight into the log.
+    const wallet = generateSigner().address;
+    const mint = world.service.ctx.chain.tokens[0]!.mint;
+    for (let b = 0; b < 60; b++)
+      await world.service.ctx.store.append(
+        `payments-${wallet}`,
+        Array.from({ length: 500 }, (_, i) => ({
+          type: 'payment.received',
+          data: {
+            agent_id: wallet,
+            mint,
+            amount: '0.000001',
+            from: 'test',
+            tx_signature: `sig-${b}-${i}`,
+            at: Date.now(),
+          },
+        })),
+        'any',
+      );
+
+    const redis = new Redis(topology.env.REDIS_URL!);
+    const generations = new ViewGenerations(redis, topology.prefix);
+    /** Resolves once a replay holds its lease (it has started rebuilding). */
+    const replaying = async () => {
+      for (let i = 0; i < 600 && !(await redis.exists(`${topology.prefix}:views:replay-lease`)); i++)
+        await sleep(25);
+    };
+    const replay1 = topology.run('replay');
+    await replaying();
+    const [projector] = topology.byRole('projector');
+    await projector!.kill('SIGKILL');
+    const first = await replay1;
+    expect(first.output).toMatch(/check: the rebuilt models equal the replaced ones \(\d+ keys\)/);
+    expect(first.code).toBe(0);
+
+    // A replay killed half-way leaves a generation nobody reads; the next replay drops it.
+    const killed = topology.launch('replay');
+    await replaying();
+    await sleep(200);
+    killed.kill();
+    expect((await killed.done).code).toBeNull();
+    await projector!.restart();
+    // The killed replay's lease runs out within its time to live (10 s); until then a replay says so.
+    let second = await topology.run('replay');
+    for (let i = 0; i < 20 && second.output.includes('another replay is running'); i++) {
+      await sleep(1_000);
+      second = await topology.run('replay');
+    }
+    expect(second.code).toBe(0);
+    expect(second.output).toContain('equal the replaced ones');
+    expect(await generations.existing()).toEqual([await generations.live()]);
+    redis.disconnect();
+
+    // The restarted projector follows the new live generation: new transfers show in the views.
+    const transfers = burst([sender], payee.id, 3);
+    await settleAll(world.client, transfers);
+    const history = await world.client.call<{ transactions: unknown[] }>('GET', '/api/v1/history', {
+      token: sender.key,
+    });
+    expect(history.body.transactions).toHaveLength(3);
+    await expectModelsEqualReplay(topology);
+  });
+});
+
+describe('Redis and PostgreSQL restarted under load', () => {
+  let pg: PrivateServer;
+  let redis: PrivateServer;
+  let topology: Topology;
+  let world: World;
+
+  beforeAll(async () => {
+    [pg, redis] = await Promise.all([privatePostgres(), privateRedis()]);
+    topology = await new Topology({
+      apis: 2,
+      executors: 2,
+      projectors: 1,
+      databaseUrl: pg.url,
+      redisUrl: redis.url,
+      env: { EXECUTOR_LOCK_MS: '2000', RATE_LIMIT_PER_MINUTE: '100000' },
+    }).start();
+    world = await startWorld({}, info(topology));
+  });
+  afterAll(async () => {
+    await world?.close();
+    await topology?.stop();
+    await Promise.all([pg?.close(), redis?.close()]);
+  });
+
+  it('answers 503 in the envelope while one is down, recovers by itself, and loses nothing', async () => {
+    const senders = await Promise.all(Array.from({ length: 4 }, () => world.agent(LIMITS, 1_000)));
+    const payee = await world.agent({}, 0);
+    const before = await usdcOf(world, payee.id);
+    const sent: Transfer[] = [];
+    const failures: Reply[] = [];
+    let running = true;
+    const load = Promise.all(
+      senders.map(async (s) => {
+        while (running) {
+          const [t] = burst([s], payee.id, 1);
+          sent.push(t!);
+          const r = await world.client
+            .call('POST', '/api/v1/transfer', { token: t!.token, body: t!.body })
+            .catch(() => undefined);
+          if (r && r.status !== 200) failures.push(r);
+          if (!r || r.status !== 200) await sleep(100);
+        }
+      }),
+    );
+
+    await sleep(1_500);
+    await redis.stop();
+    await sleep(2_000);
+    await redis.start();
+    await sleep(3_000);
+    await pg.stop();
+    await sleep(2_000);
+    await pg.start();
+    await sleep(3_000);
+    running = false;
+    await load;
+
+    // While down: a clear answer in the envelope (503, or 409 for a wait that ran out), never a 500.
+    expect(failures.length).toBeGreaterThan(0);
+    for (const f of failures) {
+      expect([409, 503]).toContain(f.status);
+      expect(['service_unavailable', 'idempotency_in_progress']).toContain(f.body.error);
+    }
+    expect(failures.some((f) => f.status === 503)).toBe(true);
+
+    // Back by itself: every process ready, every transfer settles once.
+    for (const p of topology.procs) await p.ready(30_000);
+    const answers = await settleAll(world.client, sent);
+    await expectPaidOnce(world, answers, payee.id, before);
+    await expectModelsEqualReplay(topology);
+  });
+});
