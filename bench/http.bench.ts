@@ -3,21 +3,14 @@
  * confirmed transfers/s with many agents in parallel, and GET /limits beside a bare Express handler
  * that answers the same JSON, in the same run.
  */
-import autocannon from 'autocannon';
 import express from 'express';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { startEmbedded } from '../services/api/src/embedded';
-import { createLogger } from '../services/api/src/http/logger';
-import { Client, signIn } from '../services/api/src/testing/harness';
+import { createLogger } from '@tokenops/shared';
+import { Client } from '../services/api/src/testing/harness';
+import { fundedAgents, load as run, transferRequest as nextTransfer } from './load';
 import { report } from './harness';
-
-function run(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
-    autocannon.track(instance, { renderResultsTable: false, renderLatencyTable: false });
-  });
-}
 
 export async function httpBench(): Promise<string> {
   const scale = Number(process.env.BENCH_SCALE ?? 1);
@@ -26,46 +19,11 @@ export async function httpBench(): Promise<string> {
     keyEncryptionKey: randomBytes(32),
     jwtSecret: randomBytes(32),
     logger: createLogger('silent'),
+    rateLimitPerMinute: 100_000_000, // the load is many requests a minute per agent, on purpose
   });
   const client = new Client(service.url);
-  const operator = await signIn(client);
-  const group = (
-    await client.call<{ group_config_pda: string }>('POST', '/api/v1/orchestrator/groups', {
-      token: operator.token,
-      body: { per_tx_limit: 1000, daily_limit: 1_000_000, hourly_tx_cap: 100_000 },
-    })
-  ).body.group_config_pda;
-  const agents: { id: string; key: string }[] = [];
-  for (let i = 0; i < 32; i++) {
-    const inv = (
-      await client.call<{ invitation_code: string; agent_wallet_pda: string }>(
-        'POST',
-        `/api/v1/orchestrator/groups/${group}/invitations`,
-        { token: operator.token, body: {} },
-      )
-    ).body;
-    await client.call('POST', '/api/v1/dev/airdrop', {
-      body: { to: inv.agent_wallet_pda, amount: 1_000_000 },
-    });
-    const reg = (
-      await client.call<{ api_key: string }>('POST', '/api/v1/register', {
-        body: { invitation_code: inv.invitation_code },
-      })
-    ).body;
-    agents.push({ id: inv.agent_wallet_pda, key: reg.api_key });
-  }
-  let n = 0;
-  const transferRequest = () => {
-    const i = n++;
-    const from = agents[i % agents.length]!;
-    const to = agents[(i + 1) % agents.length]!;
-    return {
-      method: 'POST' as const,
-      path: '/api/v1/transfer',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${from.key}` },
-      body: JSON.stringify({ to: to.id, amount: 1, idempotency_key: `bench-${i}` }),
-    };
-  };
+  const agents = await fundedAgents(client, 32);
+  const transferRequest = nextTransfer(agents, 'bench');
   // Warm-up, then the measured run.
   await run({
     url: service.url,

@@ -1,16 +1,20 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=chain,event-store,http to choose.
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,http,server,rebuild to choose.
  */
 import { cpus } from 'node:os';
 import { chainBench } from './chain.bench';
 import { eventStoreBench } from './event-store.bench';
 import { httpBench } from './http.bench';
+import { rebuildBench } from './rebuild.bench';
+import { serverBench } from './server.bench';
 
 const all: Record<string, () => Promise<string>> = {
   'event-store': eventStoreBench,
   chain: chainBench,
   http: httpBench,
+  server: serverBench,
+  rebuild: rebuildBench,
 };
 
 async function main() {

@@ -1,0 +1,58 @@
+/**
+ * CPU time by process, from /proc (Linux): the benchmark's own children by name, and the PostgreSQL
+ * and Redis servers by command, so a figure can say where each transfer's CPU went.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+function ticks(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  } catch {
+    return 0;
+  }
+}
+
+function command(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** CPU milliseconds so far: each named process, plus every `postgres` and `redis-server` process. */
+export function cpuSnapshot(named: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!existsSync('/proc/self/stat')) return out;
+  for (const [name, pid] of Object.entries(named)) out[name] = ticks(pid) * TICK_MS;
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!pid) continue;
+    const c = command(pid);
+    if (c.startsWith('postgres')) out.postgres = (out.postgres ?? 0) + ticks(pid) * TICK_MS;
+    if (c.startsWith('redis-server')) out.redis = (out.redis ?? 0) + ticks(pid) * TICK_MS;
+  }
+  return out;
+}
+
+/** A Markdown table of CPU ms per unit of work between two snapshots. */
+export function cpuTable(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  units: number,
+  seconds: number,
+): string {
+  const rows = Object.keys(after)
+    .map((k) => ({ k, ms: (after[k] ?? 0) - (before[k] ?? 0) }))
+    .sort((a, b) => b.ms - a.ms);
+  const total = rows.reduce((n, r) => n + r.ms, 0);
+  return [
+    '| process | CPU ms per confirmed transfer | share of one core |',
+    '|---|---|---|',
+    ...rows.map((r) => `| ${r.k} | ${(r.ms / units).toFixed(2)} | ${Math.round(r.ms / seconds / 10)} % |`),
+    `| all | ${(total / units).toFixed(2)} | ${Math.round(total / seconds / 10)} % |`,
+  ].join('\n');
+}

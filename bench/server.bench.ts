@@ -1,0 +1,122 @@
+/**
+ * The server topology, as separate processes on this machine's PostgreSQL and Redis: two API
+ * instances, two executors, a projector and the chain node. Confirmed transfers/s and latency over
+ * HTTP (autocannon, one run per API instance at once, as a load balancer would spread them), then
+ * p99 at half that rate; the baseline, in the same run, is the chain node alone: the same transfers
+ * signed and sent over Solana JSON-RPC, confirmed, at the same concurrency, without the service.
+ */
+import { ChainFailure, RpcChain, generateSigner } from '@tokenops/shared';
+import { Client } from '../services/api/src/testing/harness';
+import { Topology } from '../services/api/src/testing/topology';
+import { measure, report } from './harness';
+import { cpuSnapshot, cpuTable } from './cpu';
+import { fundedAgents, load, transferRequest } from './load';
+
+const CONNECTIONS = 64; // per API instance
+
+export async function serverBench(): Promise<string> {
+  const scale = Number(process.env.BENCH_SCALE ?? 1);
+  const topology = await new Topology({
+    apis: 2,
+    executors: 2,
+    projectors: 1,
+    env: { RATE_LIMIT_PER_MINUTE: '1000000', EXECUTOR_CONCURRENCY: '64', LOG_LEVEL: 'error' },
+  }).start();
+  try {
+    const urls = topology.apis.map((p) => p.url);
+    const agents = await fundedAgents(new Client(urls), 64);
+    const next = transferRequest(agents, `server-${Date.now()}`);
+    const spread = (opts: { amount?: number; duration?: number; overallRate?: number }) =>
+      Promise.all(
+        urls.map((url) =>
+          load({
+            url,
+            connections: CONNECTIONS,
+            ...opts,
+            requests: [{ setupRequest: (r) => ({ ...r, ...next() }) }],
+          }),
+        ),
+      );
+
+    await spread({ amount: 500 }); // warm-up
+    const pids = Object.fromEntries(topology.procs.map((p) => [p.name, p.child!.pid!]));
+    const cpuBefore = cpuSnapshot({ ...pids, 'load generator (this process)': process.pid });
+    const loadStart = Date.now();
+    const full = await spread({ amount: Math.round(4000 * scale) });
+    const cpuAfter = cpuSnapshot({ ...pids, 'load generator (this process)': process.pid });
+    const loadSeconds = (Date.now() - loadStart) / 1000;
+    const confirmed = full.reduce((n, r) => n + r['2xx'], 0);
+    const others = full.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
+    const statuses: Record<string, number> = {};
+    for (const r of full)
+      for (const [code, { count = 0 }] of Object.entries(r.statusCodeStats ?? {}))
+        if (!code.startsWith('2')) statuses[code] = (statuses[code] ?? 0) + count;
+    if (others)
+      console.log(
+        `  answers other than 2xx: ${JSON.stringify(statuses)}, errors ${full.map((r) => r.errors)}`,
+      );
+    const rate = confirmed / Math.max(...full.map((r) => r.duration));
+    const p50 = Math.max(...full.map((r) => r.latency.p50));
+    const p99 = Math.max(...full.map((r) => r.latency.p99));
+
+    // Half that load, at a steady rate (split between the instances).
+    const half = await spread({
+      duration: Math.max(5, Math.round(10 * scale)),
+      overallRate: Math.max(1, rate / 4),
+    });
+    const halfRate = half.reduce((n, r) => n + r['2xx'], 0) / Math.max(...half.map((r) => r.duration));
+    const halfP50 = Math.max(...half.map((r) => r.latency.p50));
+    const halfP99 = Math.max(...half.map((r) => r.latency.p99));
+
+    // Baseline: the chain node alone, same transfers over JSON-RPC, same concurrency.
+    const chain = RpcChain.local(topology.chain.url, topology.env.CHAIN_SEED);
+    const usdc = chain.tokens[0]!;
+    const senders = Array.from({ length: 64 }, () => generateSigner());
+    const recipients = Array.from({ length: 64 }, () => generateSigner());
+    for (const s of [...senders, ...recipients]) {
+      await chain.fund(s.address, 10_000_000_000n);
+      await chain.mintTo(s.address, usdc.mint, 10n ** 12n, `fund-${s.address}`);
+    }
+    const n = Math.round(4000 * scale);
+    const alone = await measure('chain node alone: sign, send, confirm', n, CONNECTIONS * 2, async (w, i) => {
+      const transfer = {
+        from: senders[w % senders.length]!,
+        to: recipients[i % recipients.length]!.address,
+        mint: usdc.mint,
+        decimals: usdc.decimals,
+        net: 999_000n,
+        fee: 1_000n,
+        treasury: chain.treasury,
+        reference: `alone-${i}`,
+      };
+      // Signed anew when the node has moved to a new blockhash meanwhile, as the executor does.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return void (await chain.submit(await chain.prepareTransfer(transfer)));
+        } catch (err) {
+          if (!(err instanceof ChainFailure) || !/Blockhash/.test(err.error) || attempt >= 3) throw err;
+        }
+      }
+    });
+
+    console.log(
+      `\nCPU by process during the full load:\n\n${cpuTable(cpuBefore, cpuAfter, confirmed, loadSeconds)}\n`,
+    );
+    return report('Server topology (2 API, 2 executors, projector, chain node; PostgreSQL + Redis)', [
+      {
+        name: `confirmed transfers/s (64 agents, ${CONNECTIONS * 2} connections, ${confirmed} confirmed, ${others} other)`,
+        value: rate,
+        unit: 'tx/s',
+        baseline: { name: 'chain node alone over JSON-RPC', value: alone },
+        target: '>= 1,000 tx/s',
+      },
+      { name: 'latency p50 at full load', value: p50, unit: 'ms' },
+      { name: 'latency p99 at full load', value: p99, unit: 'ms' },
+      { name: `rate held at half load (asked ${Math.round(rate / 2)} tx/s)`, value: halfRate, unit: 'tx/s' },
+      { name: 'latency p50 at half load', value: halfP50, unit: 'ms' },
+      { name: 'latency p99 at half load', value: halfP99, unit: 'ms', target: '<= 100 ms' },
+    ]);
+  } finally {
+    await topology.destroy();
+  }
+}
