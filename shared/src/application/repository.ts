@@ -3,7 +3,12 @@
  * with the revision the decision was made on. A version conflict means another decision got there
  * first: reload and decide again. States are cached per stream with their revision, so loading reads
  * only the events appended since.
+ *
+ * Decisions on one stream are taken one at a time within a process (`exclusive`): a hundred parallel
+ * requests of one agent queue here rather than race each other to the store, so a conflict can only
+ * come from another process, and a retry meets at most a few.
  */
+import AsyncLock from 'async-lock';
 import {
   WrongExpectedRevision,
   type EventStore,
@@ -17,8 +22,12 @@ export interface Loaded<S> {
   revision: ExpectedRevision;
 }
 
+/** How long a decision keeps retrying version conflicts before it gives up. */
+export const CONFLICT_PATIENCE_MS = 5_000;
+
 export class Repository<S, E extends { type: string; data: unknown }> {
   private readonly cache = new Map<string, { state: S; revision: bigint }>();
+  private readonly locks = new AsyncLock({ maxPending: Infinity });
 
   constructor(
     private readonly store: EventStore,
@@ -67,24 +76,35 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     return { state, revision: result.nextRevision };
   }
 
-  /** Load, decide, append; again on a version conflict (a few times, with jitter). */
-  async handle<R>(
+  /** Runs `work` when no other exclusive work on `stream` runs in this process; the queue is FIFO. */
+  exclusive<R>(stream: string, work: () => Promise<R>): Promise<R> {
+    return this.locks.acquire(stream, work);
+  }
+
+  /**
+   * Load, decide, append, exclusively; again on a version conflict, for up to `patienceMs`. Each
+   * conflict means another process appended to the stream, so the log moves on while this waits.
+   */
+  handle<R>(
     stream: string,
     decide: (state: S) => { events: E[]; result: R },
-    attempts = 20,
+    patienceMs = CONFLICT_PATIENCE_MS,
   ): Promise<R> {
-    for (let attempt = 1; ; attempt++) {
-      const loaded = await this.load(stream);
-      const { events, result } = decide(loaded.state);
-      try {
-        await this.append(stream, loaded, events);
-        return result;
-      } catch (err) {
-        if (!(err instanceof WrongExpectedRevision) || attempt >= attempts) throw err;
-        this.cache.delete(stream);
-        await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));
+    return this.exclusive(stream, async () => {
+      const giveUpAt = Date.now() + patienceMs;
+      for (;;) {
+        const loaded = await this.load(stream);
+        const { events, result } = decide(loaded.state);
+        try {
+          await this.append(stream, loaded, events);
+          return result;
+        } catch (err) {
+          if (!(err instanceof WrongExpectedRevision) || Date.now() >= giveUpAt) throw err;
+          // The cached state is still a true prefix: the next load reads only what came after it.
+          if (this.singleWriter) this.cache.delete(stream);
+        }
       }
-    }
+    });
   }
 
   forget(stream: string): void {

@@ -11,6 +11,7 @@
 import Big from 'big.js';
 import { v7 as uuidv7 } from 'uuid';
 import { acceptsKey } from '../domain/agent';
+import { decideSettleBudget } from '../domain/budget';
 import { decideIntent, simulateTransfer, type IntentCommand } from '../domain/intent';
 import { streams, type BlockCode, type IntentData } from '../domain/events';
 import { decideIdempotency, idempotencyKeyOf, requestFingerprint } from '../domain/idempotency';
@@ -21,6 +22,7 @@ import { WrongExpectedRevision, type LogPosition } from '../event-store/port';
 import { parseAmount, amountFromText } from '../money';
 import type { SimulateRequest, TransferRequest } from '../contract/schemas';
 import type { Context } from './context';
+import { CONFLICT_PATIENCE_MS } from './repository';
 import type { Outcome, OutcomeWaiter } from './outcomes';
 
 /** The caller, as the API authenticated it: the agent and its key's digest (checked again here). */
@@ -120,48 +122,67 @@ async function decideOnWriteModel(
   checkRecipient(body.to);
   const amount = parseAmount(body.amount);
   const agentStream = streams.agent(caller.agentId);
-  for (let attempt = 1; ; attempt++) {
-    const agent = await ctx.agents.load(agentStream);
-    if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
-    const group = await ctx.groups.load(streams.group(agent.state.groupId));
-    const cmd = command(ctx, group.state.baseMint, intentId, amount, body);
-    const entry = group.state.entries.get(body.to);
-    const budgetStream = entry?.type === 1 ? streams.budget(entry.entryId) : undefined;
-    const budget = budgetStream ? await ctx.budgets.load(budgetStream) : undefined;
-    const decision = decideIntent(cmd, {
-      group: group.state,
-      agent: agent.state,
-      ...(budget && { budget: budget.state }),
-    });
-    if (decision.accepted && decision.agentEvents.length === 0) {
-      // Accepted already (a retry that took over a stale claim raced another): wait for its outcome.
-      const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
-      const known = await intentRecord(ctx, caller.agentId, intentId);
-      if (known.outcome) wait.cancel();
-      return {
-        wait: known.outcome ? Promise.resolve(known.outcome) : wait.outcome,
-        intent: acceptanceOf(known, intentId),
-      };
-    }
-    try {
-      if (budgetStream && budget) await ctx.budgets.append(budgetStream, budget, decision.budgetEvents);
-      if (!decision.accepted) {
-        await ctx.agents.append(agentStream, agent, decision.agentEvents);
-        throw new ServiceError(decision.code!);
+  // One decision at a time per agent in this process; a conflict then comes from another instance.
+  return ctx.agents.exclusive(agentStream, async () => {
+    const giveUpAt = Date.now() + CONFLICT_PATIENCE_MS;
+    for (;;) {
+      const agent = await ctx.agents.load(agentStream);
+      if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
+      const group = await ctx.groups.load(streams.group(agent.state.groupId));
+      const cmd = command(ctx, group.state.baseMint, intentId, amount, body);
+      const entry = group.state.entries.get(body.to);
+      const budgetStream = entry?.type === 1 ? streams.budget(entry.entryId) : undefined;
+      const budget = budgetStream ? await ctx.budgets.load(budgetStream) : undefined;
+      const decision = decideIntent(cmd, {
+        group: group.state,
+        agent: agent.state,
+        ...(budget && { budget: budget.state }),
+      });
+      if (decision.accepted && decision.agentEvents.length === 0) {
+        // Accepted already (a retry that took over a stale claim raced another): wait for its outcome.
+        const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+        const known = await intentRecord(ctx, caller.agentId, intentId);
+        if (known.outcome) wait.cancel();
+        return {
+          wait: known.outcome ? Promise.resolve(known.outcome) : wait.outcome,
+          intent: acceptanceOf(known, intentId),
+        };
       }
-      const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
       try {
-        await ctx.agents.append(agentStream, agent, decision.agentEvents);
+        if (budgetStream && budget) await ctx.budgets.append(budgetStream, budget, decision.budgetEvents);
+        if (!decision.accepted) {
+          await ctx.agents.append(agentStream, agent, decision.agentEvents);
+          throw new ServiceError(decision.code!);
+        }
+        const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+        try {
+          await ctx.agents.append(agentStream, agent, decision.agentEvents);
+        } catch (err) {
+          wait.cancel();
+          throw err;
+        }
+        return { wait: wait.outcome, intent: decision.agentEvents[0]!.data as IntentData };
       } catch (err) {
-        wait.cancel();
-        throw err;
+        if (!(err instanceof WrongExpectedRevision)) throw err;
+        if (Date.now() >= giveUpAt) {
+          // Give up with nothing done: a reservation this intent made on the budget is released.
+          if (budgetStream && entry)
+            await ctx.budgets.handle(budgetStream, (state) => ({
+              events: decideSettleBudget(
+                { intent_id: intentId, confirmed: false, now: ctx.now() },
+                entry,
+                state,
+              ),
+              result: undefined,
+            }));
+          throw new ServiceError(
+            'service_unavailable',
+            'Too many decisions on this agent at once across instances; nothing was done, retry shortly.',
+          );
+        }
       }
-      return { wait: wait.outcome, intent: decision.agentEvents[0]!.data as IntentData };
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevision) || attempt >= 50) throw err;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, attempt * 2)));
     }
-  }
+  });
 }
 
 function command(
