@@ -145,10 +145,14 @@ export function errorHandler(logger: Logger) {
   };
 }
 
-/** A dependency that did not answer (database, Redis, chain node down): 503, retry later. */
+/**
+ * 503, retry later: a dependency that did not answer (database, Redis, chain node down), or a write
+ * that kept meeting other instances' writes to its stream past the repository's patience.
+ */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: string; name?: string; message?: string } | undefined;
   return (
+    e?.name === 'WrongExpectedRevision' ||
     [
       'ECONNREFUSED',
       'ECONNRESET',
