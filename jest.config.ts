@@ -5,9 +5,9 @@ import type { Config } from 'jest';
 //   *.int.spec.ts   real servers (PostgreSQL, Redis) or real runtimes (LiteSVM)
 //   *.e2e.spec.ts   the whole service over HTTP
 const roots = ['<rootDir>/shared', '<rootDir>/services', '<rootDir>/projections', '<rootDir>/workers'];
-// ts-jest transpiles each file alone (isolatedModules); `npm run typecheck` checks the types.
+// ts-jest transpiles each file alone (tsconfig's isolatedModules); `npm run typecheck` checks the types.
 const transform: Config['transform'] = {
-  '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+  '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 };
 
 const project = (name: string, timeoutMs: number): NonNullable<Config['projects']>[number] => ({
