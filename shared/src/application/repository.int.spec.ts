@@ -79,4 +79,24 @@ describe('Repository.handle under 200 parallel decisions on one stream from two 
     ).rejects.toBeInstanceOf(WrongExpectedRevision);
     expect(await store.readStream('counter-2')).toHaveLength(1);
   });
+
+  it('a single writer whose cache went stale (another process appended) recovers on the retry', async () => {
+    const single = new Repository<number, Counted>(
+      store,
+      () => 0,
+      (n) => n + 1,
+      100,
+      true,
+    );
+    const count = (by: string) => (n: number) => ({
+      events: [{ type: 'counted' as const, data: { by, n } }],
+      result: n,
+    });
+    await single.handle('counter-3', count('single'));
+    await counter(other).handle('counter-3', count('other'));
+    expect(await single.handle('counter-3', count('single'))).toBe(2);
+    expect((await store.readStream('counter-3')).map((e) => (e.data as Counted['data']).n)).toEqual([
+      0, 1, 2,
+    ]);
+  });
 });

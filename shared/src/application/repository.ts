@@ -58,7 +58,11 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     return { state, revision };
   }
 
-  /** Appends `events` at `expected`; on success the cache moves with them. Throws WrongExpectedRevision. */
+  /**
+   * Appends `events` at `expected`; on success the cache moves with them. Throws WrongExpectedRevision;
+   * the cached state stays (a true prefix: the next load reads what came after it), unless this is the
+   * single writer, whose cache a conflict proves stale.
+   */
   async append(
     stream: string,
     loaded: Loaded<S>,
@@ -66,11 +70,16 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     metadata?: NewEvent['metadata'],
   ): Promise<Loaded<S>> {
     if (events.length === 0) return loaded;
-    const result = await this.store.append(
-      stream,
-      events.map((e) => ({ type: e.type, data: e.data, ...(metadata && { metadata }) })),
-      loaded.revision,
-    );
+    const result = await this.store
+      .append(
+        stream,
+        events.map((e) => ({ type: e.type, data: e.data, ...(metadata && { metadata }) })),
+        loaded.revision,
+      )
+      .catch((err: unknown) => {
+        if (err instanceof WrongExpectedRevision && this.singleWriter) this.cache.delete(stream);
+        throw err;
+      });
     const state = events.reduce(this.evolve, loaded.state);
     this.remember(stream, state, result.nextRevision);
     return { state, revision: result.nextRevision };
@@ -100,8 +109,6 @@ export class Repository<S, E extends { type: string; data: unknown }> {
           return result;
         } catch (err) {
           if (!(err instanceof WrongExpectedRevision) || Date.now() >= giveUpAt) throw err;
-          // The cached state is still a true prefix: the next load reads only what came after it.
-          if (this.singleWriter) this.cache.delete(stream);
         }
       }
     });
