@@ -17,8 +17,7 @@ runProcess('projector', async () => {
   const eventStore = env.eventStore();
   const redisConfig = env.redis();
   const chain = env.chain({ rpc: false });
-  const port = env.int('PORT', 9101, 0, 65535);
-  const host = env.text('HOST', '127.0.0.1');
+  const { port, host } = env.listenAddress(9101);
   env.check();
 
   const logger = createLogger(logLevel, 'projector');

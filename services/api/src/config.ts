@@ -26,9 +26,8 @@ export interface Config {
 /** Reads the embedded default's configuration; throws ConfigError (from `Env`) listing every problem. */
 export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
   const env = new Env(vars);
-  const problems = env.problems;
   const notes: string[] = [];
-  const port = env.int('PORT', 8080, 0, 65535);
+  const { port, host } = env.listenAddress(8080);
   const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 100, 600_000);
   const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
   const dataDir = resolve(env.text('DATA_DIR', './data'));
@@ -39,14 +38,7 @@ export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
   // Unlike the server processes, a secret that is not set is generated once and kept in DATA_DIR.
   const secret = (name: string): Uint8Array => {
     const raw = env.raw(name);
-    if (raw) {
-      const bytes = Buffer.from(raw, 'base64');
-      if (bytes.length !== 32)
-        problems.push(
-          `${name}: expected 32 bytes in base64 (e.g. \`openssl rand -base64 32\`), got ${bytes.length} bytes`,
-        );
-      return bytes;
-    }
+    if (raw) return env.secretBytes(name, raw);
     const file = join(dataDir, 'secrets.json');
     const stored = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
     if (!stored[name]) {
@@ -61,7 +53,7 @@ export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
   const jwtSecret = secret('JWT_SECRET');
   env.check();
   return {
-    host: env.text('HOST', '127.0.0.1'),
+    host,
     port,
     dataDir,
     logLevel,

@@ -35,8 +35,7 @@ runProcess('api', async () => {
   const kek = env.keyEncryptionKey();
   const jwtSecret = env.secret('JWT_SECRET', 'signs operator sessions (every API instance shares it)');
   const wallets = env.wallets('ORCHESTRATOR_WALLETS');
-  const port = env.int('PORT', 8080, 0, 65535);
-  const host = env.text('HOST', '127.0.0.1');
+  const { port, host } = env.listenAddress(8080);
   const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 1, 600_000);
   const perMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
   // Tests: every answer is checked against the contract schema before it leaves (a mismatch is a 500).

@@ -14,8 +14,7 @@ runProcess('chain', async () => {
   const logLevel = env.logLevel();
   const seed = env.text('CHAIN_SEED', 'local-chain');
   const dataDir = resolve(env.text('DATA_DIR', './data/chain'));
-  const port = env.int('PORT', 8899, 0, 65535);
-  const host = env.text('HOST', '127.0.0.1');
+  const { port, host } = env.listenAddress(8899);
   const slotMs = env.int('SLOT_MS', 400, 10, 10_000);
   env.check();
 

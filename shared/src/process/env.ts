@@ -69,11 +69,20 @@ export class Env {
   /** 32 bytes in base64, required in the server topology (never generated: every process shares it). */
   secret(name: string, what: string): Uint8Array {
     const raw = this.required(name, `${what}; 32 bytes in base64, e.g. \`openssl rand -base64 32\``);
-    if (!raw) return new Uint8Array(32);
-    const bytes = Buffer.from(raw, 'base64');
+    return raw ? this.secretBytes(name, raw) : new Uint8Array(32);
+  }
+
+  /** The value of secret `name` as 32 bytes decoded from base64 (another length is a problem). */
+  secretBytes(name: string, base64: string): Uint8Array {
+    const bytes = Buffer.from(base64, 'base64');
     if (bytes.length !== 32)
       this.problems.push(`${name}: expected 32 bytes in base64, got ${bytes.length} bytes`);
     return bytes;
+  }
+
+  /** Where a process listens: PORT (its default given) and HOST (loopback unless set). */
+  listenAddress(defaultPort: number): { port: number; host: string } {
+    return { port: this.int('PORT', defaultPort, 0, 65535), host: this.text('HOST', '127.0.0.1') };
   }
 
   /** The key-encryption key of agent wallet keys: the API seals them, the executors unseal them. */

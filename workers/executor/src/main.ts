@@ -33,8 +33,7 @@ runProcess('executor', async () => {
   const kek = env.keyEncryptionKey();
   const concurrency = env.int('EXECUTOR_CONCURRENCY', 16, 1, 256);
   const lockMs = env.int('EXECUTOR_LOCK_MS', 30_000, 1_000, 600_000);
-  const port = env.int('PORT', 9102, 0, 65535);
-  const host = env.text('HOST', '127.0.0.1');
+  const { port, host } = env.listenAddress(9102);
   env.check();
 
   const logger = createLogger(logLevel, 'executor');
