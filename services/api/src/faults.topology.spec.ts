@@ -17,6 +17,13 @@ jest.setTimeout(240_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const info = (t: Topology): StackInfo => ({ apis: t.apis.map((p) => p.url), env: t.env, logDir: t.logDir });
 const LIMITS = { per_tx_limit: 100, daily_limit: 100_000, hourly_tx_cap: 1_000 };
+/** The stack under fault: two of each but the projector; a dead executor's jobs move after 2 s. */
+const STACK = {
+  apis: 2,
+  executors: 2,
+  projectors: 1,
+  env: { EXECUTOR_LOCK_MS: '2000', RATE_LIMIT_PER_MINUTE: '100000' },
+};
 
 interface Transfer {
   token: string;
@@ -103,12 +110,7 @@ describe('processes killed on the server topology', () => {
   let world: World;
 
   beforeAll(async () => {
-    topology = await new Topology({
-      apis: 2,
-      executors: 2,
-      projectors: 1,
-      env: { EXECUTOR_LOCK_MS: '2000', RATE_LIMIT_PER_MINUTE: '100000' },
-    }).start();
+    topology = await new Topology(STACK).start();
     world = await startWorld({}, info(topology));
   });
   afterAll(async () => {
@@ -255,14 +257,7 @@ describe('Redis and PostgreSQL restarted under load', () => {
 
   beforeAll(async () => {
     [pg, redis] = await Promise.all([privatePostgres(), privateRedis()]);
-    topology = await new Topology({
-      apis: 2,
-      executors: 2,
-      projectors: 1,
-      databaseUrl: pg.url,
-      redisUrl: redis.url,
-      env: { EXECUTOR_LOCK_MS: '2000', RATE_LIMIT_PER_MINUTE: '100000' },
-    }).start();
+    topology = await new Topology({ ...STACK, databaseUrl: pg.url, redisUrl: redis.url }).start();
     world = await startWorld({}, info(topology));
   });
   afterAll(async () => {
