@@ -21,6 +21,7 @@ export * from './chain/litesvm';
 export * from './chain/rpc';
 export * from './chain/rpc-node';
 export * from './chain/local-fixtures';
+export * from './application/budgets';
 export * from './application/context';
 export * from './application/credentials';
 export * from './application/repository';

@@ -11,7 +11,6 @@
 import Big from 'big.js';
 import { v7 as uuidv7 } from 'uuid';
 import { acceptsKey } from '../domain/agent';
-import { decideSettleBudget } from '../domain/budget';
 import { decideIntent, simulateTransfer, type IntentCommand } from '../domain/intent';
 import { streams, type BlockCode, type IntentData } from '../domain/events';
 import { decideIdempotency, idempotencyKeyOf, requestFingerprint } from '../domain/idempotency';
@@ -21,6 +20,7 @@ import { ERROR_CATALOGUE, ServiceError, isErrorCode, type ErrorEnvelope } from '
 import { WrongExpectedRevision, type LogPosition } from '../event-store/port';
 import { parseAmount, amountFromText } from '../money';
 import type { SimulateRequest, TransferRequest } from '../contract/schemas';
+import { settleReservation } from './budgets';
 import type { Context } from './context';
 import { CONFLICT_PATIENCE_MS } from './repository';
 import type { Outcome, OutcomeWaiter } from './outcomes';
@@ -166,15 +166,7 @@ async function decideOnWriteModel(
         if (!(err instanceof WrongExpectedRevision)) throw err;
         if (Date.now() >= giveUpAt) {
           // Give up with nothing done: a reservation this intent made on the budget is released.
-          if (budgetStream && entry)
-            await ctx.budgets.handle(budgetStream, (state) => ({
-              events: decideSettleBudget(
-                { intent_id: intentId, confirmed: false, now: ctx.now() },
-                entry,
-                state,
-              ),
-              result: undefined,
-            }));
+          if (budgetStream && entry) await settleReservation(ctx, entry, intentId, false);
           throw new ServiceError(
             'service_unavailable',
             'Too many decisions on this agent at once across instances; nothing was done, retry shortly.',

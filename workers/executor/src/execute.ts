@@ -15,7 +15,7 @@ import {
   ChainFailure,
   checkFunds,
   classifyChainFailure,
-  decideSettleBudget,
+  settleReservation,
   decideSettleIntent,
   fromBaseUnits,
   streams,
@@ -149,14 +149,7 @@ export class Executor {
         live?.entryId === intent.budget_entry_id
           ? live
           : { entryId: intent.budget_entry_id, address: intent.counterparty, type: 1 as const };
-      await this.ctx.budgets.handle(streams.budget(intent.budget_entry_id), (state) => ({
-        events: decideSettleBudget(
-          { intent_id: intent.intent_id, confirmed: outcome.status === 'confirmed', now },
-          entry,
-          state,
-        ),
-        result: undefined,
-      }));
+      await settleReservation(this.ctx, entry, intent.intent_id, outcome.status === 'confirmed', now);
     }
     const settled = await this.ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
       const events = decideSettleIntent({ intent_id: intent.intent_id, outcome, now }, state);
