@@ -8,16 +8,12 @@
 import { createServer } from 'node:http';
 import {
   Env,
-  KeyVault,
   OutcomeWaiter,
-  createContext,
   createLogger,
   createMetrics,
   listen,
-  openChain,
-  openEventStore,
+  openContext,
   runProcess,
-  settingsFor,
   dependenciesReady,
   openRedis,
 } from '@tokenops/shared';
@@ -45,14 +41,8 @@ runProcess('api', async () => {
   const logger = createLogger(logLevel, 'api');
   if (!wallets) logger.warn('ORCHESTRATOR_WALLETS is not set: any wallet may create groups');
   const metrics = createMetrics('api');
-  const store = await openEventStore(eventStore);
-  const chain = openChain(chainConfig);
-  const ctx = createContext({
-    store,
-    chain,
-    vault: new KeyVault(kek),
-    settings: settingsFor(chainConfig, outcomeTimeoutMs),
-  });
+  const ctx = await openContext({ eventStore, chain: chainConfig, keyEncryptionKey: kek, outcomeTimeoutMs });
+  const { store } = ctx;
   // Requests fail at once while Redis is down (503), rather than queue.
   const redis = openRedis(redisConfig.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   await new Promise<void>((resolve) => (redis.status === 'ready' ? resolve() : redis.once('ready', resolve)));

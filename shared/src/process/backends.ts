@@ -5,7 +5,10 @@ import { PostgresEventStore } from '../event-store/postgres';
 import { EventStoreDbEventStore } from '../event-store/eventstoredb';
 import type { EventStore } from '../event-store/port';
 import { RpcChain } from '../chain/rpc';
+import { createContext, type Context } from '../application/context';
+import { KeyVault } from '../application/credentials';
 import type { ChainConfig, EventStoreConfig } from './env';
+import { settingsFor } from './settings';
 
 export async function openEventStore(config: EventStoreConfig): Promise<EventStore> {
   if (config.kind === 'eventstoredb') return EventStoreDbEventStore.connect(config.url);
@@ -21,6 +24,21 @@ export function openChain(config: ChainConfig): RpcChain {
     tokens: config.tokens,
     payer: config.payer,
     treasury: config.treasury,
+  });
+}
+
+/** The write side of a server process (API or executor): the log, the chain, and the context over them. */
+export async function openContext(config: {
+  eventStore: EventStoreConfig;
+  chain: ChainConfig;
+  keyEncryptionKey: Uint8Array;
+  outcomeTimeoutMs?: number;
+}): Promise<Context> {
+  return createContext({
+    store: await openEventStore(config.eventStore),
+    chain: openChain(config.chain),
+    vault: new KeyVault(config.keyEncryptionKey),
+    settings: settingsFor(config.chain, config.outcomeTimeoutMs),
   });
 }
 

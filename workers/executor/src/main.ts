@@ -7,16 +7,12 @@
 import {
   BullJobQueue,
   Env,
-  KeyVault,
   RedisReadModelStore,
-  createContext,
   createLogger,
   createMetrics,
-  openChain,
-  openEventStore,
+  openContext,
   runProcess,
   serveOps,
-  settingsFor,
   whileLeader,
   dependenciesReady,
   openRedis,
@@ -38,9 +34,8 @@ runProcess('executor', async () => {
 
   const logger = createLogger(logLevel, 'executor');
   const metrics = createMetrics('executor');
-  const store = await openEventStore(eventStore);
-  const chain = openChain(chainConfig);
-  const ctx = createContext({ store, chain, vault: new KeyVault(kek), settings: settingsFor(chainConfig) });
+  const ctx = await openContext({ eventStore, chain: chainConfig, keyEncryptionKey: kek });
+  const { store } = ctx;
   const redis = openRedis(redisConfig.url);
   const queue = new BullJobQueue<ExecuteJob>('execute', {
     url: redisConfig.url,
