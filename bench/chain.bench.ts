@@ -1,6 +1,7 @@
 /** LiteSVM transfers with fee, built and signed by the chain adapter, beside LiteSVM executing pre-signed ones. */
 import { generateSigner } from '../shared/src/chain/keys';
 import { LiteSvmChain } from '../shared/src/chain/litesvm';
+import { prepareTransfer } from '../shared/src/chain/transactions';
 import { measure, report } from './harness';
 
 export async function chainBench(): Promise<string> {
@@ -22,15 +23,15 @@ export async function chainBench(): Promise<string> {
     reference: `${tag}-${i}`,
   });
   const n = 5000 * scale;
-  for (let i = 0; i < 500; i++) await chain.submit(await chain.prepareTransfer(transfer(i, 'warm')));
+  for (let i = 0; i < 500; i++) await chain.submit(await prepareTransfer(chain, transfer(i, 'warm')));
 
-  const presigned: Awaited<ReturnType<typeof chain.prepareTransfer>>[] = [];
-  for (let i = 0; i < n; i++) presigned.push(await chain.prepareTransfer(transfer(i, 'pre')));
+  const presigned: Awaited<ReturnType<typeof prepareTransfer>>[] = [];
+  for (let i = 0; i < n; i++) presigned.push(await prepareTransfer(chain, transfer(i, 'pre')));
   const floor = await measure('LiteSVM executing pre-signed transfers', n, 1, async (_w, i) => {
     await chain.submit(presigned[i]!);
   });
   const full = await measure('transfer with fee: build, sign, execute', n, 1, async (_w, i) => {
-    await chain.submit(await chain.prepareTransfer(transfer(i, 'full')));
+    await chain.submit(await prepareTransfer(chain, transfer(i, 'full')));
   });
   await chain.close();
   return report('Chain (LiteSVM 1.5.0, in process)', [

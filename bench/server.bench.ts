@@ -5,7 +5,7 @@
  * p99 at half that rate; the baseline, in the same run, is the chain node alone: the same transfers
  * signed and sent over Solana JSON-RPC, confirmed, at the same concurrency, without the service.
  */
-import { ChainFailure, RpcChain, generateSigner } from '@tokenops/shared';
+import { ChainFailure, RpcChain, generateSigner, prepareTransfer } from '@tokenops/shared';
 import { Client } from '../services/api/src/testing/harness';
 import { Topology } from '../services/api/src/testing/topology';
 import { measure, report } from './harness';
@@ -92,7 +92,7 @@ export async function serverBench(): Promise<string> {
       // Signed anew when the node has moved to a new blockhash meanwhile, as the executor does.
       for (let attempt = 1; ; attempt++) {
         try {
-          return void (await chain.submit(await chain.prepareTransfer(transfer)));
+          return void (await chain.submit(await prepareTransfer(chain, transfer)));
         } catch (err) {
           if (!(err instanceof ChainFailure) || !/Blockhash/.test(err.error) || attempt >= 3) throw err;
         }

@@ -2,6 +2,7 @@
 import { classifyChainFailure } from '../domain/chain-outcome';
 import { isAddress } from '../domain/tokens';
 import { generateSigner } from './keys';
+import { prepareTransfer } from './transactions';
 import { ChainFailure, type LocalChain } from './port';
 
 export function chainContract(name: string, open: () => Promise<LocalChain>): void {
@@ -21,7 +22,7 @@ export function chainContract(name: string, open: () => Promise<LocalChain>): vo
       fee: bigint,
       reference: string,
     ) =>
-      chain.prepareTransfer({
+      prepareTransfer(chain, {
         from,
         to,
         mint: usdc().mint,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chainContract } from './contract';
 import { generateSigner } from './keys';
+import { prepareTransfer } from './transactions';
 import { LiteSvmChain } from './litesvm';
 
 chainContract('LiteSVM', () => LiteSvmChain.open());
@@ -15,7 +16,7 @@ describe('the LiteSVM chain across a restart', () => {
     const alice = generateSigner();
     const bob = generateSigner();
     await first.mintTo(alice.address, usdc.mint, 3_000_000n, 'airdrop');
-    const tx = await first.prepareTransfer({
+    const tx = await prepareTransfer(first, {
       from: alice,
       to: bob.address,
       mint: usdc.mint,

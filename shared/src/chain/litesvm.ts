@@ -14,7 +14,14 @@
  * refused (BlockhashNotFound). Signature statuses come from a ledger of every landed signature,
  * kept beside the state file, so `status` stays true however old the transaction.
  */
-import { lamports, type Address, type EncodedAccount, type Signature, type Transaction } from '@solana/kit';
+import {
+  lamports,
+  type Address,
+  type EncodedAccount,
+  type Instruction,
+  type Signature,
+  type Transaction,
+} from '@solana/kit';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
@@ -28,9 +35,7 @@ import {
   createMintInstructions,
   mintToInstructions,
   signTransaction,
-  transferWithFeeInstructions,
   type SignedTransaction,
-  type TransferWithFee,
 } from './transactions';
 
 export interface LiteSvmChainOptions {
@@ -64,7 +69,7 @@ export class LiteSvmChain implements LocalChain {
   private readonly payer: Signer;
   private readonly authority: Signer;
   private saving: Promise<void> = Promise.resolve();
-  /** Token accounts seen to exist (they are never closed here): no lookup next time. */
+  /** Accounts seen to exist (token accounts are never closed here): no lookup next time. */
   private readonly existing = new Set<string>();
   /** Every signature that landed or failed, and what is not yet written to the ledger file. */
   private readonly ledger = new Map<string, 'confirmed' | 'failed'>();
@@ -137,22 +142,23 @@ export class LiteSvmChain implements LocalChain {
     return out;
   }
 
-  async prepareTransfer(transfer: TransferWithFee): Promise<SignedTransaction> {
-    // In process, looking an account up costs nothing: create token accounts only when missing.
-    const exists = async (owner: string) => {
-      const account = await ata(owner, transfer.mint);
-      if (this.existing.has(account)) return true;
-      const found = this.svm.getAccount(account).exists;
-      if (found) this.existing.add(account);
-      return found;
-    };
-    const known = { recipient: await exists(transfer.to), treasury: await exists(this.treasury) };
-    return signTransaction(
-      await transferWithFeeInstructions(transfer, this.payer, known),
-      this.payer,
-      [transfer.from],
-      this.blockhash(),
-    );
+  get feePayer(): string {
+    return this.payer.address;
+  }
+
+  // In process, looking an account up costs nothing.
+  async accountKnown(address: string): Promise<boolean> {
+    if (this.existing.has(address)) return true;
+    const found = this.svm.getAccount(address as Address).exists;
+    if (found) this.existing.add(address);
+    return found;
+  }
+
+  async prepare(
+    instructions: readonly Instruction[],
+    signers: readonly Signer[],
+  ): Promise<SignedTransaction> {
+    return signTransaction(instructions, this.payer, signers, this.blockhash());
   }
 
   async submit(tx: SignedTransaction): Promise<void> {

@@ -1,9 +1,12 @@
 /**
- * The chain port: the token registry, token balances, the transfer-with-fee transaction (signed
- * first, so its signature can be recorded before it is submitted), submission, signature status,
- * and on the local chain only, minting as an outside payment. Adapters: LiteSVM (in-process, the
- * real Solana runtime and SPL Token program) and Solana JSON-RPC.
+ * The chain port: the token registry, token balances, a transaction prepared from instructions
+ * (signed first, so its signature can be recorded before it is submitted), submission, signature
+ * status, and on the local chain only, minting as an outside payment. What each operation puts in
+ * its transaction is built by the builders beside this file (transactions.ts), the same for every
+ * adapter. Adapters: LiteSVM (in-process, the real Solana runtime and SPL Token program) and Solana
+ * JSON-RPC.
  */
+import type { Instruction } from '@solana/kit';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import type { SignedTransaction, TransferWithFee } from './transactions';
@@ -34,8 +37,15 @@ export interface Chain {
   tokenAccount(owner: string, mint: string): Promise<TokenAccount>;
   /** Base-unit balances of an owner's token accounts, for every registry token (0 when absent). */
   balances(owner: string): Promise<Map<string, bigint>>;
-  /** Signs a transfer-with-fee against a fresh blockhash; nothing is sent yet. */
-  prepareTransfer(transfer: TransferWithFee): Promise<SignedTransaction>;
+  /** The fee payer of every transaction the service prepares (it pays for accounts created, too). */
+  readonly feePayer: string;
+  /**
+   * Whether an account is known to exist, so a builder may leave out its (idempotent) creation. May
+   * answer false for an account that exists: creating it again is harmless, only dearer.
+   */
+  accountKnown(address: string): Promise<boolean>;
+  /** Signs the instructions (the fee payer first, then `signers`) against a fresh blockhash; nothing is sent yet. */
+  prepare(instructions: readonly Instruction[], signers: readonly Signer[]): Promise<SignedTransaction>;
   /** Sends and waits for confirmation; throws ChainFailure when it fails or its blockhash expires. */
   submit(tx: SignedTransaction): Promise<void>;
   status(signature: string): Promise<SignatureStatus>;

@@ -5,19 +5,14 @@
  * block height passes the transaction's last valid height): then it is reported as expired, and the
  * caller may check `status` and sign anew, never resending a transaction that could still land.
  */
+import type { Address, Instruction } from '@solana/kit';
 import { Connection, PublicKey, SendTransactionError } from '@solana/web3.js';
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { localFixtures } from './local-fixtures';
 import { ChainFailure, type Chain, type LocalChain, type SignatureStatus, type TokenAccount } from './port';
-import {
-  ata,
-  mintToInstructions,
-  signTransaction,
-  transferWithFeeInstructions,
-  type SignedTransaction,
-  type TransferWithFee,
-} from './transactions';
+import { ata, mintToInstructions, signTransaction, type SignedTransaction } from './transactions';
 
 export interface RpcChainOptions {
   url: string;
@@ -57,7 +52,7 @@ export class RpcChain implements LocalChain {
   private readonly connection: Connection;
   /** Token accounts known to exist (they are never closed here), and those a pending transfer creates. */
   private readonly existing = new Set<string>();
-  private readonly creates = new Map<string, string[]>();
+  private readonly creates = new Map<string, readonly string[]>();
 
   constructor(private readonly options: RpcChainOptions) {
     this.connection = new Connection(options.url, {
@@ -94,23 +89,30 @@ export class RpcChain implements LocalChain {
     return new Map(this.tokens.map((t, i) => [t.mint, infos[i] ? infos[i]!.data.readBigUInt64LE(64) : 0n]));
   }
 
-  async prepareTransfer(transfer: TransferWithFee): Promise<SignedTransaction> {
-    const [recipient, treasury] = await Promise.all([
-      ata(transfer.to, transfer.mint),
-      ata(this.treasury, transfer.mint),
-    ]);
-    const known = { recipient: this.existing.has(recipient), treasury: this.existing.has(treasury) };
+  get feePayer(): string {
+    return this.options.payer.address;
+  }
+
+  // Known only from what this client saw land: asking the node each time would cost a round trip.
+  async accountKnown(address: string): Promise<boolean> {
+    return this.existing.has(address);
+  }
+
+  async prepare(
+    instructions: readonly Instruction[],
+    signers: readonly Signer[],
+  ): Promise<SignedTransaction> {
     const hash = await this.blockhash();
-    const tx = signTransaction(
-      await transferWithFeeInstructions(transfer, this.options.payer, known),
-      this.options.payer,
-      [transfer.from],
-      {
-        blockhash: hash.blockhash,
-        lastValidBlockHeight: BigInt(hash.lastValidBlockHeight),
-      },
-    );
-    this.creates.set(tx.signature, [recipient, treasury]);
+    const tx = signTransaction(instructions, this.options.payer, signers, {
+      blockhash: hash.blockhash,
+      lastValidBlockHeight: BigInt(hash.lastValidBlockHeight),
+    });
+    // The token accounts it creates exist once it lands.
+    const created = instructions
+      .filter((ix) => ix.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS)
+      .map((ix) => ix.accounts?.[1]?.address)
+      .filter((a): a is Address => a !== undefined);
+    if (created.length > 0) this.creates.set(tx.signature, created);
     return tx;
   }
 

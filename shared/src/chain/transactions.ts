@@ -208,53 +208,67 @@ export interface TransferWithFee {
   reference: string;
 }
 
-/** Which token accounts are known to exist already (their creation is then left out). */
-export interface KnownAccounts {
-  recipient?: boolean;
-  treasury?: boolean;
+/** What a builder asks of the chain: the fee payer, and whether an account exists already. */
+export interface BuildContext {
+  feePayer: string;
+  accountKnown(address: string): Promise<boolean>;
 }
+
+/** The owner's associated token account, with its (idempotent) creation when it is not known to exist. */
+export async function ensureTokenAccount(
+  chain: BuildContext,
+  owner: string,
+  mint: string,
+): Promise<{ account: Address; create: Instruction[] }> {
+  const account = await ata(owner, mint);
+  if (await chain.accountKnown(account)) return { account, create: [] };
+  return {
+    account,
+    create: [
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: noop(chain.feePayer),
+        ata: account,
+        owner: owner as Address,
+        mint: mint as Address,
+      }),
+    ],
+  };
+}
+
+/** An SPL transfer of `amount` base units of `mint` between two token accounts, signed by `authority`. */
+export const tokenTransfer = (
+  source: Address,
+  destination: Address,
+  authority: string,
+  mint: string,
+  amount: bigint,
+  decimals: number,
+): Instruction =>
+  getTransferCheckedInstruction({
+    source,
+    mint: mint as Address,
+    destination,
+    authority: noop(authority),
+    amount,
+    decimals,
+  });
+
+/** The memo naming the intent a transaction serves. */
+export const referenceMemo = memo;
 
 /** The recipient's payment and the protocol fee in one transaction: both land or neither. */
 export async function transferWithFeeInstructions(
   t: TransferWithFee,
-  payer: Signer,
-  known: KnownAccounts = {},
+  chain: BuildContext,
 ): Promise<Instruction[]> {
-  const mint = t.mint as Address;
-  const [source, recipient] = await Promise.all([ata(t.from.address, t.mint), ata(t.to, t.mint)]);
-  const authority = noop(t.from.address);
-  const create = (account: Address, owner: string) =>
-    getCreateAssociatedTokenIdempotentInstruction({
-      payer: noop(payer.address),
-      ata: account,
-      owner: owner as Address,
-      mint,
-    });
-  const out: Instruction[] = [memo(t.reference)];
-  if (!known.recipient) out.push(create(recipient, t.to));
-  out.push(
-    getTransferCheckedInstruction({
-      source,
-      mint,
-      destination: recipient,
-      authority,
-      amount: t.net,
-      decimals: t.decimals,
-    }),
-  );
+  const source = await ata(t.from.address, t.mint);
+  const recipient = await ensureTokenAccount(chain, t.to, t.mint);
+  const out: Instruction[] = [memo(t.reference), ...recipient.create];
+  out.push(tokenTransfer(source, recipient.account, t.from.address, t.mint, t.net, t.decimals));
   if (t.fee > 0n) {
-    const treasury = await ata(t.treasury, t.mint);
-    if (!known.treasury) out.push(create(treasury, t.treasury));
-    out.push(
-      getTransferCheckedInstruction({
-        source,
-        mint,
-        destination: treasury,
-        authority,
-        amount: t.fee,
-        decimals: t.decimals,
-      }),
-    );
+    const treasury = await ensureTokenAccount(chain, t.treasury, t.mint);
+    out.push(...treasury.create);
+    out.push(tokenTransfer(source, treasury.account, t.from.address, t.mint, t.fee, t.decimals));
   }
   return out;
 }
@@ -310,4 +324,14 @@ export async function mintToInstructions(
       decimals,
     }),
   ];
+}
+
+/** A chain that builds and signs (the chain port's part the builders need). */
+export interface Preparer extends BuildContext {
+  prepare(instructions: readonly Instruction[], signers: readonly Signer[]): Promise<SignedTransaction>;
+}
+
+/** A transfer with its fee, built and signed by the agent; nothing is sent yet. */
+export async function prepareTransfer(chain: Preparer, t: TransferWithFee): Promise<SignedTransaction> {
+  return chain.prepare(await transferWithFeeInstructions(t, chain), [t.from]);
 }

@@ -63,7 +63,7 @@ async function aTransfer(net: bigint, fee: bigint) {
       treasury: generateSigner().address,
       reference: 'intent-1',
     },
-    payer,
+    { feePayer: payer.address, accountKnown: async () => false },
   );
   return { payer, agent, instructions };
 }

@@ -18,6 +18,7 @@ import {
   settleReservation,
   decideSettleIntent,
   fromBaseUnits,
+  prepareTransfer,
   streams,
   toBaseUnits,
   type Context,
@@ -83,7 +84,7 @@ export class Executor {
       const e = err as { code: 'insufficient_balance' | 'account_not_initialized'; message: string };
       return this.settle(intent, { status: 'failed', code: e.code, message: e.message });
     }
-    const tx = await this.ctx.chain.prepareTransfer({
+    const tx = await prepareTransfer(this.ctx.chain, {
       from: await this.ctx.wallets.signer(intent.agent_id),
       to: intent.counterparty,
       mint: intent.mint,
