@@ -4,22 +4,16 @@
  *   agent:<id>          {agent_id, group_id, status, api_key_hash, limits}   (auth of reads, limits)
  *   window:<id>         sorted set: member "<intent id>|<value>|<spends>", score the time accepted
  *   intent:<intent id>  the accepted intent, until it settles (the window member, the history entry)
- *   history:<id>        sorted set: member a history entry (JSON), score its time; the newest 100 kept
- *   balance:<id>        {mint: base units} from payments in and transfers confirmed
+ *   history:<id>        sorted set: member a history entry (JSON), score its time; the newest 200 kept
+ *                       (every action: the primary contract lists transfers and swaps)
+ *   balance:<id>        {mint: base units} from payments in, spends confirmed and emergency drains
  *
  * `project` is pure but for reading the views it already wrote (through `get`); replaying the log
  * from the start into an empty store builds the same views.
  */
 import Big from 'big.js';
-import type {
-  AgentRegistered,
-  IntentData,
-  LimitsData,
-  RecordedEvent,
-  ReadModelOp,
-  Token,
-} from '@tokenops/shared';
-import { DAY_MS, HOUR_MS, toBaseUnits } from '@tokenops/shared';
+import type { Action, IntentData, LimitsData, RecordedEvent, ReadModelOp, Token } from '@tokenops/shared';
+import { DAY_MS, HOUR_MS, decodeEvent, toBaseUnits } from '@tokenops/shared';
 
 export const PROJECTION = 'agent-views';
 
@@ -41,7 +35,7 @@ export interface AgentView {
 
 export interface HistoryEntryView {
   tx_sig: string;
-  action: 'transfer' | 'swap';
+  action: Action;
   amount: number;
   timestamp: number;
   memo?: string;
@@ -50,6 +44,9 @@ export interface HistoryEntryView {
   task_id?: string;
   to?: string;
   token?: string;
+  /** What came back to the agent (swap output, receipt tokens, underlying), and in which token. */
+  received_amount?: number;
+  received_token?: string;
 }
 
 type Balances = Record<string, string>;
@@ -66,25 +63,28 @@ export async function project(
   tokens: readonly Token[],
 ): Promise<ReadModelOp[]> {
   const decimals = (mint: string) => tokens.find((t) => t.mint === mint)?.decimals ?? 6;
-  const credit = async (agentId: string, mint: string, amount: Big, sign: 1 | -1): Promise<ReadModelOp[]> => {
-    const balances = (await views.get<Balances>(keys.balance(agentId))) ?? {};
-    const units = BigInt(balances[mint] ?? '0') + BigInt(sign) * toBaseUnits(amount, decimals(mint));
-    return [
-      {
-        op: 'set',
-        key: keys.balance(agentId),
-        value: { ...balances, [mint]: String(units < 0n ? 0n : units) },
-      },
-    ];
+  /** Several balance changes of one agent, each over the last (one write of the result). */
+  const creditAll = async (agentId: string, moves: [string, Big, 1 | -1][]): Promise<ReadModelOp[]> => {
+    const balances = { ...((await views.get<Balances>(keys.balance(agentId))) ?? {}) };
+    for (const [mint, amount, sign] of moves) {
+      const units = BigInt(balances[mint] ?? '0') + BigInt(sign) * toBaseUnits(amount, decimals(mint));
+      balances[mint] = String(units < 0n ? 0n : units);
+    }
+    return moves.length > 0 ? [{ op: 'set', key: keys.balance(agentId), value: balances }] : [];
   };
+  const credit = (agentId: string, mint: string, amount: Big, sign: 1 | -1) =>
+    creditAll(agentId, [[mint, amount, sign]]);
   const updateAgent = async (id: string, change: Partial<AgentView>): Promise<ReadModelOp[]> => {
     const view = await views.get<AgentView>(keys.agent(id));
     return view ? [{ op: 'set', key: keys.agent(id), value: { ...view, ...change } }] : [];
   };
 
-  switch (event.type) {
+  const e = decodeEvent(event);
+  if (!e) return [];
+  const symbol = (mint: string) => tokens.find((t) => t.mint === mint)?.symbol ?? mint;
+  switch (e.type) {
     case 'agent.registered': {
-      const d = event.data as AgentRegistered['data'];
+      const d = e.data;
       return [
         {
           op: 'set',
@@ -99,19 +99,27 @@ export async function project(
         },
       ];
     }
-    case 'agent.limits_changed': {
-      const d = event.data as { agent_id: string; limits: LimitsData };
-      return updateAgent(d.agent_id, { limits: d.limits });
-    }
-    case 'agent.api_key_rotated': {
-      const d = event.data as { agent_id: string; api_key_hash: string };
-      return updateAgent(d.agent_id, { api_key_hash: d.api_key_hash });
-    }
+    case 'agent.limits_changed':
+      return updateAgent(e.data.agent_id, { limits: e.data.limits });
+    case 'agent.api_key_rotated':
+      return updateAgent(e.data.agent_id, { api_key_hash: e.data.api_key_hash });
     case 'agent.revoked':
-    case 'agent.emergency_withdraw':
-      return updateAgent((event.data as { agent_id: string }).agent_id, { status: 'revoked' });
+      return updateAgent(e.data.agent_id, { status: 'revoked' });
+    case 'agent.emergency_withdraw': {
+      const d = e.data;
+      const ops = await updateAgent(d.agent_id, { status: 'revoked' });
+      // Each step reads the balances the previous one wrote: apply them in turn.
+      const moves: [string, Big, 1 | -1][] = [
+        ...d.redeemed.flatMap((r): [string, Big, 1 | -1][] => [
+          [r.receipt_mint, new Big(r.receipt_amount), -1],
+          [r.mint, new Big(r.amount), 1],
+        ]),
+        ...d.moved.map((m): [string, Big, 1 | -1] => [m.mint, new Big(m.amount), -1]),
+      ];
+      return [...ops, ...(await creditAll(d.agent_id, moves))];
+    }
     case 'intent.accepted': {
-      const i = event.data as IntentData;
+      const i = e.data;
       return [
         { op: 'set', key: keys.intent(i.intent_id), value: i },
         { op: 'zadd', key: keys.window(i.agent_id), score: i.at, member: member(i) },
@@ -120,7 +128,7 @@ export async function project(
       ];
     }
     case 'intent.failed': {
-      const d = event.data as { intent_id: string; agent_id: string };
+      const d = e.data;
       const i = await views.get<IntentData>(keys.intent(d.intent_id));
       if (!i) return [];
       return [
@@ -129,40 +137,48 @@ export async function project(
       ];
     }
     case 'intent.confirmed': {
-      const d = event.data as { intent_id: string; agent_id: string; tx_sig: string; at: number };
+      const d = e.data;
       const i = await views.get<IntentData>(keys.intent(d.intent_id));
       if (!i) return [];
-      const ops: ReadModelOp[] = [{ op: 'del', key: keys.intent(d.intent_id) }];
-      if (i.action === 'transfer' || i.action === 'swap') {
-        const entry: HistoryEntryView = {
-          tx_sig: d.tx_sig,
-          action: i.action,
-          amount: Number(i.amount),
-          timestamp: Math.floor(d.at / 1000),
+      const received =
+        d.received_amount !== undefined && d.received_mint !== undefined
+          ? { amount: new Big(d.received_amount), mint: d.received_mint }
+          : undefined;
+      const entry: HistoryEntryView = {
+        tx_sig: d.tx_sig,
+        action: i.action,
+        amount: Number(i.amount),
+        timestamp: Math.floor(d.at / 1000),
+        ...(i.action === 'transfer' && {
           ...(i.memo !== undefined && { memo: i.memo }),
-          ...(i.net_amount !== undefined && { net_amount: Number(i.net_amount) }),
-          ...(i.protocol_fee !== undefined && { protocol_fee: Number(i.protocol_fee) }),
-          ...(i.task_id !== undefined && { task_id: i.task_id }),
-          to: i.counterparty,
-          token: tokens.find((t) => t.mint === i.mint)?.symbol ?? i.mint,
-        };
-        ops.push(
-          { op: 'zadd', key: keys.history(i.agent_id), score: d.at, member: JSON.stringify(entry) },
-          { op: 'ztrim', key: keys.history(i.agent_id), keep: 100 },
-        );
-      }
-      ops.push(...(await credit(i.agent_id, i.mint, new Big(i.amount), -1)));
+          net_amount: Number(i.net_amount),
+          protocol_fee: Number(i.protocol_fee),
+        }),
+        ...(i.task_id !== undefined && { task_id: i.task_id }),
+        to: i.counterparty,
+        token: symbol(i.mint),
+        ...(received && { received_amount: Number(received.amount), received_token: symbol(received.mint) }),
+      };
+      const moves: [string, Big, 1 | -1][] = [[i.mint, new Big(i.amount), -1]];
+      if (received) moves.push([received.mint, received.amount, 1]);
+      const ops: ReadModelOp[] = [
+        { op: 'del', key: keys.intent(d.intent_id) },
+        { op: 'zadd', key: keys.history(i.agent_id), score: d.at, member: JSON.stringify(entry) },
+        { op: 'ztrim', key: keys.history(i.agent_id), keep: HISTORY_KEPT },
+        ...(await creditAll(i.agent_id, moves)),
+      ];
       // A transfer to another agent of ours credits it with what it received.
       if (i.action === 'transfer' && (await views.get<AgentView>(keys.agent(i.counterparty)))) {
-        ops.push(...(await credit(i.counterparty, i.mint, new Big(i.net_amount ?? i.amount), 1)));
+        ops.push(...(await credit(i.counterparty, i.mint, new Big(i.net_amount), 1)));
       }
       return ops;
     }
-    case 'payment.received': {
-      const d = event.data as { agent_id: string; mint: string; amount: string };
-      return credit(d.agent_id, d.mint, new Big(d.amount), 1);
-    }
+    case 'payment.received':
+      return credit(e.data.agent_id, e.data.mint, new Big(e.data.amount), 1);
     default:
       return [];
   }
 }
+
+/** History entries kept per agent (of every action). */
+export const HISTORY_KEPT = 200;

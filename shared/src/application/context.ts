@@ -14,6 +14,7 @@ import type { Limits } from '../domain/limits';
 import type { KeyVault } from './credentials';
 import { Repository } from './repository';
 import { Wallets } from './wallets';
+import type { QuoteAnswer, QuoteRequest } from './spends/quotes';
 
 export interface Settings {
   /** The symbol of the default base token of new groups (limits are denominated in it). */
@@ -39,6 +40,8 @@ export interface Context {
   budgets: Repository<BudgetState, BudgetEvent>;
   idempotency: Repository<IdempotencyRecord | undefined, IdempotencyEvent>;
   wallets: Wallets;
+  /** The swap aggregator (quotes; the executor also builds swaps with it). */
+  aggregator?: { quote(request: QuoteRequest): Promise<QuoteAnswer> };
 }
 
 export function createContext(deps: {

@@ -19,8 +19,6 @@ import { ServiceError } from '../errors';
 import { isLocalChain, type Context } from './context';
 import { mintApiKey, mintInvitation, newId } from './credentials';
 
-export const paymentsStream = (address: string): string => `payments-${address}`;
-
 async function ownedGroup(ctx: Context, wallet: string, groupId: string): Promise<GroupState> {
   const { state } = await ctx.groups.load(streams.group(groupId));
   authorizeOperator(state, wallet);
@@ -215,7 +213,7 @@ export async function airdrop(ctx: Context, input: { to: string; mint?: string; 
   );
   if (await ctx.wallets.inCustody(input.to)) {
     await ctx.store.append(
-      paymentsStream(input.to),
+      streams.payments(input.to),
       [
         {
           type: 'payment.received',

@@ -25,6 +25,25 @@ export interface Loaded<S> {
 /** How long a decision keeps retrying version conflicts before it gives up. */
 export const CONFLICT_PATIENCE_MS = 5_000;
 
+/**
+ * The conflict-patience loop, written once: runs `attempt` again after each version conflict for up
+ * to `patienceMs`, then lets the last conflict through. Each conflict means another process appended
+ * to a stream the attempt read, so the log moves on while this waits.
+ */
+export async function withPatience<R>(
+  attempt: () => Promise<R>,
+  patienceMs = CONFLICT_PATIENCE_MS,
+): Promise<R> {
+  const giveUpAt = Date.now() + patienceMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevision) || Date.now() >= giveUpAt) throw err;
+    }
+  }
+}
+
 export class Repository<S, E extends { type: string; data: unknown }> {
   private readonly cache = new Map<string, { state: S; revision: bigint }>();
   private readonly locks = new AsyncLock({ maxPending: Infinity });
@@ -90,28 +109,20 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     return this.locks.acquire(stream, work);
   }
 
-  /**
-   * Load, decide, append, exclusively; again on a version conflict, for up to `patienceMs`. Each
-   * conflict means another process appended to the stream, so the log moves on while this waits.
-   */
+  /** Load, decide, append, exclusively; again on a version conflict, for up to `patienceMs`. */
   handle<R>(
     stream: string,
     decide: (state: S) => { events: E[]; result: R },
     patienceMs = CONFLICT_PATIENCE_MS,
   ): Promise<R> {
-    return this.exclusive(stream, async () => {
-      const giveUpAt = Date.now() + patienceMs;
-      for (;;) {
+    return this.exclusive(stream, () =>
+      withPatience(async () => {
         const loaded = await this.load(stream);
         const { events, result } = decide(loaded.state);
-        try {
-          await this.append(stream, loaded, events);
-          return result;
-        } catch (err) {
-          if (!(err instanceof WrongExpectedRevision) || Date.now() >= giveUpAt) throw err;
-        }
-      }
-    });
+        await this.append(stream, loaded, events);
+        return result;
+      }, patienceMs),
+    );
   }
 
   forget(stream: string): void {

@@ -5,8 +5,7 @@
 import type { EventStore } from '../event-store/port';
 import { generateSigner, signerFromSeed, type Signer } from '../chain/keys';
 import type { KeyVault } from './credentials';
-
-export const walletStream = (address: string): string => `wallet-${address}`;
+import { streams } from '../domain/events';
 
 export class Wallets {
   private readonly open = new Map<string, Signer>();
@@ -20,7 +19,7 @@ export class Wallets {
   async create(): Promise<string> {
     const signer = generateSigner();
     await this.store.append(
-      walletStream(signer.address),
+      streams.wallet(signer.address),
       [
         {
           type: 'wallet.created',
@@ -35,14 +34,14 @@ export class Wallets {
   async inCustody(address: string): Promise<boolean> {
     return (
       this.open.has(address) ||
-      (await this.store.readStream(walletStream(address), { maxCount: 1 })).length > 0
+      (await this.store.readStream(streams.wallet(address), { maxCount: 1 })).length > 0
     );
   }
 
   async signer(address: string): Promise<Signer> {
     const known = this.open.get(address);
     if (known) return known;
-    const [created] = await this.store.readStream(walletStream(address), { maxCount: 1 });
+    const [created] = await this.store.readStream(streams.wallet(address), { maxCount: 1 });
     if (!created) throw new Error(`no wallet ${address} in custody`);
     const signer = signerFromSeed(
       this.vault.open((created.data as { sealed_seed: string }).sealed_seed, address),

@@ -4,7 +4,7 @@
  */
 import Big from 'big.js';
 import { ServiceError } from '../errors';
-import type { Action, AgentEvent } from './events';
+import type { Action, AgentEmergencyWithdraw, AgentEvent } from './events';
 import type { GroupState } from './group';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import { sameDigest } from './secrets';
@@ -21,7 +21,12 @@ export interface WindowItem {
   spends: boolean;
   status: 'reserved' | 'confirmed' | 'failed';
   /** What the executor signed for it, once recorded. */
-  submission?: { signature: string; wire: string; lastValidBlockHeight: string };
+  submission?: {
+    signature: string;
+    wire: string;
+    lastValidBlockHeight: string;
+    receives?: { mint: string; amount: string };
+  };
 }
 
 export interface AgentState {
@@ -95,7 +100,12 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       const d = event.data;
       intents.set(item.intentId, {
         ...item,
-        submission: { signature: d.signature, wire: d.wire, lastValidBlockHeight: d.last_valid_block_height },
+        submission: {
+          signature: d.signature,
+          wire: d.wire,
+          lastValidBlockHeight: d.last_valid_block_height,
+          ...(d.receives && { receives: d.receives }),
+        },
       });
       return { ...state, intents };
     }
@@ -223,18 +233,40 @@ export function decideRevoke(cmd: { reason?: string; now: number }, agent: Agent
   ];
 }
 
-/** Drains the agent to `destination` and revokes it; may be repeated on a revoked agent to drain again. */
-export function decideEmergencyWithdraw(
-  cmd: { destination: string; now: number },
+/**
+ * The emergency brake, first step: the agent is revoked (nothing new is accepted) and every accepted
+ * intent that no executor has submitted yet fails, so none reaches the chain after the drain. An
+ * intent already submitted is left to its executor: it lands before the drain, or fails on chain
+ * for want of funds after it. May be repeated on a revoked agent (to drain again).
+ */
+export function decideEmergencyStop(cmd: { now: number }, agent: AgentState): AgentEvent[] {
+  mustBeRegistered(agent);
+  const failed: AgentEvent[] = [...agent.intents.values()]
+    .filter((item) => item.status === 'reserved' && !item.submission)
+    .map((item) => ({
+      type: 'intent.failed',
+      data: {
+        intent_id: item.intentId,
+        agent_id: agent.agentId,
+        code: 'unauthorized',
+        message: 'The operator stopped this agent (emergency withdrawal) before the operation was submitted.',
+        at: cmd.now,
+      },
+    }));
+  return [...decideRevoke({ reason: 'emergency_withdraw', now: cmd.now }, agent), ...failed];
+}
+
+/** The emergency brake, last step: what the drain moved to `destination`, on record. */
+export function decideEmergencyWithdrawn(
+  cmd: Omit<AgentEmergencyWithdraw['data'], 'agent_id' | 'group_id' | 'at'> & { now: number },
   agent: AgentState,
 ): AgentEvent[] {
   mustBeRegistered(agent);
-  const revoke = decideRevoke({ reason: 'emergency_withdraw', now: cmd.now }, agent);
+  const { now, ...drained } = cmd;
   return [
-    ...revoke,
     {
       type: 'agent.emergency_withdraw',
-      data: { agent_id: agent.agentId, group_id: agent.groupId, destination: cmd.destination, at: cmd.now },
+      data: { agent_id: agent.agentId, group_id: agent.groupId, ...drained, at: now },
     },
   ];
 }

@@ -2,7 +2,8 @@ import { codeOf } from '../errors/testing';
 import {
   acceptsKey,
   decideChangeLimits,
-  decideEmergencyWithdraw,
+  decideEmergencyStop,
+  decideEmergencyWithdrawn,
   decideRegister,
   decideRevoke,
   decideRotateKey,
@@ -20,7 +21,14 @@ import {
   agent,
   group,
   registered,
+  spent,
 } from './testing/fixtures';
+
+/** An intent accepted (and not settled) under `id`. */
+const accepted = (id: string, value: string): AgentEvent[] => {
+  const [event] = spent(value, T0);
+  return [{ ...event!, data: { ...(event!.data as object), intent_id: id } } as AgentEvent];
+};
 
 const register = (overrides: Partial<Parameters<typeof decideRegister>[0]> = {}) => ({
   agent_id: AGENT_A,
@@ -81,14 +89,54 @@ describe('the agent', () => {
     expect(decideRevoke({ now: T0 }, state)).toEqual([]);
   });
 
-  it('emergency withdrawal revokes the agent and names the destination; it may be repeated', () => {
-    const active = agent([registered(AGENT_A)]);
-    const events = decideEmergencyWithdraw({ destination: OWNER, now: T0 }, active);
-    expect(events.map((e) => e.type)).toEqual(['agent.revoked', 'agent.emergency_withdraw']);
-    const revoked = foldAgent([registered(AGENT_A), ...events]);
-    expect(decideEmergencyWithdraw({ destination: OWNER, now: T0 }, revoked).map((e) => e.type)).toEqual([
-      'agent.emergency_withdraw',
+  it('an emergency stop revokes the agent and fails every accepted intent not yet submitted; a submitted one is left to its executor', () => {
+    const history = [
+      registered(AGENT_A),
+      ...accepted('queued', '5'),
+      ...accepted('on-chain', '7'),
+      {
+        type: 'intent.submitting' as const,
+        data: {
+          intent_id: 'on-chain',
+          agent_id: AGENT_A,
+          signature: 'sig',
+          wire: '',
+          last_valid_block_height: '0',
+          at: T0,
+        },
+      },
+    ];
+    const events = decideEmergencyStop({ now: T0 }, agent(history));
+    expect(events.map((e) => [e.type, (e.data as { intent_id?: string }).intent_id])).toEqual([
+      ['agent.revoked', undefined],
+      ['intent.failed', 'queued'],
     ]);
+    const stopped = foldAgent([...history, ...events]);
+    expect(stopped.status).toBe('revoked');
+    expect(stopped.intents.get('queued')!.status).toBe('failed');
+    expect(stopped.intents.get('on-chain')!.status).toBe('reserved');
+    // Again on a revoked agent: nothing left to stop.
+    expect(decideEmergencyStop({ now: T0 }, stopped)).toEqual([]);
+  });
+
+  it('the drain is recorded with what moved, also on a revoked agent', () => {
+    const revoked = agent([registered(AGENT_A), ...decideRevoke({ now: T0 }, agent([registered(AGENT_A)]))]);
+    const [event] = decideEmergencyWithdrawn(
+      { destination: OWNER, moved: [{ mint: 'm', amount: '3', tx_sig: 's' }], redeemed: [], now: T0 },
+      revoked,
+    );
+    expect(event).toEqual({
+      type: 'agent.emergency_withdraw',
+      data: {
+        agent_id: AGENT_A,
+        group_id: revoked.groupId,
+        destination: OWNER,
+        moved: [{ mint: 'm', amount: '3', tx_sig: 's' }],
+        redeemed: [],
+        at: T0,
+      },
+    });
+    expect(codeOf(() => decideEmergencyStop({ now: T0 }, agent([])))).toBe('not_found');
   });
 
   it('limits change per field; an unregistered agent is not_found', () => {

@@ -1,13 +1,19 @@
 /**
  * Every event of the product, by stream. Event data is plain JSON: amounts as exact decimal text,
- * times as Unix epoch milliseconds (`at`). The stream names:
+ * times as Unix epoch milliseconds (`at`). The streams, every name built here and nowhere else:
  *
- *   group-<group_id>   the group: defaults, allow-list, invitations
- *   agent-<agent_id>   one agent: registration, key, limits, its intents and their outcomes
- *   budget-<entry_id>  the approved budget of one type-1 allow-list entry, shared by the group's agents
+ *   group-<group_id>            the group: defaults, allow-list, invitations
+ *   agent-<agent_id>            one agent: registration, key, limits, its intents and their outcomes
+ *   budget-<entry_id>           the approved budget of one type-1 allow-list entry, shared by the group's agents
+ *   idem-<agent>-<key digest>   one idempotency key of one agent (idempotency-events.ts)
+ *   wallet-<address>            an agent wallet's sealed seed (application/wallets.ts)
+ *   payments-<address>          outside payments to an address (the local chain's airdrop)
+ *   webhooks-agent-<agent_id>,  webhook subscriptions of an agent, of a group
+ *   webhooks-group-<group_id>
  */
 import type { LimitsData } from './limits';
 import type { ErrorCode, PolicyCode } from '../errors';
+import { secretDigest } from './secrets';
 
 export type Event<T extends string, D> = { type: T; data: D };
 
@@ -15,6 +21,12 @@ export const streams = {
   group: (groupId: string) => `group-${groupId}`,
   agent: (agentId: string) => `agent-${agentId}`,
   budget: (entryId: string) => `budget-${entryId}`,
+  /** The key is digested: a stream name is visible to whoever reads the log. */
+  idempotency: (agentId: string, key: string) => `idem-${agentId}-${secretDigest(key)}`,
+  wallet: (address: string) => `wallet-${address}`,
+  payments: (address: string) => `payments-${address}`,
+  webhooks: (owner: { agentId?: string; groupId?: string }) =>
+    owner.agentId ? `webhooks-agent-${owner.agentId}` : `webhooks-group-${owner.groupId}`,
 };
 
 /** 0: another agent of the group; 1: external recipient (TTL and budget); 2: protocol (venue, aggregator). */
@@ -76,16 +88,31 @@ export type AgentApiKeyRotated = Event<
 export type AgentRevoked = Event<'agent.revoked', { agent_id: string; reason: string; at: number }>;
 export type AgentEmergencyWithdraw = Event<
   'agent.emergency_withdraw',
-  { agent_id: string; group_id: string; destination: string; at: number }
+  {
+    agent_id: string;
+    group_id: string;
+    destination: string;
+    /** What moved to the destination, per mint (human units), with the transaction of each move. */
+    moved: { mint: string; amount: string; tx_sig: string }[];
+    /** Venue positions redeemed first: receipt tokens burnt and the underlying received. */
+    redeemed: {
+      lending_program: string;
+      receipt_mint: string;
+      receipt_amount: string;
+      mint: string;
+      amount: string;
+      tx_sig: string;
+    }[];
+    at: number;
+  }
 >;
 
-/** What a spending (or withdrawing) intent asked for and how it was valued; all an executor needs. */
-export interface IntentData {
+/** What every spending (or withdrawing) intent asked for and how it was valued. */
+interface IntentCommon {
   intent_id: string;
   agent_id: string;
   group_id: string;
-  action: Action;
-  /** The amount in `mint`'s human units. */
+  /** The amount in `mint`'s human units (a withdrawal: receipt tokens redeemed). */
   amount: string;
   mint: string;
   /** The amount valued in the group's base token at decision time (equal to amount for the base token). */
@@ -97,18 +124,36 @@ export interface IntentData {
   entry_id: string;
   /** Set when the entry has a budget (type 1): the budget stream holds the reservation. */
   budget_entry_id?: string;
-  protocol_fee?: string;
-  net_amount?: string;
-  memo?: string;
   task_id?: string;
   idempotency_key?: string;
-  /** Action-specific parameters (swap: to_mint, minimum_amount_out, slippage_bps; lending: cpi_data). */
-  params?: Record<string, unknown>;
   /** Headroom once this intent counts: what the answer reports, also when a retry rebuilds it. */
   daily_remaining_after?: string;
   hourly_tx_remaining_after?: number;
   at: number;
 }
+
+/** A swap's terms, fixed at decision time (amounts in human units of the output token). */
+export interface SwapParams {
+  to_mint: string;
+  /** The least the agent accepts: below it at execution, nothing is submitted. */
+  minimum_amount_out: string;
+  slippage_bps: number;
+  quoted_amount_out: string;
+}
+
+/** What a lending operation hands the venue. */
+export interface LendingParams {
+  /** The venue-specific instruction body the agent gave (bytes), checked by the venue adapter. */
+  cpi_data?: number[];
+}
+
+/** Each action with its own parameters: what an executor needs to build the transaction. */
+export type IntentData =
+  | (IntentCommon & { action: 'transfer'; protocol_fee: string; net_amount: string; memo?: string })
+  | (IntentCommon & { action: 'swap'; params: SwapParams })
+  | (IntentCommon & { action: 'deposit' | 'withdraw'; params: LendingParams });
+
+export type IntentParams = SwapParams | LendingParams;
 
 export type IntentAccepted = Event<'intent.accepted', IntentData>;
 export type IntentBlocked = Event<
@@ -135,6 +180,8 @@ export type IntentSubmitting = Event<
     signature: string;
     wire: string;
     last_valid_block_height: string;
+    /** What the agent gets back if it lands (human units), for the confirmation after a crash. */
+    receives?: { mint: string; amount: string };
     at: number;
   }
 >;
@@ -145,7 +192,15 @@ export type PaymentReceived = Event<
 >;
 export type IntentConfirmed = Event<
   'intent.confirmed',
-  { intent_id: string; agent_id: string; tx_sig: string; received_amount?: string; at: number }
+  {
+    intent_id: string;
+    agent_id: string;
+    tx_sig: string;
+    /** What the agent received back (swap: the output; deposit: receipt tokens; withdraw: the underlying). */
+    received_amount?: string;
+    received_mint?: string;
+    at: number;
+  }
 >;
 export type IntentFailed = Event<
   'intent.failed',
@@ -204,3 +259,36 @@ export type BudgetEvent =
 
 export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent;
 export type EventType = DomainEvent['type'];
+
+const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
+  'group.created',
+  'whitelist.entry_added',
+  'whitelist.entry_removed',
+  'agent.invited',
+  'agent.registered',
+  'agent.limits_changed',
+  'agent.api_key_rotated',
+  'agent.revoked',
+  'agent.emergency_withdraw',
+  'intent.accepted',
+  'intent.blocked',
+  'intent.submitting',
+  'payment.received',
+  'intent.confirmed',
+  'intent.failed',
+  'policy.limit_threshold',
+  'budget.reserved',
+  'budget.released',
+  'budget.consumed',
+  'policy.whitelist_amount_threshold',
+  'policy.whitelist_voided',
+]);
+
+/**
+ * The one decoder of recorded events: a domain event of a known type, or undefined for anything else
+ * (another capability's events, such as idempotency records or webhooks). The log is written only by
+ * this service, through the deciders, so a known type carries its data's shape.
+ */
+export function decodeEvent(recorded: { type: string; data: unknown }): DomainEvent | undefined {
+  return EVENT_TYPES.has(recorded.type) ? (recorded as DomainEvent) : undefined;
+}

@@ -5,7 +5,6 @@
  */
 import type { Event } from './events';
 import type { IdempotencyRecord } from './idempotency';
-import { secretDigest } from './secrets';
 
 export type IdempotencyClaimed = Event<
   'idempotency.claimed',
@@ -18,9 +17,6 @@ export type IdempotencyCompleted = Event<
 /** The claim is given back: the operation never started (a failure before its intent was accepted). */
 export type IdempotencyReleased = Event<'idempotency.released', { intent_id: string; at: number }>;
 export type IdempotencyEvent = IdempotencyClaimed | IdempotencyCompleted | IdempotencyReleased;
-
-export const idempotencyStream = (agentId: string, key: string): string =>
-  `idem-${agentId}-${secretDigest(key)}`;
 
 export function evolveIdempotency(
   state: IdempotencyRecord | undefined,

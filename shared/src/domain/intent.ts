@@ -25,7 +25,15 @@ import { ERROR_CATALOGUE } from '../errors';
 import { amountText, splitFee, type FeeSplit } from '../money';
 import { dailyRemaining, hourlyRemaining, opsInHour, spentInDay, type AgentState } from './agent';
 import { budgetRemaining, type BudgetState, initialBudgetState } from './budget';
-import type { Action, AgentEvent, BlockCode, BudgetEvent, IntentData, LimitThreshold } from './events';
+import type {
+  Action,
+  AgentEvent,
+  BlockCode,
+  BudgetEvent,
+  IntentData,
+  IntentParams,
+  LimitThreshold,
+} from './events';
 import type { AllowEntry, GroupState } from './group';
 
 export interface IntentCommand {
@@ -43,7 +51,8 @@ export interface IntentCommand {
   memo?: string;
   task_id?: string;
   idempotency_key?: string;
-  params?: Record<string, unknown>;
+  /** Swap: its terms; deposit and withdraw: what the venue is handed. */
+  params?: IntentParams;
   now: number;
 }
 
@@ -228,11 +237,10 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
     ? evaluation.daily_remaining.minus(cmd.value)
     : evaluation.daily_remaining;
   const hourlyAfter = evaluation.hourly_tx_remaining - 1;
-  const data: IntentData = {
+  const common = {
     intent_id: cmd.intent_id,
     agent_id: agent.agentId,
     group_id: group.groupId,
-    action: cmd.action,
     amount: amountText(cmd.amount),
     mint: cmd.mint,
     value: amountText(cmd.value),
@@ -240,18 +248,23 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
     counterparty: cmd.counterparty,
     entry_id: entry.entryId,
     ...(budgeted && { budget_entry_id: entry.entryId }),
-    ...(evaluation.fee && {
-      protocol_fee: amountText(evaluation.fee.protocol_fee),
-      net_amount: amountText(evaluation.fee.net_amount),
-    }),
-    ...(cmd.memo !== undefined && { memo: cmd.memo }),
     ...(cmd.task_id !== undefined && { task_id: cmd.task_id }),
     ...(cmd.idempotency_key !== undefined && { idempotency_key: cmd.idempotency_key }),
-    ...(cmd.params !== undefined && { params: cmd.params }),
     daily_remaining_after: amountText(dailyAfter),
     hourly_tx_remaining_after: hourlyAfter,
     at: cmd.now,
   };
+  const data = (
+    cmd.action === 'transfer'
+      ? {
+          ...common,
+          action: 'transfer',
+          protocol_fee: amountText(evaluation.fee!.protocol_fee),
+          net_amount: amountText(evaluation.fee!.net_amount),
+          ...(cmd.memo !== undefined && { memo: cmd.memo }),
+        }
+      : { ...common, action: cmd.action, params: cmd.params ?? {} }
+  ) as IntentData;
   return {
     accepted: true,
     evaluation,
@@ -299,7 +312,7 @@ export function simulateTransfer(cmd: Omit<IntentCommand, 'action'>, state: Deci
 }
 
 export type IntentOutcome =
-  | { status: 'confirmed'; tx_sig: string; received_amount?: Big }
+  | { status: 'confirmed'; tx_sig: string; received?: { amount: Big; mint: string } }
   | { status: 'failed'; code: IntentFailedCode; message: string };
 type IntentFailedCode = Extract<AgentEvent, { type: 'intent.failed' }>['data']['code'];
 
@@ -328,8 +341,9 @@ export function decideSettleIntent(
       data: {
         ...base,
         tx_sig: cmd.outcome.tx_sig,
-        ...(cmd.outcome.received_amount !== undefined && {
-          received_amount: amountText(cmd.outcome.received_amount),
+        ...(cmd.outcome.received && {
+          received_amount: amountText(cmd.outcome.received.amount),
+          received_mint: cmd.outcome.received.mint,
         }),
       },
     },

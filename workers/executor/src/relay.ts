@@ -7,8 +7,8 @@
  */
 import {
   LOG_START,
+  decodeEvent,
   type EventStore,
-  type IntentData,
   type JobQueue,
   type LogPosition,
   type ReadModelStore,
@@ -47,8 +47,9 @@ export async function startRelay(
     ...(from && { from }),
     onEvent: async (event) => {
       if (failure) throw failure;
-      if (event.type === 'intent.accepted') {
-        const intent = event.data as IntentData;
+      const e = decodeEvent(event);
+      if (e?.type === 'intent.accepted') {
+        const intent = e.data;
         const job = queue
           .enqueue('execute', { intent }, { dedup: { id: intent.intent_id, ttlMs: DAY_MS } })
           .catch((err: unknown) => (failure ??= err))

@@ -1,12 +1,14 @@
 import { Router } from 'express';
 import {
   IdempotencyKey,
-  ServiceError,
+  SPEND_KINDS,
+  idempotencyKeyOf,
   simulate,
-  transfer,
+  spend,
+  transferDryRun,
   validationError,
   type SimulateRequest,
-  type TransferRequest,
+  type SpendKind,
 } from '@tokenops/shared';
 import { projectedPast } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
@@ -21,34 +23,25 @@ function headerKey(value: string | undefined): string | undefined {
   return value;
 }
 
-/** POST /transfer and POST /intents/simulate. */
+/** POST /transfer, /swap, /deposit, /withdraw (each a spend kind on the one pipeline) and /intents/simulate. */
 export function intentRoutes(deps: ApiDeps): Router {
   const router = Router();
-  router.post('/transfer', async (req, res) => {
-    const { caller } = await authenticateAgent(req, deps);
-    const body = bodyOf<TransferRequest>(req, 'TransferRequest');
-    const answer = await transfer(
-      deps.ctx,
-      deps.waiter,
-      caller,
-      body,
-      headerKey(req.header('idempotency-key')),
-      async (position) => {
+  for (const kind of Object.values(SPEND_KINDS) as SpendKind<{ idempotency_key: string }>[]) {
+    router.post(`/${kind.action}`, async (req, res) => {
+      const { caller } = await authenticateAgent(req, deps);
+      const body = bodyOf<{ idempotency_key: string }>(req, kind.requestSchema);
+      idempotencyKeyOf(headerKey(req.header('idempotency-key')), body.idempotency_key);
+      const answer = await spend(deps.ctx, deps.waiter, caller, kind, body, async (position) => {
         await projectedPast(deps.views, position);
-      },
-    );
-    send(res, answer.status, answer.body, 'TransferResponse', deps);
-  });
+      });
+      send(res, answer.status, answer.body, kind.responseSchema, deps);
+    });
+  }
   router.post('/intents/simulate', async (req, res) => {
     const { caller } = await authenticateAgent(req, deps);
     const body = bodyOf<SimulateRequest>(req, 'SimulateRequest');
-    send(res, 200, await simulate(deps.ctx, caller, body), 'SimulateResponse', deps);
+    const answer = await simulate(deps.ctx, caller, (group) => transferDryRun(deps.ctx, body, group));
+    send(res, 200, answer, 'SimulateResponse', deps);
   });
-  for (const path of ['/swap', '/deposit', '/withdraw']) {
-    router.post(path, async (req) => {
-      await authenticateAgent(req, deps);
-      throw new ServiceError('not_found', `${path.slice(1)} is not available on this service yet.`);
-    });
-  }
   return router;
 }

@@ -116,22 +116,36 @@ export function transfer(amount: string | number, overrides: Partial<IntentComma
 export function spent(value: string, at: number, action: IntentCommand['action'] = 'transfer'): AgentEvent[] {
   counter += 1;
   const intent_id = `past-${counter}`;
+  const common = {
+    intent_id,
+    agent_id: AGENT_A,
+    group_id: GROUP,
+    amount: value,
+    mint: BASE_MINT,
+    value,
+    spends: action !== 'withdraw',
+    counterparty: AGENT_B,
+    entry_id: 'entry-agent-2',
+    at,
+  };
   return [
     {
       type: 'intent.accepted',
-      data: {
-        intent_id,
-        agent_id: AGENT_A,
-        group_id: GROUP,
-        action,
-        amount: value,
-        mint: BASE_MINT,
-        value,
-        spends: action !== 'withdraw',
-        counterparty: AGENT_B,
-        entry_id: 'entry-agent-2',
-        at,
-      },
+      data:
+        action === 'transfer'
+          ? { ...common, action, protocol_fee: '0', net_amount: value }
+          : action === 'swap'
+            ? {
+                ...common,
+                action,
+                params: {
+                  to_mint: BASE_MINT,
+                  minimum_amount_out: '0',
+                  slippage_bps: 50,
+                  quoted_amount_out: '0',
+                },
+              }
+            : { ...common, action, params: {} },
     },
     { type: 'intent.confirmed', data: { intent_id, agent_id: AGENT_A, tx_sig: `sig-${intent_id}`, at } },
   ];

@@ -1,0 +1,36 @@
+/**
+ * Settling an accepted intent with its outcome: the recipient's budget first (consumed when it
+ * confirmed, released otherwise), then the agent (intent.confirmed or intent.failed, which releases
+ * what the intent counted). Both steps are idempotent: settling again changes nothing.
+ */
+import type { IntentData } from '../domain/events';
+import { decideSettleIntent, type IntentOutcome } from '../domain/intent';
+import { streams } from '../domain/events';
+import { settleReservation } from './budgets';
+import type { Context } from './context';
+
+/** Settles the intent; true when this call recorded its outcome. */
+export async function settleIntent(
+  ctx: Context,
+  intent: IntentData,
+  outcome: IntentOutcome,
+): Promise<boolean> {
+  const now = ctx.now();
+  await settleBudget(ctx, intent, outcome.status === 'confirmed');
+  return ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
+    const events = decideSettleIntent({ intent_id: intent.intent_id, outcome, now }, state);
+    return { events, result: events.length > 0 };
+  });
+}
+
+/** The budget part alone: also for an intent that failed without its executor (an emergency stop). */
+export async function settleBudget(ctx: Context, intent: IntentData, confirmed: boolean): Promise<void> {
+  if (!intent.budget_entry_id) return;
+  const group = await ctx.groups.load(streams.group(intent.group_id));
+  const live = group.state.entries.get(intent.counterparty);
+  const entry =
+    live?.entryId === intent.budget_entry_id
+      ? live
+      : { entryId: intent.budget_entry_id, address: intent.counterparty, type: 1 as const };
+  await settleReservation(ctx, entry, intent.intent_id, confirmed);
+}

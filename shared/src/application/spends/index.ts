@@ -1,0 +1,14 @@
+/** Every spend operation, by action: the one place the API and the executor look them up. */
+import type { Action } from '../../domain/events';
+import type { SpendKind } from './kind';
+import { transferDryRun, transferKind } from './transfer';
+
+export const SPEND_KINDS: { readonly [A in Action]?: SpendKind<never, A> } = {
+  transfer: transferKind,
+};
+
+export { transferKind, transferDryRun };
+export { spend, simulate, type Settled, type Answer, type DryRunAsk } from './pipeline';
+export { BuildRefused, type Ask, type Built, type IntentOf, type SpendKind } from './kind';
+export { quoteOrUnavailable } from './quotes';
+export { valueInBase } from './valuation';

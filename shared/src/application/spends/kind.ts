@@ -1,0 +1,72 @@
+/**
+ * A spend operation, as the pipeline sees it: what it asks (its request as a command for the
+ * decision), what it builds on chain once accepted, and what it answers once confirmed. Everything
+ * else (idempotency, the decision under the limits, waiting for the outcome, execution exactly once)
+ * is the pipeline's, the same for every operation.
+ */
+import type Big from 'big.js';
+import type { Instruction } from '@solana/kit';
+import type { Signer } from '../../chain/keys';
+import type { SchemaName } from '../../contract/schemas';
+import type { Action, IntentConfirmed, IntentData, IntentParams } from '../../domain/events';
+import type { GroupState } from '../../domain/group';
+import type { ErrorCode } from '../../errors';
+import type { Context } from '../context';
+
+/** What a request asks the decision to judge. */
+export interface Ask {
+  /** In the mint's human units. */
+  amount: Big;
+  /** The amount valued in the group's base token (the limits' unit). */
+  value: Big;
+  mint: string;
+  decimals: number;
+  /** Recipient, aggregator or lending program: the allow-list entry it must match. */
+  counterparty: string;
+  memo?: string;
+  task_id?: string;
+  params?: IntentParams;
+}
+
+/** What an accepted intent puts on chain. */
+export interface Built {
+  instructions: Instruction[];
+  /** Signers besides the agent (a pool or venue authority). */
+  signers: Signer[];
+  /** What the agent gets back, recorded with the confirmation (swap output, receipt tokens, underlying). */
+  receives?: { mint: string; amount: bigint };
+}
+
+/** Why an accepted intent cannot be built now: it fails with this code, nothing is submitted. */
+export class BuildRefused extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BuildRefused';
+  }
+}
+
+export type IntentOf<A extends Action> = Extract<IntentData, { action: A }>;
+
+export interface SpendKind<Req = unknown, A extends Action = Action> {
+  readonly action: A;
+  /** The contract's request and answer schemas. */
+  readonly requestSchema: SchemaName;
+  readonly responseSchema: SchemaName;
+  /** Answer fields that are amounts (kept as exact text under the idempotency key, answered as numbers). */
+  readonly answerAmounts: readonly string[];
+  /** The request's idempotency key. */
+  key(req: Req): string;
+  /** What the request asks, judged against the group (values other tokens at the aggregator's quote). */
+  ask(ctx: Context, req: Req, group: GroupState): Promise<Ask>;
+  /** What the agent must hold for it, in base units of a mint. */
+  pays(ctx: Context, intent: IntentOf<A>): { mint: string; amount: bigint };
+  /** Intents sharing a key are built and landed one at a time (a pool whose reserves the build reads). */
+  lockKey?(intent: IntentOf<A>): string;
+  /** What goes on chain; the agent signs besides the signers it names. */
+  build(ctx: Context, intent: IntentOf<A>, agent: Signer): Promise<Built>;
+  /** The agent's answer once confirmed. */
+  answer(intent: IntentOf<A>, confirmed: IntentConfirmed['data']): Record<string, unknown>;
+}

@@ -1,0 +1,292 @@
+/**
+ * The spend pipeline: every spend operation (transfer, swap, deposit, withdraw) goes through it.
+ *
+ *   1. The idempotency key is claimed (or its answer replayed, or its running operation waited on).
+ *   2. The operation says what it asks (kind.ask): amount, value in the base token, counterparty.
+ *   3. The decision is made on the write model: the group, the agent, and for a budgeted recipient
+ *      the entry's budget, each read with its revision and appended to with that revision expected.
+ *      A conflict means another decision got there first: read again, decide again (withPatience).
+ *      So however many requests and API instances decide at once, no limit or budget is exceeded.
+ *   4. The accepted intent is executed by an executor (workers/executor); this waits for its outcome
+ *      and answers with kind.answer, or with the failure's code.
+ *
+ * Order of appends for a budgeted recipient: the budget reservation first, then the agent's
+ * acceptance. Deciding again for the same intent is safe (its own reservation counts for it); if it is
+ * then blocked, the reservation is released. Whatever fails between the reservation and the
+ * acceptance (a conflict past the patience, the store refusing the append, anything) releases the
+ * reservation, unless the log shows the intent accepted after all.
+ */
+import type { Caller } from '../caller';
+import { acceptsKey } from '../../domain/agent';
+import { decideIntent, simulateTransfer, type IntentCommand } from '../../domain/intent';
+import { decodeEvent, streams, type BlockCode, type IntentData } from '../../domain/events';
+import type { AllowEntry, GroupState } from '../../domain/group';
+import { requestFingerprint } from '../../domain/idempotency';
+import { ERROR_CATALOGUE, ServiceError, isErrorCode } from '../../errors';
+import { WrongExpectedRevision, type LogPosition } from '../../event-store/port';
+import { settleReservation } from '../budgets';
+import type { Context } from '../context';
+import type { Outcome, OutcomeWaiter } from '../outcomes';
+import { withPatience } from '../repository';
+import { claimKey, complete, release, type Answer } from './idempotency';
+import type { Ask, IntentOf, SpendKind } from './kind';
+
+export type { Answer };
+
+/** Called with the outcome's log position before answering: lets the read views catch up (read your writes). */
+export type Settled = (position: LogPosition) => Promise<void>;
+
+/** Runs one spend operation under the limits, idempotently: one operation per (agent, key), its answer replayed. */
+export async function spend<Req>(
+  ctx: Context,
+  waiter: OutcomeWaiter,
+  caller: Caller,
+  kind: SpendKind<Req>,
+  req: Req,
+  settled?: Settled,
+): Promise<Answer> {
+  const fingerprint = requestFingerprint(kind.action, req);
+  const claim = await claimKey(ctx, caller.agentId, kind.key(req), fingerprint, kind.answerAmounts);
+  if (claim.kind === 'replay') return claim.answer;
+  const run: Run<Req> = { ctx, waiter, caller, kind, req, stream: claim.stream, intentId: claim.intentId };
+  if (claim.kind === 'run' && !claim.takenOver) return runOnce(run, settled);
+  // A claim another request holds, or one abandoned by an instance that died before deciding.
+  const known = await intentRecord(ctx, caller.agentId, claim.intentId);
+  if (claim.kind === 'run' && !known.accepted && !known.blocked) return runOnce(run, settled);
+  return answerWhenSettled(run, known);
+}
+
+interface Run<Req> {
+  ctx: Context;
+  waiter: OutcomeWaiter;
+  caller: Caller;
+  kind: SpendKind<Req>;
+  req: Req;
+  /** The idempotency stream and the intent the claim names. */
+  stream: string;
+  intentId: string;
+}
+
+async function runOnce<Req>(run: Run<Req>, settled?: Settled): Promise<Answer> {
+  const { ctx, kind, stream, intentId } = run;
+  let accepted = false;
+  let answer: Answer;
+  try {
+    const { wait, intent } = await decide(run);
+    accepted = true;
+    const outcome = await wait;
+    if (!outcome)
+      throw new ServiceError(
+        'idempotency_in_progress',
+        `The ${kind.action} is still being executed; retry the same request to get its result.`,
+      );
+    if (settled && outcome.position) await settled(outcome.position).catch(() => undefined);
+    answer = answerFor(kind, intent, outcome);
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'idempotency_in_progress') throw err;
+    if (err instanceof ServiceError && err.status < 500) {
+      await complete(ctx, stream, intentId, { status: err.status, body: err.toBody() });
+      throw err;
+    }
+    // A failure before the intent was accepted: free the key, nothing happened; retrying is safe.
+    if (!accepted) await release(ctx, stream, intentId);
+    throw err;
+  }
+  return complete(ctx, stream, intentId, answer);
+}
+
+/** Decides on the write model; an accepted intent comes back with the wait for its outcome. */
+async function decide<Req>(
+  run: Run<Req>,
+): Promise<{ wait: Promise<Outcome | undefined>; intent: IntentData }> {
+  const { ctx, waiter, caller, kind, req, intentId } = run;
+  const agentStream = streams.agent(caller.agentId);
+  const first = await ctx.agents.load(agentStream);
+  if (!acceptsKey(first.state, caller.keyDigest)) throw new ServiceError('unauthorized');
+  const { state: groupAtAsk } = await ctx.groups.load(streams.group(first.state.groupId));
+  const ask = await kind.ask(ctx, req, groupAtAsk);
+  let reservedOn: AllowEntry | undefined;
+
+  // One decision at a time per agent in this process; a conflict then comes from another instance.
+  return ctx.agents.exclusive(agentStream, () =>
+    withPatience(async () => {
+      const agent = await ctx.agents.load(agentStream);
+      if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
+      const group = await ctx.groups.load(streams.group(agent.state.groupId));
+      const cmd = command(ctx, kind, req, ask, intentId);
+      const entry = group.state.entries.get(cmd.counterparty!);
+      const budgetStream = entry?.type === 1 ? streams.budget(entry.entryId) : undefined;
+      const budget = budgetStream ? await ctx.budgets.load(budgetStream) : undefined;
+      const decision = decideIntent(cmd, {
+        group: group.state,
+        agent: agent.state,
+        ...(budget && { budget: budget.state }),
+      });
+      if (decision.accepted && decision.agentEvents.length === 0) {
+        // Accepted already (a request that took over a stale claim raced another): wait for its outcome.
+        const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+        const known = await intentRecord(ctx, caller.agentId, intentId);
+        if (known.outcome) wait.cancel();
+        return {
+          wait: known.outcome ? Promise.resolve(known.outcome) : wait.outcome,
+          intent: acceptanceOf(known, intentId),
+        };
+      }
+      if (budgetStream && budget && decision.budgetEvents.length > 0) {
+        await ctx.budgets.append(budgetStream, budget, decision.budgetEvents);
+        reservedOn = decision.budgetEvents[0]!.type === 'budget.reserved' ? entry : undefined;
+      }
+      if (!decision.accepted) {
+        await ctx.agents.append(agentStream, agent, decision.agentEvents);
+        throw new ServiceError(decision.code!);
+      }
+      const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+      try {
+        await ctx.agents.append(agentStream, agent, decision.agentEvents);
+      } catch (err) {
+        wait.cancel();
+        throw err;
+      }
+      reservedOn = undefined;
+      return { wait: wait.outcome, intent: decision.agentEvents[0]!.data as IntentData };
+    }).catch(async (err: unknown) => {
+      if (reservedOn) await releaseUnaccepted(ctx, caller.agentId, reservedOn, intentId);
+      if (err instanceof WrongExpectedRevision)
+        throw new ServiceError(
+          'service_unavailable',
+          'Too many decisions on this agent at once across instances; nothing was done, retry shortly.',
+        );
+      throw err;
+    }),
+  );
+}
+
+/**
+ * Releases a reservation whose intent was never accepted. Only when the log shows no acceptance: an
+ * append that failed on the way back may still have landed, and its reservation must then stay.
+ * When even that cannot be read, the reservation stays too, and a retry of the request (which takes
+ * the abandoned claim over with the same intent) decides it again.
+ */
+async function releaseUnaccepted(ctx: Context, agentId: string, entry: AllowEntry, intentId: string) {
+  try {
+    const known = await intentRecord(ctx, agentId, intentId);
+    if (!known.accepted) await settleReservation(ctx, entry, intentId, false);
+  } catch {
+    // the store is away: see above
+  }
+}
+
+function command<Req>(
+  ctx: Context,
+  kind: SpendKind<Req>,
+  req: Req,
+  ask: Ask,
+  intentId: string,
+): IntentCommand {
+  return {
+    intent_id: intentId,
+    action: kind.action,
+    amount: ask.amount,
+    value: ask.value,
+    mint: ask.mint,
+    decimals: ask.decimals,
+    counterparty: ask.counterparty,
+    ...(ask.memo !== undefined && { memo: ask.memo }),
+    ...(ask.task_id !== undefined && { task_id: ask.task_id }),
+    ...(ask.params !== undefined && { params: ask.params }),
+    idempotency_key: kind.key(req),
+    now: ctx.now(),
+  };
+}
+
+/** The answer of a settled intent, from its acceptance and its outcome. */
+function answerFor<Req>(kind: SpendKind<Req>, accepted: IntentData, outcome: Outcome): Answer {
+  if (outcome.type === 'intent.failed') {
+    const code = isErrorCode(outcome.data.code) ? outcome.data.code : 'internal_error';
+    const err = new ServiceError(code, outcome.data.message || ERROR_CATALOGUE[code].message);
+    return { status: err.status, body: err.toBody() };
+  }
+  return { status: 200, body: kind.answer(accepted as IntentOf<typeof kind.action>, outcome.data) };
+}
+
+/** What the agent's stream holds about one intent: its acceptance or its block, and its outcome. */
+interface IntentRecord {
+  accepted?: IntentData;
+  blocked?: BlockCode;
+  outcome?: Outcome;
+}
+
+async function intentRecord(ctx: Context, agentId: string, intentId: string): Promise<IntentRecord> {
+  const record: IntentRecord = {};
+  for (const recorded of await ctx.store.readStream(streams.agent(agentId))) {
+    const e = decodeEvent(recorded);
+    if (!e || !('intent_id' in e.data) || e.data.intent_id !== intentId) continue;
+    if (e.type === 'intent.accepted') record.accepted ??= e.data;
+    else if (e.type === 'intent.blocked') record.blocked ??= e.data.code;
+    else if (e.type === 'intent.confirmed' || e.type === 'intent.failed') record.outcome ??= e;
+  }
+  return record;
+}
+
+function acceptanceOf(record: IntentRecord, intentId: string): IntentData {
+  if (!record.accepted) throw new Error(`intent ${intentId} was not accepted`);
+  return record.accepted;
+}
+
+/** A retry of a request whose intent is running: wait for it (a while), then answer as the first would have. */
+async function answerWhenSettled<Req>(run: Run<Req>, known: IntentRecord): Promise<Answer> {
+  const { ctx, waiter, caller, kind, stream, intentId } = run;
+  if (known.blocked) {
+    // Blocked, and the instance that decided it died before recording the answer: answer it now.
+    const err = new ServiceError(known.blocked);
+    return complete(ctx, stream, intentId, { status: err.status, body: err.toBody() });
+  }
+  const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+  // Read again under the wait: the outcome may have landed since the first read.
+  const now = known.outcome ? known : await intentRecord(ctx, caller.agentId, intentId);
+  const outcome = now.outcome ?? (await wait.outcome);
+  wait.cancel();
+  if (!outcome) throw new ServiceError('idempotency_in_progress');
+  const intent = acceptanceOf(
+    now.accepted ? now : await intentRecord(ctx, caller.agentId, intentId),
+    intentId,
+  );
+  return complete(ctx, stream, intentId, answerFor(kind, intent, outcome));
+}
+
+/** What a dry run asks: a spend's ask, its counterparty optional. */
+export type DryRunAsk = Omit<Ask, 'counterparty'> & { counterparty?: string };
+
+/** Dry-runs a transfer through the same evaluation as the real one; appends nothing. */
+export async function simulate(
+  ctx: Context,
+  caller: Caller,
+  asks: (group: GroupState) => Promise<DryRunAsk>,
+) {
+  const agent = await ctx.agents.load(streams.agent(caller.agentId));
+  if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
+  const group = await ctx.groups.load(streams.group(agent.state.groupId));
+  const ask = await asks(group.state);
+  const entry = ask.counterparty === undefined ? undefined : group.state.entries.get(ask.counterparty);
+  const budget =
+    entry?.type === 1 ? (await ctx.budgets.load(streams.budget(entry.entryId))).state : undefined;
+  const sim = simulateTransfer(
+    {
+      intent_id: 'simulation',
+      amount: ask.amount,
+      value: ask.value,
+      mint: ask.mint,
+      decimals: ask.decimals,
+      ...(ask.counterparty !== undefined && { counterparty: ask.counterparty }),
+      now: ctx.now(),
+    },
+    { group: group.state, agent: agent.state, ...(budget && { budget }) },
+  );
+  return {
+    would_succeed: sim.would_succeed,
+    daily_remaining: sim.daily_remaining,
+    hourly_tx_remaining: sim.hourly_tx_remaining,
+    estimated_fee: sim.estimated_fee,
+    ...(sim.reason !== undefined && { reason: sim.reason }),
+  };
+}

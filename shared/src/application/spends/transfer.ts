@@ -1,0 +1,90 @@
+/**
+ * Transfer: pays an allow-listed recipient, less the 0.10 % protocol fee, which goes to the treasury
+ * in the same transaction (both land or neither). Any registry token; limits count its value in the
+ * group's base token. The fee is taken in the token sent.
+ */
+import { transferWithFeeInstructions } from '../../chain/transactions';
+import type { SimulateRequest, TransferRequest } from '../../contract/schemas';
+import type { GroupState } from '../../domain/group';
+import { checkRecipient, resolveToken } from '../../domain/tokens';
+import { amountFromText, parseAmount, toBaseUnits } from '../../money';
+import type { Context } from '../context';
+import type { SpendKind } from './kind';
+import type { DryRunAsk } from './pipeline';
+import { tokenOf } from './tokens';
+import { valueInBase } from './valuation';
+
+export const transferKind: SpendKind<TransferRequest, 'transfer'> = {
+  action: 'transfer',
+  requestSchema: 'TransferRequest',
+  responseSchema: 'TransferResponse',
+  answerAmounts: ['net_amount', 'protocol_fee', 'daily_remaining'],
+  key: (req) => req.idempotency_key,
+
+  async ask(ctx, req, group) {
+    checkRecipient(req.to);
+    const amount = parseAmount(req.amount);
+    const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
+    return {
+      amount,
+      value: await valueInBase(ctx, token, amount, group.baseMint),
+      mint: token.mint,
+      decimals: token.decimals,
+      counterparty: req.to,
+      ...(req.memo !== undefined && { memo: req.memo }),
+      ...(req.task_id !== undefined && { task_id: req.task_id }),
+    };
+  },
+
+  pays: (ctx, intent) => ({
+    mint: intent.mint,
+    amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
+  }),
+
+  async build(ctx, intent, agent) {
+    const token = tokenOf(ctx, intent.mint);
+    return {
+      instructions: await transferWithFeeInstructions(
+        {
+          from: agent,
+          to: intent.counterparty,
+          mint: intent.mint,
+          decimals: token.decimals,
+          net: toBaseUnits(amountFromText(intent.net_amount), token.decimals),
+          fee: toBaseUnits(amountFromText(intent.protocol_fee), token.decimals),
+          treasury: ctx.chain.treasury,
+          reference: `intent:${intent.intent_id}`,
+        },
+        ctx.chain,
+      ),
+      signers: [],
+    };
+  },
+
+  answer: (intent, confirmed) => ({
+    tx_sig: confirmed.tx_sig,
+    status: 'confirmed',
+    net_amount: amountFromText(intent.net_amount),
+    protocol_fee: amountFromText(intent.protocol_fee),
+    daily_remaining: amountFromText(intent.daily_remaining_after ?? '0'),
+    hourly_tx_remaining: intent.hourly_tx_remaining_after ?? 0,
+  }),
+};
+
+/** What a dry run of a transfer asks (`simulate`): the same as a transfer, the recipient optional. */
+export async function transferDryRun(
+  ctx: Context,
+  req: SimulateRequest,
+  group: GroupState,
+): Promise<DryRunAsk> {
+  if (req.to !== undefined) checkRecipient(req.to);
+  const amount = parseAmount(req.amount);
+  const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
+  return {
+    amount,
+    value: await valueInBase(ctx, token, amount, group.baseMint),
+    mint: token.mint,
+    decimals: token.decimals,
+    ...(req.to !== undefined && { counterparty: req.to }),
+  };
+}

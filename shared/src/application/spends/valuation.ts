@@ -1,0 +1,25 @@
+/**
+ * Limits and budgets are in the group's base token. A spend in another token is valued in it at the
+ * aggregator's quote at decision time (the quote of selling the amount for the base token); the
+ * value is recorded in the intent's event, so a replay never re-prices.
+ */
+import type Big from 'big.js';
+import type { Token } from '../../domain/tokens';
+import { ServiceError } from '../../errors';
+import { fromBaseUnits, toBaseUnits } from '../../money';
+import type { Context } from '../context';
+import { quoteOrUnavailable } from './quotes';
+
+export async function valueInBase(ctx: Context, token: Token, amount: Big, baseMint: string): Promise<Big> {
+  if (token.mint === baseMint) return amount;
+  const base = ctx.chain.tokens.find((t) => t.mint === baseMint);
+  if (!base)
+    throw new ServiceError('token_not_in_registry', "The group's base token is not in the registry.");
+  const quote = await quoteOrUnavailable(ctx, {
+    inputMint: token.mint,
+    outputMint: base.mint,
+    amount: toBaseUnits(amount, token.decimals),
+    slippageBps: 0,
+  });
+  return fromBaseUnits(quote.outAmount, base.decimals);
+}
