@@ -15,6 +15,7 @@
  * kept beside the state file, so `status` stays true however old the transaction.
  */
 import {
+  getTransactionDecoder,
   lamports,
   type Address,
   type EncodedAccount,
@@ -58,6 +59,8 @@ export interface ChainNodeBackend {
   airdrop(address: string, lamports: bigint): Promise<void>;
   rentExemption(space: bigint): bigint;
 }
+
+const wireDecoder = getTransactionDecoder();
 
 /** Transactions between two blockhash rotations, and how many the runtime remembers (more). */
 const ROTATE_EVERY = 5_000;
@@ -161,8 +164,9 @@ export class LiteSvmChain implements LocalChain {
     return signTransaction(instructions, this.payer, signers, this.blockhash());
   }
 
+  /** Sends a prepared transaction, or the wire bytes of one on record (an executor resending after a crash). */
   async submit(tx: SignedTransaction): Promise<void> {
-    await this.send(tx);
+    await this.send(tx.transaction ? tx : { ...tx, transaction: wireDecoder.decode(tx.wire) as Transaction });
   }
 
   private async send(tx: SignedTransaction): Promise<void> {
