@@ -19,7 +19,7 @@ import {
   localVenueConfigAddress,
   type EnsureLocalVenueOptions,
 } from './local';
-import { VenueDataRejected, VenueRefused, type VenuePlan } from './port';
+import { VenueDataRejected, VenueRefused, venueListing, type VenuePlan } from './port';
 
 const USDC = 1_000_000n; // base units per USDC
 const SOL = 1_000_000_000n;
@@ -132,6 +132,9 @@ describe.each([
     expect(w.venue.underlyingOf(kusdc())).toBe(usdc());
     expect(w.venue.underlyingOf(usdc())).toBe(usdc());
     expect(w.venue.underlyingOf(generateSigner().address)).toBeUndefined();
+    expect(venueListing([w.venue])).toEqual({
+      venues: [{ lending_program: f.venue.program, name: 'Local lending venue', mints: [usdc(), sol()] }],
+    });
   });
 
   it('is created once: its configuration is on chain, owned by its program id; a second start changes nothing', async () => {
