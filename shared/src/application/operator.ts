@@ -203,6 +203,13 @@ export async function airdrop(ctx: Context, input: { to: string; mint?: string; 
   checkRecipient(input.to);
   const base = chain.tokens.find((t) => t.symbol === ctx.settings.baseSymbol)!;
   const token = resolveToken(chain.tokens, input.mint, base.mint);
+  if (!chain.mintable(token.mint)) {
+    throw new ServiceError(
+      'validation_error',
+      `${token.symbol} is a lending venue receipt token: only a deposit mints it.`,
+      [{ path: '/mint', issue: 'a receipt token cannot be airdropped' }],
+    );
+  }
   const amount = parseAmount(input.amount);
   if (amount.lte(0)) throw new ServiceError('invalid_amount', 'The amount must be more than zero.');
   const signature = await chain.mintTo(

@@ -41,13 +41,47 @@ export function chainContract(name: string, open: () => Promise<LocalChain>): vo
       return err as ChainFailure;
     };
 
-    it('lists its tokens: a 6-decimal stablecoin and a second token, with real mint addresses', () => {
+    it('lists its tokens: a 6-decimal stablecoin, a second token, and the lending venue receipt tokens', () => {
       expect(chain.tokens.map((t) => [t.symbol, t.decimals])).toEqual([
         ['USDC', 6],
         ['SOL', 9],
+        ['kUSDC', 6],
+        ['kSOL', 9],
       ]);
       for (const t of chain.tokens) expect(isAddress(t.mint)).toBe(true);
+      expect(new Set(chain.tokens.map((t) => t.mint)).size).toBe(4);
       expect(isAddress(chain.treasury)).toBe(true);
+    });
+
+    it('holds every registry mint as an SPL Token mint account with the listed decimals', async () => {
+      for (const t of chain.tokens) {
+        const account = await chain.readAccount(t.mint);
+        expect(account?.owner).toBe('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+        expect(account?.data.length).toBe(82);
+        expect(account?.data[44]).toBe(t.decimals); // Mint: authority option (36), supply (8), decimals
+      }
+      expect(await chain.readAccount(generateSigner().address)).toBeUndefined();
+    });
+
+    it('refuses to mint a venue receipt token as an outside payment: only a deposit mints it', async () => {
+      const kusdc = chain.tokens.find((t) => t.symbol === 'kUSDC')!;
+      const alice = generateSigner();
+      expect(chain.mintable(usdc().mint)).toBe(true);
+      expect(chain.mintable(kusdc.mint)).toBe(false);
+      await failureOf(chain.mintTo(alice.address, kusdc.mint, 1_000_000n, 'airdrop-receipt'));
+      expect((await chain.balances(alice.address)).get(kusdc.mint)).toBe(0n);
+    });
+
+    it("tells the chain's time from the Clock sysvar, and moves it forward by exactly what it is asked", async () => {
+      const before = await chain.clock();
+      expect(await chain.warp(365n * 86_400n)).toBe(before + 365n * 86_400n);
+      expect(await chain.clock()).toBe(before + 365n * 86_400n);
+      await expect(chain.warp(-1n)).rejects.toThrow();
+      expect(await chain.clock()).toBe(before + 365n * 86_400n);
+      // transactions still land after the clock moved
+      const alice = generateSigner();
+      await chain.mintTo(alice.address, usdc().mint, 1n, `airdrop-after-warp`);
+      expect((await chain.balances(alice.address)).get(usdc().mint)).toBe(1n);
     });
 
     it('pays an address as an outside party (local chain), creating its token account', async () => {

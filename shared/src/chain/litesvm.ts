@@ -3,8 +3,12 @@
  * Memo programs, in this process. Its whole state is written to a file after transactions (coalesced,
  * one write at a time) and on close, and loaded at start, so a restart keeps every account.
  *
- * The fixtures (fee payer, mint authority, treasury, the mints) derive from a seed, so their
- * addresses stay the same across restarts and machines.
+ * The fixtures (fee payer, mint authority, treasury, the mints, the lending venue's receipt mints)
+ * derive from a seed, so their addresses stay the same across restarts and machines. A mint missing
+ * at start is created (a state file from before the venue gets its receipt mints).
+ *
+ * The clock (the Clock sysvar's `unix_timestamp`) starts at 0 and moves only when `warp` moves it:
+ * time on this chain is deterministic, and a test can make a year pass at once.
  *
  * No transaction lands twice. LiteSVM refuses a duplicate only while it remembers it (its history
  * holds a bounded number), and its blockhash never expires by itself, so an old transaction sent
@@ -29,8 +33,14 @@ import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import bs58 from 'bs58';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
-import { DEFAULT_LOCAL_TOKENS, localFixtures, type LocalFixtures } from './local-fixtures';
-import { ChainFailure, type LocalChain, type SignatureStatus, type TokenAccount } from './port';
+import { DEFAULT_LOCAL_TOKENS, localFixtures, localTokens, type LocalFixtures } from './local-fixtures';
+import {
+  ChainFailure,
+  type ChainAccount,
+  type LocalChain,
+  type SignatureStatus,
+  type TokenAccount,
+} from './port';
 import {
   ata,
   createMintInstructions,
@@ -58,6 +68,8 @@ export interface ChainNodeBackend {
   status(signature: string): Promise<SignatureStatus>;
   airdrop(address: string, lamports: bigint): Promise<void>;
   rentExemption(space: bigint): bigint;
+  /** Moves the clock forward; returns the new unix timestamp. */
+  warp(seconds: bigint): Promise<bigint>;
 }
 
 const wireDecoder = getTransactionDecoder();
@@ -71,6 +83,8 @@ export class LiteSvmChain implements LocalChain {
   readonly treasury: string;
   private readonly payer: Signer;
   private readonly authority: Signer;
+  /** The mints `mintTo` may mint: the tokens, not the venue's receipt tokens. */
+  private readonly mintable_: ReadonlyMap<string, number>;
   private saving: Promise<void> = Promise.resolve();
   /** Accounts seen to exist (token accounts are never closed here): no lookup next time. */
   private readonly existing = new Set<string>();
@@ -88,12 +102,13 @@ export class LiteSvmChain implements LocalChain {
     this.payer = fixtures.payer;
     this.authority = fixtures.authority;
     this.treasury = fixtures.treasury.address;
-    this.tokens = fixtures.mints.map(({ symbol, mint, decimals }) => ({ symbol, mint, decimals }));
+    this.tokens = localTokens(fixtures);
+    this.mintable_ = new Map(fixtures.mints.map((m) => [m.mint, m.decimals]));
   }
 
   static async open(options: LiteSvmChainOptions = {}): Promise<LiteSvmChain> {
     const fixtures = localFixtures(options.seed, options.tokens ?? DEFAULT_LOCAL_TOKENS);
-    const { payer, authority, mints } = fixtures;
+    const { payer, authority, mints, venue } = fixtures;
     const restored = options.stateFile !== undefined && existsSync(options.stateFile);
     const svm = (restored ? LiteSVM.loadFromFile(options.stateFile!) : new LiteSVM()).withTransactionHistory(
       HISTORY,
@@ -110,21 +125,24 @@ export class LiteSvmChain implements LocalChain {
         }
       }
     }
-    if (!restored) {
-      svm.airdrop(payer.address as Address, lamports(1_000n * 1_000_000_000n));
-      for (const m of mints) {
-        const rent = svm.minimumBalanceForRentExemption(82n);
-        await chain.send(
-          signTransaction(
-            createMintInstructions(payer, m.signer, authority.address, m.decimals, rent),
-            payer,
-            [m.signer],
-            chain.blockhash(),
-          ),
-        );
-      }
-      await chain.save();
+    if (!restored) svm.airdrop(payer.address as Address, lamports(1_000n * 1_000_000_000n));
+    const wanted = [
+      ...mints.map((m) => ({ ...m, authority: authority.address })),
+      ...venue.receipts.map((r) => ({ ...r, authority: venue.authority.address })),
+    ];
+    const missing = wanted.filter((m) => !svm.getAccount(m.mint as Address).exists);
+    for (const m of missing) {
+      const rent = svm.minimumBalanceForRentExemption(82n);
+      await chain.send(
+        signTransaction(
+          createMintInstructions(payer, m.signer, m.authority, m.decimals, rent),
+          payer,
+          [m.signer],
+          chain.blockhash(),
+        ),
+      );
     }
+    if (!restored || missing.length > 0) await chain.save();
     return chain;
   }
 
@@ -200,11 +218,15 @@ export class LiteSvmChain implements LocalChain {
     return known instanceof FailedTransactionMetadata ? 'failed' : 'confirmed';
   }
 
+  mintable(mint: string): boolean {
+    return this.mintable_.has(mint);
+  }
+
   async mintTo(owner: string, mint: string, amount: bigint, reference: string): Promise<string> {
-    const token = this.tokens.find((t) => t.mint === mint);
-    if (!token) throw new ChainFailure(`mint ${mint} is not a local token`);
+    const decimals = this.mintable_.get(mint);
+    if (decimals === undefined) throw new ChainFailure(`mint ${mint} is not a local token the chain mints`);
     const tx = signTransaction(
-      await mintToInstructions(this.payer, this.authority, owner, mint, token.decimals, amount, reference),
+      await mintToInstructions(this.payer, this.authority, owner, mint, decimals, amount, reference),
       this.payer,
       [this.authority],
       this.blockhash(),
@@ -216,6 +238,44 @@ export class LiteSvmChain implements LocalChain {
   async fund(address: string, amount: bigint): Promise<void> {
     this.svm.airdrop(address as Address, lamports(amount));
     this.scheduleSave();
+  }
+
+  async clock(): Promise<bigint> {
+    return this.svm.getClock().unixTimestamp;
+  }
+
+  async warp(seconds: bigint): Promise<bigint> {
+    if (seconds < 0n) throw new RangeError('the clock only moves forward');
+    const clock = this.svm.getClock();
+    clock.unixTimestamp += seconds;
+    this.svm.setClock(clock);
+    this.scheduleSave();
+    return clock.unixTimestamp;
+  }
+
+  async readAccount(address: string): Promise<ChainAccount | undefined> {
+    const account = this.svm.getAccount(address as Address);
+    if (!account.exists) return undefined;
+    return { owner: account.programAddress, lamports: account.lamports, data: account.data as Uint8Array };
+  }
+
+  /**
+   * Writes an account that no transaction could (its owner program is not deployed here), as a
+   * validator's genesis `--account` does; only when it does not exist yet, rent-exempt, paid by no
+   * one. Returns whether it wrote. Nothing can change the account afterwards: only its owner could.
+   */
+  async preloadAccount(address: string, account: { owner: string; data: Uint8Array }): Promise<boolean> {
+    if (this.svm.getAccount(address as Address).exists) return false;
+    this.svm.setAccount({
+      address: address as Address,
+      programAddress: account.owner as Address,
+      executable: false,
+      lamports: lamports(this.svm.minimumBalanceForRentExemption(BigInt(account.data.length))),
+      data: account.data,
+      space: BigInt(account.data.length),
+    });
+    this.scheduleSave();
+    return true;
   }
 
   /** Writes the state after the current work; at most one write in flight and one queued. */
@@ -271,6 +331,7 @@ export class LiteSvmChain implements LocalChain {
       status: (signature) => this.status(signature),
       airdrop: (address, amount) => this.fund(address, amount),
       rentExemption: (space) => this.svm.minimumBalanceForRentExemption(space),
+      warp: (seconds) => this.warp(seconds),
     };
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The local chain's fixtures derive from one secret: the fee payer, the mint authority, the treasury
- * and each token's mint. The LiteSVM chain creates them; a JSON-RPC client of that chain derives the
+ * The local chain's fixtures derive from one secret: the fee payer, the mint authority, the treasury,
+ * each token's mint, and the local lending venue's keys (its authority, its program id and a receipt
+ * mint per token). The LiteSVM chain creates the mints; a JSON-RPC client of that chain derives the
  * same keys from the same secret, so it can pay fees and mint (as an outside party) too.
  */
 import type { Token } from '../domain/tokens';
@@ -11,21 +12,58 @@ export const DEFAULT_LOCAL_TOKENS = [
   { symbol: 'SOL', decimals: 9 },
 ];
 
+/** A venue receipt token: its own mint, the venue authority mints it, same decimals as its underlying. */
+export type ReceiptToken = Token & { signer: Signer; underlying: string };
+
 export interface LocalFixtures {
   payer: Signer;
+  /** Mints the tokens of `mints` (outside payments, the venue's interest reserve). */
   authority: Signer;
   treasury: Signer;
   mints: (Token & { signer: Signer })[];
+  /** The local lending venue (shared/src/venues/local.ts). */
+  venue: {
+    /** Owns the vaults and is the mint authority of the receipt tokens. */
+    authority: Signer;
+    /** The venue's identifier (`lending_program`); no program is deployed at it. */
+    program: string;
+    /** One receipt token per token of `mints`, in the same order: `k` + its symbol. */
+    receipts: ReceiptToken[];
+  };
 }
 
 export function localFixtures(seed = 'local-chain', tokens = DEFAULT_LOCAL_TOKENS): LocalFixtures {
+  const mints = tokens.map((t) => {
+    const signer = derivedSigner(seed, `mint:${t.symbol}`);
+    return { ...t, mint: signer.address, signer };
+  });
   return {
     payer: derivedSigner(seed, 'payer'),
     authority: derivedSigner(seed, 'mint-authority'),
     treasury: derivedSigner(seed, 'treasury'),
-    mints: tokens.map((t) => {
-      const signer = derivedSigner(seed, `mint:${t.symbol}`);
-      return { ...t, mint: signer.address, signer };
-    }),
+    mints,
+    venue: {
+      authority: derivedSigner(seed, 'venue-authority'),
+      program: derivedSigner(seed, 'venue-program').address,
+      receipts: mints.map((m) => {
+        const signer = derivedSigner(seed, `receipt:${m.symbol}`);
+        return {
+          symbol: `k${m.symbol}`,
+          mint: signer.address,
+          decimals: m.decimals,
+          signer,
+          underlying: m.mint,
+        };
+      }),
+    },
   };
+}
+
+/** The local chain's token registry: its tokens, then the venue's receipt tokens (so balances show positions). */
+export function localTokens(fixtures: LocalFixtures): Token[] {
+  return [...fixtures.mints, ...fixtures.venue.receipts].map(({ symbol, mint, decimals }) => ({
+    symbol,
+    mint,
+    decimals,
+  }));
 }

@@ -1,7 +1,8 @@
 /**
  * The chain port: the token registry, token balances, a transaction prepared from instructions
  * (signed first, so its signature can be recorded before it is submitted), submission, signature
- * status, and on the local chain only, minting as an outside payment. What each operation puts in
+ * status, the chain's clock and raw account reads, and on the local chain only, minting as an outside
+ * payment and moving the clock. What each operation puts in
  * its transaction is built by the builders beside this file (transactions.ts), the same for every
  * adapter. Adapters: LiteSVM (in-process, the real Solana runtime and SPL Token program) and Solana
  * JSON-RPC.
@@ -30,6 +31,17 @@ export interface TokenAccount {
   amount: bigint;
 }
 
+/** An account as the chain holds it. */
+export interface ChainAccount {
+  /** The program that owns it. */
+  owner: string;
+  lamports: bigint;
+  data: Uint8Array;
+}
+
+/** The Clock sysvar: its `unix_timestamp` is the chain's time. */
+export const SYSVAR_CLOCK_ADDRESS = 'SysvarC1ock11111111111111111111111111111111';
+
 export interface Chain {
   readonly tokens: readonly Token[];
   /** The wallet that receives protocol fees. */
@@ -49,15 +61,26 @@ export interface Chain {
   /** Sends and waits for confirmation; throws ChainFailure when it fails or its blockhash expires. */
   submit(tx: SignedTransaction): Promise<void>;
   status(signature: string): Promise<SignatureStatus>;
+  /** The chain's time: the Clock sysvar's `unix_timestamp`, in seconds (what programs see). */
+  clock(): Promise<bigint>;
+  /** An account's owner, lamports and data; undefined when it does not exist. */
+  readAccount(address: string): Promise<ChainAccount | undefined>;
   close(): Promise<void>;
 }
 
 /** A chain the service controls (local): it can pay anyone as an outside party would. */
 export interface LocalChain extends Chain {
+  /** Whether `mintTo` mints this mint: the chain's tokens do, the venue's receipt tokens do not. */
+  mintable(mint: string): boolean;
   /** Mints `amount` base units to `owner`; returns the signature. `reference` keeps repeated payments apart. */
   mintTo(owner: string, mint: string, amount: bigint, reference: string): Promise<string>;
   /** Gives an address SOL for fees (local only). */
   fund(address: string, amount: bigint): Promise<void>;
+  /**
+   * Moves the chain's clock forward by `seconds` (nothing else: slots and blockhashes stay); returns
+   * the new time. The local chain's clock moves only this way.
+   */
+  warp(seconds: bigint): Promise<bigint>;
 }
 
 export type { Signer, SignedTransaction, TransferWithFee };

@@ -105,6 +105,17 @@ export async function serveChainRpc(
         }),
       ),
     }),
+    // Not a Solana method: the local chain's clock moves only when asked (LocalChain.warp).
+    tokenops_warpClock: async ([seconds]) => {
+      let by: bigint;
+      try {
+        by = BigInt(seconds as string);
+      } catch {
+        throw new RpcError(-32602, 'seconds: a whole number as text');
+      }
+      if (by < 0n) throw new RpcError(-32602, 'the clock only moves forward');
+      return (await backend.warp(by)).toString();
+    },
     requestAirdrop: async ([address, lamports]) => {
       await backend.airdrop(address as string, BigInt(lamports as number));
       return '1111111111111111111111111111111111111111111111111111111111111111';

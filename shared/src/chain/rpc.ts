@@ -10,8 +10,16 @@ import { Connection, PublicKey, SendTransactionError } from '@solana/web3.js';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
-import { localFixtures } from './local-fixtures';
-import { ChainFailure, type Chain, type LocalChain, type SignatureStatus, type TokenAccount } from './port';
+import { localFixtures, localTokens } from './local-fixtures';
+import {
+  ChainFailure,
+  SYSVAR_CLOCK_ADDRESS,
+  type Chain,
+  type ChainAccount,
+  type LocalChain,
+  type SignatureStatus,
+  type TokenAccount,
+} from './port';
 import { ata, mintToInstructions, signTransaction, type SignedTransaction } from './transactions';
 
 export interface RpcChainOptions {
@@ -22,6 +30,8 @@ export interface RpcChainOptions {
   treasury: string;
   /** Local chain only: the mint authority, to pay addresses as an outside party. */
   mintAuthority?: Signer;
+  /** Local chain only: the mints that authority mints (by default every token of `tokens`). */
+  mintable?: readonly string[];
   /** How often confirmation polls (ms). */
   pollMs?: number;
 }
@@ -68,10 +78,11 @@ export class RpcChain implements LocalChain {
     const f = localFixtures(seed);
     return new RpcChain({
       url,
-      tokens: f.mints.map(({ symbol, mint, decimals }) => ({ symbol, mint, decimals })),
+      tokens: localTokens(f),
       payer: f.payer,
       treasury: f.treasury.address,
       mintAuthority: f.authority,
+      mintable: f.mints.map((m) => m.mint),
     });
   }
 
@@ -165,10 +176,19 @@ export class RpcChain implements LocalChain {
       : 'unknown';
   }
 
+  mintable(mint: string): boolean {
+    return (
+      this.options.mintAuthority !== undefined &&
+      this.tokens.some((t) => t.mint === mint) &&
+      (this.options.mintable?.includes(mint) ?? true)
+    );
+  }
+
   async mintTo(owner: string, mint: string, amount: bigint, reference: string): Promise<string> {
     const authority = this.options.mintAuthority;
     const token = this.tokens.find((t) => t.mint === mint);
-    if (!authority || !token) throw new ChainFailure('minting needs the local chain and one of its tokens');
+    if (!authority || !token || !this.mintable(mint))
+      throw new ChainFailure('minting needs the local chain and one of the tokens it mints');
     const hash = await this.connection.getLatestBlockhash();
     const tx = signTransaction(
       await mintToInstructions(this.options.payer, authority, owner, mint, token.decimals, amount, reference),
@@ -185,6 +205,37 @@ export class RpcChain implements LocalChain {
 
   async fund(address: string, lamports: bigint): Promise<void> {
     await this.connection.requestAirdrop(new PublicKey(address), Number(lamports));
+  }
+
+  async clock(): Promise<bigint> {
+    const clock = await this.readAccount(SYSVAR_CLOCK_ADDRESS);
+    if (!clock || clock.data.length < 40) throw new Error('the chain answered no Clock sysvar');
+    // slot u64, epoch_start_timestamp i64, epoch u64, leader_schedule_epoch u64, unix_timestamp i64
+    return Buffer.from(clock.data).readBigInt64LE(32);
+  }
+
+  async readAccount(address: string): Promise<ChainAccount | undefined> {
+    const [info] = await this.connection.getMultipleAccountsInfo([new PublicKey(address)]);
+    if (!info) return undefined;
+    return { owner: info.owner.toBase58(), lamports: BigInt(info.lamports), data: new Uint8Array(info.data) };
+  }
+
+  /** Local chain node only (`tokenops_warpClock`, not a Solana method): moves its clock forward. */
+  async warp(seconds: bigint): Promise<bigint> {
+    const response = await fetch(this.options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tokenops_warpClock',
+        params: [seconds.toString()],
+      }),
+    });
+    const body = (await response.json()) as { result?: string; error?: { message: string } };
+    if (body.error || body.result === undefined)
+      throw new Error(`the chain did not move its clock: ${body.error?.message ?? response.status}`);
+    return BigInt(body.result);
   }
 
   async close(): Promise<void> {}

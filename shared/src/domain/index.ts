@@ -9,5 +9,6 @@ export * from './intent';
 export * from './tokens';
 export * from './idempotency';
 export * from './swap';
+export * from './venue';
 export * from './chain-outcome';
 export * from './idempotency-events';

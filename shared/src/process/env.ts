@@ -6,7 +6,7 @@
 import bs58 from 'bs58';
 import { isAddress, type Token } from '../domain/tokens';
 import { signerFromSeed, type Signer } from '../chain/keys';
-import { localFixtures } from '../chain/local-fixtures';
+import { localFixtures, localTokens } from '../chain/local-fixtures';
 import { ConfigError } from './lifecycle';
 
 export type EventStoreConfig =
@@ -139,11 +139,7 @@ export class Env {
     const payerText = this.raw('FEE_PAYER_SECRET');
     if (!payerText) {
       const seed = this.text('CHAIN_SEED', 'local-chain');
-      const tokens = localFixtures(seed).mints.map(({ symbol, mint, decimals }) => ({
-        symbol,
-        mint,
-        decimals,
-      }));
+      const tokens = localTokens(localFixtures(seed));
       return { kind: 'local', url, seed, tokens };
     }
     let payer = signerFromSeed(new Uint8Array(32));

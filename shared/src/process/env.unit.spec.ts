@@ -66,7 +66,7 @@ describe('server configuration from the environment', () => {
     expect(env.redis()).toEqual({ url: vars.REDIS_URL, prefix: 'tokenops' });
     const chain = env.chain({ rpc: true });
     expect(chain).toMatchObject({ kind: 'local', url: vars.SOLANA_RPC_URL, seed: 'local-chain' });
-    expect(chain.tokens.map((t) => t.symbol)).toEqual(['USDC', 'SOL']);
+    expect(chain.tokens.map((t) => t.symbol)).toEqual(['USDC', 'SOL', 'kUSDC', 'kSOL']);
     env.check();
     expect(new Env({ EVENTSTORE_URL: 'esdb://es:2113?tls=false' }).eventStore()).toEqual({
       kind: 'eventstoredb',

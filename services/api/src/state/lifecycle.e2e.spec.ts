@@ -121,6 +121,26 @@ describe('simulate, balance and history', () => {
     });
   });
 
+  it('a lending venue receipt token is listed, and cannot be airdropped: only a deposit mints it', async () => {
+    const tokens = await world.client.call<{ tokens: { symbol: string; mint: string }[] }>(
+      'GET',
+      '/api/v1/tokens',
+    );
+    const kusdc = tokens.body.tokens.find((t) => t.symbol === 'kUSDC')!;
+    const agent = await world.agent({}, 0);
+    const refused = await world.client.call('POST', '/api/v1/dev/airdrop', {
+      body: { to: agent.id, mint: kusdc.mint, amount: 5 },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual(
+      expect.objectContaining({
+        error: 'validation_error',
+        details: [expect.objectContaining({ path: '/mint' })],
+      }),
+    );
+    expect((await world.service.ctx.chain.balances(agent.id)).get(kusdc.mint)).toBe(0n);
+  });
+
   it('balances follow payments in and transfers out, between agents too; history is newest first and bounded by limit', async () => {
     const agent = await world.agent({}, 100);
     const peer = await world.agent({}, 0);
@@ -132,7 +152,7 @@ describe('simulate, balance and history', () => {
     const mine = await world.client.call<{ balances: Record<string, number> }>('GET', '/api/v1/balance', {
       token: agent.key,
     });
-    expect(mine.body.balances).toEqual({ USDC: 94, SOL: 0 });
+    expect(mine.body.balances).toEqual({ USDC: 94, SOL: 0, kUSDC: 0, kSOL: 0 });
     const theirs = await world.client.call<{ balances: Record<string, number> }>('GET', '/api/v1/balance', {
       token: peer.key,
     });
