@@ -15,6 +15,7 @@ import type { KeyVault } from './credentials';
 import { Repository } from './repository';
 import { Wallets } from './wallets';
 import type { QuoteAnswer, QuoteRequest } from './spends/quotes';
+import type { LendingVenue } from '../venues/port';
 
 export interface Settings {
   /** The symbol of the default base token of new groups (limits are denominated in it). */
@@ -42,6 +43,8 @@ export interface Context {
   wallets: Wallets;
   /** The swap aggregator (quotes; the executor also builds swaps with it). */
   aggregator?: { quote(request: QuoteRequest): Promise<QuoteAnswer> };
+  /** The lending venues deposits and withdrawals go to (GET /api/v1/venues lists them). */
+  venues: readonly LendingVenue[];
 }
 
 export function createContext(deps: {

@@ -151,7 +151,8 @@ export interface LendingParams {
 export type IntentData =
   | (IntentCommon & { action: 'transfer'; protocol_fee: string; net_amount: string; memo?: string })
   | (IntentCommon & { action: 'swap'; params: SwapParams })
-  | (IntentCommon & { action: 'deposit' | 'withdraw'; params: LendingParams });
+  | (IntentCommon & { action: 'deposit'; params: LendingParams })
+  | (IntentCommon & { action: 'withdraw'; params: LendingParams });
 
 export type IntentParams = SwapParams | LendingParams;
 

@@ -1,13 +1,17 @@
 /** Every spend operation, by action: the one place the API and the executor look them up. */
 import type { Action } from '../../domain/events';
 import type { SpendKind } from './kind';
+import { depositKind } from './deposit';
 import { transferDryRun, transferKind } from './transfer';
+import { withdrawKind } from './withdraw';
 
 export const SPEND_KINDS: { readonly [A in Action]?: SpendKind<never, A> } = {
   transfer: transferKind,
+  deposit: depositKind,
+  withdraw: withdrawKind,
 };
 
-export { transferKind, transferDryRun };
+export { depositKind, transferDryRun, transferKind, withdrawKind };
 export { spend, simulate, type Settled, type Answer, type DryRunAsk } from './pipeline';
 export { BuildRefused, type Ask, type Built, type IntentOf, type SpendKind } from './kind';
 export { quoteOrUnavailable } from './quotes';

@@ -1,0 +1,66 @@
+/**
+ * Deposit: pays a registry token into an allow-listed lending venue, which mints its receipt tokens
+ * to the agent in the same transaction (both land or neither). A spend: every check applies, its
+ * value counted in the base token. Answers what was deposited.
+ */
+import type { DepositRequest } from '../../contract/schemas';
+import { resolveToken } from '../../domain/tokens';
+import { ServiceError } from '../../errors';
+import { amountFromText, parseAmount, toBaseUnits } from '../../money';
+import type { SpendKind } from './kind';
+import { checkedCpiData, refusedAtBuild, venueOf } from './lending';
+import { tokenOf } from './tokens';
+import { valueInBase } from './valuation';
+
+export const depositKind: SpendKind<DepositRequest, 'deposit'> = {
+  action: 'deposit',
+  requestSchema: 'DepositRequest',
+  responseSchema: 'DepositResponse',
+  answerAmounts: ['deposited_amount'],
+  key: (req) => req.idempotency_key,
+
+  async ask(ctx, req, group) {
+    const venue = venueOf(ctx, req.lending_program);
+    const amount = parseAmount(req.amount);
+    const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
+    if (!venue.receiptMint(token.mint))
+      throw new ServiceError('invalid_mint', `${venue.name} does not take ${token.symbol}.`);
+    const cpi_data = checkedCpiData(venue, 'deposit', req.cpi_data, toBaseUnits(amount, token.decimals));
+    return {
+      amount,
+      value: await valueInBase(ctx, token, amount, group.baseMint),
+      mint: token.mint,
+      decimals: token.decimals,
+      counterparty: venue.program,
+      params: { ...(cpi_data && { cpi_data }) },
+    };
+  },
+
+  pays: (ctx, intent) => ({
+    mint: intent.mint,
+    amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
+  }),
+
+  async build(ctx, intent, agent) {
+    const plan = await venueOf(ctx, intent.counterparty)
+      .deposit({
+        agent: agent.address,
+        mint: intent.mint,
+        amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
+        ...(intent.params.cpi_data && { cpiData: Uint8Array.from(intent.params.cpi_data) }),
+        reference: `intent:${intent.intent_id}`,
+      })
+      .catch((err: unknown) => Promise.reject(refusedAtBuild(err)));
+    return {
+      instructions: plan.instructions,
+      signers: plan.signers,
+      receives: { mint: plan.receiptMint, amount: plan.receiptAmount },
+    };
+  },
+
+  answer: (intent, confirmed) => ({
+    tx_sig: confirmed.tx_sig,
+    status: 'confirmed',
+    deposited_amount: amountFromText(intent.amount),
+  }),
+};

@@ -1,0 +1,71 @@
+/**
+ * Withdraw: redeems receipt tokens at an allow-listed lending venue, which pays the underlying at its
+ * exchange rate of that moment (more after interest) in the same transaction. `mint` names the
+ * position by its underlying (or receipt) token, `amount` the receipt tokens to redeem. Counts toward
+ * the hourly cap only. Answers the underlying received.
+ */
+import type { WithdrawRequest } from '../../contract/schemas';
+import { resolveToken } from '../../domain/tokens';
+import { ServiceError } from '../../errors';
+import { amountFromText, parseAmount, toBaseUnits } from '../../money';
+import type { SpendKind } from './kind';
+import { checkedCpiData, refusedAtBuild, venueOf } from './lending';
+import { tokenOf } from './tokens';
+import { valueInBase } from './valuation';
+
+export const withdrawKind: SpendKind<WithdrawRequest, 'withdraw'> = {
+  action: 'withdraw',
+  requestSchema: 'WithdrawRequest',
+  responseSchema: 'WithdrawResponse',
+  answerAmounts: ['received_amount'],
+  key: (req) => req.idempotency_key,
+
+  async ask(ctx, req, group) {
+    const venue = venueOf(ctx, req.lending_program);
+    const amount = parseAmount(req.amount);
+    const named = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
+    const underlying = venue.underlyingOf(named.mint);
+    const receipt = underlying && venue.receiptMint(underlying);
+    if (!underlying || !receipt)
+      throw new ServiceError('invalid_mint', `${venue.name} holds no position in ${named.symbol}.`);
+    const receiptToken = tokenOf(ctx, receipt);
+    const cpi_data = checkedCpiData(venue, 'withdraw', req.cpi_data, toBaseUnits(amount, receiptToken.decimals));
+    return {
+      amount,
+      // Redeemed at a rate of at least 1: valued as that much of the underlying (not counted by the daily limit).
+      value: await valueInBase(ctx, tokenOf(ctx, underlying), amount, group.baseMint),
+      mint: receipt,
+      decimals: receiptToken.decimals,
+      counterparty: venue.program,
+      params: { ...(cpi_data && { cpi_data }) },
+    };
+  },
+
+  pays: (ctx, intent) => ({
+    mint: intent.mint,
+    amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
+  }),
+
+  async build(ctx, intent, agent) {
+    const plan = await venueOf(ctx, intent.counterparty)
+      .withdraw({
+        agent: agent.address,
+        mint: intent.mint,
+        receiptAmount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
+        ...(intent.params.cpi_data && { cpiData: Uint8Array.from(intent.params.cpi_data) }),
+        reference: `intent:${intent.intent_id}`,
+      })
+      .catch((err: unknown) => Promise.reject(refusedAtBuild(err)));
+    return {
+      instructions: plan.instructions,
+      signers: plan.signers,
+      receives: { mint: plan.underlyingMint, amount: plan.underlyingAmount },
+    };
+  },
+
+  answer: (_intent, confirmed) => ({
+    tx_sig: confirmed.tx_sig,
+    status: 'confirmed',
+    received_amount: amountFromText(confirmed.received_amount ?? '0'),
+  }),
+};
