@@ -11,3 +11,4 @@ export * from './idempotency';
 export * from './swap';
 export * from './chain-outcome';
 export * from './idempotency-events';
+export * from './pool';
