@@ -31,3 +31,5 @@ export * from './application/operator';
 export * from './application/outcomes';
 export * from './application/transfer';
 export * from './process';
+export * from './aggregator/port';
+export * from './aggregator/local';
