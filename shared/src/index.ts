@@ -33,3 +33,5 @@ export * from './application/transfer';
 export * from './process';
 export * from './aggregator/port';
 export * from './aggregator/local';
+export * from './aggregator/jupiter';
+export * from './aggregator/config';
