@@ -18,6 +18,7 @@ import {
   type JupiterSwapInstructionsResponse,
 } from './jupiter';
 import { AggregatorUnavailable, BelowMinimum, NoRoute, SwapRefused, type RefusalReason } from './port';
+import { aggregatorContract } from './contract';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const SOL = 'So11111111111111111111111111111111111111112';
@@ -196,19 +197,35 @@ async function instructionsAnswer(body: Record<string, unknown>): Promise<Instru
   };
 }
 
-/** A Jupiter answering both endpoints; `tweak` alters its swap-instructions answer. */
-function jupiter(tweak?: (a: InstructionsAnswer, body: Record<string, unknown>) => void): Handler {
+/** A Jupiter answering both endpoints for USDC and SOL (no route for any other mint). */
+function jupiter(): Handler {
   return async (req) => {
-    if (req.method === 'GET' && req.path === '/swap/v1/quote')
+    if (req.method === 'GET' && req.path === '/swap/v1/quote') {
+      const traded = [USDC, SOL];
+      if (!traded.includes(req.query.get('inputMint')!) || !traded.includes(req.query.get('outputMint')!))
+        return {
+          status: 400,
+          body: { error: 'Could not find any route', errorCode: 'COULD_NOT_FIND_ANY_ROUTE' },
+        };
       return { status: 200, body: quoteAnswer(req.query) };
+    }
     if (req.method === 'POST' && req.path === '/swap/v1/swap-instructions') {
-      const answer = await instructionsAnswer(req.body!);
-      tweak?.(answer, req.body!);
-      return { status: 200, body: answer };
+      return { status: 200, body: await instructionsAnswer(req.body!) };
     }
     return { status: 404, body: { error: 'Not Found' } };
   };
 }
+
+aggregatorContract('Jupiter (a local server answering its documented shapes)', async () => ({
+  aggregator: aggregator(),
+  build,
+  inputMint: USDC,
+  outputMint: SOL,
+  amount: 1_000_000n,
+  unrouted: stranger,
+  agent: agent.address,
+  close: async () => {},
+}));
 
 const swapRequest = (minimumOut: bigint, amount = 1_000_000n) => ({
   agent: agent.address,

@@ -13,8 +13,25 @@ import { serveChainRpc } from '../chain/rpc-node';
 import { settingsFor } from '../process/settings';
 import { LocalAggregator, ensureLocalPools, type LocalPool } from './local';
 import { AggregatorUnavailable, BelowMinimum, NoRoute } from './port';
+import { aggregatorContract } from './contract';
 
 const SEED = 'aggregator-test';
+
+aggregatorContract('local pools (LiteSVM)', async () => {
+  const chain = await LiteSvmChain.open({ seed: 'contract' });
+  await ensureLocalPools(chain, 'contract');
+  const [usdc, sol] = chain.tokens;
+  return {
+    aggregator: new LocalAggregator({ chain, seed: 'contract' }),
+    build: chain,
+    inputMint: usdc!.mint,
+    outputMint: sol!.mint,
+    amount: 1_000_000n,
+    unrouted: generateSigner().address,
+    agent: generateSigner().address,
+    close: () => chain.close(),
+  };
+});
 
 async function failureOf(p: Promise<unknown>): Promise<unknown> {
   const outcome = await p.then(
