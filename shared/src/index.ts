@@ -36,3 +36,7 @@ export * from './application/outcomes';
 export * from './application/caller';
 export * from './application/spends';
 export * from './process';
+export * from './aggregator/port';
+export * from './aggregator/local';
+export * from './aggregator/jupiter';
+export * from './aggregator/config';

@@ -12,3 +12,4 @@ export * from './swap';
 export * from './venue';
 export * from './chain-outcome';
 export * from './idempotency-events';
+export * from './pool';

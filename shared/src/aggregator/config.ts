@@ -1,0 +1,25 @@
+/**
+ * The aggregator's settings from the environment: AGGREGATOR_TIMEOUT_MS (each quote or swap request,
+ * retries included; 5 s by default), and for Jupiter JUPITER_API_URL and JUPITER_API_KEY (optional,
+ * sent as `x-api-key`, never logged).
+ */
+import type { Env } from '../process/env';
+import { DEFAULT_JUPITER_API_URL, type JupiterOptions } from './jupiter';
+import { DEFAULT_AGGREGATOR_TIMEOUT_MS } from './local';
+
+export interface AggregatorConfig {
+  timeoutMs: number;
+  jupiter: Pick<JupiterOptions, 'baseUrl' | 'apiKey' | 'timeoutMs'>;
+}
+
+export function aggregatorConfig(env: Env): AggregatorConfig {
+  const timeoutMs = env.int('AGGREGATOR_TIMEOUT_MS', DEFAULT_AGGREGATOR_TIMEOUT_MS, 100, 60_000);
+  const baseUrl = env.url(
+    'JUPITER_API_URL',
+    ['https:', 'http:'],
+    "Jupiter's Swap API v1",
+    DEFAULT_JUPITER_API_URL,
+  );
+  const apiKey = env.raw('JUPITER_API_KEY');
+  return { timeoutMs, jupiter: { baseUrl, timeoutMs, ...(apiKey !== undefined && { apiKey }) } };
+}
