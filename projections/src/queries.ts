@@ -1,6 +1,13 @@
 /** The reads the state endpoints answer from, over the agent views. */
 import Big from 'big.js';
-import { DAY_MS, HOUR_MS, fromBaseUnits, type ReadModelStore, type Token } from '@tokenops/shared';
+import {
+  DAY_MS,
+  HOUR_MS,
+  fromBaseUnits,
+  type Action,
+  type ReadModelStore,
+  type Token,
+} from '@tokenops/shared';
 import { keys, type AgentView, type HistoryEntryView } from './agent-views';
 
 export interface LimitsView {
@@ -49,16 +56,18 @@ export async function balancesOf(
   );
 }
 
-/** The confirmed intents of the last 24 hours, newest first. */
+/** The confirmed intents of the last 24 hours of the given actions (every action when absent), newest first. */
 export async function historyOf(
   views: ReadModelStore,
   agentId: string,
   limit: number,
   now: number,
+  actions?: readonly Action[],
 ): Promise<HistoryEntryView[]> {
   const entries = await views.range(keys.history(agentId), now - DAY_MS + 1, Infinity, {
     reverse: true,
-    limit,
+    ...(!actions && { limit }),
   });
-  return entries.map((e) => JSON.parse(e.member) as HistoryEntryView);
+  const all = entries.map((e) => JSON.parse(e.member) as HistoryEntryView);
+  return (actions ? all.filter((e) => actions.includes(e.action)) : all).slice(0, limit);
 }

@@ -111,6 +111,12 @@ export function program(): Command {
   p.command('tokens')
     .description('list the token registry')
     .action(async () => print(g(), await call(g(), 'GET', '/tokens')));
+  p.command('venues')
+    .description('list the lending venues (allow-list one with: whitelist add <group> <program> --type 2)')
+    .action(async () => print(g(), await call(g(), 'GET', '/venues')));
+  p.command('pools')
+    .description("the swap aggregator's local pools: pairs, reserves, fee")
+    .action(async () => print(g(), await call(g(), 'GET', '/pools')));
   p.command('airdrop')
     .description('local chain only: pay an address as an outside party')
     .argument('<to>')

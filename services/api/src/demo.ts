@@ -1,6 +1,7 @@
 /**
  * The first start's demo: an operator wallet (a keypair file the CLI can use), a group, an allow-listed
- * demo recipient with a budget, and one invited agent funded with demo USDC. What a newcomer needs to
+ * demo recipient with a budget, the local lending venue allow-listed, and one invited agent funded
+ * with demo USDC. What a newcomer needs to
  * try the contract with curl is printed, and kept in the data folder.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ export interface Demo {
   operator_wallet: string;
   group_config_pda: string;
   recipient: string;
+  /** The local lending venue, allow-listed (type 2). */
+  lending_program?: string;
   agent_wallet_pda: string;
   invitation_code: string;
 }
@@ -39,6 +42,13 @@ export async function ensureDemo(ctx: Context, dataDir: string): Promise<{ demo:
     approved_amount: 500,
     ttl_seconds: 30 * 24 * 3600,
   });
+  const venue = ctx.venues[0];
+  if (venue)
+    await addWhitelistEntry(ctx, operator.address, group.group_config_pda, {
+      address: venue.program,
+      type: 2,
+      label: venue.name,
+    });
   const invitation = await invite(ctx, operator.address, group.group_config_pda, { label: 'demo agent' });
   await airdrop(ctx, { to: invitation.agent_wallet_pda, amount: 1000 });
   const demo: Demo = {
@@ -46,6 +56,7 @@ export async function ensureDemo(ctx: Context, dataDir: string): Promise<{ demo:
     operator_wallet: operator.address,
     group_config_pda: group.group_config_pda,
     recipient,
+    ...(venue && { lending_program: venue.program }),
     agent_wallet_pda: invitation.agent_wallet_pda,
     invitation_code: invitation.invitation_code,
   };
@@ -53,7 +64,13 @@ export async function ensureDemo(ctx: Context, dataDir: string): Promise<{ demo:
   return { demo, created: true };
 }
 
-export function demoInstructions(url: string, demo: Demo, created: boolean): string {
+export function demoInstructions(
+  url: string,
+  demo: Demo,
+  created: boolean,
+  tokens: readonly { symbol: string; mint: string }[],
+): string {
+  const mint = (symbol: string) => tokens.find((t) => t.symbol === symbol)?.mint ?? '';
   return [
     '',
     created
@@ -70,7 +87,19 @@ export function demoInstructions(url: string, demo: Demo, created: boolean): str
     'Transfer 12.5 USDC to the recipient:',
     `  curl -s ${url}/api/v1/transfer -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"to":"${demo.recipient}","amount":12.5,"idempotency_key":"demo-1"}'`,
     '',
-    'Read the limits and the history:',
+    'Swap 10 USDC for SOL through the local pools (at least the quote less 0.5 %):',
+    `  curl -s ${url}/api/v1/swap -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"from_token":"USDC","from_mint":"${mint('USDC')}","to_token":"SOL","to_mint":"${mint('SOL')}","amount":10,"idempotency_key":"demo-2"}'`,
+    '',
+    ...(demo.lending_program
+      ? [
+          'Deposit 100 USDC at the local lending venue (the balance then shows kUSDC), and withdraw 40 kUSDC:',
+          `  curl -s ${url}/api/v1/deposit -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"lending_program":"${demo.lending_program}","amount":100,"idempotency_key":"demo-3"}'`,
+          `  curl -s ${url}/api/v1/withdraw -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"lending_program":"${demo.lending_program}","amount":40,"idempotency_key":"demo-4"}'`,
+          '',
+        ]
+      : []),
+    'Read the balances, the limits and the history:',
+    `  curl -s ${url}/api/v1/balance -H "authorization: Bearer $API_KEY"`,
     `  curl -s ${url}/api/v1/limits -H "authorization: Bearer $API_KEY"`,
     `  curl -s ${url}/api/v1/history -H "authorization: Bearer $API_KEY"`,
     '',

@@ -19,6 +19,8 @@ import {
   settingsFor,
   embeddedSql,
   listen,
+  openMarkets,
+  seedLocalMarkets,
   type Context,
   type Settings,
 } from '@tokenops/shared';
@@ -68,9 +70,12 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     seed: CHAIN_SEED,
     ...(options.dataDir && { stateFile: join(options.dataDir, 'chain.bin') }),
   });
+  // The local pools and lending venue live on the same chain, created at its first start.
+  await seedLocalMarkets(chain, CHAIN_SEED);
   const ctx = createContext({
     store,
     chain,
+    ...(await openMarkets(chain, { kind: 'local', seed: CHAIN_SEED })),
     vault: new KeyVault(options.keyEncryptionKey),
     settings: defaultSettings(options.outcomeTimeoutMs),
     singleWriter: true,

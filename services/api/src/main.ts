@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   logger.info('listening', { url: service.url, data_dir: config.dataDir });
   if (config.demo) {
     const { demo, created } = await ensureDemo(service.ctx, config.dataDir);
-    console.log(demoInstructions(service.url, demo, created));
+    console.log(demoInstructions(service.url, demo, created, service.ctx.chain.tokens));
   }
   let stopping = false;
   const stop = async (signal: string) => {

@@ -12,6 +12,7 @@ import {
   createLogger,
   createMetrics,
   listen,
+  aggregatorConfig,
   openContext,
   runProcess,
   dependenciesReady,
@@ -36,12 +37,19 @@ runProcess('api', async () => {
   const perMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
   // Tests: every answer is checked against the contract schema before it leaves (a mismatch is a 500).
   const checkResponses = env.text('CHECK_RESPONSES', 'false') === 'true';
+  const aggregator = aggregatorConfig(env);
   env.check();
 
   const logger = createLogger(logLevel, 'api');
   if (!wallets) logger.warn('ORCHESTRATOR_WALLETS is not set: any wallet may create groups');
   const metrics = createMetrics('api');
-  const ctx = await openContext({ eventStore, chain: chainConfig, keyEncryptionKey: kek, outcomeTimeoutMs });
+  const ctx = await openContext({
+    eventStore,
+    chain: chainConfig,
+    keyEncryptionKey: kek,
+    outcomeTimeoutMs,
+    aggregator,
+  });
   const { store } = ctx;
   // Requests fail at once while Redis is down (503), rather than queue.
   const redis = openRedis(redisConfig.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });

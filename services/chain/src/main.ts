@@ -2,12 +2,21 @@
  * `npm run start:chain`: the local chain node. LiteSVM (the real Solana runtime and SPL Token
  * program) with its state in DATA_DIR, served over Solana JSON-RPC on PORT (8899, like a validator),
  * so every process of the server topology shares one chain the way they would share a cluster. Its
- * fixtures (fee payer, mint authority, treasury, mints) derive from CHAIN_SEED, which its clients set
- * too. Wiring only.
+ * fixtures (fee payer, mint authority, treasury, mints), the local swap pools and the lending venue
+ * (VENUE_APY_BPS a year) derive from CHAIN_SEED, which its clients set too. Wiring only.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Env, LiteSvmChain, createLogger, createMetrics, runProcess, serveChainRpc } from '@tokenops/shared';
+import {
+  DEFAULT_VENUE_APY_BPS,
+  Env,
+  LiteSvmChain,
+  createLogger,
+  createMetrics,
+  runProcess,
+  seedLocalMarkets,
+  serveChainRpc,
+} from '@tokenops/shared';
 
 runProcess('chain', async () => {
   const env = new Env();
@@ -16,11 +25,13 @@ runProcess('chain', async () => {
   const dataDir = resolve(env.text('DATA_DIR', './data/chain'));
   const { port, host } = env.listenAddress(8899);
   const slotMs = env.int('SLOT_MS', 400, 10, 10_000);
+  const venueApyBps = env.int('VENUE_APY_BPS', DEFAULT_VENUE_APY_BPS, 0, 100_000);
   env.check();
 
   const logger = createLogger(logLevel, 'chain');
   mkdirSync(dataDir, { recursive: true });
   const chain = await LiteSvmChain.open({ seed, stateFile: join(dataDir, 'chain.bin') });
+  await seedLocalMarkets(chain, seed, venueApyBps);
   const metrics = createMetrics('chain');
   const node = await serveChainRpc(chain.node(), {
     port,

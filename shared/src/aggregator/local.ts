@@ -25,6 +25,7 @@ import {
   type BuildContext,
 } from '../chain/transactions';
 import { POOL_FEE_BPS, slippageThreshold, swapOut } from '../domain/pool';
+import { localFixtures } from '../chain/local-fixtures';
 import type { Token } from '../domain/tokens';
 import {
   AggregatorUnavailable,
@@ -76,8 +77,13 @@ interface PoolKeys {
   tokens: [Token, Token];
 }
 
-/** The pools between every two registry tokens, and their authority keys (from the chain's seed). */
-export function localPoolKeys(tokens: readonly Token[], seed: string): PoolKeys[] {
+/**
+ * The pools between every two registry tokens (a lending venue's receipt tokens are not traded), and
+ * their authority keys (from the chain's seed).
+ */
+export function localPoolKeys(registry: readonly Token[], seed: string): PoolKeys[] {
+  const receipts = new Set(localFixtures(seed).venue.receipts.map((r) => r.mint));
+  const tokens = registry.filter((t) => !receipts.has(t.mint));
   const pools: PoolKeys[] = [];
   for (let i = 0; i < tokens.length; i++) {
     for (let j = i + 1; j < tokens.length; j++) {

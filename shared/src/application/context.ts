@@ -14,7 +14,7 @@ import type { Limits } from '../domain/limits';
 import type { KeyVault } from './credentials';
 import { Repository } from './repository';
 import { Wallets } from './wallets';
-import type { QuoteAnswer, QuoteRequest } from './spends/quotes';
+import type { Aggregator } from '../aggregator/port';
 import type { LendingVenue } from '../venues/port';
 
 export interface Settings {
@@ -41,8 +41,8 @@ export interface Context {
   budgets: Repository<BudgetState, BudgetEvent>;
   idempotency: Repository<IdempotencyRecord | undefined, IdempotencyEvent>;
   wallets: Wallets;
-  /** The swap aggregator (quotes; the executor also builds swaps with it). */
-  aggregator?: { quote(request: QuoteRequest): Promise<QuoteAnswer> };
+  /** The swap aggregator: quotes (valuing other tokens, swaps), and the executor builds swaps with it. */
+  aggregator?: Aggregator;
   /** The lending venues deposits and withdrawals go to (GET /api/v1/venues lists them). */
   venues: readonly LendingVenue[];
 }
@@ -55,6 +55,8 @@ export function createContext(deps: {
   now?: () => number;
   /** This process is the only writer (the embedded default): repositories trust their caches. */
   singleWriter?: boolean;
+  aggregator?: Aggregator;
+  venues?: readonly LendingVenue[];
 }): Context {
   const single = deps.singleWriter ?? false;
   return {
@@ -74,6 +76,8 @@ export function createContext(deps: {
       single,
     ),
     wallets: new Wallets(deps.store, deps.vault),
+    ...(deps.aggregator && { aggregator: deps.aggregator }),
+    venues: deps.venues ?? [],
   };
 }
 

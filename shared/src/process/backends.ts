@@ -9,6 +9,8 @@ import { createContext, type Context } from '../application/context';
 import { KeyVault } from '../application/credentials';
 import type { ChainConfig, EventStoreConfig } from './env';
 import { settingsFor } from './settings';
+import { openMarkets } from './markets';
+import type { AggregatorConfig } from '../aggregator/config';
 
 export async function openEventStore(config: EventStoreConfig): Promise<EventStore> {
   if (config.kind === 'eventstoredb') return EventStoreDbEventStore.connect(config.url);
@@ -33,12 +35,15 @@ export async function openContext(config: {
   chain: ChainConfig;
   keyEncryptionKey: Uint8Array;
   outcomeTimeoutMs?: number;
+  aggregator?: AggregatorConfig;
 }): Promise<Context> {
+  const chain = openChain(config.chain);
   return createContext({
     store: await openEventStore(config.eventStore),
-    chain: openChain(config.chain),
+    chain,
     vault: new KeyVault(config.keyEncryptionKey),
     settings: settingsFor(config.chain, config.outcomeTimeoutMs),
+    ...(await openMarkets(chain, config.chain, config.aggregator)),
   });
 }
 

@@ -5,3 +5,4 @@ export * from './lifecycle';
 export * from './env';
 export * from './backends';
 export * from './settings';
+export * from './markets';

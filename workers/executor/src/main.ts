@@ -10,6 +10,7 @@ import {
   RedisReadModelStore,
   createLogger,
   createMetrics,
+  aggregatorConfig,
   openContext,
   runProcess,
   serveOps,
@@ -30,11 +31,12 @@ runProcess('executor', async () => {
   const concurrency = env.int('EXECUTOR_CONCURRENCY', 16, 1, 256);
   const lockMs = env.int('EXECUTOR_LOCK_MS', 30_000, 1_000, 600_000);
   const { port, host } = env.listenAddress(9102);
+  const aggregator = aggregatorConfig(env);
   env.check();
 
   const logger = createLogger(logLevel, 'executor');
   const metrics = createMetrics('executor');
-  const ctx = await openContext({ eventStore, chain: chainConfig, keyEncryptionKey: kek });
+  const ctx = await openContext({ eventStore, chain: chainConfig, keyEncryptionKey: kek, aggregator });
   const { store } = ctx;
   const redis = openRedis(redisConfig.url);
   const queue = new BullJobQueue<ExecuteJob>('execute', {

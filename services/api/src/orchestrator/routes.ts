@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import {
+  LocalAggregator,
   ServiceError,
   addWhitelistEntry,
   airdrop,
@@ -10,7 +11,9 @@ import {
   removeWhitelistEntry,
   revoke,
   rotateKey,
+  fromBaseUnits,
   validationError,
+  venueListing,
   type WebhookRequest,
 } from '@tokenops/shared';
 import { projectionAt } from '@tokenops/projections';
@@ -143,6 +146,24 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
       tokens: deps.ctx.chain.tokens.map(({ symbol, mint, decimals }) => ({ symbol, mint, decimals })),
     }),
   );
+  router.get('/venues', (_req, res) => ok(res, venueListing(deps.ctx.venues)));
+  router.get('/pools', async (_req, res) => {
+    const aggregator = deps.ctx.aggregator;
+    const pools = aggregator instanceof LocalAggregator ? await aggregator.pools() : [];
+    ok(res, {
+      aggregator: aggregator?.address ?? null,
+      pools: pools.map((p) => ({
+        pair: p.pair,
+        fee_bps: p.feeBps,
+        reserves: p.tokens.map((t) => ({
+          symbol: t.symbol,
+          mint: t.mint,
+          vault: t.vault,
+          reserve: fromBaseUnits(t.reserve, t.decimals),
+        })),
+      })),
+    });
+  });
   router.post('/dev/airdrop', async (req, res) => {
     const b = object(req);
     if (typeof b.to !== 'string') throw validationError([{ path: '/to', issue: 'is required' }]);

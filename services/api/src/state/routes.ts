@@ -28,7 +28,12 @@ export function stateRoutes(deps: ApiDeps): Router {
     send(
       res,
       200,
-      { transactions: await historyOf(deps.views, view.agent_id, query.limit, deps.ctx.now()) },
+      {
+        // The primary contract lists transfers and swaps, with its own fields.
+        transactions: (
+          await historyOf(deps.views, view.agent_id, query.limit, deps.ctx.now(), ['transfer', 'swap'])
+        ).map(({ received_amount: _r, received_token: _t, ...entry }) => entry),
+      },
       'HistoryResponse',
       deps,
     );

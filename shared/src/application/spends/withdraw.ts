@@ -29,7 +29,12 @@ export const withdrawKind: SpendKind<WithdrawRequest, 'withdraw'> = {
     if (!underlying || !receipt)
       throw new ServiceError('invalid_mint', `${venue.name} holds no position in ${named.symbol}.`);
     const receiptToken = tokenOf(ctx, receipt);
-    const cpi_data = checkedCpiData(venue, 'withdraw', req.cpi_data, toBaseUnits(amount, receiptToken.decimals));
+    const cpi_data = checkedCpiData(
+      venue,
+      'withdraw',
+      req.cpi_data,
+      toBaseUnits(amount, receiptToken.decimals),
+    );
     return {
       amount,
       // Redeemed at a rate of at least 1: valued as that much of the underlying (not counted by the daily limit).
