@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of the primary /api/v1 agent contract, assembled from the same schema
  * constants the validator compiles. Served by the API and checked by an OpenAPI validator in a test.
  */
-import { CONTRACT_SCHEMAS, IdempotencyKey, type SchemaName } from './schemas';
+import { CONTRACT_SCHEMAS, IdempotencyKey, type ContractSchemaName as SchemaName } from './schemas';
 
 type Tag = 'onboarding' | 'intents' | 'state' | 'webhooks';
 
