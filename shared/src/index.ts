@@ -31,3 +31,4 @@ export * from './application/operator';
 export * from './application/outcomes';
 export * from './application/transfer';
 export * from './process';
+export * from './net/address-guard';
