@@ -158,12 +158,16 @@ describe('the HTTP edge', () => {
       details: [{ path: '/admin', issue: 'unknown property "admin"' }],
     });
   });
-  it('answers an oversized body with 413 in the envelope', async () => {
+  it('answers an oversized body with validation_error (a listed code) in the envelope', async () => {
     const big = await world.client.call('POST', '/api/v1/register', {
       body: { invitation_code: 'x'.repeat(70_000) },
     });
-    expect(big.status).toBe(413);
-    expect(big.body.error).toBe('payload_too_large');
+    expect(big.status).toBe(400);
+    expect(big.body).toEqual({
+      error: 'validation_error',
+      message: expect.any(String),
+      details: [{ path: '', issue: 'the body is over 65536 bytes' }],
+    });
   });
   it('never answers a stack trace: a number too big for a float stays exact and is refused cleanly', async () => {
     const r = await world.client.call('POST', '/api/v1/transfer', {
