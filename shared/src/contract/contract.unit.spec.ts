@@ -4,6 +4,7 @@
  */
 import { ServiceError } from '../errors';
 import { responseViolations, validate } from './validator';
+import { unstorableText } from './text';
 import type { SchemaName } from './validator';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'; // 44 chars
@@ -351,6 +352,13 @@ describe('text the log cannot store, in any string of any request', () => {
       error: 'validation_error',
       paths: ['/label'],
     });
+  });
+  it('walks any depth without growing the stack', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const found = unstorableText(deep);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.path).toBe('/0'.repeat(200_000));
   });
   it('accepts well-formed text: accents, emoji (surrogate pairs), other scripts', () =>
     accepts('TransferRequest', { ...valid, memo: 'café 🚀 日本 \u0001', task_id: '🙂' }));

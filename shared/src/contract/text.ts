@@ -19,23 +19,29 @@ export function textIssue(text: string): string | undefined {
 
 const escapePointer = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** Every string in `value` that cannot be stored, each with a JSON Pointer to it (keys: the member). */
-export function unstorableText(
-  value: unknown,
-  path = '',
-  found: ValidationDetail[] = [],
-): ValidationDetail[] {
-  if (typeof value === 'string') {
-    const issue = textIssue(value);
-    if (issue) found.push({ path, issue });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => unstorableText(item, `${path}/${i}`, found));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const at = `${path}/${escapePointer(key)}`;
-      const issue = textIssue(key);
-      if (issue) found.push({ path: at, issue: `has a property name that ${issue}` });
-      unstorableText(item, at, found);
+/**
+ * Every string in `value` that cannot be stored, each with a JSON Pointer to it (for a property name,
+ * its member). Iterative: any depth a JSON parser returns is walked without growing the call stack.
+ */
+export function unstorableText(value: unknown): ValidationDetail[] {
+  const found: ValidationDetail[] = [];
+  const pending: [unknown, string][] = [[value, '']];
+  while (pending.length > 0) {
+    const [item, path] = pending.pop()!;
+    if (typeof item === 'string') {
+      const issue = textIssue(item);
+      if (issue) found.push({ path, issue });
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${path}/${i}`]);
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, member] = entries[i]!;
+        const at = `${path}/${escapePointer(key)}`;
+        const issue = textIssue(key);
+        if (issue) found.push({ path: at, issue: `has a property name that ${issue}` });
+        pending.push([member, at]);
+      }
     }
   }
   return found;

@@ -109,6 +109,7 @@ export async function checkPublicUrl(raw: string, resolve: Resolver = systemReso
   }
   if (url.protocol !== 'https:') return { ok: false, issue: 'must use https' };
   if (url.username || url.password) return { ok: false, issue: 'must not carry credentials' };
+  if (url.port === '0') return { ok: false, issue: 'must not use port 0' };
   const host = url.hostname;
   if (!host) return { ok: false, issue: 'has no host' };
   const literal = host.startsWith('[') || /^[\d.]+$/.test(host);

@@ -103,6 +103,7 @@ describe('checkPublicUrl: a URL a webhook may be delivered to', () => {
     ['https://user:pw@93.184.216.34/', 'must not carry credentials'],
     ['https://user@93.184.216.34/', 'must not carry credentials'],
     ['https://:pw@93.184.216.34/', 'must not carry credentials'],
+    ['https://93.184.216.34:0/', 'must not use port 0'],
     ['https://nowhere.example/', 'does not resolve'],
   ])('refuses %s: %s', async (url, issue) => {
     expect(await checkPublicUrl(url, none)).toEqual({ ok: false, issue });

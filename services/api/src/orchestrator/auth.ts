@@ -14,7 +14,20 @@
 import bs58 from 'bs58';
 import { createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { ServiceError, WrongExpectedRevision, type EventStore, type TokenRequest } from '@tokenops/shared';
+import {
+  ServiceError,
+  WrongExpectedRevision,
+  isAddress,
+  validationError,
+  type EventStore,
+  type TokenRequest,
+} from '@tokenops/shared';
+
+/** The wallet must be an ed25519 public key (the schema checks the text; this, the key). */
+function mustBeWallet(wallet: string): void {
+  if (!isAddress(wallet))
+    throw validationError([{ path: '/wallet', issue: 'must be a base58 ed25519 public key' }]);
+}
 
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 const TOKEN_TTL_S = 60 * 60;
@@ -68,6 +81,7 @@ export class OperatorAuth {
 
   /** A challenge for `wallet` (checked by the route's schema). */
   challenge(wallet: string): { message: string; expires_at: string } {
+    mustBeWallet(wallet);
     const expires = new Date(this.now() + CHALLENGE_TTL_MS).toISOString();
     const body = `Sign in to token operations\nwallet: ${wallet}\nnonce: ${randomBytes(16).toString('hex')}\nexpires: ${expires}`;
     return { message: `${body}\nmac: ${this.mac(body)}`, expires_at: expires };
@@ -76,6 +90,7 @@ export class OperatorAuth {
   /** A token for a signed challenge (the body checked by the route's schema); each challenge once. */
   async token(input: TokenRequest): Promise<{ token: string; expires_at: string }> {
     const { wallet, message, signature } = input;
+    mustBeWallet(wallet);
     const at = message.lastIndexOf('\nmac: ');
     const body = message.slice(0, at);
     const mac = Buffer.from(message.slice(at + 6));
