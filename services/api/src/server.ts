@@ -54,6 +54,7 @@ runProcess('api', async () => {
   const views = await LiveViews.open(new ViewGenerations(redis, redisConfig.prefix));
   const waiter = new OutcomeWaiter(store);
   await waiter.start();
+  const ready = () => dependenciesReady(redis, store);
 
   const app = createApp({
     ctx,
@@ -71,10 +72,10 @@ runProcess('api', async () => {
     trustProxyHops: edge.trustProxyHops,
     logger,
     checkResponses,
-    ready: () => dependenciesReady(redis, store),
+    ready,
   });
   const http = await listen(createServer(app), port, host);
-  const ready = () => dependenciesReady(redis, store);
+  // The metrics (with health and readiness) on a port of their own, apart from the API's.
   const ops = edge.metricsListener
     ? await serveOps(edge.metricsListener.port, edge.metricsListener.host, {
         registry: metrics.registry,
