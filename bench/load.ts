@@ -33,6 +33,7 @@ export async function fundedAgents(client: Client, count: number): Promise<Bench
       )
     ).body;
     await client.call('POST', '/api/v1/dev/airdrop', {
+      token: operator.token,
       body: { to: inv.agent_wallet_pda, amount: 1_000_000 },
     });
     const reg = (

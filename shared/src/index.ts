@@ -40,3 +40,4 @@ export * from './aggregator/port';
 export * from './aggregator/local';
 export * from './aggregator/jupiter';
 export * from './aggregator/config';
+export * from './net/address-guard';

@@ -1,7 +1,10 @@
 /** The HTTP service: the agent contract under /api/v1, the operator surface, health. Wiring only. */
 import express from 'express';
-import { openApiDocument } from '@tokenops/shared';
+import helmet from 'helmet';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ServiceError, openApiDocument } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
+import { bearer } from './http/auth';
 import { errorHandler, jsonBody, notFound, requestContext } from './http/middleware';
 import { intentRoutes } from './intents/routes';
 import { onboardingRoutes } from './onboarding/routes';
@@ -14,18 +17,32 @@ export function createApp(deps: ApiDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  if (deps.trustProxyHops) app.set('trust proxy', deps.trustProxyHops);
   app.use(requestContext(deps.logger, deps.metrics));
+  // The usual security headers; the API answers JSON only, so the policy allows no content at all.
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
+    }),
+  );
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const ready = await deps.ready().catch(() => false);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
-  if (deps.metrics) {
+  if (deps.metrics && deps.metricsToken) {
     const { registry } = deps.metrics;
-    app.get(
-      '/metrics',
-      async (_req, res) => void res.type(registry.contentType).send(await registry.metrics()),
-    );
+    const expected = digest(deps.metricsToken);
+    app.get('/metrics', async (req, res) => {
+      const given = bearer(req);
+      if (!given || !timingSafeEqual(digest(given), expected))
+        throw new ServiceError('unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN>.');
+      res.setHeader('cache-control', 'no-store');
+      res.type(registry.contentType).send(await registry.metrics());
+    });
   }
   app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
   app.use(jsonBody);
@@ -40,6 +57,8 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use('/api/v1', v1);
   app.use('/v1', orchestratorRoutes(deps)); // the variant path of fleet webhooks
   app.use(notFound);
-  app.use(errorHandler(deps.logger));
+  app.use(errorHandler(deps.logger, deps.clientLimit));
   return app;
 }
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();

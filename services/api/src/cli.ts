@@ -118,12 +118,14 @@ export function program(): Command {
     .description("the swap aggregator's local pools: pairs, reserves, fee")
     .action(async () => print(g(), await call(g(), 'GET', '/pools')));
   p.command('airdrop')
-    .description('local chain only: pay an address as an outside party')
+    .description('local chain only: pay an address as an outside party (signs in: operators only)')
     .argument('<to>')
     .argument('<amount>')
     .option('--mint <mint>', 'token (default: the base token)')
-    .action(async (to: string, amount: string, o: { mint?: string }) =>
-      print(g(), await call(g(), 'POST', '/dev/airdrop', { to, amount, ...(o.mint && { mint: o.mint }) })),
+    .action(
+      authed(async (token, to: string, amount: string, o: { mint?: string }) =>
+        call(g(), 'POST', '/dev/airdrop', { to, amount, ...(o.mint && { mint: o.mint }) }, token),
+      ),
     );
 
   const group = p.command('group').description('groups you own');

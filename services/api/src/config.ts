@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Env } from '@tokenops/shared';
+import { readEdgeSettings, type EdgeSettings } from './http/edge-settings';
 
 export interface Config {
   host: string;
@@ -18,6 +19,7 @@ export interface Config {
   orchestratorWallets?: ReadonlySet<string>;
   outcomeTimeoutMs: number;
   rateLimitPerMinute: number;
+  edge: EdgeSettings;
   demo: boolean;
   /** Notes for the log: which secrets were generated. */
   notes: string[];
@@ -30,6 +32,7 @@ export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
   const { port, host } = env.listenAddress(8080);
   const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 100, 600_000);
   const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
+  const edge = readEdgeSettings(env);
   const dataDir = resolve(env.text('DATA_DIR', './data'));
   const logLevel = env.logLevel();
   const demo = env.text('DEMO', 'true') !== 'false';
@@ -62,6 +65,7 @@ export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
     ...(wallets && { orchestratorWallets: wallets }),
     outcomeTimeoutMs,
     rateLimitPerMinute,
+    edge,
     demo,
     notes,
   };

@@ -1,5 +1,5 @@
 import type { Context, Metrics, OutcomeWaiter, ReadModelStore } from '@tokenops/shared';
-import type { AgentRateLimit } from './http/rate-limit';
+import type { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
 import type { SendOptions } from './http/middleware';
 import type { OperatorAuth } from './orchestrator/auth';
 
@@ -10,7 +10,13 @@ export interface ApiDeps extends SendOptions {
   waiter: OutcomeWaiter;
   operators: OperatorAuth;
   rateLimit: AgentRateLimit;
+  /** Failed authentication per client address. */
+  clientLimit: ClientRateLimit;
   metrics?: Metrics;
+  /** Serves `/metrics` on the API's port to `Authorization: Bearer <metricsToken>` only; not at all when absent. */
+  metricsToken?: string;
+  /** Proxies in front of the API whose X-Forwarded-For names the client (0 or absent: none). */
+  trustProxyHops?: number;
   /** Whether the service can take requests (its dependencies answered at start). */
   ready(): Promise<boolean>;
 }

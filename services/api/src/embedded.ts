@@ -21,6 +21,7 @@ import {
   listen,
   openMarkets,
   seedLocalMarkets,
+  serveOps,
   type Context,
   type Settings,
 } from '@tokenops/shared';
@@ -28,8 +29,9 @@ import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
 import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
 import type { Logger } from '@tokenops/shared';
-import { OperatorAuth } from './orchestrator/auth';
-import { AgentRateLimit } from './http/rate-limit';
+import { OperatorAuth, usedChallengesIn } from './orchestrator/auth';
+import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
+import type { EdgeSettings } from './http/edge-settings';
 
 export interface EmbeddedOptions {
   /** Where the log and the chain live; in memory when absent (tests). */
@@ -45,11 +47,19 @@ export interface EmbeddedOptions {
   outcomeTimeoutMs?: number;
   executorConcurrency?: number;
   rateLimitPerMinute?: number;
+  /** Failed authentications per client address and minute (30 when absent). */
+  unauthenticatedRateLimitPerMinute?: number;
+  /** `/metrics` on a port of its own, and/or on the API's port behind a token (neither when absent). */
+  metricsListener?: EdgeSettings['metricsListener'];
+  metricsToken?: string;
+  trustProxyHops?: number;
   now?: () => number;
 }
 
 export interface Embedded {
   url: string;
+  /** Where `/metrics` is served apart from the API, when it is. */
+  metricsUrl?: string;
   ctx: Context;
   close(): Promise<void>;
 }
@@ -102,6 +112,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
 
   const operators = new OperatorAuth({
     secret: options.jwtSecret,
+    used: usedChallengesIn(store, ctx.now),
     ...(options.orchestratorWallets && { allowedCreators: options.orchestratorWallets }),
   });
   if (!options.orchestratorWallets)
@@ -113,18 +124,29 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     waiter,
     operators,
     rateLimit: AgentRateLimit.inProcess(options.rateLimitPerMinute ?? 60),
+    clientLimit: ClientRateLimit.inProcess(options.unauthenticatedRateLimitPerMinute ?? 30),
     metrics,
+    ...(options.metricsToken && { metricsToken: options.metricsToken }),
+    ...(options.trustProxyHops && { trustProxyHops: options.trustProxyHops }),
     logger,
     checkResponses: options.checkResponses ?? false,
     ready: async () => (await store.headPosition()) !== undefined,
   });
   const http = await listen(createServer(app), options.port ?? 8080, options.host ?? '127.0.0.1');
+  const ops = options.metricsListener
+    ? await serveOps(options.metricsListener.port, options.metricsListener.host, {
+        registry: metrics.registry,
+        ready: async () => (await store.headPosition()) !== undefined,
+      })
+    : undefined;
 
   return {
     url: http.url,
+    ...(ops && { metricsUrl: `${ops.url}/metrics` }),
     ctx,
     close: async () => {
       await http.close();
+      await ops?.close();
       await relay.stop();
       await worker.close();
       await queue.close();

@@ -29,8 +29,16 @@ async function main(): Promise<void> {
     logger,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    unauthenticatedRateLimitPerMinute: config.edge.unauthenticatedPerMinute,
+    ...(config.edge.metricsListener && { metricsListener: config.edge.metricsListener }),
+    ...(config.edge.metricsToken && { metricsToken: config.edge.metricsToken }),
+    trustProxyHops: config.edge.trustProxyHops,
   });
-  logger.info('listening', { url: service.url, data_dir: config.dataDir });
+  logger.info('listening', {
+    url: service.url,
+    data_dir: config.dataDir,
+    ...(service.metricsUrl && { metrics_url: service.metricsUrl }),
+  });
   if (config.demo) {
     const { demo, created } = await ensureDemo(service.ctx, config.dataDir);
     console.log(demoInstructions(service.url, demo, created, service.ctx.chain.tokens));

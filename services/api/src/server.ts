@@ -15,13 +15,15 @@ import {
   aggregatorConfig,
   openContext,
   runProcess,
+  serveOps,
   dependenciesReady,
   openRedis,
 } from '@tokenops/shared';
 import { LiveViews, ViewGenerations } from '@tokenops/projections';
 import { createApp } from './app';
-import { AgentRateLimit } from './http/rate-limit';
-import { OperatorAuth } from './orchestrator/auth';
+import { readEdgeSettings } from './http/edge-settings';
+import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
+import { OperatorAuth, usedChallengesIn } from './orchestrator/auth';
 
 runProcess('api', async () => {
   const env = new Env();
@@ -35,6 +37,7 @@ runProcess('api', async () => {
   const { port, host } = env.listenAddress(8080);
   const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 1, 600_000);
   const perMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
+  const edge = readEdgeSettings(env);
   // Tests: every answer is checked against the contract schema before it leaves (a mismatch is a 500).
   const checkResponses = env.text('CHECK_RESPONSES', 'false') === 'true';
   const aggregator = aggregatorConfig(env);
@@ -42,6 +45,8 @@ runProcess('api', async () => {
 
   const logger = createLogger(logLevel, 'api');
   if (!wallets) logger.warn('ORCHESTRATOR_WALLETS is not set: any wallet may create groups');
+  if (!edge.metricsListener && !edge.metricsToken)
+    logger.warn('metrics are not served: set METRICS_PORT (a port of their own) or METRICS_TOKEN');
   const metrics = createMetrics('api');
   const ctx = await openContext({
     eventStore,
@@ -57,26 +62,42 @@ runProcess('api', async () => {
   const views = await LiveViews.open(new ViewGenerations(redis, redisConfig.prefix));
   const waiter = new OutcomeWaiter(store);
   await waiter.start();
+  const ready = () => dependenciesReady(redis, store);
 
   const app = createApp({
     ctx,
     views,
     waiter,
-    operators: new OperatorAuth({ secret: jwtSecret, ...(wallets && { allowedCreators: wallets }) }),
+    operators: new OperatorAuth({
+      secret: jwtSecret,
+      used: usedChallengesIn(store),
+      ...(wallets && { allowedCreators: wallets }),
+    }),
     rateLimit: AgentRateLimit.shared(redis, redisConfig.prefix, perMinute),
+    clientLimit: ClientRateLimit.shared(redis, redisConfig.prefix, edge.unauthenticatedPerMinute),
     metrics,
+    ...(edge.metricsToken && { metricsToken: edge.metricsToken }),
+    trustProxyHops: edge.trustProxyHops,
     logger,
     checkResponses,
-    ready: () => dependenciesReady(redis, store),
+    ready,
   });
   const http = await listen(createServer(app), port, host);
-  logger.info('listening', { url: http.url });
+  // The metrics (with health and readiness) on a port of their own, apart from the API's.
+  const ops = edge.metricsListener
+    ? await serveOps(edge.metricsListener.port, edge.metricsListener.host, {
+        registry: metrics.registry,
+        ready,
+      })
+    : undefined;
+  logger.info('listening', { url: http.url, ...(ops && { metrics_url: `${ops.url}/metrics` }) });
   return {
     logger,
     running: {
       // Stops taking connections, lets requests in flight (and their waits for outcomes) finish.
       stop: async () => {
         await http.close();
+        await ops?.close();
         await waiter.stop();
         await views.close();
         await store.close();

@@ -16,8 +16,12 @@ import { limitsToData, mergeLimits, type LimitsInput } from '../domain/limits';
 import { checkRecipient, resolveToken } from '../domain/tokens';
 import { amountText, parseAmount, toBaseUnits } from '../money';
 import { ServiceError } from '../errors';
+import { ChainFailure } from '../chain/port';
 import { isLocalChain, type Context } from './context';
 import { mintApiKey, mintInvitation, newId } from './credentials';
+
+const U64_MAX = 2n ** 64n - 1n;
+const chainText = (failure: ChainFailure): string => [failure.error, ...failure.logs].join('\n');
 
 async function ownedGroup(ctx: Context, wallet: string, groupId: string): Promise<GroupState> {
   const { state } = await ctx.groups.load(streams.group(groupId));
@@ -162,9 +166,12 @@ export async function invite(
   };
 }
 
+/** New limits for an agent; a revoked agent's are final (revocation is), so `conflict`. */
 export async function changeLimits(ctx: Context, wallet: string, agentId: string, limits: LimitsInput) {
   await ownedAgent(ctx, wallet, agentId);
   const state = await ctx.agents.handle(streams.agent(agentId), (s) => {
+    if (s.status === 'revoked')
+      throw new ServiceError('conflict', 'The agent is revoked, and revocation is final: its limits stay.');
     const events = decideChangeLimits({ limits, now: ctx.now() }, s);
     return { events, result: events };
   });
@@ -212,12 +219,22 @@ export async function airdrop(ctx: Context, input: { to: string; mint?: string; 
   }
   const amount = parseAmount(input.amount);
   if (amount.lte(0)) throw new ServiceError('invalid_amount', 'The amount must be more than zero.');
-  const signature = await chain.mintTo(
-    input.to,
-    token.mint,
-    toBaseUnits(amount, token.decimals),
-    `airdrop:${newId()}`,
-  );
+  const units = toBaseUnits(amount, token.decimals);
+  const tooMuch = () =>
+    new ServiceError(
+      'invalid_amount',
+      `The amount would take ${token.symbol} past the largest supply a token holds (2^64 - 1 base units).`,
+    );
+  if (units > U64_MAX) throw tooMuch();
+  let signature: string;
+  try {
+    signature = await chain.mintTo(input.to, token.mint, units, `airdrop:${newId()}`);
+  } catch (err) {
+    // The token program refuses a supply (or a balance) past u64: TokenError::Overflow, 0xe.
+    if (err instanceof ChainFailure && /custom program error: 0xe\b|overflow/i.test(chainText(err)))
+      throw tooMuch();
+    throw err;
+  }
   if (await ctx.wallets.inCustody(input.to)) {
     await ctx.store.append(
       streams.payments(input.to),

@@ -4,7 +4,8 @@
  */
 import { ServiceError } from '../errors';
 import { responseViolations, validate } from './validator';
-import type { SchemaName } from './schemas';
+import { unstorableText } from './text';
+import type { SchemaName } from './validator';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'; // 44 chars
 const TO = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'; // 44 chars
@@ -283,9 +284,21 @@ describe('POST /api/v1/webhooks', () => {
     [{ url: 'https://hooks.example.com', event_types: [] }, ['/event_types']],
     [{ url: 'https://hooks.example.com', event_types: [1] }, ['/event_types/0']],
     [{ event_types: ['a'] }, ['/url']],
+    [{ url: 'https://hooks.example.com', event_types: ['a', 'a'] }, ['/event_types']],
+    [
+      { url: 'https://hooks.example.com', event_types: Array.from({ length: 21 }, (_, i) => `e${i}`) },
+      ['/event_types'],
+    ],
+    [{ url: 'https://hooks.example.com', event_types: Array(5000).fill('a') }, ['/event_types']],
+    [{ url: 'https://hooks.example.com', event_types: ['e'.repeat(65)] }, ['/event_types/0']],
   ])('refuses %j at %j', (body, paths) => {
     expect(refusal('WebhookRequest', body)).toEqual({ error: 'validation_error', paths });
   });
+  it('takes up to 20 distinct event types of up to 64 characters', () =>
+    accepts('WebhookRequest', {
+      url: 'https://hooks.example.com/x',
+      event_types: Array.from({ length: 20 }, (_, i) => `${'e'.repeat(60)}.${i}`),
+    }));
   it('answers webhook_id and signing_secret', () => {
     expect(responseViolations('WebhookResponse', { webhook_id: 'w', signing_secret: 's' })).toEqual([]);
   });
@@ -315,5 +328,96 @@ describe('the error envelope', () => {
         new ServiceError('validation_error', 'm', [{ path: '', issue: 'x' }]).toBody(),
       ),
     ).toEqual([]);
+  });
+});
+
+describe('text the log cannot store, in any string of any request', () => {
+  const valid = { to: TO, amount: 1, idempotency_key: 'k-1' };
+  it.each([
+    ['memo', { ...valid, memo: 'a\u0000b' }, '/memo'],
+    ['task_id', { ...valid, task_id: '\u0000' }, '/task_id'],
+    ['idempotency_key', { ...valid, idempotency_key: 'k\ud800' }, '/idempotency_key'],
+    ['an unknown field', { ...valid, note: 'x\udc00y' }, '/note'],
+    ['a property name', { ...valid, 'a\u0000': 1 }, '/a\u0000'],
+    ['a nested string', { ...valid, note: { deep: ['ok', 'no\u0000'] } }, '/note/deep/1'],
+  ])('refuses U+0000 or a lone surrogate in %s, pointing at it', (_what, body, path) => {
+    expect(refusal('TransferRequest', body)).toEqual({ error: 'validation_error', paths: [path] });
+  });
+  it('refuses it in path parameters and in operator bodies too', () => {
+    expect(refusal('PathParams', { agent: 'a\u0000b' })).toEqual({
+      error: 'validation_error',
+      paths: ['/agent'],
+    });
+    expect(refusal('WhitelistRequest', { address: TO, type: 2, label: 'l\ud83d' })).toEqual({
+      error: 'validation_error',
+      paths: ['/label'],
+    });
+  });
+  it('walks any depth without growing the stack', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const found = unstorableText(deep);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.path).toBe('/0'.repeat(200_000));
+  });
+  it('accepts well-formed text: accents, emoji (surrogate pairs), other scripts', () =>
+    accepts('TransferRequest', { ...valid, memo: 'café 🚀 日本 \u0001', task_id: '🙂' }));
+});
+
+describe('the memo counts UTF-8 bytes, as the chain does', () => {
+  const valid = { to: TO, amount: 1, idempotency_key: 'k-1' };
+  it('takes 200 bytes: 200 ASCII characters, 50 four-byte emoji', () => {
+    accepts('TransferRequest', { ...valid, memo: 'm'.repeat(200) });
+    accepts('TransferRequest', { ...valid, memo: '🚀'.repeat(50) });
+  });
+  it('refuses 201 bytes, even in fewer than 200 characters', () => {
+    expect(refusal('TransferRequest', { ...valid, memo: `${'🚀'.repeat(50)}x` })).toEqual({
+      error: 'validation_error',
+      paths: ['/memo'],
+    });
+    expect(refusal('TransferRequest', { ...valid, memo: 'é'.repeat(101) })).toEqual({
+      error: 'validation_error',
+      paths: ['/memo'],
+    });
+  });
+});
+
+describe('the operator surface', () => {
+  const entry = { address: TO, type: 1, approved_amount: 10, ttl_seconds: 3600 };
+  it('accepts an allow-list entry, a protocol entry, limits and an airdrop', () => {
+    accepts('WhitelistRequest', { ...entry, label: 'vendor' });
+    accepts('WhitelistRequest', { address: TO, type: 2 });
+    accepts('WhitelistRequest', { ...entry, ttl_seconds: 10 * 365 * 24 * 3600 });
+    accepts('CreateGroupRequest', {});
+    accepts('CreateGroupRequest', { default_limits: { daily_limit: '250' } });
+    accepts('InvitationRequest', { per_tx_limit: 5, label: 'bot' });
+    accepts('LimitsChangeRequest', { hourly_tx_cap: 0 });
+    accepts('AirdropRequest', { to: TO, amount: '1000' });
+  });
+  it.each([
+    ['WhitelistRequest', { ...entry, ttl_seconds: 1e13 }, ['/ttl_seconds']],
+    ['WhitelistRequest', { ...entry, ttl_seconds: 0 }, ['/ttl_seconds']],
+    ['WhitelistRequest', { ...entry, ttl_seconds: 1.5 }, ['/ttl_seconds']],
+    ['WhitelistRequest', { ...entry, type: 3 }, ['/type']],
+    ['WhitelistRequest', { ...entry, label: 'l'.repeat(101) }, ['/label']],
+    ['WhitelistRequest', { ...entry, address: 'nope' }, ['/address']],
+    ['WhitelistRequest', { ...entry, extra: 1 }, ['/extra']],
+    ['LimitsChangeRequest', null, ['']],
+    ['LimitsChangeRequest', {}, ['']],
+    ['LimitsChangeRequest', { hourly_tx_cap: 1e7 }, ['/hourly_tx_cap']],
+    ['LimitsChangeRequest', { hourly_tx_cap: -1 }, ['/hourly_tx_cap']],
+    ['CreateGroupRequest', { default_limits: { hourly_tx_cap: '5' } }, ['/default_limits/hourly_tx_cap']],
+    ['EmptyRequest', { reason: 'x' }, ['/reason']],
+    ['AirdropRequest', { amount: 1 }, ['/to']],
+    ['PathParams', { group: 'g\u0000g' }, ['/group']],
+    ['PathParams', { entry: 'short' }, ['/entry']],
+  ] as const)('%s refuses %j at %j', (name, body, paths) => {
+    expect(refusal(name, body)).toEqual({ error: 'validation_error', paths });
+  });
+  it('refuses an amount out of range as invalid_amount', () => {
+    expect(refusal('AirdropRequest', { to: TO, amount: '18446744073709.551616' }).error).toBe(
+      'invalid_amount',
+    );
+    expect(refusal('LimitsChangeRequest', { daily_limit: 1e300 }).error).toBe('invalid_amount');
   });
 });

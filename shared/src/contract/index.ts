@@ -1,4 +1,6 @@
 export * from './schemas';
+export * from './operator-schemas';
+export * from './text';
 export * from './validator';
 export * from './json';
 export * from './openapi';

@@ -9,10 +9,30 @@ import Big from 'big.js';
 import { randomBytes } from 'node:crypto';
 import { isSafeNumber, parse } from 'lossless-json';
 import { validationError } from '../errors';
+import { unstorableText } from './text';
 
-export function parseJson(text: string): unknown {
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The text of a body in UTF-8; invalid UTF-8 is refused, never replaced by U+FFFD. */
+export function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return parse(text, null, (lexeme) => (isSafeNumber(lexeme) ? Number(lexeme) : lexeme));
+    return UTF8.decode(bytes);
+  } catch {
+    throw validationError(
+      [{ path: '', issue: 'the body is not valid UTF-8' }],
+      'The request body is not valid UTF-8.',
+    );
+  }
+}
+
+/**
+ * Parses a JSON text. Malformed JSON is `validation_error` at the root; a string anywhere in it that
+ * cannot be stored (U+0000, a lone surrogate: see text.ts) is `validation_error` at that string.
+ */
+export function parseJson(text: string): unknown {
+  let value: unknown;
+  try {
+    value = parse(text, null, (lexeme) => (isSafeNumber(lexeme) ? Number(lexeme) : lexeme));
   } catch (err) {
     const reason = err instanceof Error ? err.message : 'unreadable';
     throw validationError(
@@ -20,6 +40,9 @@ export function parseJson(text: string): unknown {
       'The request body is not valid JSON.',
     );
   }
+  const unstorable = unstorableText(value);
+  if (unstorable.length > 0) throw validationError(unstorable);
+  return value;
 }
 
 // Big values travel through the native JSON.stringify as marked strings, then lose their quotes:

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { parseJson, stringifyJson } from './json';
+import { decodeUtf8, parseJson, stringifyJson } from './json';
 import { ServiceError } from '../errors';
 
 describe('JSON at the boundary', () => {
@@ -22,6 +22,32 @@ describe('JSON at the boundary', () => {
         });
       }
     }
+  });
+
+  it('refuses invalid UTF-8 instead of replacing it with U+FFFD', () => {
+    expect(decodeUtf8(Buffer.from('{"memo":"café"}'))).toBe('{"memo":"café"}');
+    for (const bytes of [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf8, 0x88, 0x80, 0x80, 0x80]]) {
+      const body = Buffer.concat([Buffer.from('{"memo":"'), Buffer.from(bytes), Buffer.from('"}')]);
+      expect(() => decodeUtf8(body)).toThrow(
+        expect.objectContaining({
+          code: 'validation_error',
+          details: [{ path: '', issue: 'the body is not valid UTF-8' }],
+        }),
+      );
+    }
+  });
+
+  it('refuses a string the log cannot store (written as a JSON escape), pointing at it', () => {
+    for (const [text, path] of [
+      ['{"memo":"a\\u0000b"}', '/memo'],
+      ['{"a":[{"b":"\\ud800"}]}', '/a/0/b'],
+      ['{"x\\u0000":1}', '/x\u0000'],
+    ]) {
+      expect(() => parseJson(text!)).toThrow(
+        expect.objectContaining({ code: 'validation_error', details: [expect.objectContaining({ path })] }),
+      );
+    }
+    expect(parseJson('{"memo":"\\ud83d\\ude80"}')).toEqual({ memo: '🚀' });
   });
 
   it('leaves a caller’s string that looks like the marker alone', () => {

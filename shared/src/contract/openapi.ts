@@ -2,7 +2,8 @@
  * The OpenAPI 3.1 document of the primary /api/v1 agent contract, assembled from the same schema
  * constants the validator compiles. Served by the API and checked by an OpenAPI validator in a test.
  */
-import { CONTRACT_SCHEMAS, IdempotencyKey, type SchemaName } from './schemas';
+import { ERROR_CATALOGUE, ERROR_CODES } from '../errors';
+import { CONTRACT_SCHEMAS, IdempotencyKey, type ContractSchemaName as SchemaName } from './schemas';
 
 type Tag = 'onboarding' | 'intents' | 'state' | 'webhooks';
 
@@ -115,14 +116,35 @@ export const OPERATIONS: readonly Operation[] = [
   },
 ];
 
-const ERROR_STATUSES: Record<string, string> = {
-  '400': 'Invalid input (validation_error, invalid_amount, invalid_mint, ...).',
-  '401': 'Missing or invalid API key (unauthorized).',
-  '403': 'Blocked by a policy check (allow-list, per-transaction, daily or hourly limit).',
-  '409': 'Idempotency conflict (idempotency_in_progress).',
-  '429': 'Rate limited; see Retry-After.',
-  '502': 'An upstream dependency failed (aggregator_unavailable).',
+const STATUS_MEANING: Record<number, string> = {
+  400: 'Invalid input',
+  401: 'Missing or invalid credential',
+  403: 'Refused: a policy check, or not the caller’s resource',
+  404: 'No such route or resource',
+  409: 'Conflict with an operation in flight or the state',
+  429: 'Rate limited; retry after Retry-After seconds',
+  500: 'Unexpected failure',
+  502: 'An upstream dependency failed',
+  503: 'A dependency is unavailable; retry after Retry-After seconds',
 };
+
+/** Every status the service answers errors with, and the codes it carries, from the catalogue. */
+const ERROR_STATUSES: Record<string, string> = Object.fromEntries(
+  [...new Set(ERROR_CODES.map((c) => ERROR_CATALOGUE[c].status))]
+    .sort((a, b) => a - b)
+    .map((status) => [
+      String(status),
+      `${STATUS_MEANING[status] ?? 'Error'}: ${ERROR_CODES.filter((c) => ERROR_CATALOGUE[c].status === status).join(', ')}.`,
+    ]),
+);
+
+/** Every error code with its status, origin and (for the service's extensions) why it exists. */
+export function errorCodesExtension() {
+  return ERROR_CODES.map((code) => {
+    const e: { status: number; origin: string; message: string; why?: string } = ERROR_CATALOGUE[code];
+    return { code, status: e.status, origin: e.origin, message: e.message, ...(e.why && { why: e.why }) };
+  });
+}
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: SchemaName) => ({ 'application/json': { schema: ref(name) } });
@@ -144,7 +166,9 @@ function operationObject(op: Operation) {
       {
         description,
         content: json('ErrorBody'),
-        ...(status === '429' ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } } : {}),
+        ...(status === '429' || status === '503'
+          ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } }
+          : {}),
       },
     ]),
   );
@@ -191,6 +215,7 @@ export function openApiDocument(serverUrl = '/api/v1') {
     ],
     security: [{ bearerAuth: [] }],
     paths,
+    'x-error-codes': errorCodesExtension(),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key from register.' },

@@ -1,4 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { ERROR_CATALOGUE, ERROR_CODES } from '../errors';
 import { OPERATIONS, openApiDocument } from './openapi';
 
 /** The problems swagger-parser finds in a document (OpenAPI 3.1 schema and semantics); '' when none. */
@@ -58,6 +59,21 @@ describe('the OpenAPI 3.1 document', () => {
     expect(register.security).toEqual([]);
     const transfer = (doc.paths['/transfer'] as { post: { security?: unknown[] } }).post;
     expect(transfer.security).toBeUndefined();
+  });
+
+  it('lists every error code the service can answer, per status, with why each extension exists', () => {
+    const body = doc.components.schemas.ErrorBody as { properties: { error: { enum: string[] } } };
+    expect(body.properties.error.enum).toEqual(ERROR_CODES);
+    const transfer = (
+      doc.paths['/transfer'] as { post: { responses: Record<string, { description: string }> } }
+    ).post.responses;
+    for (const code of ERROR_CODES) {
+      const status = String(ERROR_CATALOGUE[code].status);
+      expect(transfer[status]?.description).toContain(code);
+    }
+    const listed = doc['x-error-codes'];
+    expect(listed.map((c) => c.code)).toEqual(ERROR_CODES);
+    for (const c of listed) expect(Boolean(c.why)).toBe(c.origin === 'service');
   });
 
   it('uses the tags onboarding, intents, state and webhooks', () => {

@@ -35,7 +35,13 @@ const Count = { type: 'integer', minimum: 0 } as const;
 export const IdempotencyKey = { type: 'string', minLength: 1, maxLength: 255 } as const;
 const Confirmed = { type: 'string', enum: ['confirmed'] } as const;
 const TaskId = { type: 'string', maxLength: 255 } as const;
-const Memo = { type: 'string', maxLength: 200, description: 'Free-form, at most 200 characters.' } as const;
+/** The memo travels to the chain, whose memo counts bytes: at most 200 bytes of UTF-8. */
+export const MEMO_MAX_BYTES = 200;
+const Memo = {
+  type: 'string',
+  'x-max-utf8-bytes': MEMO_MAX_BYTES,
+  description: 'Free-form, at most 200 bytes in UTF-8.',
+} as const;
 
 const LimitFields = {
   daily_limit: AmountOutput,
@@ -236,7 +242,14 @@ export const WebhookRequest = {
   type: 'object',
   properties: {
     url: { type: 'string', format: 'uri', pattern: '^https://', maxLength: 2048 },
-    event_types: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    event_types: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 20,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 64 },
+      description: 'Event names, 1 to 20 distinct, each at most 64 characters.',
+    },
   },
   required: ['url', 'event_types'],
 } as const satisfies JSONSchema;
@@ -297,7 +310,8 @@ export const CONTRACT_SCHEMAS = {
   ErrorBody,
 } as const;
 
-export type SchemaName = keyof typeof CONTRACT_SCHEMAS;
+/** The name of a schema of the agent contract (the OpenAPI document's components). */
+export type ContractSchemaName = keyof typeof CONTRACT_SCHEMAS;
 
 // ---- the types the handlers see (derived from the schemas, never written twice) ----------------
 

@@ -2,12 +2,19 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { parseAmount } from '../money';
 import { ServiceError, validationError, type ValidationDetail } from '../errors';
-import { CONTRACT_SCHEMAS, type SchemaName } from './schemas';
+import { CONTRACT_SCHEMAS } from './schemas';
+import { OPERATOR_SCHEMAS } from './operator-schemas';
+import { unstorableText, utf8Bytes } from './text';
+
+const SCHEMAS = { ...CONTRACT_SCHEMAS, ...OPERATOR_SCHEMAS };
+/** The name of a schema the validator knows: the agent contract's and the operator surface's. */
+export type SchemaName = keyof typeof SCHEMAS;
 
 /**
  * Compiles the contract schemas once (ajv strict mode) and turns a failed validation into the
  * contract's errors: `invalid_amount` when only amount fields fail, otherwise `validation_error` with
- * one `{path, issue}` per failure, `path` a JSON Pointer to the failing field.
+ * one `{path, issue}` per failure, `path` a JSON Pointer to the failing field. Before any schema, every
+ * string of the input (values and keys) must be text the log can store (text.ts).
  */
 function makeAjv(coerceTypes: boolean): Ajv2020 {
   // allowUnionTypes: amounts are a number or a decimal string.
@@ -41,6 +48,19 @@ function makeAjv(coerceTypes: boolean): Ajv2020 {
       }
     },
   });
+  ajv.addKeyword({
+    keyword: 'x-max-utf8-bytes',
+    type: 'string',
+    schemaType: 'number',
+    errors: true,
+    validate: function maxBytes(this: unknown, max: number, data: string): boolean {
+      if (utf8Bytes(data) <= max) return true;
+      (maxBytes as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+        { keyword: 'x-max-utf8-bytes', message: `must be at most ${max} bytes in UTF-8`, params: { max } },
+      ];
+      return false;
+    },
+  });
   return ajv;
 }
 
@@ -52,7 +72,7 @@ const compiled = new Map<SchemaName, ValidateFunction>();
 function validatorFor(name: SchemaName): ValidateFunction {
   let fn = compiled.get(name);
   if (!fn) {
-    fn = (name.endsWith('Query') ? queries : bodies).compile(CONTRACT_SCHEMAS[name]);
+    fn = (name.endsWith('Query') ? queries : bodies).compile(SCHEMAS[name]);
     compiled.set(name, fn);
   }
   return fn;
@@ -81,6 +101,8 @@ const isAmountError = (error: ErrorObject): boolean =>
 
 /** Validates `data` against the named schema (applying defaults in place) or throws the contract's error. */
 export function validate<T>(name: SchemaName, data: unknown): T {
+  const unstorable = unstorableText(data);
+  if (unstorable.length > 0) throw validationError(unstorable);
   const fn = validatorFor(name);
   if (fn(data)) return data as T;
   const errors = (fn.errors ?? []).filter((e) => e.keyword !== 'if');

@@ -84,7 +84,7 @@ const PATHS: Record<string, () => ErrorCode> = {
 };
 
 /** Answered by the HTTP layer, not the domain: they are about transport, not the rules of money. */
-const TRANSPORT_CODES = ['rate_limited', 'payload_too_large', 'service_unavailable'];
+const TRANSPORT_CODES = ['rate_limited', 'service_unavailable'];
 
 describe('every error code', () => {
   it.each(Object.entries(PATHS))('%s is reachable from the domain', (code, path) => {

@@ -3,9 +3,9 @@
  * that tells the caller what to do. This table is the single source; `docs/errors.md` repeats it and a
  * test keeps the two equal.
  *
- * `origin: 'spec'` codes are the agent contract's (spec/agent-api.md). `origin: 'service'` codes are
- * this product's own additions for situations the contract leaves open (unknown route, operator
- * authorisation, rate limiting, an idempotency key reused with another body, a dependency down).
+ * `origin: 'spec'` codes are the agent contract's (spec/agent-api.md); a listed code is used wherever
+ * one fits (a body too large is validation_error, for one). `origin: 'service'` codes are this
+ * product's own additions, only where no listed code fits; each says `why`.
  */
 export const ERROR_CATALOGUE = {
   whitelist_violation: {
@@ -92,34 +92,42 @@ export const ERROR_CATALOGUE = {
     status: 409,
     origin: 'service',
     message: 'This idempotency key was already used with a different request body; use a new key.',
+    why: 'The spec says a reused key must not create a second operation but names no code for a key sent again with another body; idempotency_in_progress would tell the caller to retry a request that can never succeed.',
   },
   rate_limited: {
     status: 429,
     origin: 'service',
     message: 'Too many requests; retry after the number of seconds in Retry-After.',
-  },
-  payload_too_large: {
-    status: 413,
-    origin: 'service',
-    message: 'The request body is larger than the service accepts.',
+    why: 'The spec answers rate-limit rejections with HTTP 429 and Retry-After (per agent; here also per client address for failed authentication) but lists no code for them.',
   },
   forbidden: {
     status: 403,
     origin: 'service',
     message: 'The caller may not act on this resource.',
+    why: 'Operator surface only: a signed-in wallet acting on a group it does not own, or not allowed to create groups. unauthorized means a missing or invalid credential, and the 403 policy codes are about spending.',
   },
-  not_found: { status: 404, origin: 'service', message: 'No such resource.' },
+  not_found: {
+    status: 404,
+    origin: 'service',
+    message: 'No such resource.',
+    why: 'An unknown route, or an operator naming a group, agent or allow-list entry that does not exist (and swap, deposit and withdraw, not built yet); no spec code says "no such thing".',
+  },
   conflict: {
     status: 409,
     origin: 'service',
     message: 'The resource is not in a state that allows this operation.',
+    why: 'Operator surface only: the change contradicts the state (a revoked agent is final, an agent already invited, an agent entry removed from the allow-list); no spec code describes a state conflict.',
   },
   service_unavailable: {
     status: 503,
     origin: 'service',
     message: 'A dependency of the service is unavailable; retry later.',
+    why: 'A dependency (database, Redis, chain node) is down, or a write kept conflicting: retry later, with Retry-After. internal_error would call a passing outage a bug; aggregator_unavailable is the aggregator alone.',
   },
-} as const satisfies Record<string, { status: number; origin: 'spec' | 'service'; message: string }>;
+} as const satisfies Record<
+  string,
+  { status: number; origin: 'spec' | 'service'; message: string; why?: string }
+>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 

@@ -48,6 +48,24 @@ describe('the error catalogue', () => {
     }
   });
 
+  it('keeps an extension only with a reason: every service code says why no spec code fits', () => {
+    for (const code of ERROR_CODES) {
+      const entry: { origin: string; why?: string } = ERROR_CATALOGUE[code];
+      expect({ code, why: entry.origin === 'service' ? (entry.why?.length ?? 0) > 20 : entry.why }).toEqual({
+        code,
+        why: entry.origin === 'service' ? true : undefined,
+      });
+    }
+    expect(ERROR_CODES.filter((c) => ERROR_CATALOGUE[c].origin === 'service').sort()).toEqual([
+      'conflict',
+      'forbidden',
+      'idempotency_key_reused',
+      'not_found',
+      'rate_limited',
+      'service_unavailable',
+    ]);
+  });
+
   it('renders the envelope: details only on validation_error', () => {
     expect(new ServiceError('daily_limit_exceeded').toBody()).toEqual({
       error: 'daily_limit_exceeded',

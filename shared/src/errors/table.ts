@@ -7,10 +7,14 @@ export const TABLE_END = '<!-- error-table:end -->';
 /** The catalogue as the Markdown table that docs/errors.md carries. */
 export function errorTableMarkdown(): string {
   const rows = ERROR_CODES.map((code) => {
-    const e = ERROR_CATALOGUE[code];
-    return `| \`${code}\` | ${e.status} | ${e.origin} | ${e.message} |`;
+    const e: { status: number; origin: string; message: string; why?: string } = ERROR_CATALOGUE[code];
+    return `| \`${code}\` | ${e.status} | ${e.origin} | ${e.message} | ${e.why ?? ''} |`;
   });
-  return ['| code | HTTP status | origin | message |', '|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| code | HTTP status | origin | message | why an extension (service codes) |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** Replaces the generated table in a document's text. */

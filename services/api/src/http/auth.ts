@@ -1,8 +1,12 @@
 /**
  * Agent authentication: `Authorization: Bearer <api key>`. The key is checked for our prefix and
- * checksum first (a typo costs no lookup), then its digest against the agent's current one, in
- * constant time; then the agent's rate limit is counted. Reads trust the agent views (milliseconds behind the log); every operation that
- * moves money checks the key again on the write model, so a rotated or revoked key moves nothing.
+ * checksum first (a typo costs no lookup), then its digest against the agent's current one in the
+ * agent views, in constant time; then the agent's rate limit is counted. A key the views do not
+ * accept costs little more: the client's address must be within its allowance of failures, then the
+ * views are given a moment to apply the log as it is now (a key registered or rotated a moment ago)
+ * and asked again; the agent's stream is read only when the views are stuck (projector down). Every
+ * operation that moves money checks the key again on the write model, so a rotated or revoked key
+ * moves nothing.
  */
 import type { Request } from 'express';
 import {
@@ -16,8 +20,17 @@ import {
   type Context,
   type ReadModelStore,
 } from '@tokenops/shared';
-import { agentView, type AgentView } from '@tokenops/projections';
-import type { AgentRateLimit } from './rate-limit';
+import { agentView, projectedPast, type AgentView } from '@tokenops/projections';
+import type { AgentRateLimit, ClientRateLimit } from './rate-limit';
+
+/** How long a key the views do not know waits for them to apply the log as it is now. */
+const CATCH_UP_MS = 500;
+
+interface AuthDeps {
+  views: ReadModelStore;
+  ctx: Context;
+  clientLimit: ClientRateLimit;
+}
 
 export function bearer(req: Request): string | undefined {
   const header = req.header('authorization');
@@ -39,25 +52,31 @@ function parseKey(key: string): ReturnType<typeof readApiKey> {
 
 export async function authenticateAgent(
   req: Request,
-  deps: { views: ReadModelStore; ctx: Context; rateLimit: AgentRateLimit },
+  deps: AuthDeps & { rateLimit: AgentRateLimit },
 ): Promise<{ caller: Caller; view: AgentView }> {
   const found = await identify(req, deps);
   await deps.rateLimit.consume(found.caller.agentId, req.res!);
   return found;
 }
 
-async function identify(
-  req: Request,
-  deps: { views: ReadModelStore; ctx: Context },
-): Promise<{ caller: Caller; view: AgentView }> {
+async function identify(req: Request, deps: AuthDeps): Promise<{ caller: Caller; view: AgentView }> {
   const key = bearer(req);
   const parsed = key ? parseKey(key) : undefined;
   if (!parsed) throw new ServiceError('unauthorized');
   const caller = { agentId: parsed.agentId, keyDigest: parsed.digest };
+  const accepts = (view: AgentView | undefined): view is AgentView =>
+    view !== undefined && view.status === 'active' && sameDigest(view.api_key_hash, parsed.digest);
   const view = await agentView(deps.views, parsed.agentId);
-  if (view && view.status === 'active' && sameDigest(view.api_key_hash, parsed.digest))
-    return { caller, view };
-  // The views may not know yet (an agent registered, or a key rotated, a moment ago): ask the log.
+  if (accepts(view)) return { caller, view };
+  // Not a key the views accept. An address over its allowance of failures goes no further.
+  await deps.clientLimit.check(req);
+  // The views may not know yet (an agent registered, or a key rotated, a moment ago).
+  if (await projectedPast(deps.views, await deps.ctx.store.headPosition(), CATCH_UP_MS)) {
+    const current = await agentView(deps.views, parsed.agentId);
+    if (accepts(current)) return { caller, view: current };
+    throw new ServiceError('unauthorized');
+  }
+  // The views are stuck: the log decides.
   const { state } = await deps.ctx.agents.load(streams.agent(parsed.agentId));
   if (!acceptsKey(state, parsed.digest)) throw new ServiceError('unauthorized');
   return {

@@ -1,12 +1,13 @@
 /**
- * The HTTP edge: request ids and access logs, JSON bodies read without float loss (lossless-json),
- * the body size limit (413), the content type, the error envelope for everything that goes wrong,
- * and responses written from exact decimals.
+ * The HTTP edge: request ids and access logs, JSON bodies read without float loss (lossless-json) and
+ * as strict UTF-8, the body size limit, the content type, the error envelope for everything that goes
+ * wrong (failed authentication counted per client address), and responses written from exact decimals.
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
   ServiceError,
+  decodeUtf8,
   parseJson,
   responseViolations,
   stringifyJson,
@@ -15,6 +16,7 @@ import {
   type SchemaName,
 } from '@tokenops/shared';
 import type { Logger, Metrics } from '@tokenops/shared';
+import { AUTHENTICATION_FAILURES, type ClientRateLimit } from './rate-limit';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -49,12 +51,20 @@ export function requestContext(logger: Logger, metrics?: Metrics): RequestHandle
   };
 }
 
-/** Reads a JSON body: application/json, at most 64 KiB, valid JSON; each failure in the envelope. */
+const tooLarge = () =>
+  validationError(
+    [{ path: '', issue: `the body is over ${MAX_BODY_BYTES} bytes` }],
+    `Send a body of at most ${MAX_BODY_BYTES} bytes.`,
+  );
+
+/**
+ * Reads a JSON body: application/json, at most 64 KiB, valid UTF-8, valid JSON, every string storable;
+ * each failure is validation_error.
+ */
 export const jsonBody: RequestHandler = (req, _res, next) => {
   if (req.method === 'GET' || req.method === 'DELETE') return next();
   const declared = Number(req.header('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES)
-    return next(new ServiceError('payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes.`));
+  if (declared > MAX_BODY_BYTES) return next(tooLarge());
   const type = req.header('content-type') ?? '';
   const chunks: Buffer[] = [];
   let size = 0;
@@ -63,7 +73,7 @@ export const jsonBody: RequestHandler = (req, _res, next) => {
     size += chunk.length;
     if (size > MAX_BODY_BYTES && !failed) {
       failed = true;
-      next(new ServiceError('payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes.`));
+      next(tooLarge());
     } else if (!failed) chunks.push(chunk);
   });
   req.on('error', (err) => {
@@ -71,20 +81,20 @@ export const jsonBody: RequestHandler = (req, _res, next) => {
   });
   req.on('end', () => {
     if (failed) return;
-    const text = Buffer.concat(chunks).toString('utf8');
-    if (text.trim() === '' && !type) {
-      req.json = {};
-      return next();
-    }
-    if (!/^application\/json\b/i.test(type)) {
-      return next(
-        validationError(
-          [{ path: '', issue: 'the body must be JSON, sent with Content-Type: application/json' }],
-          'Send the body as application/json.',
-        ),
-      );
-    }
     try {
+      const text = decodeUtf8(Buffer.concat(chunks));
+      if (text.trim() === '' && !type) {
+        req.json = {};
+        return next();
+      }
+      if (!/^application\/json\b/i.test(type)) {
+        return next(
+          validationError(
+            [{ path: '', issue: 'the body must be JSON, sent with Content-Type: application/json' }],
+            'Send the body as application/json.',
+          ),
+        );
+      }
       req.json = parseJson(text);
       next();
     } catch (err) {
@@ -124,25 +134,56 @@ export function send(
 export const notFound: RequestHandler = (req, _res, next) =>
   next(new ServiceError('not_found', `No route ${req.method} ${req.path}.`));
 
-/** Everything that went wrong, as the envelope. A ServiceError keeps its code; anything else is internal_error, its text only in the log. */
-export function errorHandler(logger: Logger) {
+/** A failure of the HTTP layer itself (Express, its router): its status, when it has a 4xx one. */
+function httpStatusOf(err: unknown): number | undefined {
+  const e = err as { status?: unknown; statusCode?: unknown } | undefined;
+  const status = typeof e?.status === 'number' ? e.status : e?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+/**
+ * Everything that went wrong, as the envelope. A ServiceError keeps its code; a 4xx of the HTTP layer
+ * (a path that does not decode, a body too large) is validation_error; anything else is
+ * internal_error (or service_unavailable), its text only in the log. A failed authentication counts
+ * against the client's address, and past the limit the answer is rate_limited instead.
+ */
+export function errorHandler(logger: Logger, clientLimit?: ClientRateLimit) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    let error: ServiceError;
-    if (err instanceof ServiceError) error = err;
-    else if ((err as { type?: string }).type === 'entity.too.large')
-      error = new ServiceError('payload_too_large');
-    else {
-      logger.error('unhandled error', {
-        request_id: req.id,
-        error: err instanceof Error ? err.stack : String(err),
-      });
-      error = new ServiceError(isUnavailable(err) ? 'service_unavailable' : 'internal_error');
-    }
-    if (error.code === 'rate_limited' || error.code === 'service_unavailable')
-      res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
-    if (res.headersSent) return;
-    res.status(error.status).type('application/json').send(stringifyJson(error.toBody()));
+    void answerError(err, req, res, logger, clientLimit).catch((failure: unknown) => {
+      logger.error('error handler failed', { request_id: req.id, error: String(failure) });
+      if (!res.headersSent) res.status(500).end();
+    });
   };
+}
+
+async function answerError(
+  err: unknown,
+  req: Request,
+  res: Response,
+  logger: Logger,
+  clientLimit: ClientRateLimit | undefined,
+): Promise<void> {
+  let error: ServiceError;
+  const httpStatus = httpStatusOf(err);
+  if (err instanceof ServiceError) error = err;
+  else if (httpStatus === 413 || (err as { type?: string }).type === 'entity.too.large') error = tooLarge();
+  else if (httpStatus !== undefined) {
+    error = validationError([
+      { path: '', issue: `the request is malformed: ${(err as Error).message ?? 'unreadable'}` },
+    ]);
+  } else {
+    logger.error('unhandled error', {
+      request_id: req.id,
+      error: err instanceof Error ? err.stack : String(err),
+    });
+    error = new ServiceError(isUnavailable(err) ? 'service_unavailable' : 'internal_error');
+  }
+  if (clientLimit && AUTHENTICATION_FAILURES.has(error.code))
+    error = (await clientLimit.failed(req)) ?? error;
+  if (error.code === 'rate_limited' || error.code === 'service_unavailable')
+    res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
+  if (res.headersSent) return;
+  res.status(error.status).type('application/json').send(stringifyJson(error.toBody()));
 }
 
 /**

@@ -1,8 +1,19 @@
 /**
- * The per-agent rate limit: 60 requests a minute, counted for each agent alone; on the server
- * topology the client alternates between the API instances, so the count is shown to be shared.
+ * The per-agent rate limit: 60 requests a minute, counted for each agent alone; and the limit on
+ * failed authentication per client address. On the server topology the client alternates between
+ * the API instances, so the counts are shown to be shared.
  */
+import bs58 from 'bs58';
+import { randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import type { Context } from '@tokenops/shared';
 import { startWorld, type World } from '../testing/harness';
+
+/** A key in our format, checksum right, for a real agent, with a secret that is not its own. */
+function forgedKey(agentId: string): string {
+  const body = `aw_${bs58.encode(Buffer.concat([bs58.decode(agentId), randomBytes(32)]))}`;
+  return `${body}_${crc32(body).toString(16).padStart(8, '0')}`;
+}
 
 let world: World;
 beforeAll(async () => {
@@ -52,5 +63,83 @@ describe('the rate limit', () => {
     const good = await world.client.call('GET', '/api/v1/limits', { token: agent.key });
     expect(good.status).toBe(200);
     expect(good.headers.get('ratelimit-remaining')).toBe('59');
+  });
+});
+
+describe('failed authentication, per client address', () => {
+  let strict: World;
+  beforeAll(async () => {
+    strict = await startWorld({ unauthenticatedRateLimitPerMinute: 5 });
+  });
+  afterAll(async () => strict.close());
+
+  it('answers 5 failures a minute from one address, then 429 with Retry-After before any lookup; agents with a key go on', async () => {
+    const agent = await strict.agent({}, 0);
+    const codes = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        strict.client.call('POST', '/api/v1/register', { body: { invitation_code: 'inv_nope_00000000' } }),
+      ),
+    );
+    expect(codes.map((r) => r.body.error)).toEqual(Array(5).fill('invalid_invitation_code'));
+
+    const refused = await strict.client.call('POST', '/api/v1/register', {
+      body: { invitation_code: 'inv_nope_00000000' },
+    });
+    expect({ status: refused.status, error: refused.body.error }).toEqual({
+      status: 429,
+      error: 'rate_limited',
+    });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+
+    // The same address, other kinds of failure: refused as well.
+    for (const token of [undefined, 'aw_nope_00000000', forgedKey(agent.id)]) {
+      const r = await strict.client.call('GET', '/api/v1/limits', { ...(token && { token }) });
+      expect({ status: r.status, error: r.body.error }).toEqual({ status: 429, error: 'rate_limited' });
+    }
+    const signIn = await strict.client.call('GET', `/api/v1/orchestrator/groups/${strict.groupId}`, {
+      token: 'not-a-jwt',
+    });
+    expect(signIn.status).toBe(429);
+
+    // A request that authenticates is not refused for its address.
+    expect((await strict.client.call('GET', '/api/v1/limits', { token: agent.key })).status).toBe(200);
+    expect(
+      (
+        await strict.client.call('GET', `/api/v1/orchestrator/groups/${strict.groupId}`, {
+          token: strict.operator.token,
+        })
+      ).status,
+    ).toBe(200);
+  });
+});
+
+describe('a key the views do not accept', () => {
+  it('is refused without reading the agent’s stream from the log', async () => {
+    const agent = await world.agent({}, 0);
+    // Embedded only: the test reaches the service's own context (on the topology it is another process).
+    const agents = (world.service.ctx as Partial<Context>).agents;
+    if (!agents) return;
+    const load = jest.spyOn(agents, 'load');
+    try {
+      const r = await world.client.call('GET', '/api/v1/limits', { token: forgedKey(agent.id) });
+      expect({ status: r.status, error: r.body.error }).toEqual({ status: 401, error: 'unauthorized' });
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+    }
+  });
+
+  it('of an agent registered a moment ago is accepted as soon as the views have it', async () => {
+    const inv = await world.client.call<{ invitation_code: string }>(
+      'POST',
+      `/api/v1/orchestrator/groups/${world.groupId}/invitations`,
+      { token: world.operator.token, body: {} },
+    );
+    const reg = await world.client.call<{ api_key: string }>('POST', '/api/v1/register', {
+      body: { invitation_code: inv.body.invitation_code },
+    });
+    expect((await world.client.call('GET', '/api/v1/limits', { token: reg.body.api_key })).status).toBe(200);
   });
 });

@@ -1,11 +1,12 @@
 /**
- * The per-agent rate limit (60 requests a minute by default), counted with rate-limiter-flexible: in
- * Redis when several API instances share it, in process for the embedded default. Every answer to an
- * authenticated agent carries the RateLimit headers (IETF draft: limit, remaining, seconds to reset);
- * a refusal is 429 rate_limited with Retry-After.
+ * The rate limits, counted with rate-limiter-flexible: in Redis when several API instances share
+ * them, in process for the embedded default. Per agent (60 requests a minute by default): every
+ * answer to an authenticated agent carries the RateLimit headers (IETF draft: limit, remaining,
+ * seconds to reset). Per client address, for failed authentication (30 a minute by default). A
+ * refusal is 429 rate_limited with Retry-After.
  */
 import type Redis from 'ioredis';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -62,3 +63,72 @@ export class AgentRateLimit {
     res.setHeader('RateLimit-Policy', `${this.perMinute};w=60`);
   }
 }
+
+/**
+ * The limit on failed authentication, per client address, before anything is looked up: requests
+ * whose key, invitation code, wallet signature or operator token is missing or wrong. Each such
+ * failure counts one; past `perMinute` failures in a minute, the address is answered 429
+ * rate_limited (with Retry-After) for the rest of the minute on the routes that authenticate, before
+ * any lookup: a guessing run costs the service at most `perMinute` lookups a minute per address.
+ * Requests that authenticate are not counted here (they have the per-agent limit), so agents behind
+ * one address are not refused for being many. In Redis across instances (server), in process
+ * (embedded). The counter's key carries the limit, so instances configured alike share one count.
+ */
+export class ClientRateLimit {
+  private constructor(
+    private readonly limiter: RateLimiterAbstract,
+    readonly perMinute: number,
+  ) {}
+
+  static inProcess(perMinute: number): ClientRateLimit {
+    return new ClientRateLimit(new RateLimiterMemory({ points: perMinute, duration: 60 }), perMinute);
+  }
+
+  static shared(redis: Redis, prefix: string, perMinute: number): ClientRateLimit {
+    return new ClientRateLimit(
+      new RateLimiterRedis({
+        storeClient: redis,
+        keyPrefix: `${prefix}:auth-failures:${perMinute}`,
+        points: perMinute,
+        duration: 60,
+      }),
+      perMinute,
+    );
+  }
+
+  /** Throws rate_limited when the client has used up its failures this minute (before costly work). */
+  async check(req: Request): Promise<void> {
+    // The counter's store unreachable: decide without it (the request meets the store's outage anyway).
+    const state = await this.limiter.get(clientAddress(req)).catch(() => null);
+    if (state && state.consumedPoints >= this.perMinute) throw this.refusal(state.msBeforeNext);
+  }
+
+  /** Counts one failed authentication; the refusal to answer instead, once the client is over the limit. */
+  async failed(req: Request): Promise<ServiceError | undefined> {
+    try {
+      await this.limiter.consume(clientAddress(req));
+      return undefined;
+    } catch (err) {
+      return err instanceof RateLimiterRes ? this.refusal(err.msBeforeNext) : undefined;
+    }
+  }
+
+  private refusal(msBeforeNext: number): ServiceError {
+    const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    return new ServiceError(
+      'rate_limited',
+      `More than ${this.perMinute} failed authentications from this address in a minute. Retry after ${retryAfterSeconds} s.`,
+      undefined,
+      retryAfterSeconds,
+    );
+  }
+}
+
+/** The client's address: the peer, or the one the trusted proxies name (Express's `trust proxy`). */
+export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+/** The answers that are a failed authentication: counted per client address. */
+export const AUTHENTICATION_FAILURES: ReadonlySet<string> = new Set([
+  'unauthorized',
+  'invalid_invitation_code',
+]);

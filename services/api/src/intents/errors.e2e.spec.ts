@@ -158,12 +158,16 @@ describe('the HTTP edge', () => {
       details: [{ path: '/admin', issue: 'unknown property "admin"' }],
     });
   });
-  it('answers an oversized body with 413 in the envelope', async () => {
+  it('answers an oversized body with validation_error (a listed code) in the envelope', async () => {
     const big = await world.client.call('POST', '/api/v1/register', {
       body: { invitation_code: 'x'.repeat(70_000) },
     });
-    expect(big.status).toBe(413);
-    expect(big.body.error).toBe('payload_too_large');
+    expect(big.status).toBe(400);
+    expect(big.body).toEqual({
+      error: 'validation_error',
+      message: expect.any(String),
+      details: [{ path: '', issue: 'the body is over 65536 bytes' }],
+    });
   });
   it('never answers a stack trace: a number too big for a float stays exact and is refused cleanly', async () => {
     const r = await world.client.call('POST', '/api/v1/transfer', {
@@ -178,5 +182,82 @@ describe('the HTTP edge', () => {
   it('serves health and readiness', async () => {
     expect((await world.client.call('GET', '/healthz')).status).toBe(200);
     expect((await world.client.call('GET', '/readyz')).body).toEqual({ status: 'ready' });
+  });
+});
+
+describe('text the log cannot store, and bytes that are not text', () => {
+  /** The agent's stream as it stands (the write model): a refused request must not move it. */
+  const agentStream = async () =>
+    (await world.service.ctx.store.readAll({ maxCount: 1_000_000 })).filter(
+      (e) => e.stream === `agent-${agent.id}`,
+    ).length;
+
+  it.each([
+    ['memo', { memo: 'pay\u0000ment' }],
+    ['task_id', { task_id: '\ud800' }],
+    ['idempotency_key', { idempotency_key: 'k\u0000' }],
+    ['an unknown field', { note: 'x\udfff' }],
+  ])(
+    'a transfer with U+0000 or a lone surrogate in %s is validation_error there, and nothing moves',
+    async (_field, extra) => {
+      const before = await agentStream();
+      const r = await transfer({ to: peer.id, amount: 1, ...extra });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({
+        error: 'validation_error',
+        message: expect.any(String),
+        details: [{ path: `/${Object.keys(extra)[0]}`, issue: expect.any(String) }],
+      });
+      expect(await agentStream()).toBe(before);
+    },
+  );
+
+  it('refuses it in register, simulate and a query too', async () => {
+    const reg = await world.client.call('POST', '/api/v1/register', {
+      body: { invitation_code: 'inv_\u0000' },
+    });
+    expect(reg.body.details).toEqual([{ path: '/invitation_code', issue: expect.any(String) }]);
+    const sim = await world.client.call('POST', '/api/v1/intents/simulate', {
+      token: agent.key,
+      body: { amount: 1, to: `${peer.id.slice(0, -1)}\u0000` },
+    });
+    expect(sim.body.details).toEqual([{ path: '/to', issue: expect.stringContaining('U+0000') }]);
+    const history = await world.client.call('GET', '/api/v1/history?limit=%00', { token: agent.key });
+    expect(history.status).toBe(400);
+    expect(history.body.error).toBe('validation_error');
+  });
+
+  it('refuses a body that is not valid UTF-8, rather than reading U+FFFD into it', async () => {
+    const before = await agentStream();
+    const body = Buffer.concat([
+      Buffer.from(`{"to":"${peer.id}","amount":1,"idempotency_key":"${key()}","memo":"caf`),
+      Buffer.from([0xe9]), // Latin-1 é: not UTF-8
+      Buffer.from('"}'),
+    ]);
+    const res = await fetch(`${world.client.url}/api/v1/transfer`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent.key}`, 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: 'validation_error',
+      message: expect.any(String),
+      details: [{ path: '', issue: 'the body is not valid UTF-8' }],
+    });
+    expect(await agentStream()).toBe(before);
+  });
+
+  it('counts the memo in UTF-8 bytes: 200 pass, 201 (in 51 characters) do not', async () => {
+    const sender = await world.agent({}, 100);
+    const over = await transfer({ to: peer.id, amount: 1, memo: `${'🚀'.repeat(50)}x` }, sender.key);
+    expect(over.status).toBe(400);
+    expect(over.body.details).toEqual([{ path: '/memo', issue: 'must be at most 200 bytes in UTF-8' }]);
+    const memo = '🚀'.repeat(50);
+    expect((await transfer({ to: peer.id, amount: 1, memo }, sender.key)).status).toBe(200);
+    const history = await world.client.call<{ transactions: { memo?: string }[] }>('GET', '/api/v1/history', {
+      token: sender.key,
+    });
+    expect(history.body.transactions.map((t) => t.memo)).toEqual([memo]);
   });
 });

@@ -57,6 +57,8 @@ it('creates a group, allow-lists a recipient, invites an agent whose code regist
     body: { invitation_code: invited.invitation_code },
   });
   expect(registered.status).toBe(200);
+  const funded = JSON.parse(await cli('--json', 'airdrop', recipient, '5')) as { amount: number };
+  expect(funded.amount).toBe(5); // the airdrop signs in: it is an operator's
   const shown = await cli('group', 'show', group.group_config_pda);
   expect(shown).toContain(`address: ${recipient}`);
   expect(shown).toContain('label: supplier');

@@ -14,7 +14,15 @@ import {
   fromBaseUnits,
   validationError,
   venueListing,
+  validate,
+  type AirdropRequest,
+  type ChallengeRequest,
+  type CreateGroupRequest,
+  type InvitationRequest,
+  type LimitsChangeRequest,
+  type TokenRequest,
   type WebhookRequest,
+  type WhitelistRequest,
 } from '@tokenops/shared';
 import { projectionAt } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
@@ -22,30 +30,19 @@ import { bearer } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
 import { registerWebhook } from '../webhooks/subscriptions';
 
-type Json = Record<string, unknown>;
+type Limits = Pick<LimitsChangeRequest, 'per_tx_limit' | 'daily_limit' | 'hourly_tx_cap'>;
 
-function object(req: Request): Json {
-  const body = req.json ?? {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw validationError([{ path: '', issue: 'must be a JSON object' }]);
-  return body as Json;
-}
-
-const limitsInput = (b: Json) => ({
+const limitsInput = (b: Limits): Limits => ({
   ...(b.per_tx_limit !== undefined && { per_tx_limit: b.per_tx_limit }),
   ...(b.daily_limit !== undefined && { daily_limit: b.daily_limit }),
   ...(b.hourly_tx_cap !== undefined && { hourly_tx_cap: b.hourly_tx_cap }),
 });
 
-const optionalText = (b: Json, field: string): string | undefined => {
-  const v = b[field];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v.length > 100)
-    throw validationError([{ path: `/${field}`, issue: 'must be a string of at most 100 characters' }]);
-  return v;
-};
-
-/** The operator surface (design.md): wallet sign-in, groups, allow-list, invitations, agents. */
+/**
+ * The operator surface (design.md): wallet sign-in, groups, allow-list, invitations, agents. Every
+ * body and every path parameter passes its schema (operator-schemas.ts) before anything is read or
+ * written.
+ */
 export function orchestratorRoutes(deps: ApiDeps): Router {
   const router = Router();
   const ok = (res: Parameters<typeof send>[0], body: unknown, status = 200) =>
@@ -56,38 +53,42 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     await projectionAt(deps.ctx.store, deps.views).catch(() => undefined);
     return result;
   };
+  // Path parameters: each an identifier; U+0000 or a lone surrogate is refused like any string.
+  for (const name of ['group', 'agent', 'entry'] as const)
+    router.param(name, (req, _res, next, value: string) => {
+      validate('PathParams', { [name]: value });
+      next();
+    });
+  const param = (req: Request, name: 'group' | 'agent' | 'entry'): string => req.params[name] as string;
 
   router.post('/orchestrator/auth/challenge', (req, res) =>
-    ok(res, deps.operators.challenge(object(req).wallet)),
+    ok(res, deps.operators.challenge(bodyOf<ChallengeRequest>(req, 'ChallengeRequest').wallet)),
   );
-  router.post('/orchestrator/auth/token', async (req, res) =>
-    ok(res, await deps.operators.token(object(req))),
-  );
+  router.post('/orchestrator/auth/token', async (req, res) => {
+    const body = bodyOf<TokenRequest>(req, 'TokenRequest');
+    await deps.clientLimit.check(req);
+    ok(res, await deps.operators.token(body));
+  });
 
   router.post('/orchestrator/groups', async (req, res) => {
     const w = await wallet(req);
     if (!deps.operators.mayCreateGroups(w))
       throw new ServiceError('forbidden', 'This wallet may not create groups (ORCHESTRATOR_WALLETS).');
-    const b = object(req);
-    ok(
-      res,
-      await createGroup(deps.ctx, w, { limits: limitsInput((b.default_limits as Json | undefined) ?? b) }),
-      201,
-    );
+    const b = bodyOf<CreateGroupRequest>(req, 'CreateGroupRequest');
+    ok(res, await createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) }), 201);
   });
   router.get('/orchestrator/groups/:group', async (req, res) =>
-    ok(res, await describeGroup(deps.ctx, await wallet(req), req.params.group as string)),
+    ok(res, await describeGroup(deps.ctx, await wallet(req), param(req, 'group'))),
   );
   router.post('/orchestrator/groups/:group/whitelist', async (req, res) => {
-    const b = object(req);
-    if (typeof b.address !== 'string') throw validationError([{ path: '/address', issue: 'is required' }]);
-    const label = optionalText(b, 'label');
+    const w = await wallet(req);
+    const b = bodyOf<WhitelistRequest>(req, 'WhitelistRequest');
     ok(
       res,
-      await addWhitelistEntry(deps.ctx, await wallet(req), req.params.group as string, {
+      await addWhitelistEntry(deps.ctx, w, param(req, 'group'), {
         address: b.address,
-        type: b.type as 1,
-        ...(label !== undefined && { label }),
+        type: b.type,
+        ...(b.label !== undefined && { label: b.label }),
         ...(b.approved_amount !== undefined && { approved_amount: b.approved_amount }),
         ...(b.ttl_seconds !== undefined && { ttl_seconds: b.ttl_seconds }),
       }),
@@ -97,48 +98,44 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
   router.delete('/orchestrator/groups/:group/whitelist/:entry', async (req, res) =>
     ok(
       res,
-      await removeWhitelistEntry(
-        deps.ctx,
-        await wallet(req),
-        req.params.group as string,
-        req.params.entry as string,
-      ),
+      await removeWhitelistEntry(deps.ctx, await wallet(req), param(req, 'group'), param(req, 'entry')),
     ),
   );
   router.post('/orchestrator/groups/:group/invitations', async (req, res) => {
-    const b = object(req);
-    const label = optionalText(b, 'label');
+    const w = await wallet(req);
+    const b = bodyOf<InvitationRequest>(req, 'InvitationRequest');
     res.setHeader('cache-control', 'no-store');
     ok(
       res,
-      await invite(deps.ctx, await wallet(req), req.params.group as string, {
+      await invite(deps.ctx, w, param(req, 'group'), {
         limits: limitsInput(b),
-        ...(label !== undefined && { label }),
+        ...(b.label !== undefined && { label: b.label }),
       }),
       201,
     );
   });
-  router.patch('/orchestrator/agents/:agent/limits', async (req, res) =>
-    ok(
-      res,
-      await visible(
-        await changeLimits(deps.ctx, await wallet(req), req.params.agent as string, limitsInput(object(req))),
-      ),
-    ),
-  );
-  router.post('/orchestrator/agents/:agent/revoke', async (req, res) =>
-    ok(res, await visible(await revoke(deps.ctx, await wallet(req), req.params.agent as string))),
-  );
+  router.patch('/orchestrator/agents/:agent/limits', async (req, res) => {
+    const w = await wallet(req);
+    const b = bodyOf<LimitsChangeRequest>(req, 'LimitsChangeRequest');
+    ok(res, await visible(await changeLimits(deps.ctx, w, param(req, 'agent'), limitsInput(b))));
+  });
+  router.post('/orchestrator/agents/:agent/revoke', async (req, res) => {
+    const w = await wallet(req);
+    bodyOf(req, 'EmptyRequest');
+    ok(res, await visible(await revoke(deps.ctx, w, param(req, 'agent'))));
+  });
   router.post('/orchestrator/agents/:agent/rotate-key', async (req, res) => {
+    const w = await wallet(req);
+    bodyOf(req, 'EmptyRequest');
     res.setHeader('cache-control', 'no-store');
-    ok(res, await visible(await rotateKey(deps.ctx, await wallet(req), req.params.agent as string)));
+    ok(res, await visible(await rotateKey(deps.ctx, w, param(req, 'agent'))));
   });
   router.post('/orchestrator/groups/:group/webhooks', async (req, res) => {
     const w = await wallet(req);
-    await describeGroup(deps.ctx, w, req.params.group as string); // owns it
+    await describeGroup(deps.ctx, w, param(req, 'group')); // owns it
     const body = bodyOf<WebhookRequest>(req, 'WebhookRequest');
     res.setHeader('cache-control', 'no-store');
-    ok(res, await registerWebhook(deps.ctx, { groupId: req.params.group as string }, body), 201);
+    ok(res, await registerWebhook(deps.ctx, { groupId: param(req, 'group') }, body), 201);
   });
 
   router.get('/tokens', (_req, res) =>
@@ -164,16 +161,17 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
       })),
     });
   });
+  // The local chain only: an operator mints demo tokens to an address, as an outside payer would.
   router.post('/dev/airdrop', async (req, res) => {
-    const b = object(req);
-    if (typeof b.to !== 'string') throw validationError([{ path: '/to', issue: 'is required' }]);
-    if (b.mint !== undefined && typeof b.mint !== 'string')
-      throw validationError([{ path: '/mint', issue: 'must be a string' }]);
+    const w = await wallet(req);
+    if (!deps.operators.mayCreateGroups(w))
+      throw new ServiceError('forbidden', 'This wallet is not an operator (ORCHESTRATOR_WALLETS).');
+    const b = bodyOf<AirdropRequest>(req, 'AirdropRequest');
     ok(
       res,
       await airdrop(deps.ctx, {
         to: b.to,
-        ...(b.mint !== undefined && { mint: b.mint as string }),
+        ...(b.mint !== undefined && { mint: b.mint }),
         amount: b.amount,
       }),
     );

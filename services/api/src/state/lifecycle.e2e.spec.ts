@@ -259,7 +259,10 @@ describe('a restart of the embedded service', () => {
       ).body;
     const a = await invite();
     const b = await invite();
-    await client.call('POST', '/api/v1/dev/airdrop', { body: { to: a.agent_wallet_pda, amount: 100 } });
+    await client.call('POST', '/api/v1/dev/airdrop', {
+      token: operator.token,
+      body: { to: a.agent_wallet_pda, amount: 100 },
+    });
     const keyA = (
       await client.call<{ api_key: string }>('POST', '/api/v1/register', {
         body: { invitation_code: a.invitation_code },

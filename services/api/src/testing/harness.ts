@@ -95,7 +95,15 @@ export interface WorldOptions {
   vendorBudget?: number;
   outcomeTimeoutMs?: number;
   rateLimitPerMinute?: number;
+  /**
+   * Failed authentications a client address may make in a minute. Every test client is 127.0.0.1, so
+   * the harness's default is high (HARNESS_UNAUTHENTICATED_LIMIT): a suite that needs the limit sets it.
+   */
+  unauthenticatedRateLimitPerMinute?: number;
 }
+
+/** The harness's allowance of failed authentications per minute, unless a world asks for another. */
+export const HARNESS_UNAUTHENTICATED_LIMIT = 100_000;
 
 /** Where a running topology is: its API instances and the environment its processes share. */
 export interface StackInfo {
@@ -125,17 +133,22 @@ async function startService(
       checkResponses: true,
       ...(options.outcomeTimeoutMs && { outcomeTimeoutMs: options.outcomeTimeoutMs }),
       ...(options.rateLimitPerMinute && { rateLimitPerMinute: options.rateLimitPerMinute }),
+      unauthenticatedRateLimitPerMinute:
+        options.unauthenticatedRateLimitPerMinute ?? HARNESS_UNAUTHENTICATED_LIMIT,
     });
     return { service, urls: [service.url], close: () => service.close() };
   }
   // Settings of the API differ from the shared instances': two more instances with them.
   const own: Proc[] = [];
   let urls = topology.apis;
-  if (options.outcomeTimeoutMs || options.rateLimitPerMinute) {
+  if (options.outcomeTimeoutMs || options.rateLimitPerMinute || options.unauthenticatedRateLimitPerMinute) {
     const env = {
       ...topology.env,
       ...(options.outcomeTimeoutMs && { OUTCOME_TIMEOUT_MS: String(options.outcomeTimeoutMs) }),
       ...(options.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute) }),
+      ...(options.unauthenticatedRateLimitPerMinute && {
+        UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(options.unauthenticatedRateLimitPerMinute),
+      }),
     };
     for (let i = 0; i < 2; i++)
       own.push(
@@ -197,6 +210,7 @@ export async function startWorld(options: WorldOptions = {}, topology = stack())
       if (inv.status !== 201) throw new Error(`invite failed: ${JSON.stringify(inv.body)}`);
       if (funds > 0)
         await client.call('POST', '/api/v1/dev/airdrop', {
+          token: operator.token,
           body: { to: inv.body.agent_wallet_pda, amount: funds },
         });
       const reg = await client.call<{ api_key: string; agent_wallet_pda: string }>(

@@ -3,6 +3,7 @@
  * two executors, one projector, the chain node, as separate processes) and hands its addresses to
  * the test workers through the environment; the harness then runs the agent end-to-end suite on it.
  */
+import { HARNESS_UNAUTHENTICATED_LIMIT } from './harness';
 import { Topology } from './topology';
 
 export default async function setup(): Promise<void> {
@@ -10,7 +11,11 @@ export default async function setup(): Promise<void> {
     apis: 2,
     executors: 2,
     projectors: 1,
-    env: { CHECK_RESPONSES: 'true' },
+    // Every test client is 127.0.0.1: the suites share the allowance of failed authentications.
+    env: {
+      CHECK_RESPONSES: 'true',
+      UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(HARNESS_UNAUTHENTICATED_LIMIT),
+    },
   }).start();
   (globalThis as { topology?: Topology }).topology = topology;
   process.env.TOKENOPS_STACK = JSON.stringify({

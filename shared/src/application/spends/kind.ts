@@ -7,7 +7,7 @@
 import type Big from 'big.js';
 import type { Instruction } from '@solana/kit';
 import type { Signer } from '../../chain/keys';
-import type { SchemaName } from '../../contract/schemas';
+import type { SchemaName } from '../../contract/validator';
 import type { Action, IntentConfirmed, IntentData, IntentParams } from '../../domain/events';
 import type { GroupState } from '../../domain/group';
 import type { ErrorCode } from '../../errors';

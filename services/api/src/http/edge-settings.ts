@@ -1,0 +1,32 @@
+/**
+ * The API's settings at the HTTP edge, read the same way by the embedded default (config.ts) and an
+ * API instance of the server topology (server.ts).
+ */
+import type { Env } from '@tokenops/shared';
+
+export interface EdgeSettings {
+  /** Failed authentications a client address may make in a minute (UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE). */
+  unauthenticatedPerMinute: number;
+  /** Where `/metrics` (with `/healthz`, `/readyz`) is served apart from the API: METRICS_PORT, METRICS_HOST. */
+  metricsListener?: { port: number; host: string };
+  /** `/metrics` on the API's own port, to this bearer token only (METRICS_TOKEN). */
+  metricsToken?: string;
+  /** Proxies in front of the API whose X-Forwarded-For names the client (TRUST_PROXY_HOPS). */
+  trustProxyHops: number;
+}
+
+export function readEdgeSettings(env: Env): EdgeSettings {
+  const unauthenticatedPerMinute = env.int('UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000);
+  const metricsPort = env.int('METRICS_PORT', 0, 0, 65535);
+  const metricsHost = env.text('METRICS_HOST', '127.0.0.1');
+  const metricsToken = env.raw('METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    env.problems.push('METRICS_TOKEN: expected at least 16 characters (e.g. `openssl rand -hex 16`)');
+  const trustProxyHops = env.int('TRUST_PROXY_HOPS', 0, 0, 10);
+  return {
+    unauthenticatedPerMinute,
+    ...(metricsPort > 0 && { metricsListener: { port: metricsPort, host: metricsHost } }),
+    ...(metricsToken !== undefined && { metricsToken }),
+    trustProxyHops,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The HTTP edge as a browser or a scanner sees it: the usual security headers on every answer, and
+ * the Prometheus metrics kept off the API's port unless a token is configured (or on a port of their
+ * own).
+ */
+import { randomBytes } from 'node:crypto';
+import { createLogger } from '@tokenops/shared';
+import { startEmbedded } from '../embedded';
+import { startWorld, type World } from '../testing/harness';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld();
+});
+afterAll(async () => world.close());
+
+describe('security headers (helmet)', () => {
+  it.each([
+    ['an answer', 'GET', '/api/v1/openapi.json'],
+    ['an error', 'GET', '/api/v1/limits'],
+    ['an unknown route', 'POST', '/nope'],
+    ['health', 'GET', '/healthz'],
+  ])('are on %s', async (_what, method, path) => {
+    const r = await world.client.call(method, path);
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(r.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+    expect(r.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
+    expect(r.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(r.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    expect(r.headers.get('x-powered-by')).toBeNull();
+  });
+});
+
+describe('metrics', () => {
+  it('are not on the API port by default', async () => {
+    const r = await world.client.call('GET', '/metrics');
+    expect({ status: r.status, error: r.body.error }).toEqual({ status: 404, error: 'not_found' });
+  });
+
+  it('are on the API port to METRICS_TOKEN only, and on METRICS_PORT', async () => {
+    const metricsToken = randomBytes(16).toString('hex');
+    const service = await startEmbedded({
+      port: 0,
+      keyEncryptionKey: randomBytes(32),
+      jwtSecret: randomBytes(32),
+      logger: createLogger('silent'),
+      metricsToken,
+      metricsListener: { port: 0, host: '127.0.0.1' },
+    });
+    try {
+      const scrape = (url: string, token?: string) =>
+        fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+      expect((await scrape(`${service.url}/metrics`)).status).toBe(401);
+      expect((await scrape(`${service.url}/metrics`, `${metricsToken}x`)).status).toBe(401);
+      const allowed = await scrape(`${service.url}/metrics`, metricsToken);
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toContain('tokenops_http_request_duration_seconds');
+      const own = await scrape(service.metricsUrl!);
+      expect(own.status).toBe(200);
+      expect(await own.text()).toContain('process_cpu_seconds_total');
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * The operator surface (wallet sign-in, groups, allow-list, invitations, agents, the local chain's
+ * airdrop) as JSON Schemas, checked by the same validator as the agent contract. Every number has
+ * bounds and every string a length, so nothing out of range reaches the domain or the log; the
+ * bodies take no unknown properties. Path parameters are checked by `PathParams`.
+ */
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { AmountInput, Identifier } from './schemas';
+
+/** The longest allow-list entry lifetime: ten years, in seconds. */
+export const MAX_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
+/** The largest hourly transaction cap an operator can set. */
+export const MAX_HOURLY_TX_CAP = 1_000_000;
+
+const Label = { type: 'string', minLength: 1, maxLength: 100 } as const;
+
+const LimitProperties = {
+  per_tx_limit: AmountInput,
+  daily_limit: AmountInput,
+  hourly_tx_cap: { type: 'integer', minimum: 0, maximum: MAX_HOURLY_TX_CAP },
+} as const;
+
+export const LimitsInputSchema = {
+  type: 'object',
+  properties: LimitProperties,
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** Every path parameter of the service: each is an identifier (group, agent, allow-list entry). */
+export const PathParams = {
+  type: 'object',
+  properties: { group: Identifier, agent: Identifier, entry: Identifier },
+} as const satisfies JSONSchema;
+
+export const ChallengeRequest = {
+  type: 'object',
+  properties: { wallet: Identifier },
+  required: ['wallet'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+export const TokenRequest = {
+  type: 'object',
+  properties: {
+    wallet: Identifier,
+    message: { type: 'string', minLength: 1, maxLength: 1024 },
+    signature: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' },
+  },
+  required: ['wallet', 'message', 'signature'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** A group: its default limits, at the top level or under `default_limits`. */
+export const CreateGroupRequest = {
+  type: 'object',
+  properties: { ...LimitProperties, default_limits: LimitsInputSchema },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+export const WhitelistRequest = {
+  type: 'object',
+  properties: {
+    address: Identifier,
+    type: {
+      type: 'integer',
+      enum: [1, 2],
+      description: '1: an external recipient (needs approved_amount and ttl_seconds); 2: a protocol.',
+    },
+    label: Label,
+    approved_amount: AmountInput,
+    ttl_seconds: { type: 'integer', minimum: 1, maximum: MAX_TTL_SECONDS },
+  },
+  required: ['address', 'type'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+export const InvitationRequest = {
+  type: 'object',
+  properties: { ...LimitProperties, label: Label },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** A change of an agent's limits: at least one of them. */
+export const LimitsChangeRequest = {
+  ...LimitsInputSchema,
+  minProperties: 1,
+} as const satisfies JSONSchema;
+
+/** Actions that take no input (revoke, rotate-key): an empty object, or no body. */
+export const EmptyRequest = {
+  type: 'object',
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+export const AirdropRequest = {
+  type: 'object',
+  properties: { to: Identifier, mint: Identifier, amount: AmountInput },
+  required: ['to', 'amount'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+export const OPERATOR_SCHEMAS = {
+  PathParams,
+  ChallengeRequest,
+  TokenRequest,
+  CreateGroupRequest,
+  WhitelistRequest,
+  InvitationRequest,
+  LimitsChangeRequest,
+  EmptyRequest,
+  AirdropRequest,
+} as const;
+
+type AmountValue = number | string;
+type Shape<S extends JSONSchema> = FromSchema<
+  S,
+  { deserialize: [{ pattern: { 'x-amount': true }; output: AmountValue }] }
+>;
+
+export type PathParams = Shape<typeof PathParams>;
+export type ChallengeRequest = Shape<typeof ChallengeRequest>;
+export type TokenRequest = Shape<typeof TokenRequest>;
+export type CreateGroupRequest = Shape<typeof CreateGroupRequest>;
+export type WhitelistRequest = Shape<typeof WhitelistRequest>;
+export type InvitationRequest = Shape<typeof InvitationRequest>;
+export type LimitsChangeRequest = Shape<typeof LimitsChangeRequest>;
+export type AirdropRequest = Shape<typeof AirdropRequest>;
