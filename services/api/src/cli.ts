@@ -208,6 +208,21 @@ export function program(): Command {
       call(g(), 'PATCH', `/orchestrator/agents/${agent}/limits`, limitsFrom(o), token),
     ),
   );
+  p.command('emergency-withdraw')
+    .description('revoke an agent and move every token it holds (venue positions redeemed first) to a wallet')
+    .argument('<agent>')
+    .option('--destination <wallet>', "where the tokens go (default: the operator's own wallet)")
+    .action(
+      authed(async (token, agent: string, o: { destination?: string }) =>
+        call(
+          g(),
+          'POST',
+          `/orchestrator/agents/${agent}/emergency-withdraw`,
+          o.destination ? { destination: o.destination } : {},
+          token,
+        ),
+      ),
+    );
   p.command('revoke')
     .description('revoke an agent: no further spending')
     .argument('<agent>')

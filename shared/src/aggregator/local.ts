@@ -16,6 +16,7 @@
  */
 import Big from 'big.js';
 import type { Chain, LocalChain } from '../chain/port';
+import { receiptSigner } from '../chain/local-fixtures';
 import { derivedSigner, type Signer } from '../chain/keys';
 import {
   ata,
@@ -25,7 +26,6 @@ import {
   type BuildContext,
 } from '../chain/transactions';
 import { POOL_FEE_BPS, slippageThreshold, swapOut } from '../domain/pool';
-import { localFixtures } from '../chain/local-fixtures';
 import type { Token } from '../domain/tokens';
 import {
   AggregatorUnavailable,
@@ -82,7 +82,7 @@ interface PoolKeys {
  * their authority keys (from the chain's seed).
  */
 export function localPoolKeys(registry: readonly Token[], seed: string): PoolKeys[] {
-  const receipts = new Set(localFixtures(seed).venue.receipts.map((r) => r.mint));
+  const receipts = new Set(registry.map((t) => receiptSigner(seed, t.symbol).address));
   const tokens = registry.filter((t) => !receipts.has(t.mint));
   const pools: PoolKeys[] = [];
   for (let i = 0; i < tokens.length; i++) {

@@ -30,7 +30,7 @@ async function ownedGroup(ctx: Context, wallet: string, groupId: string): Promis
 }
 
 /** The agent and its group, when `wallet` owns that group. */
-async function ownedAgent(ctx: Context, wallet: string, agentId: string) {
+export async function ownedAgent(ctx: Context, wallet: string, agentId: string) {
   const agent = await ctx.agents.load(streams.agent(agentId));
   if (agent.state.status === 'unregistered') throw new ServiceError('not_found', 'No such registered agent.');
   await ownedGroup(ctx, wallet, agent.state.groupId);

@@ -46,7 +46,7 @@ export function localFixtures(seed = 'local-chain', tokens = DEFAULT_LOCAL_TOKEN
       authority: derivedSigner(seed, 'venue-authority'),
       program: derivedSigner(seed, 'venue-program').address,
       receipts: mints.map((m) => {
-        const signer = derivedSigner(seed, `receipt:${m.symbol}`);
+        const signer = receiptSigner(seed, m.symbol);
         return {
           symbol: `k${m.symbol}`,
           mint: signer.address,
@@ -58,6 +58,10 @@ export function localFixtures(seed = 'local-chain', tokens = DEFAULT_LOCAL_TOKEN
     },
   };
 }
+
+/** The key of the local venue's receipt mint for an underlying token (by its symbol). */
+export const receiptSigner = (seed: string, symbol: string): Signer =>
+  derivedSigner(seed, `receipt:${symbol}`);
 
 /** The local chain's token registry: its tokens, then the venue's receipt tokens (so balances show positions). */
 export function localTokens(fixtures: LocalFixtures): Token[] {

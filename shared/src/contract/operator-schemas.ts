@@ -92,6 +92,13 @@ export const EmptyRequest = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** The emergency withdrawal: where the agent's tokens go (the operator's own wallet when absent). */
+export const EmergencyWithdrawRequest = {
+  type: 'object',
+  properties: { destination: Identifier },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 export const AirdropRequest = {
   type: 'object',
   properties: { to: Identifier, mint: Identifier, amount: AmountInput },
@@ -108,6 +115,7 @@ export const OPERATOR_SCHEMAS = {
   InvitationRequest,
   LimitsChangeRequest,
   EmptyRequest,
+  EmergencyWithdrawRequest,
   AirdropRequest,
 } as const;
 
@@ -125,3 +133,4 @@ export type WhitelistRequest = Shape<typeof WhitelistRequest>;
 export type InvitationRequest = Shape<typeof InvitationRequest>;
 export type LimitsChangeRequest = Shape<typeof LimitsChangeRequest>;
 export type AirdropRequest = Shape<typeof AirdropRequest>;
+export type EmergencyWithdrawRequest = Shape<typeof EmergencyWithdrawRequest>;

@@ -11,6 +11,8 @@ import {
   removeWhitelistEntry,
   revoke,
   rotateKey,
+  emergencyWithdraw,
+  type EmergencyWithdrawRequest,
   fromBaseUnits,
   validationError,
   venueListing,
@@ -123,6 +125,11 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     const w = await wallet(req);
     bodyOf(req, 'EmptyRequest');
     ok(res, await visible(await revoke(deps.ctx, w, param(req, 'agent'))));
+  });
+  router.post('/orchestrator/agents/:agent/emergency-withdraw', async (req, res) => {
+    const w = await wallet(req);
+    const body = bodyOf<EmergencyWithdrawRequest>(req, 'EmergencyWithdrawRequest');
+    ok(res, await visible(await emergencyWithdraw(deps.ctx, w, param(req, 'agent'), body)));
   });
   router.post('/orchestrator/agents/:agent/rotate-key', async (req, res) => {
     const w = await wallet(req);

@@ -129,6 +129,7 @@ describe('simulate, balance and history', () => {
     const kusdc = tokens.body.tokens.find((t) => t.symbol === 'kUSDC')!;
     const agent = await world.agent({}, 0);
     const refused = await world.client.call('POST', '/api/v1/dev/airdrop', {
+      token: world.operator.token,
       body: { to: agent.id, mint: kusdc.mint, amount: 5 },
     });
     expect(refused.status).toBe(400);

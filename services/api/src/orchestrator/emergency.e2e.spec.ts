@@ -1,0 +1,150 @@
+/**
+ * The operator's emergency withdrawal: the agent is revoked, its venue positions redeemed, every token
+ * it holds moved to the destination; transfers racing it are each confirmed before the drain or
+ * failed, and afterwards the agent holds nothing and its key is refused.
+ */
+import { generateSigner } from '@tokenops/shared';
+import { key, signIn, startWorld, type World } from '../testing/harness';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld({ rateLimitPerMinute: 10_000 });
+});
+afterAll(async () => world.close());
+
+const chain = () => world.service.ctx.chain;
+const mintOf = (symbol: string) => chain().tokens.find((t) => t.symbol === symbol)!.mint;
+
+async function heldBy(owner: string): Promise<Record<string, bigint>> {
+  const balances = await chain().balances(owner);
+  return Object.fromEntries(chain().tokens.map((t) => [t.symbol, balances.get(t.mint) ?? 0n]));
+}
+
+const emergency = (agent: string, body: Record<string, unknown> = {}, token = world.operator.token) =>
+  world.client.call<Record<string, unknown>>(
+    'POST',
+    `/api/v1/orchestrator/agents/${agent}/emergency-withdraw`,
+    {
+      token,
+      body,
+    },
+  );
+
+describe('emergency withdrawal', () => {
+  it('redeems the venue position, moves every token to the operator, revokes the agent', async () => {
+    const venue = (
+      await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues')
+    ).body.venues[0]!.lending_program;
+    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
+      token: world.operator.token,
+      body: { address: venue, type: 2, label: 'venue' },
+    });
+    const agent = await world.agent({ per_tx_limit: 500, daily_limit: 1_000, hourly_tx_cap: 20 }, 300);
+    const deposit = await world.client.call('POST', '/api/v1/deposit', {
+      token: agent.key,
+      body: { lending_program: venue, amount: 100, idempotency_key: key() },
+    });
+    expect(deposit.status).toBe(200);
+    const swap = await world.client.call('POST', '/api/v1/swap', {
+      token: agent.key,
+      body: {
+        from_token: 'USDC',
+        from_mint: mintOf('USDC'),
+        to_token: 'SOL',
+        to_mint: mintOf('SOL'),
+        amount: 50,
+        idempotency_key: key(),
+      },
+    });
+    expect(swap.status).toBe(200);
+    const before = await heldBy(agent.id);
+    expect(before.kUSDC).toBe(100_000_000n);
+    const operatorBefore = await heldBy(world.operator.wallet.address);
+
+    const drained = await emergency(agent.id);
+    expect(drained.status).toBe(200);
+    expect(drained.body).toEqual(
+      expect.objectContaining({
+        agent_wallet_pda: agent.id,
+        is_active: 'revoked',
+        destination: world.operator.wallet.address,
+      }),
+    );
+    expect(drained.body.redeemed).toEqual([
+      expect.objectContaining({ token: 'USDC', receipt_token: 'kUSDC', receipt_amount: 100, amount: 100 }),
+    ]);
+    const moved = Object.fromEntries(
+      (drained.body.moved as { token: string; amount: number }[]).map((m) => [m.token, m.amount]),
+    );
+    expect(moved).toEqual({ USDC: 250, SOL: Number(swap.body.received_amount) });
+
+    // Nothing is left on the agent's wallet; the operator got it all.
+    expect(Object.values(await heldBy(agent.id)).every((units) => units === 0n)).toBe(true);
+    const operatorAfter = await heldBy(world.operator.wallet.address);
+    expect(operatorAfter.USDC! - operatorBefore.USDC!).toBe(250_000_000n);
+    expect(operatorAfter.SOL! - operatorBefore.SOL!).toBe(before.SOL);
+
+    // The key is refused, the views say nothing is held.
+    const balance = await world.client.call('GET', '/api/v1/balance', { token: agent.key });
+    expect(balance.status).toBe(401);
+    expect(balance.body.error).toBe('unauthorized');
+
+    // Again: the agent is drained already, nothing moves.
+    const again = await emergency(agent.id);
+    expect(again.status).toBe(200);
+    expect(again.body.moved).toEqual([]);
+  });
+
+  it('sends to a destination the operator names; refuses a bad one, a stranger and an unknown agent', async () => {
+    const agent = await world.agent({}, 40);
+    const stranger = await signIn(world.client);
+    const denied = await emergency(agent.id, {}, stranger.token);
+    expect(denied.status).toBe(403);
+    const bad = await emergency(agent.id, { destination: 'not-an-address' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('validation_error');
+    const itself = await emergency(agent.id, { destination: agent.id });
+    expect(itself.status).toBe(400);
+    expect(itself.body.error).toBe('recipient_invalid');
+    const unknown = await emergency(generateSigner().address);
+    expect(unknown.status).toBe(404);
+    // Nothing was drained by the refusals.
+    expect((await heldBy(agent.id)).USDC).toBe(40_000_000n);
+
+    const cold = generateSigner().address;
+    const drained = await emergency(agent.id, { destination: cold });
+    expect(drained.status).toBe(200);
+    expect((await heldBy(cold)).USDC).toBe(40_000_000n);
+    expect((await heldBy(agent.id)).USDC).toBe(0n);
+  });
+
+  it('a burst of transfers racing it: each is confirmed before the drain or failed, and the agent ends empty', async () => {
+    const agent = await world.agent({ per_tx_limit: 10, daily_limit: 1_000, hourly_tx_cap: 1_000 }, 200);
+    const cold = generateSigner().address;
+    const burst = Array.from({ length: 30 }, () =>
+      world.client.call('POST', '/api/v1/transfer', {
+        token: agent.key,
+        body: { to: world.vendor, amount: 5, idempotency_key: key() },
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const drained = await emergency(agent.id, { destination: cold });
+    const answers = await Promise.all(burst);
+    expect(drained.status).toBe(200);
+
+    const confirmed = answers.filter((a) => a.status === 200);
+    for (const a of answers) {
+      if (a.status === 200) expect(a.body.status).toBe('confirmed');
+      else expect(a.status).toBeGreaterThanOrEqual(400);
+      expect(a.status).toBeLessThan(500);
+    }
+    // Every unit is accounted for: what the confirmed transfers paid, and what the drain moved.
+    const paid = BigInt(confirmed.length) * 5_000_000n;
+    expect((await heldBy(agent.id)).USDC).toBe(0n);
+    expect((await heldBy(cold)).USDC).toBe(200_000_000n - paid);
+    // Nothing reaches the chain after the drain: a little later the agent still holds nothing, the cold wallet the same.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await heldBy(cold)).USDC).toBe(200_000_000n - paid);
+    expect((await heldBy(agent.id)).USDC).toBe(0n);
+  });
+});

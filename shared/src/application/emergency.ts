@@ -1,0 +1,143 @@
+/**
+ * The operator's brake: an emergency withdrawal drains an agent to a destination (by default the
+ * operator's own wallet) and revokes it.
+ *
+ *   1. Stop: the agent is revoked (its key refused, nothing new accepted) and every accepted intent
+ *      no executor has submitted yet fails, its budget reservation released; none of them can reach
+ *      the chain afterwards (an executor records a submission only on an intent still reserved). An
+ *      intent already submitted lands before the drain, or fails on chain for want of funds after it.
+ *   2. Redeem: every venue position (receipt tokens) is withdrawn into the agent's wallet.
+ *   3. Drain: every token the agent holds moves to the destination, in one transaction.
+ *   4. Record: `agent.emergency_withdraw` with what moved.
+ *
+ * Safe to repeat: each step reads the chain again, so a drain cut short by an outage is finished by
+ * the next call, and on a drained agent it moves nothing.
+ */
+import Big from 'big.js';
+import type { Instruction } from '@solana/kit';
+import { ata, ensureTokenAccount, referenceMemo, tokenTransfer } from '../chain/transactions';
+import { ChainFailure } from '../chain/port';
+import { decideEmergencyStop, decideEmergencyWithdrawn } from '../domain/agent';
+import { decodeEvent, streams, type IntentData } from '../domain/events';
+import { checkRecipient } from '../domain/tokens';
+import { ServiceError } from '../errors';
+import { fromBaseUnits, amountText } from '../money';
+import type { Context } from './context';
+import { ownedAgent } from './operator';
+import { settleBudget } from './settle';
+
+/** How often the drain reads the balances again when a payment or a late transaction moved them meanwhile. */
+const DRAIN_ATTEMPTS = 3;
+
+export async function emergencyWithdraw(
+  ctx: Context,
+  wallet: string,
+  agentId: string,
+  input: { destination?: string } = {},
+) {
+  await ownedAgent(ctx, wallet, agentId);
+  const destination = input.destination ?? wallet;
+  checkRecipient(destination);
+  if (destination === agentId)
+    throw new ServiceError('recipient_invalid', 'The destination must be another wallet than the agent.');
+
+  // 1. Stop.
+  const stopped = await ctx.agents.handle(streams.agent(agentId), (state) => {
+    const events = decideEmergencyStop({ now: ctx.now() }, state);
+    return { events, result: events };
+  });
+  const failedIds = new Set(stopped.flatMap((e) => (e.type === 'intent.failed' ? [e.data.intent_id] : [])));
+  if (failedIds.size > 0) {
+    for (const recorded of await ctx.store.readStream(streams.agent(agentId))) {
+      const e = decodeEvent(recorded);
+      if (e?.type === 'intent.accepted' && failedIds.has(e.data.intent_id))
+        await settleBudget(ctx, e.data as IntentData, false);
+    }
+  }
+
+  const signer = await ctx.wallets.signer(agentId);
+  const reference = `emergency:${agentId}:${ctx.now()}`;
+
+  // 2. Redeem venue positions.
+  const redeemed: {
+    lending_program: string;
+    receipt_mint: string;
+    receipt_amount: string;
+    mint: string;
+    amount: string;
+    tx_sig: string;
+  }[] = [];
+  for (const venue of ctx.venues) {
+    for (const mint of venue.mints) {
+      const position = await venue.position(agentId, mint);
+      if (position.receipt === 0n) continue;
+      const plan = await venue.withdraw({
+        agent: agentId,
+        mint,
+        receiptAmount: position.receipt,
+        reference: `${reference}:redeem`,
+      });
+      const tx = await ctx.chain.prepare(plan.instructions, [signer, ...plan.signers]);
+      await ctx.chain.submit(tx);
+      redeemed.push({
+        lending_program: venue.program,
+        receipt_mint: plan.receiptMint,
+        receipt_amount: text(ctx, plan.receiptMint, position.receipt),
+        mint: plan.underlyingMint,
+        amount: text(ctx, plan.underlyingMint, plan.underlyingAmount),
+        tx_sig: tx.signature,
+      });
+    }
+  }
+
+  // 3. Drain every token to the destination.
+  const moved: { mint: string; amount: string; tx_sig: string }[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const held = [...(await ctx.chain.balances(agentId))].filter(([, units]) => units > 0n);
+    if (held.length === 0) break;
+    const instructions: Instruction[] = [referenceMemo(`${reference}:drain`)];
+    for (const [mint, units] of held) {
+      const to = await ensureTokenAccount(ctx.chain, destination, mint);
+      const token = ctx.chain.tokens.find((t) => t.mint === mint)!;
+      instructions.push(
+        ...to.create,
+        tokenTransfer(await ata(agentId, mint), to.account, agentId, mint, units, token.decimals),
+      );
+    }
+    const tx = await ctx.chain.prepare(instructions, [signer]);
+    try {
+      await ctx.chain.submit(tx);
+    } catch (err) {
+      // The balances moved between the read and the drain (a late transaction): read them again.
+      if (err instanceof ChainFailure && attempt < DRAIN_ATTEMPTS) continue;
+      throw err;
+    }
+    for (const [mint, units] of held)
+      moved.push({ mint, amount: text(ctx, mint, units), tx_sig: tx.signature });
+    break;
+  }
+
+  // 4. Record what moved.
+  await ctx.agents.handle(streams.agent(agentId), (state) => ({
+    events: decideEmergencyWithdrawn({ destination, moved, redeemed, now: ctx.now() }, state),
+    result: undefined,
+  }));
+  const symbol = (mint: string) => ctx.chain.tokens.find((t) => t.mint === mint)?.symbol ?? mint;
+  return {
+    agent_wallet_pda: agentId,
+    is_active: 'revoked',
+    destination,
+    failed_intents: failedIds.size,
+    redeemed: redeemed.map((r) => ({
+      ...r,
+      token: symbol(r.mint),
+      amount: new Big(r.amount),
+      receipt_token: symbol(r.receipt_mint),
+      receipt_amount: new Big(r.receipt_amount),
+    })),
+    moved: moved.map((m) => ({ ...m, token: symbol(m.mint), amount: new Big(m.amount) })),
+  };
+}
+
+const text = (ctx: Context, mint: string, units: bigint): string =>
+  amountText(fromBaseUnits(units, ctx.chain.tokens.find((t) => t.mint === mint)?.decimals ?? 0));
