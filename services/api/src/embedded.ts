@@ -20,6 +20,7 @@ import {
   embeddedSql,
   listen,
   type Context,
+  type ReadModelStore,
   type Settings,
 } from '@tokenops/shared';
 import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
@@ -49,6 +50,8 @@ export interface EmbeddedOptions {
 export interface Embedded {
   url: string;
   ctx: Context;
+  /** The agent views (read models) the state endpoints answer from. */
+  views: ReadModelStore;
   close(): Promise<void>;
 }
 
@@ -118,6 +121,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   return {
     url: http.url,
     ctx,
+    views,
     close: async () => {
       await http.close();
       await relay.stop();
