@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { AmountInput, CONTRACT_SCHEMAS, Identifier, OPERATIONS, WebhookRequest } from '@tokenops/shared';
 import { fromValue, str, type Json } from './json-text';
 import type { Family } from './mutations';
-import type { Hints, Schema } from './schema-arbitrary';
+import { charsOf, type Hints, type Schema } from './schema-arbitrary';
 
 export interface Endpoint {
   surface: 'contract' | 'operator';
@@ -27,8 +27,10 @@ export interface Endpoint {
   /** Valid values of each path parameter (the first the most useful one). */
   params: Record<string, string[]>;
   hints: Hints;
-  /** Realistic valid bodies, every field present: twice as often as generated ones. */
+  /** Realistic valid bodies, every field present: three times as often as generated ones. */
   examples: Json[];
+  /** Top-level fields of the examples replaced, each half the time, by these values. */
+  vary: Hints;
   /**
    * A refusal of a well-formed request may be recorded: a spend refused after its idempotency key
    * was claimed keeps its answer under the key (replayed on retry; spec: policy.transfer_blocked
@@ -111,10 +113,15 @@ export const OPERATOR_SCHEMAS = {
 export function endpoints(f: Fixtures): Endpoint[] {
   const oneOf = (values: string[]) => fc.constantFrom(...values).map(str);
   const hint = {
-    to: oneOf([f.peerId, f.vendor]),
+    // Another agent of the group, the allow-listed vendor, a valid address on no list.
+    to: oneOf([f.peerId, f.vendor, f.addresses[3]!]),
     mint: oneOf(f.mints),
-    // A few fixed keys: a request may replay an earlier one, or reuse its key with another body.
-    idempotency_key: oneOf(['fuzz-key-1', 'fuzz-key-2', 'fuzz-key-3']),
+    // Mostly a fresh key (the request reaches the decision); sometimes one of a few fixed keys, so
+    // that a request replays an earlier one or reuses its key with another body.
+    idempotency_key: fc.oneof(
+      { weight: 3, arbitrary: charsOf('[0-9a-z]', 12, 12).map((k) => str(`fz-${k}`)) },
+      { weight: 1, arbitrary: oneOf(['fuzz-key-1', 'fuzz-key-2', 'fuzz-key-3']) },
+    ),
     address: oneOf(f.addresses),
     wallet: oneOf(f.addresses),
   };
@@ -162,6 +169,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
           ? ({} as Hints)
           : { to: hint.to, mint: hint.mint, idempotency_key: hint.idempotency_key },
       examples: (examples[op.path] ?? []).map(json),
+      vary: idempotent ? { idempotency_key: hint.idempotency_key } : {},
       recordsRefusals: op.path === '/transfer',
     };
   });
@@ -178,6 +186,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
     params: {},
     hints: {},
     examples: [],
+    vary: {},
     recordsRefusals: false,
     ...more,
   });
@@ -208,6 +217,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
       params: group,
       body: s.WhitelistEntry,
       hints: { address: hint.address },
+      vary: { address: hint.address },
       examples: [
         json({ address: f.addresses[0], type: 1, label: 'fuzz', approved_amount: 5, ttl_seconds: 3600 }),
         json({ address: f.addresses[1], type: 2, label: 'venue' }),

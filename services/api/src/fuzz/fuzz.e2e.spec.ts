@@ -30,7 +30,8 @@ import {
   send,
   type Plan,
 } from './oracle';
-import { annotate, arbitraryOf } from './schema-arbitrary';
+import type { Json } from './json-text';
+import { annotate, arbitraryOf, type Schema } from './schema-arbitrary';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_121);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 44);
@@ -67,6 +68,8 @@ let catalogue: Endpoint[];
 let agentKey: string;
 let fixtures: Fixtures;
 let sent = 0;
+/** Triage: the answers each endpoint gave (status and code), to see how deep the requests reach. */
+const answers = new Map<string, Map<string, number>>();
 
 async function setUp(): Promise<void> {
   world = await startWorld({ rateLimitPerMinute: 1_000_000 });
@@ -147,6 +150,20 @@ function credentialOf(e: Endpoint): string | undefined {
   return e.auth === 'agent' ? agentKey : e.auth === 'operator' ? world.operator.token : undefined;
 }
 
+/** The endpoint's examples, some top-level fields replaced half the time (`vary`). */
+function examplesOf(e: Endpoint, schema: Schema): fc.Arbitrary<Json> {
+  const vary = fc.record(
+    Object.fromEntries(Object.entries(e.vary).map(([k, a]) => [k, fc.option(a, { nil: undefined })])),
+  );
+  return fc.tuple(fc.constantFrom(...e.examples), vary).map(([example, values]) => {
+    const varied: Json =
+      example.t === 'obj'
+        ? { ...example, entries: example.entries.map(([k, v]) => [k, values[k] ?? v]) }
+        : example;
+    return annotate(varied, schema);
+  });
+}
+
 /** Valid requests of the endpoint (its schema, its examples, its parameters), broken by the family. */
 function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
   const { body: schema } = e;
@@ -155,12 +172,19 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
     : e.examples.length > 0
       ? fc.oneof(
           { weight: 1, arbitrary: arbitraryOf(schema, e.hints) },
-          { weight: 2, arbitrary: fc.constantFrom(...e.examples.map((x) => annotate(x, schema))) },
+          { weight: 3, arbitrary: examplesOf(e, schema) },
         )
       : arbitraryOf(schema, e.hints);
   const params = fc.record(
     Object.fromEntries(
-      Object.entries(e.params).map(([k, values]) => [k, fc.constantFrom(...values.map(encodeURIComponent))]),
+      Object.entries(e.params).map(([k, [first, ...others]]) => [
+        k,
+        // The first value (the one that lets a request through) three times as often as the others.
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constant(encodeURIComponent(first!)) },
+          { weight: 1, arbitrary: fc.constantFrom(...[first!, ...others].map(encodeURIComponent)) },
+        ),
+      ]),
     ),
   );
   const query: fc.Arbitrary<Plan['query']> = e.query
@@ -183,6 +207,12 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
   beforeAll(setUp, 120_000);
   afterAll(async () => {
     console.log(`fuzz: ${sent} requests sent (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS}, ${CASES.length} tests)`);
+    if (ALL_FAILURES)
+      console.log(
+        [...answers]
+          .map(([name, codes]) => `${name}: ${[...codes].map(([c, n]) => `${c} × ${n}`).join(', ')}`)
+          .join('\n'),
+      );
     await world?.close();
   });
 
@@ -212,6 +242,11 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
           const request = build(endpoint, plan, credentialOf(endpoint));
           const reply = await send(world.service.url, request);
           sent++;
+          if (ALL_FAILURES) {
+            const answer = `${reply.status} ${/"error":"(\w+)"/.exec(reply.text)?.[1] ?? ''}`.trim();
+            const seen = answers.get(name) ?? new Map<string, number>();
+            answers.set(name, seen.set(answer, (seen.get(answer) ?? 0) + 1));
+          }
           try {
             await judge(endpoint, reply, observer, fixtures.agentId);
           } catch (err) {
