@@ -237,6 +237,7 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
       const endpoint = catalogue.find((e) => nameOf(e) === name)!;
       const classes = new Map<string, string[]>();
       const counts = new Map<string, number>();
+      const before = sent;
       await fc.assert(
         fc.asyncProperty(plans(endpoint, family), async (plan) => {
           const request = build(endpoint, plan, credentialOf(endpoint));
@@ -275,11 +276,12 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
             .map(([kind, examples]) => `${counts.get(kind)} × ${kind}\n${examples.join('\n')}`)
             .join('\n\n'),
         );
+      if (!PATH) expect(sent - before).toBe(RUNS); // every run sent its request
     },
     120_000,
   );
 
-  it('sent the planned number of requests (every test above ran all its runs)', () => {
-    expect(sent).toBeGreaterThanOrEqual(CASES.length * RUNS);
+  it('plans at least the 5,000 requests the issue asks for (FUZZ_RUNS unset)', () => {
+    if (process.env.FUZZ_RUNS === undefined) expect(CASES.length * RUNS).toBeGreaterThanOrEqual(5_000);
   });
 });
