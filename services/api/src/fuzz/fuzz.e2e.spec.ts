@@ -249,7 +249,7 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
             answers.set(name, seen.set(answer, (seen.get(answer) ?? 0) + 1));
           }
           try {
-            await judge(endpoint, reply, observer, fixtures.agentId);
+            await judge(endpoint, request, reply, observer, fixtures.agentId);
           } catch (err) {
             if (!ALL_FAILURES || !(err instanceof FuzzFailure)) throw err;
             const kind = `${reply.status}: ${err.kinds.join(' + ')}`;

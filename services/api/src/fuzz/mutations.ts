@@ -397,7 +397,18 @@ const CONTENT_TYPES = [
 ];
 
 const rawOf = (d: Draft): Buffer => d.raw ?? Buffer.alloc(0);
-const rawMutation = (label: string, apply: (d: Draft) => void): Mutation => ({ label, stage: 1, apply });
+/** A change to the bytes of the body; `apply` may return a label that says where it applied. */
+function rawMutation(label: string, apply: (d: Draft) => string | Buffer | void): Mutation {
+  const m: Mutation = {
+    label,
+    stage: 1,
+    apply(d) {
+      const said = apply(d);
+      if (typeof said === 'string') m.label = said;
+    },
+  };
+  return m;
+}
 
 const bytes: fc.Arbitrary<Mutation> = fc.oneof(
   // invalid UTF-8 inside a string value
@@ -419,10 +430,11 @@ const bytes: fc.Arbitrary<Mutation> = fc.oneof(
   }),
   // invalid UTF-8 anywhere in the text
   fc.tuple(fc.constantFrom(...INVALID_UTF8), fc.nat()).map(([seq, position]) =>
-    rawMutation(`bytes ${seq.map((b) => b.toString(16)).join(' ')} at offset ${position}`, (d) => {
+    rawMutation(`bytes ${seq.map((b) => b.toString(16)).join(' ')}`, (d) => {
       const raw = rawOf(d);
       const p = position % (raw.length + 1);
       d.raw = Buffer.concat([raw.subarray(0, p), Buffer.from(seq), raw.subarray(p)]);
+      return `bytes ${seq.map((b) => b.toString(16)).join(' ')} at offset ${p}`;
     }),
   ),
   fc.constant(
@@ -437,9 +449,10 @@ const bytes: fc.Arbitrary<Mutation> = fc.oneof(
     }),
   ),
   fc.nat().map((cut) =>
-    rawMutation(`truncated at ${cut}`, (d) => {
+    rawMutation('truncated', (d) => {
       const raw = rawOf(d);
       d.raw = raw.subarray(0, cut % (raw.length + 1));
+      return `truncated to ${d.raw.length} bytes`;
     }),
   ),
   fc

@@ -39,6 +39,10 @@ export interface FuzzRequest {
   mutations: string[];
 }
 
+/** Whether a body is not UTF-8 (such a body is refused, never read with replacement characters). */
+export const notUtf8 = (body: Buffer | undefined): boolean =>
+  body !== undefined && !Buffer.from(body.toString('utf8'), 'utf8').equals(body);
+
 export function build(endpoint: Endpoint, plan: Plan, credential: string | undefined): FuzzRequest {
   const draft: Draft = {
     body: plan.body,
@@ -280,11 +284,14 @@ export class FuzzFailure extends Error {
 /** Judges one answer; throws with every problem found (fast-check reports it with the request). */
 export async function judge(
   endpoint: Endpoint,
+  request: FuzzRequest,
   reply: Reply,
   observer: Observer,
   agentId: string,
 ): Promise<void> {
   const problems = [...answerProblems(reply), ...observer.prototypeProblems()];
+  if (notUtf8(request.body) && reply.status >= 200 && reply.status < 300)
+    problems.push('a body that is not UTF-8 was accepted');
   const kinds = problems.map((p) => (p.startsWith('status ') ? p : p.replace(/:.*$/s, '')));
   if (reply.status >= 200 && reply.status < 300) await observer.settle();
   else {
