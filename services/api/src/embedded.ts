@@ -23,6 +23,7 @@ import {
   seedLocalMarkets,
   serveOps,
   type Context,
+  type ReadModelStore,
   type Settings,
 } from '@tokenops/shared';
 import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
@@ -61,6 +62,8 @@ export interface Embedded {
   /** Where `/metrics` is served apart from the API, when it is. */
   metricsUrl?: string;
   ctx: Context;
+  /** The agent views (read models) the state endpoints answer from. */
+  views: ReadModelStore;
   close(): Promise<void>;
 }
 
@@ -144,6 +147,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     url: http.url,
     ...(ops && { metricsUrl: `${ops.url}/metrics` }),
     ctx,
+    views,
     close: async () => {
       await http.close();
       await ops?.close();

@@ -13,6 +13,7 @@ import {
   generateSigner,
   serverSql,
   type Context,
+  type ReadModelStore,
   type Signer,
 } from '@tokenops/shared';
 import { Proc, freePort } from './topology';
@@ -77,6 +78,8 @@ export async function signIn(client: Client, wallet: Signer = generateSigner()):
 export interface Service {
   url: string;
   ctx: Pick<Context, 'chain' | 'store'>;
+  /** The read models, on the embedded service (in Redis on the topology, not reached from here). */
+  views?: ReadModelStore;
 }
 
 export interface World {

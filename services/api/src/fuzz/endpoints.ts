@@ -1,0 +1,274 @@
+/**
+ * What the fuzz suite sends requests to: every operation of the primary contract (from OPERATIONS
+ * and the contract's schemas, so a new operation is fuzzed without a change here) and every route of
+ * the operator surface (design.md), with the valid values of their path parameters and, where the
+ * schema alone would rarely reach the domain (a recipient that is really allow-listed, a real
+ * invitation code, a signed sign-in), realistic values taken from the running service.
+ *
+ * The operator surface has no JSON Schema in the service (its routes check their input by hand):
+ * the schemas below describe what design.md documents, for generating requests only.
+ */
+import fc from 'fast-check';
+import { AmountInput, CONTRACT_SCHEMAS, Identifier, OPERATIONS, WebhookRequest } from '@tokenops/shared';
+import { fromValue, str, type Json } from './json-text';
+import type { Family } from './mutations';
+import { charsOf, type Hints, type Schema } from './schema-arbitrary';
+
+export interface Endpoint {
+  surface: 'contract' | 'operator';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The route, parameters as `:name`, under the service root (`/api/v1/...`). */
+  path: string;
+  auth: 'agent' | 'operator' | 'none';
+  /** The JSON body's schema; undefined when the endpoint reads no fields (the edge still parses a body). */
+  body?: Schema;
+  query?: Schema;
+  idempotent: boolean;
+  /** Valid values of each path parameter (the first the most useful one). */
+  params: Record<string, string[]>;
+  hints: Hints;
+  /** Realistic valid bodies, every field present: three times as often as generated ones. */
+  examples: Json[];
+  /** Top-level fields of the examples replaced, each half the time, by these values. */
+  vary: Hints;
+  /**
+   * A refusal of a well-formed request may be recorded: a spend refused after its idempotency key
+   * was claimed keeps its answer under the key (replayed on retry; spec: policy.transfer_blocked
+   * fires for each blocked attempt). Only ever under the request's own key and intent.
+   */
+  recordsRefusals: boolean;
+}
+
+export const nameOf = (e: Pick<Endpoint, 'method' | 'path'>): string => `${e.method} ${e.path}`;
+
+/** Values from the running service that make generated requests reach the domain. */
+export interface Fixtures {
+  agentId: string;
+  peerId: string;
+  vendor: string;
+  groupId: string;
+  /** A group of another operator. */
+  foreignGroupId: string;
+  /** A type-1 allow-list entry of the group, to remove. */
+  entryId: string;
+  /** The type-0 entry of an agent of the group (removing it is refused). */
+  agentEntryId: string;
+  /** Registered agents of the group the operator endpoints act on (never the fuzzing agent). */
+  limitsTarget: string;
+  revokeTarget: string;
+  invitationCodes: string[];
+  signIn: { wallet: string; message: string; signature: string };
+  mints: string[];
+  /** Valid, unused addresses. */
+  addresses: string[];
+}
+
+const Label = { type: 'string', maxLength: 100 } as const;
+const HourlyCap = { type: 'integer', minimum: 0, maximum: 10_000 } as const;
+const LimitFields = {
+  per_tx_limit: AmountInput,
+  daily_limit: AmountInput,
+  hourly_tx_cap: HourlyCap,
+} as const;
+
+export const OPERATOR_SCHEMAS = {
+  Challenge: {
+    type: 'object',
+    properties: { wallet: Identifier },
+    required: ['wallet'],
+  },
+  Token: {
+    type: 'object',
+    properties: {
+      wallet: Identifier,
+      message: { type: 'string', maxLength: 400 },
+      signature: { type: 'string', minLength: 64, maxLength: 88, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' },
+    },
+    required: ['wallet', 'message', 'signature'],
+  },
+  CreateGroup: {
+    type: 'object',
+    properties: { default_limits: { type: 'object', properties: LimitFields }, ...LimitFields },
+  },
+  WhitelistEntry: {
+    type: 'object',
+    properties: {
+      address: Identifier,
+      type: { enum: [1, 2] },
+      label: Label,
+      approved_amount: AmountInput,
+      ttl_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
+    },
+    required: ['address', 'type'],
+  },
+  Invitation: { type: 'object', properties: { ...LimitFields, label: Label } },
+  Limits: { type: 'object', properties: LimitFields },
+  Airdrop: {
+    type: 'object',
+    properties: { to: Identifier, mint: Identifier, amount: AmountInput },
+    required: ['to', 'amount'],
+  },
+} as const satisfies Record<string, Schema>;
+
+export function endpoints(f: Fixtures): Endpoint[] {
+  const oneOf = (values: string[]) => fc.constantFrom(...values).map(str);
+  const hint = {
+    // Another agent of the group, the allow-listed vendor, a valid address on no list.
+    to: oneOf([f.peerId, f.vendor, f.addresses[3]!]),
+    mint: oneOf(f.mints),
+    // Mostly a fresh key (the request reaches the decision); sometimes one of a few fixed keys, so
+    // that a request replays an earlier one or reuses its key with another body.
+    idempotency_key: fc.oneof(
+      { weight: 3, arbitrary: charsOf('[0-9a-z]', 12, 12).map((k) => str(`fz-${k}`)) },
+      { weight: 1, arbitrary: oneOf(['fuzz-key-1', 'fuzz-key-2', 'fuzz-key-3']) },
+    ),
+    address: oneOf(f.addresses),
+    wallet: oneOf(f.addresses),
+  };
+  const json = (value: unknown) => fromValue(value);
+  const webhook = { url: 'https://93.184.215.14/hooks', event_types: ['transfer.confirmed'] };
+
+  const contract = OPERATIONS.map((op): Endpoint => {
+    const idempotent = op.idempotent === true;
+    const examples: Record<string, unknown[]> = {
+      '/register': f.invitationCodes.map((invitation_code) => ({ invitation_code })),
+      '/transfer': [
+        { to: f.peerId, amount: 1, idempotency_key: 'fuzz-key-1', memo: 'fuzz', task_id: 't-1' },
+        { to: f.vendor, amount: '0.5', idempotency_key: 'fuzz-key-2', mint: f.mints[0] },
+      ],
+      '/swap': [
+        {
+          from_token: 'USDC',
+          to_token: 'SOL',
+          from_mint: f.mints[0],
+          to_mint: f.mints[1] ?? f.mints[0],
+          amount: 1,
+          idempotency_key: 'fuzz-key-3',
+          minimum_amount_out: 0.001,
+          slippage_bps: 50,
+        },
+      ],
+      '/deposit': [
+        { amount: 1, lending_program: f.addresses[2], idempotency_key: 'fuzz-key-3', cpi_data: [1, 2] },
+      ],
+      '/withdraw': [{ amount: 1, lending_program: f.addresses[2], idempotency_key: 'fuzz-key-3' }],
+      '/intents/simulate': [{ amount: 1, to: f.peerId, mint: f.mints[0] }],
+      '/webhooks': [webhook],
+    };
+    return {
+      surface: 'contract',
+      method: op.method.toUpperCase() as Endpoint['method'],
+      path: `/api/v1${op.path}`,
+      auth: op.public ? 'none' : 'agent',
+      ...(op.request && { body: CONTRACT_SCHEMAS[op.request] as Schema }),
+      ...(op.query && { query: CONTRACT_SCHEMAS[op.query] as Schema }),
+      idempotent,
+      params: {},
+      hints:
+        op.path === '/register'
+          ? ({} as Hints)
+          : { to: hint.to, mint: hint.mint, idempotency_key: hint.idempotency_key },
+      examples: (examples[op.path] ?? []).map(json),
+      vary: idempotent ? { idempotency_key: hint.idempotency_key } : {},
+      recordsRefusals: op.path === '/transfer',
+    };
+  });
+
+  const operator = (
+    method: Endpoint['method'],
+    path: string,
+    more: Partial<Endpoint> & Pick<Endpoint, 'auth'>,
+  ): Endpoint => ({
+    surface: 'operator',
+    method,
+    path: `/api/v1${path}`,
+    idempotent: false,
+    params: {},
+    hints: {},
+    examples: [],
+    vary: {},
+    recordsRefusals: false,
+    ...more,
+  });
+  const group = { group: [f.groupId, f.foreignGroupId] };
+  const s = OPERATOR_SCHEMAS;
+  const surface: Endpoint[] = [
+    operator('POST', '/orchestrator/auth/challenge', {
+      auth: 'none',
+      body: s.Challenge,
+      hints: { wallet: hint.wallet },
+    }),
+    operator('POST', '/orchestrator/auth/token', {
+      auth: 'none',
+      body: s.Token,
+      examples: [json(f.signIn)],
+    }),
+    operator('POST', '/orchestrator/groups', {
+      auth: 'operator',
+      body: s.CreateGroup,
+      examples: [
+        json({ default_limits: { per_tx_limit: 5, daily_limit: 50, hourly_tx_cap: 3 } }),
+        json({ per_tx_limit: '5.5', daily_limit: 50, hourly_tx_cap: 3 }),
+      ],
+    }),
+    operator('GET', '/orchestrator/groups/:group', { auth: 'operator', params: group }),
+    operator('POST', '/orchestrator/groups/:group/whitelist', {
+      auth: 'operator',
+      params: group,
+      body: s.WhitelistEntry,
+      hints: { address: hint.address },
+      vary: { address: hint.address },
+      examples: [
+        json({ address: f.addresses[0], type: 1, label: 'fuzz', approved_amount: 5, ttl_seconds: 3600 }),
+        json({ address: f.addresses[1], type: 2, label: 'venue' }),
+      ],
+    }),
+    operator('DELETE', '/orchestrator/groups/:group/whitelist/:entry', {
+      auth: 'operator',
+      params: { ...group, entry: [f.entryId, f.agentEntryId] },
+    }),
+    operator('POST', '/orchestrator/groups/:group/invitations', {
+      auth: 'operator',
+      params: group,
+      body: s.Invitation,
+      examples: [json({ per_tx_limit: 1, daily_limit: 2, hourly_tx_cap: 3, label: 'fuzz' })],
+    }),
+    operator('PATCH', '/orchestrator/agents/:agent/limits', {
+      auth: 'operator',
+      params: { agent: [f.limitsTarget] },
+      body: s.Limits,
+      examples: [json({ per_tx_limit: 7, hourly_tx_cap: 9 })],
+    }),
+    operator('POST', '/orchestrator/agents/:agent/revoke', {
+      auth: 'operator',
+      params: { agent: [f.revokeTarget] },
+    }),
+    operator('POST', '/orchestrator/agents/:agent/rotate-key', {
+      auth: 'operator',
+      params: { agent: [f.limitsTarget] },
+    }),
+    operator('POST', '/orchestrator/groups/:group/webhooks', {
+      auth: 'operator',
+      params: group,
+      body: WebhookRequest as Schema,
+      examples: [json(webhook)],
+    }),
+    operator('GET', '/tokens', { auth: 'none' }),
+    operator('POST', '/dev/airdrop', {
+      auth: 'none',
+      body: s.Airdrop,
+      hints: { to: oneOf([f.peerId, ...f.addresses]), mint: hint.mint },
+      examples: [json({ to: f.addresses[3], mint: f.mints[0], amount: 1 })],
+    }),
+  ];
+  return [...contract, ...surface];
+}
+
+/** The mutation families that apply to an endpoint. */
+export function familiesOf(e: Endpoint): Family[] {
+  const path: Family[] = Object.keys(e.params).length > 0 ? ['path'] : [];
+  if (e.method === 'GET') return [...path, 'query', 'headers'];
+  if (e.method === 'DELETE') return [...path, 'headers'];
+  const body: Family[] = e.body ? ['types', 'numbers', 'strings', 'bytes', 'keys'] : ['bytes', 'keys'];
+  return [...body, ...path, 'headers'];
+}

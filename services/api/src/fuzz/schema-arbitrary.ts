@@ -1,0 +1,201 @@
+/**
+ * Valid requests from a JSON Schema: a fast-check arbitrary over the subset of JSON Schema the
+ * contract uses (schemas.ts), producing JSON text trees (json-text.ts). A keyword it does not know
+ * fails loudly when the arbitrary is built, so a schema that grows a new keyword cannot be fuzzed
+ * half-blind.
+ */
+import fc from 'fast-check';
+import { arr, lit, num, obj, str, type Json } from './json-text';
+
+/** The JSON Schema subset the contract uses, as the generator reads it. */
+export interface Schema {
+  type?: string | readonly string[];
+  properties?: Readonly<Record<string, Schema>>;
+  required?: readonly string[];
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  enum?: readonly unknown[];
+  const?: unknown;
+  default?: unknown;
+  description?: string;
+  'x-amount'?: boolean;
+}
+
+const KNOWN = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'enum',
+  'const',
+  'default',
+  'description',
+  'x-amount',
+]);
+
+/** Values a property may take besides what its schema generates (known recipients, real codes). */
+export type Hints = Readonly<Record<string, fc.Arbitrary<Json>>>;
+
+/**
+ * Strings of the characters of a class like `[1-9A-HJ-NP-Za-km-z]`. (fast-check's stringMatching
+ * would do, but un-mapping its values while shrinking costs seconds per test.)
+ */
+export function charsOf(cls: string, minLength: number, maxLength: number): fc.Arbitrary<string> {
+  const chars: string[] = [];
+  for (const [, from, to] of cls.slice(1, -1).matchAll(/(.)(?:-(.))?/gu))
+    for (let c = from!.codePointAt(0)!; c <= (to ?? from!).codePointAt(0)!; c++)
+      chars.push(String.fromCodePoint(c));
+  return fc.array(fc.constantFrom(...chars), { minLength, maxLength }).map((cs) => cs.join(''));
+}
+
+/** Webhook URLs without DNS: IP literals (public and private) and a name under `.invalid` (RFC 6761). */
+const httpsUrl: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom(
+      '93.184.215.14',
+      '1.1.1.1',
+      '[2606:4700:4700::1111]',
+      '127.0.0.1',
+      '10.1.2.3',
+      '[::1]',
+      'hooks.example.invalid',
+    ),
+    fc.constantFrom('', ':8443'),
+    fc.constantFrom('', '/', '/hooks', '/a/b_c-d', '/hooks?x=1'),
+  )
+  .map(([host, port, path]) => `https://${host}${port}${path}`);
+
+/** An amount as the contract takes it: at most 6 decimals, a JSON number or a decimal string. */
+const amount: fc.Arbitrary<Json> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 0, max: 100 }).map(String) },
+      { weight: 1, arbitrary: fc.bigInt({ min: 0n, max: 10n ** 15n }).map(String) },
+    ),
+    fc.oneof(fc.constant(''), charsOf('[0-9]', 1, 6)),
+    fc.boolean(),
+  )
+  .map(([whole, fraction, asString]) => {
+    const text = fraction ? `${whole}.${fraction}` : whole;
+    return asString ? str(text) : num(text);
+  });
+
+function checkKeywords(schema: Schema): void {
+  for (const keyword of Object.keys(schema))
+    if (!KNOWN.has(keyword)) throw new Error(`the fuzz generator does not know the keyword "${keyword}"`);
+}
+
+function stringOf(schema: Schema): fc.Arbitrary<string> {
+  const minLength = schema.minLength ?? 0;
+  const maxLength = Math.min(schema.maxLength ?? 40, Math.max(minLength, 40));
+  if (schema.format === 'uri' && schema.pattern === '^https://') return httpsUrl;
+  if (schema.format !== undefined)
+    throw new Error(`the fuzz generator does not know format "${schema.format}"`);
+  if (schema.pattern !== undefined) {
+    // The contract's patterns are one character class repeated: ^[...]+$
+    const cls = /^\^(\[[^\]]+\])\+\$$/.exec(schema.pattern)?.[1];
+    if (!cls) throw new Error(`the fuzz generator does not know the pattern ${schema.pattern}`);
+    return charsOf(cls, Math.max(1, minLength), maxLength);
+  }
+  return fc.string({ unit: 'grapheme-ascii', minLength, maxLength });
+}
+
+function ofType(type: string, schema: Schema, hints: Hints): fc.Arbitrary<Json> {
+  switch (type) {
+    case 'string':
+      return stringOf(schema).map(str);
+    case 'integer':
+      return fc
+        .integer({ min: schema.minimum ?? -1_000, max: schema.maximum ?? 1_000_000 })
+        .map((n) => num(String(n)));
+    case 'number':
+      return fc
+        .double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true })
+        .map((n) => num(String(n)));
+    case 'boolean':
+      return fc.boolean().map((b) => lit(b ? 'true' : 'false'));
+    case 'null':
+      return fc.constant(lit('null'));
+    case 'array':
+      return fc
+        .array(arbitraryOf(schema.items ?? {}, hints), {
+          minLength: schema.minItems ?? 0,
+          maxLength: Math.min(schema.maxItems ?? 8, Math.max(schema.minItems ?? 0, 8)),
+        })
+        .map(arr);
+    case 'object':
+      return objectOf(schema, hints);
+    default:
+      throw new Error(`the fuzz generator does not know the type "${type}"`);
+  }
+}
+
+function objectOf(schema: Schema, hints: Hints): fc.Arbitrary<Json> {
+  const properties = Object.entries(schema.properties ?? {});
+  const required = new Set(schema.required ?? []);
+  const fields = properties.map(([name, s]) => {
+    const own = arbitraryOf(s, hints);
+    const hinted = hints[name];
+    const value = hinted ? fc.oneof(own, hinted) : own;
+    const entry = value.map((v): [string, Json] => [name, v]);
+    return required.has(name)
+      ? entry.map((e) => [e])
+      : fc.option(entry, { nil: undefined }).map((e) => (e ? [e] : []));
+  });
+  return fc.tuple(...fields).map((parts) => obj(parts.flat() as [string, Json][]));
+}
+
+/** An arbitrary of JSON trees valid against `schema` (each node remembers its schema). */
+export function arbitraryOf(schema: Schema, hints: Hints = {}): fc.Arbitrary<Json> {
+  checkKeywords(schema);
+  let arbitrary: fc.Arbitrary<Json>;
+  if (schema.const !== undefined) arbitrary = fc.constant(valueOf(schema.const));
+  else if (schema.enum) arbitrary = fc.constantFrom(...schema.enum.map(valueOf));
+  else if (schema['x-amount']) arbitrary = amount;
+  else {
+    const types = schema.type === undefined ? ['string'] : [schema.type].flat();
+    arbitrary = fc.oneof(...types.map((t) => ofType(t, schema, hints)));
+  }
+  return arbitrary.map((node) => ({ ...node, s: schema }));
+}
+
+function valueOf(value: unknown): Json {
+  if (typeof value === 'string') return str(value);
+  if (typeof value === 'number') return num(String(value));
+  if (typeof value === 'boolean') return lit(value ? 'true' : 'false');
+  if (value === null) return lit('null');
+  throw new Error(`the fuzz generator cannot write the constant ${JSON.stringify(value)}`);
+}
+
+/** Marks a hand-written tree (an example) with the schemas of its nodes, as generated ones are. */
+export function annotate(node: Json, schema: Schema): Json {
+  if (node.t === 'obj')
+    return {
+      ...node,
+      s: schema,
+      entries: node.entries.map(([k, v]) => {
+        const s = schema.properties?.[k];
+        return [k, s ? annotate(v, s) : v];
+      }),
+    };
+  if (node.t === 'arr')
+    return { ...node, s: schema, items: node.items.map((v) => annotate(v, schema.items ?? {})) };
+  return { ...node, s: schema };
+}
