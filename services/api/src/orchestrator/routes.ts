@@ -14,7 +14,6 @@ import {
   emergencyWithdraw,
   type EmergencyWithdrawRequest,
   fromBaseUnits,
-  validationError,
   venueListing,
   validate,
   type AirdropRequest,
