@@ -108,6 +108,7 @@ export const OPERATOR_SCHEMAS = {
     properties: { to: Identifier, mint: Identifier, amount: AmountInput },
     required: ['to', 'amount'],
   },
+  EmergencyWithdraw: { type: 'object', properties: { destination: Identifier } },
 } as const satisfies Record<string, Schema>;
 
 export function endpoints(f: Fixtures): Endpoint[] {
@@ -170,7 +171,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
           : { to: hint.to, mint: hint.mint, idempotency_key: hint.idempotency_key },
       examples: (examples[op.path] ?? []).map(json),
       vary: idempotent ? { idempotency_key: hint.idempotency_key } : {},
-      recordsRefusals: op.path === '/transfer',
+      recordsRefusals: ['/transfer', '/swap', '/deposit', '/withdraw'].includes(op.path),
     };
   });
 
@@ -253,9 +254,17 @@ export function endpoints(f: Fixtures): Endpoint[] {
       body: WebhookRequest as Schema,
       examples: [json(webhook)],
     }),
+    operator('POST', '/orchestrator/agents/:agent/emergency-withdraw', {
+      auth: 'operator',
+      params: { agent: [f.revokeTarget] },
+      body: s.EmergencyWithdraw,
+      examples: [json({ destination: f.addresses[3] })],
+    }),
     operator('GET', '/tokens', { auth: 'none' }),
+    operator('GET', '/venues', { auth: 'none' }),
+    operator('GET', '/pools', { auth: 'none' }),
     operator('POST', '/dev/airdrop', {
-      auth: 'none',
+      auth: 'operator',
       body: s.Airdrop,
       hints: { to: oneOf([f.peerId, ...f.addresses]), mint: hint.mint },
       examples: [json({ to: f.addresses[3], mint: f.mints[0], amount: 1 })],

@@ -16,6 +16,7 @@ export interface Schema {
   items?: Schema;
   minItems?: number;
   maxItems?: number;
+  uniqueItems?: boolean;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -48,6 +49,9 @@ const KNOWN = new Set([
   'default',
   'description',
   'x-amount',
+  // The memo's bound in UTF-8 bytes: the generated strings (at most 40 ASCII characters) are within it.
+  'x-max-utf8-bytes',
+  'uniqueItems',
 ]);
 
 /** Values a property may take besides what its schema generates (known recipients, real codes). */
@@ -133,13 +137,18 @@ function ofType(type: string, schema: Schema, hints: Hints): fc.Arbitrary<Json> 
       return fc.boolean().map((b) => lit(b ? 'true' : 'false'));
     case 'null':
       return fc.constant(lit('null'));
-    case 'array':
-      return fc
-        .array(arbitraryOf(schema.items ?? {}, hints), {
-          minLength: schema.minItems ?? 0,
-          maxLength: Math.min(schema.maxItems ?? 8, Math.max(schema.minItems ?? 0, 8)),
-        })
-        .map(arr);
+    case 'array': {
+      const bounds = {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 8, Math.max(schema.minItems ?? 0, 8)),
+      };
+      const items = arbitraryOf(schema.items ?? {}, hints);
+      return (
+        schema.uniqueItems
+          ? fc.uniqueArray(items, { ...bounds, selector: (item) => JSON.stringify(item) })
+          : fc.array(items, bounds)
+      ).map(arr);
+    }
     case 'object':
       return objectOf(schema, hints);
     default:

@@ -132,7 +132,7 @@ async function startService(
       port: 0,
       keyEncryptionKey: randomBytes(32),
       jwtSecret: randomBytes(32),
-      logger: createLogger('silent'),
+      logger: createLogger((process.env.HARNESS_LOG_LEVEL as 'silent') ?? 'silent'),
       checkResponses: true,
       ...(options.outcomeTimeoutMs && { outcomeTimeoutMs: options.outcomeTimeoutMs }),
       ...(options.rateLimitPerMinute && { rateLimitPerMinute: options.rateLimitPerMinute }),

@@ -86,6 +86,11 @@ export async function complete(
       result: undefined,
     }))
     .catch(() => undefined); // unrecorded, a retry rebuilds the same answer from the log
+  return answered(answer);
+}
+
+/** An answer as the caller gets it: a success returned, a refusal thrown (the HTTP edge writes its envelope). */
+export function answered(answer: Answer): Answer {
   if (answer.status >= 400) {
     const envelope = answer.body as ErrorEnvelope;
     throw new ServiceError(envelope.error, envelope.message, envelope.details);

@@ -28,7 +28,7 @@ import { settleReservation } from '../budgets';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
 import { withPatience } from '../repository';
-import { claimKey, complete, release, type Answer } from './idempotency';
+import { answered, claimKey, complete, release, type Answer } from './idempotency';
 import type { Ask, IntentOf, SpendKind } from './kind';
 
 export type { Answer };
@@ -47,7 +47,7 @@ export async function spend<Req>(
 ): Promise<Answer> {
   const fingerprint = requestFingerprint(kind.action, req);
   const claim = await claimKey(ctx, caller.agentId, kind.key(req), fingerprint, kind.answerAmounts);
-  if (claim.kind === 'replay') return claim.answer;
+  if (claim.kind === 'replay') return answered(claim.answer);
   const run: Run<Req> = { ctx, waiter, caller, kind, req, stream: claim.stream, intentId: claim.intentId };
   if (claim.kind === 'run' && !claim.takenOver) return runOnce(run, settled);
   // A claim another request holds, or one abandoned by an instance that died before deciding.

@@ -1,6 +1,7 @@
 /** Quotes for the spend pipeline: the aggregator's answer, or `aggregator_unavailable` (502) with nothing reserved. */
 import {
   AggregatorUnavailable,
+  NoRoute,
   type AggregatorQuote,
   type AggregatorQuoteRequest,
 } from '../../aggregator/port';
@@ -18,6 +19,11 @@ export async function quoteOrUnavailable(
     quote = await ctx.aggregator.quote(request);
   } catch (err) {
     if (err instanceof RangeError) throw new ServiceError('invalid_amount', err.message);
+    if (err instanceof NoRoute)
+      throw new ServiceError(
+        'invalid_mint',
+        `The aggregator has no route between these tokens: ${err.message}`,
+      );
     if (err instanceof AggregatorUnavailable)
       throw new ServiceError('aggregator_unavailable', `The swap aggregator did not quote: ${err.message}`);
     throw err;

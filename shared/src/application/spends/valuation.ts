@@ -1,9 +1,12 @@
 /**
  * Limits and budgets are in the group's base token. A spend in another token is valued in it at the
- * aggregator's quote at decision time (the quote of selling the amount for the base token); the
- * value is recorded in the intent's event, so a replay never re-prices.
+ * aggregator's quote at decision time (the quote of selling the amount for the base token); a lending
+ * venue's receipt token is valued as the underlying it redeems for now (the venue's exchange rate),
+ * then that underlying likewise. The value is recorded in the intent's event, so a replay never
+ * re-prices.
  */
 import type Big from 'big.js';
+import { underlyingForReceipt } from '../../domain/venue';
 import type { Token } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { fromBaseUnits, toBaseUnits } from '../../money';
@@ -12,7 +15,17 @@ import { quoteOrUnavailable } from './quotes';
 
 export async function valueInBase(ctx: Context, token: Token, amount: Big, baseMint: string): Promise<Big> {
   if (token.mint === baseMint) return amount;
-  const base = ctx.chain.tokens.find((t) => t.mint === baseMint);
+  const tokenOf = (mint: string) => ctx.chain.tokens.find((t) => t.mint === mint);
+  const venue = ctx.venues.find((v) => v.underlyingOf(token.mint) && !v.receiptMint(token.mint));
+  const underlying = venue && tokenOf(venue.underlyingOf(token.mint)!);
+  if (venue && underlying) {
+    const units = underlyingForReceipt(
+      toBaseUnits(amount, token.decimals),
+      await venue.exchangeRate(underlying.mint),
+    );
+    return valueInBase(ctx, underlying, fromBaseUnits(units, underlying.decimals), baseMint);
+  }
+  const base = tokenOf(baseMint);
   if (!base)
     throw new ServiceError('token_not_in_registry', "The group's base token is not in the registry.");
   const quote = await quoteOrUnavailable(ctx, {
