@@ -11,9 +11,8 @@
  *   3. Nothing on record: check the funds, build, sign, record the submission, then send.
  *
  * Intents whose kind names a lock key (a swap reads a pool's reserves to build) are built and landed
- * one at a time per key in this process.
+ * one at a time per key (locks.ts: in this process, or across executors through Redis).
  */
-import AsyncLock from 'async-lock';
 import Big from 'big.js';
 import {
   BuildRefused,
@@ -32,6 +31,7 @@ import {
   type SignedTransaction,
   type SpendKind,
 } from '@tokenops/shared';
+import { processLocks, type Locks } from './locks';
 
 export interface ExecuteJob {
   intent: IntentData;
@@ -40,12 +40,11 @@ export interface ExecuteJob {
 type Receives = { mint: string; amount: string } | undefined;
 
 export class Executor {
-  private readonly locks = new AsyncLock({ maxPending: Infinity });
-
   constructor(
     private readonly ctx: Context,
     /** Told each outcome this executor records (metrics). */
     private readonly onSettled: (status: IntentOutcome['status']) => void = () => undefined,
+    private readonly locks: Locks = processLocks(),
   ) {}
 
   async execute({ intent }: ExecuteJob): Promise<void> {
@@ -86,7 +85,7 @@ export class Executor {
       });
     const lockKey = kind.lockKey?.(intent as never);
     const run = () => this.buildAndSend(kind, intent);
-    return lockKey ? this.locks.acquire(lockKey, run) : run();
+    return lockKey ? this.locks(lockKey, run) : run();
   }
 
   private async buildAndSend(

@@ -1,2 +1,3 @@
 export * from './execute';
 export * from './relay';
+export * from './locks';

@@ -18,6 +18,7 @@ import {
   dependenciesReady,
   openRedis,
 } from '@tokenops/shared';
+import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
 import { RELAY, startRelay } from './relay';
 
@@ -44,7 +45,11 @@ runProcess('executor', async () => {
     prefix: `${redisConfig.prefix}:bull`,
   });
 
-  const executor = new Executor(ctx, (status) => metrics.intents.inc({ outcome: status }));
+  const executor = new Executor(
+    ctx,
+    (status) => metrics.intents.inc({ outcome: status }),
+    redisLocks(redis, redisConfig.prefix),
+  );
   const worker = queue.process((job) => executor.execute(job.data), { concurrency, lockMs });
   const relay = whileLeader({
     redis,
