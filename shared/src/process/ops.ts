@@ -56,6 +56,21 @@ export interface Listening {
 /** Listens on `port` (0: any free one) and `host`; closes gracefully. Every HTTP server here starts so. */
 export async function listen(server: Server, port: number, host: string): Promise<Listening> {
   server.keepAliveTimeout = 65_000; // longer than the usual load balancer's idle timeout
+  // A request Node refuses before any handler sees it (headers over 16 KiB, a malformed request line)
+  // still gets the error envelope (400 validation_error), not a bare 431 or 400.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      error: 'validation_error',
+      message: tooLarge ? 'The request headers are over 16 KiB.' : 'The request is not valid HTTP.',
+      details: [{ path: '', issue: tooLarge ? 'headers too large' : 'malformed request' }],
+    });
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address() as AddressInfo;
   return {

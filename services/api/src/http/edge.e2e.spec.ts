@@ -64,3 +64,18 @@ describe('metrics', () => {
     }
   });
 });
+
+describe('requests Node refuses before the service sees them', () => {
+  it('headers over 16 KiB get the error envelope', async () => {
+    const r = await world.client.call('GET', '/api/v1/limits', {
+      headers: { 'x-padding': 'a'.repeat(20_000) },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual(
+      expect.objectContaining({
+        error: 'validation_error',
+        details: [{ path: '', issue: 'headers too large' }],
+      }),
+    );
+  });
+});
