@@ -98,7 +98,8 @@ export default tseslint.config(
                 '@electric-sql/*',
                 '@eventstore/*',
               ],
-              message: 'The application talks to ports (the */port.ts files), not adapters or process wiring.',
+              message:
+                'The application talks to ports (the */port.ts files), not adapters or process wiring.',
             },
           ],
         },
