@@ -18,13 +18,15 @@ import type { Instruction } from '@solana/kit';
 import { ata, ensureTokenAccount, referenceMemo, tokenTransfer } from '../chain/transactions';
 import { ChainFailure } from '../chain/port';
 import { decideEmergencyStop, decideEmergencyWithdrawn } from '../domain/agent';
-import { decodeEvent, streams, type IntentData } from '../domain/events';
+import { decodeEvent, streams, type AgentEmergencyWithdraw, type IntentData } from '../domain/events';
 import { checkRecipient } from '../domain/tokens';
 import { ServiceError } from '../errors';
 import { fromBaseUnits, amountText } from '../money';
 import type { Context } from './context';
 import { ownedAgent } from './operator';
 import { settleBudget } from './settle';
+
+type Drained = AgentEmergencyWithdraw['data'];
 
 /** How often the drain reads the balances again when a payment or a late transaction moved them meanwhile. */
 const DRAIN_ATTEMPTS = 3;
@@ -91,7 +93,7 @@ export async function emergencyWithdraw(
   }
 
   // 3. Drain every token to the destination.
-  const moved: { mint: string; amount: string; tx_sig: string }[] = [];
+  const moved: Drained['moved'] = [];
   for (let attempt = 1; ; attempt++) {
     const held = [...(await ctx.chain.balances(agentId))].filter(([, units]) => units > 0n);
     if (held.length === 0) break;

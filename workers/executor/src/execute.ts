@@ -7,11 +7,12 @@
  *      reservation released here too, in case the stop died before it did).
  *   2. A submission is on record: ask the chain about its signature. Landed: confirm it. Failed:
  *      fail it. Unknown: send the very same signed bytes again (the chain refuses a duplicate, so it
- *      can never be paid twice); if their blockhash expired, they can no longer land: build anew.
+ *      can never be paid twice); if their blockhash expired, they can no longer land: build anew. A
+ *      locked build (below) is built anew at once: its output was fixed on reserves since moved.
  *   3. Nothing on record: check the funds, build, sign, record the submission, then send.
  *
- * Intents whose kind names a lock key (a swap reads a pool's reserves to build) are built and landed
- * one at a time per key (locks.ts: in this process, or across executors through Redis).
+ * Intents whose kind names a lock key (a swap reads a pool's reserves to build) run all of this one
+ * at a time per key (locks.ts: in this process, or across executors through Redis).
  */
 import Big from 'big.js';
 import {
@@ -48,51 +49,65 @@ export class Executor {
   ) {}
 
   async execute({ intent }: ExecuteJob): Promise<void> {
+    const kind = SPEND_KINDS[intent.action] as SpendKind<never, IntentData['action']> | undefined;
+    const lockKey = kind?.lockKey?.(intent as never);
+    const run = () => this.executeOnce(kind, intent, lockKey !== undefined);
+    return lockKey ? this.locks(lockKey, run) : run();
+  }
+
+  private async executeOnce(
+    kind: SpendKind<never, IntentData['action']> | undefined,
+    intent: IntentData,
+    locked: boolean,
+  ): Promise<void> {
     const agent = await this.ctx.agents.load(streams.agent(intent.agent_id));
     const item = agent.state.intents.get(intent.intent_id);
     if (!item) return;
     if (item.status === 'failed') return settleBudget(this.ctx, intent, false);
     if (item.status !== 'reserved') return;
 
-    if (item.submission) {
-      const { signature, receives } = item.submission;
-      const status = await this.ctx.chain.status(signature);
-      if (status === 'confirmed') return this.confirm(intent, signature, receives);
+    const previous = item.submission;
+    if (previous) {
+      const status = await this.ctx.chain.status(previous.signature);
+      if (status === 'confirmed') return this.confirm(intent, previous.signature, previous.receives);
       if (status === 'failed')
         return this.settle(intent, {
           status: 'failed',
           code: 'internal_error',
           message: 'the transaction failed on chain',
         });
-      const resent = await this.send(
-        intent,
-        {
-          signature,
-          wire: new Uint8Array(Buffer.from(item.submission.wire, 'base64')),
-          lastValidBlockHeight: BigInt(item.submission.lastValidBlockHeight),
-        },
-        receives,
-      );
-      if (resent !== 'expired') return;
+      // Never landed. A locked build (a local pool's swap) fixed its output on reserves that other
+      // swaps may have moved since: build it anew from the live state. Anything else: the same bytes.
+      if (!locked) {
+        const resent = await this.send(
+          intent,
+          {
+            signature: previous.signature,
+            wire: new Uint8Array(Buffer.from(previous.wire, 'base64')),
+            lastValidBlockHeight: BigInt(previous.lastValidBlockHeight),
+          },
+          previous.receives,
+        );
+        if (resent !== 'expired') return;
+      }
     }
 
-    const kind = SPEND_KINDS[intent.action] as SpendKind<never, IntentData['action']> | undefined;
     if (!kind)
       return this.settle(intent, {
         status: 'failed',
         code: 'internal_error',
         message: `${intent.action} is not executed by this service`,
       });
-    const lockKey = kind.lockKey?.(intent as never);
-    const run = () => this.buildAndSend(kind, intent);
-    return lockKey ? this.locks(lockKey, run) : run();
+    return this.buildAndSend(kind, intent, previous?.signature);
   }
 
+  /** Builds, records and sends; the record replaces `replaces` (the submission this job found), or none. */
   private async buildAndSend(
     kind: SpendKind<never, IntentData['action']>,
     intent: IntentData,
+    replaces: string | undefined,
   ): Promise<void> {
-    const short = await this.shortOfFunds(kind, intent);
+    const short = await this.shortOfFunds(intent);
     if (short) return this.settle(intent, short);
     const signer = await this.ctx.wallets.signer(intent.agent_id);
     let built;
@@ -110,7 +125,8 @@ export class Executor {
     };
     const recorded = await this.ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
       const current = state.intents.get(intent.intent_id);
-      if (!current || current.status !== 'reserved' || current.submission)
+      // Another run recorded (or settled) first: it sends, not this one.
+      if (current?.status !== 'reserved' || current.submission?.signature !== replaces)
         return { events: [], result: false };
       return {
         events: [
@@ -134,22 +150,17 @@ export class Executor {
   }
 
   /** A failure when the agent does not hold what the intent pays (checked before anything is signed). */
-  private async shortOfFunds(
-    kind: SpendKind<never, IntentData['action']>,
-    intent: IntentData,
-  ): Promise<IntentOutcome | undefined> {
+  private async shortOfFunds(intent: IntentData): Promise<IntentOutcome | undefined> {
     try {
-      const pays = kind.pays(this.ctx, intent as never);
-      const account = await this.ctx.chain.tokenAccount(intent.agent_id, pays.mint);
-      const decimals = this.decimals(pays.mint);
+      const account = await this.ctx.chain.tokenAccount(intent.agent_id, intent.mint);
+      const decimals = this.decimals(intent.mint);
       checkFunds(
         { exists: account.exists, balance: fromBaseUnits(account.amount, decimals) },
-        fromBaseUnits(pays.amount, decimals),
+        new Big(intent.amount),
       );
       return undefined;
     } catch (err) {
-      if (err instanceof BuildRefused || err instanceof ServiceError)
-        return { status: 'failed', code: err.code, message: err.message };
+      if (err instanceof ServiceError) return { status: 'failed', code: err.code, message: err.message };
       throw err;
     }
   }

@@ -8,8 +8,7 @@ import { resolveToken } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';
 import type { SpendKind } from './kind';
-import { checkedCpiData, refusedAtBuild, venueOf } from './lending';
-import { tokenOf } from './tokens';
+import { buildAtVenue, checkedCpiData, venueOf } from './lending';
 import { valueInBase } from './valuation';
 
 export const depositKind: SpendKind<DepositRequest, 'deposit'> = {
@@ -17,7 +16,6 @@ export const depositKind: SpendKind<DepositRequest, 'deposit'> = {
   requestSchema: 'DepositRequest',
   responseSchema: 'DepositResponse',
   answerAmounts: ['deposited_amount'],
-  key: (req) => req.idempotency_key,
 
   async ask(ctx, req, group) {
     const venue = venueOf(ctx, req.lending_program);
@@ -36,27 +34,7 @@ export const depositKind: SpendKind<DepositRequest, 'deposit'> = {
     };
   },
 
-  pays: (ctx, intent) => ({
-    mint: intent.mint,
-    amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
-  }),
-
-  async build(ctx, intent, agent) {
-    const plan = await venueOf(ctx, intent.counterparty)
-      .deposit({
-        agent: agent.address,
-        mint: intent.mint,
-        amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
-        ...(intent.params.cpi_data && { cpiData: Uint8Array.from(intent.params.cpi_data) }),
-        reference: `intent:${intent.intent_id}`,
-      })
-      .catch((err: unknown) => Promise.reject(refusedAtBuild(err)));
-    return {
-      instructions: plan.instructions,
-      signers: plan.signers,
-      receives: { mint: plan.receiptMint, amount: plan.receiptAmount },
-    };
-  },
+  build: buildAtVenue,
 
   answer: (intent, confirmed) => ({
     tx_sig: confirmed.tx_sig,

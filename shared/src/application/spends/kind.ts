@@ -15,7 +15,7 @@ import type { Context } from '../context';
 
 /** What a request asks the decision to judge. */
 export interface Ask {
-  /** In the mint's human units. */
+  /** In the mint's human units: what the agent pays (a withdrawal: the receipt tokens it redeems). */
   amount: Big;
   /** The amount valued in the group's base token (the limits' unit). */
   value: Big;
@@ -50,19 +50,20 @@ export class BuildRefused extends Error {
 
 export type IntentOf<A extends Action> = Extract<IntentData, { action: A }>;
 
-export interface SpendKind<Req = unknown, A extends Action = Action> {
+/** Every spend request carries its idempotency key. */
+export interface SpendRequest {
+  idempotency_key: string;
+}
+
+export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Action = Action> {
   readonly action: A;
   /** The contract's request and answer schemas. */
   readonly requestSchema: SchemaName;
   readonly responseSchema: SchemaName;
   /** Answer fields that are amounts (kept as exact text under the idempotency key, answered as numbers). */
   readonly answerAmounts: readonly string[];
-  /** The request's idempotency key. */
-  key(req: Req): string;
   /** What the request asks, judged against the group (values other tokens at the aggregator's quote). */
   ask(ctx: Context, req: Req, group: GroupState): Promise<Ask>;
-  /** What the agent must hold for it, in base units of a mint. */
-  pays(ctx: Context, intent: IntentOf<A>): { mint: string; amount: bigint };
   /** Intents sharing a key are built and landed one at a time (a pool whose reserves the build reads). */
   lockKey?(intent: IntentOf<A>): string;
   /** What goes on chain; the agent signs besides the signers it names. */

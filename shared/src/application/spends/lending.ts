@@ -7,7 +7,10 @@ import type { LendingVenue, VenueAction } from '../../venues/port';
 import { VenueRefused } from '../../venues/port';
 import { cpiDataBytes } from '../../venues/klend';
 import type { Context } from '../context';
-import { BuildRefused } from './kind';
+import type { Signer } from '../../chain/keys';
+import { amountFromText, toBaseUnits } from '../../money';
+import { BuildRefused, type Built, type IntentOf } from './kind';
+import { tokenOf } from './tokens';
 
 /** The venue behind `lending_program`; one this service cannot operate is refused on that field. */
 export function venueOf(ctx: Context, program: string): LendingVenue {
@@ -54,4 +57,30 @@ export function contractError(err: unknown): unknown {
 export function refusedAtBuild(err: unknown): unknown {
   const mapped = contractError(err);
   return mapped instanceof ServiceError ? new BuildRefused(mapped.code, mapped.message) : mapped;
+}
+
+/** What a deposit or a withdrawal puts on chain: the venue's plan, and what comes back to the agent. */
+export async function buildAtVenue(
+  ctx: Context,
+  intent: IntentOf<'deposit'> | IntentOf<'withdraw'>,
+  agent: Signer,
+): Promise<Built> {
+  const venue = venueOf(ctx, intent.counterparty);
+  const units = toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals);
+  const common = {
+    agent: agent.address,
+    mint: intent.mint,
+    ...(intent.params.cpi_data && { cpiData: Uint8Array.from(intent.params.cpi_data) }),
+    reference: `intent:${intent.intent_id}`,
+  };
+  try {
+    if (intent.action === 'deposit') {
+      const plan = await venue.deposit({ ...common, amount: units });
+      return { ...plan, receives: { mint: plan.receiptMint, amount: plan.receiptAmount } };
+    }
+    const plan = await venue.withdraw({ ...common, receiptAmount: units });
+    return { ...plan, receives: { mint: plan.underlyingMint, amount: plan.underlyingAmount } };
+  } catch (err) {
+    throw refusedAtBuild(err);
+  }
 }

@@ -29,7 +29,7 @@ import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
 import { withPatience } from '../repository';
 import { answered, claimKey, complete, release, type Answer } from './idempotency';
-import type { Ask, IntentOf, SpendKind } from './kind';
+import type { Ask, IntentOf, SpendKind, SpendRequest } from './kind';
 
 export type { Answer };
 
@@ -37,7 +37,7 @@ export type { Answer };
 export type Settled = (position: LogPosition) => Promise<void>;
 
 /** Runs one spend operation under the limits, idempotently: one operation per (agent, key), its answer replayed. */
-export async function spend<Req>(
+export async function spend<Req extends SpendRequest>(
   ctx: Context,
   waiter: OutcomeWaiter,
   caller: Caller,
@@ -46,7 +46,7 @@ export async function spend<Req>(
   settled?: Settled,
 ): Promise<Answer> {
   const fingerprint = requestFingerprint(kind.action, req);
-  const claim = await claimKey(ctx, caller.agentId, kind.key(req), fingerprint, kind.answerAmounts);
+  const claim = await claimKey(ctx, caller.agentId, req.idempotency_key, fingerprint, kind.answerAmounts);
   if (claim.kind === 'replay') return answered(claim.answer);
   const run: Run<Req> = { ctx, waiter, caller, kind, req, stream: claim.stream, intentId: claim.intentId };
   if (claim.kind === 'run' && !claim.takenOver) return runOnce(run, settled);
@@ -56,7 +56,7 @@ export async function spend<Req>(
   return answerWhenSettled(run, known);
 }
 
-interface Run<Req> {
+interface Run<Req extends SpendRequest> {
   ctx: Context;
   waiter: OutcomeWaiter;
   caller: Caller;
@@ -67,7 +67,7 @@ interface Run<Req> {
   intentId: string;
 }
 
-async function runOnce<Req>(run: Run<Req>, settled?: Settled): Promise<Answer> {
+async function runOnce<Req extends SpendRequest>(run: Run<Req>, settled?: Settled): Promise<Answer> {
   const { ctx, kind, stream, intentId } = run;
   let accepted = false;
   let answer: Answer;
@@ -96,7 +96,7 @@ async function runOnce<Req>(run: Run<Req>, settled?: Settled): Promise<Answer> {
 }
 
 /** Decides on the write model; an accepted intent comes back with the wait for its outcome. */
-async function decide<Req>(
+async function decide<Req extends SpendRequest>(
   run: Run<Req>,
 ): Promise<{ wait: Promise<Outcome | undefined>; intent: IntentData }> {
   const { ctx, waiter, caller, kind, req, intentId } = run;
@@ -176,7 +176,7 @@ async function releaseUnaccepted(ctx: Context, agentId: string, entry: AllowEntr
   }
 }
 
-function command<Req>(
+function command<Req extends SpendRequest>(
   ctx: Context,
   kind: SpendKind<Req>,
   req: Req,
@@ -194,13 +194,17 @@ function command<Req>(
     ...(ask.memo !== undefined && { memo: ask.memo }),
     ...(ask.task_id !== undefined && { task_id: ask.task_id }),
     ...(ask.params !== undefined && { params: ask.params }),
-    idempotency_key: kind.key(req),
+    idempotency_key: req.idempotency_key,
     now: ctx.now(),
   };
 }
 
 /** The answer of a settled intent, from its acceptance and its outcome. */
-function answerFor<Req>(kind: SpendKind<Req>, accepted: IntentData, outcome: Outcome): Answer {
+function answerFor<Req extends SpendRequest>(
+  kind: SpendKind<Req>,
+  accepted: IntentData,
+  outcome: Outcome,
+): Answer {
   if (outcome.type === 'intent.failed') {
     const code = isErrorCode(outcome.data.code) ? outcome.data.code : 'internal_error';
     const err = new ServiceError(code, outcome.data.message || ERROR_CATALOGUE[code].message);
@@ -234,7 +238,10 @@ function acceptanceOf(record: IntentRecord, intentId: string): IntentData {
 }
 
 /** A retry of a request whose intent is running: wait for it (a while), then answer as the first would have. */
-async function answerWhenSettled<Req>(run: Run<Req>, known: IntentRecord): Promise<Answer> {
+async function answerWhenSettled<Req extends SpendRequest>(
+  run: Run<Req>,
+  known: IntentRecord,
+): Promise<Answer> {
   const { ctx, waiter, caller, kind, stream, intentId } = run;
   if (known.blocked) {
     // Blocked, and the instance that decided it died before recording the answer: answer it now.

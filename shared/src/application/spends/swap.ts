@@ -23,7 +23,6 @@ export const swapKind: SpendKind<SwapRequest, 'swap'> = {
   requestSchema: 'SwapRequest',
   responseSchema: 'SwapResponse',
   answerAmounts: ['received_amount', 'rate', 'daily_remaining'],
-  key: (req) => req.idempotency_key,
 
   async ask(ctx, req, group) {
     const from = resolveSwapSide(ctx.chain.tokens, req.from_token, req.from_mint, 'from');
@@ -66,11 +65,6 @@ export const swapKind: SpendKind<SwapRequest, 'swap'> = {
       },
     };
   },
-
-  pays: (ctx, intent) => ({
-    mint: intent.mint,
-    amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
-  }),
 
   // The local pools fix their output in the transaction: swaps of one pair are built and landed in turn.
   lockKey: (intent) => `swap:${[intent.mint, intent.params.to_mint].sort().join('/')}`,

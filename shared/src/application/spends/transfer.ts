@@ -19,27 +19,20 @@ export const transferKind: SpendKind<TransferRequest, 'transfer'> = {
   requestSchema: 'TransferRequest',
   responseSchema: 'TransferResponse',
   answerAmounts: ['net_amount', 'protocol_fee', 'daily_remaining'],
-  key: (req) => req.idempotency_key,
 
   async ask(ctx, req, group) {
     checkRecipient(req.to);
-    const amount = parseAmount(req.amount);
-    const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
     return {
-      amount,
-      value: await valueInBase(ctx, token, amount, group.baseMint),
-      mint: token.mint,
-      decimals: token.decimals,
+      ...(await transferDryRun(
+        ctx,
+        { amount: req.amount, to: req.to, ...(req.mint && { mint: req.mint }) },
+        group,
+      )),
       counterparty: req.to,
       ...(req.memo !== undefined && { memo: req.memo }),
       ...(req.task_id !== undefined && { task_id: req.task_id }),
     };
   },
-
-  pays: (ctx, intent) => ({
-    mint: intent.mint,
-    amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
-  }),
 
   async build(ctx, intent, agent) {
     const token = tokenOf(ctx, intent.mint);

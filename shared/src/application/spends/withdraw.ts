@@ -9,7 +9,7 @@ import { resolveToken } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';
 import type { SpendKind } from './kind';
-import { checkedCpiData, refusedAtBuild, venueOf } from './lending';
+import { buildAtVenue, checkedCpiData, venueOf } from './lending';
 import { tokenOf } from './tokens';
 import { valueInBase } from './valuation';
 
@@ -18,7 +18,6 @@ export const withdrawKind: SpendKind<WithdrawRequest, 'withdraw'> = {
   requestSchema: 'WithdrawRequest',
   responseSchema: 'WithdrawResponse',
   answerAmounts: ['received_amount'],
-  key: (req) => req.idempotency_key,
 
   async ask(ctx, req, group) {
     const venue = venueOf(ctx, req.lending_program);
@@ -46,27 +45,7 @@ export const withdrawKind: SpendKind<WithdrawRequest, 'withdraw'> = {
     };
   },
 
-  pays: (ctx, intent) => ({
-    mint: intent.mint,
-    amount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
-  }),
-
-  async build(ctx, intent, agent) {
-    const plan = await venueOf(ctx, intent.counterparty)
-      .withdraw({
-        agent: agent.address,
-        mint: intent.mint,
-        receiptAmount: toBaseUnits(amountFromText(intent.amount), tokenOf(ctx, intent.mint).decimals),
-        ...(intent.params.cpi_data && { cpiData: Uint8Array.from(intent.params.cpi_data) }),
-        reference: `intent:${intent.intent_id}`,
-      })
-      .catch((err: unknown) => Promise.reject(refusedAtBuild(err)));
-    return {
-      instructions: plan.instructions,
-      signers: plan.signers,
-      receives: { mint: plan.underlyingMint, amount: plan.underlyingAmount },
-    };
-  },
+  build: buildAtVenue,
 
   answer: (_intent, confirmed) => ({
     tx_sig: confirmed.tx_sig,
