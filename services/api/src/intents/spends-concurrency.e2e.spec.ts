@@ -113,6 +113,10 @@ describe('50 parallel swaps of one agent whose daily limit allows exactly 17', (
   });
 });
 
+// On the server topology this fails today (and so does the serial-math check of the test above): the
+// executor holds a pool's lock within its own process only (workers/executor/src/execute.ts, AsyncLock
+// on the swap kind's lockKey), so the two executors build swaps of the one pool on the same reserves
+// and both land, each paying the output of those reserves: the pool pays out more than its math.
 describe('one pool, many agents at once', () => {
   it('prices each swap on the reserves the previous one left: the outputs are the serial math, none twice', async () => {
     const agents = await Promise.all(
