@@ -1,6 +1,6 @@
 /** Load over HTTP for the benchmarks: autocannon runs, and funded agents set up through the API. */
 import autocannon from 'autocannon';
-import { Client, signIn } from '../services/api/src/testing/harness';
+import { Client, signIn, type Operator } from '../services/api/src/testing/harness';
 
 /** One autocannon run (progress on the terminal), to its result. */
 export function load(opts: autocannon.Options): Promise<autocannon.Result> {
@@ -16,6 +16,14 @@ export interface BenchAgent {
 }
 
 export async function fundedAgents(client: Client, count: number): Promise<BenchAgent[]> {
+  return (await fundedGroup(client, count)).agents;
+}
+
+/** A group with `count` agents funded with 1,000,000 USDC each; its operator and id too. */
+export async function fundedGroup(
+  client: Client,
+  count: number,
+): Promise<{ operator: Operator; group: string; agents: BenchAgent[] }> {
   const operator = await signIn(client);
   const group = (
     await client.call<{ group_config_pda: string }>('POST', '/api/v1/orchestrator/groups', {
@@ -43,7 +51,7 @@ export async function fundedAgents(client: Client, count: number): Promise<Bench
     ).body;
     agents.push({ id: inv.agent_wallet_pda, key: reg.api_key });
   }
-  return agents;
+  return { operator, group, agents };
 }
 
 /** A transfer request of the i-th agent to the next one, with a key never used before. */

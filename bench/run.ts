@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,http,server,rebuild to choose.
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,http,spends,server,rebuild to choose.
  */
 import { cpus } from 'node:os';
 import { chainBench } from './chain.bench';
@@ -8,11 +8,13 @@ import { eventStoreBench } from './event-store.bench';
 import { httpBench } from './http.bench';
 import { rebuildBench } from './rebuild.bench';
 import { serverBench } from './server.bench';
+import { spendsBench } from './spends.bench';
 
 const all: Record<string, () => Promise<string>> = {
   'event-store': eventStoreBench,
   chain: chainBench,
   http: httpBench,
+  spends: spendsBench,
   server: serverBench,
   rebuild: rebuildBench,
 };

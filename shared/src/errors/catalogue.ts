@@ -110,7 +110,7 @@ export const ERROR_CATALOGUE = {
     status: 404,
     origin: 'service',
     message: 'No such resource.',
-    why: 'An unknown route, or an operator naming a group, agent or allow-list entry that does not exist (and swap, deposit and withdraw, not built yet); no spec code says "no such thing".',
+    why: 'An unknown route, or an operator naming a group, agent or allow-list entry that does not exist, or an airdrop on a chain that is not local; no spec code says "no such thing".',
   },
   conflict: {
     status: 409,

@@ -4,11 +4,18 @@
  * here sends more than the 60 requests a minute the rate limit allows (tested in http/), so this
  * world allows more.
  */
+import { openBooks } from '../testing/conservation';
 import { key, startWorld, type World } from '../testing/harness';
 
 let world: World;
+let books: Awaited<ReturnType<typeof openBooks>>;
 beforeAll(async () => {
   world = await startWorld({ vendorBudget: 370, rateLimitPerMinute: 10_000 });
+  books = await openBooks(world);
+});
+// Per mint, the supply on chain equals what every holder holds (testing/conservation.ts).
+afterEach(async () => {
+  await books.expectBalanced();
 });
 afterAll(async () => world.close());
 

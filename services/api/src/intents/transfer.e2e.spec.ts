@@ -1,9 +1,16 @@
 import { generateSigner } from '@tokenops/shared';
+import { openBooks } from '../testing/conservation';
 import { key, startWorld, type World } from '../testing/harness';
 
 let world: World;
+let books: Awaited<ReturnType<typeof openBooks>>;
 beforeAll(async () => {
   world = await startWorld();
+  books = await openBooks(world);
+});
+// Per mint, the supply on chain equals what every holder holds (testing/conservation.ts).
+afterEach(async () => {
+  await books.expectBalanced();
 });
 afterAll(async () => world.close());
 

@@ -17,7 +17,7 @@ import {
   type Signer,
 } from '@tokenops/shared';
 import { Proc, freePort } from './topology';
-import { startEmbedded } from '../embedded';
+import { CHAIN_SEED, startEmbedded } from '../embedded';
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -80,6 +80,10 @@ export interface Service {
   ctx: Pick<Context, 'chain' | 'store'>;
   /** The read models, on the embedded service (in Redis on the topology, not reached from here). */
   views?: ReadModelStore;
+  /** The chain's seed (CHAIN_SEED): the local pools' and venue's keys derive from it. */
+  seed: string;
+  /** The chain node's JSON-RPC URL on the topology (a chain other suites share); absent when embedded. */
+  rpcUrl?: string;
 }
 
 export interface World {
@@ -139,7 +143,11 @@ async function startService(
       unauthenticatedRateLimitPerMinute:
         options.unauthenticatedRateLimitPerMinute ?? HARNESS_UNAUTHENTICATED_LIMIT,
     });
-    return { service, urls: [service.url], close: () => service.close() };
+    return {
+      service: { url: service.url, ctx: service.ctx, seed: CHAIN_SEED },
+      urls: [service.url],
+      close: () => service.close(),
+    };
   }
   // Settings of the API differ from the shared instances': two more instances with them.
   const own: Proc[] = [];
@@ -168,7 +176,12 @@ async function startService(
   const store = await PostgresEventStore.open(sql);
   const chain = RpcChain.local(topology.env.SOLANA_RPC_URL!, topology.env.CHAIN_SEED!);
   return {
-    service: { url: urls[0]!, ctx: { store, chain } },
+    service: {
+      url: urls[0]!,
+      ctx: { store, chain },
+      seed: topology.env.CHAIN_SEED!,
+      rpcUrl: topology.env.SOLANA_RPC_URL!,
+    },
     urls,
     close: async () => {
       await Promise.all(own.map((p) => p.kill('SIGTERM')));

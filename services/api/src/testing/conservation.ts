@@ -1,0 +1,150 @@
+/**
+ * Money conservation, read from the chain: per mint, the supply the mint account records (every unit
+ * minted, less every unit burned) equals the sum of the token accounts of every holder there is. The
+ * holders are the fixed ones (the treasury, the fee payer, the mint authority, each local pool's
+ * authority, the lending venue's authority), and every address the log names (agents, allow-listed
+ * recipients, operators, emergency-withdrawal destinations), plus any a test adds.
+ *
+ * A unit paid twice, minted out of nothing, or sent somewhere no one accounts for shows as a
+ * difference. Embedded, the chain is the world's own and the difference must be zero. On the
+ * topology the chain node is shared by every suite of the run (and an earlier suite may have paid an
+ * address no log names), so the difference is taken when the books are opened and must not change:
+ * nothing the suite did created or lost a unit. Suites that run at the same time as one that airdrops
+ * to an address no log names would disturb that; the topology project runs its suites one at a time
+ * on these machines.
+ *
+ * Reads are a snapshot: on the topology, one JSON-RPC getMultipleAccounts, which the chain node
+ * answers between two transactions; embedded, the reads of an idle suite. The holders are read from
+ * the log before and after the snapshot, and again if a new one appeared in between.
+ */
+import bs58 from 'bs58';
+import { ata, localFixtures, localPoolKeys } from '@tokenops/shared';
+import type { Service, World } from './harness';
+
+/** SPL Token Mint: mint_authority COption<Pubkey> (4 + 32 bytes), then supply u64 LE. */
+const MINT_SUPPLY_OFFSET = 36;
+/** SPL Token Account: mint (32), owner (32), amount u64 LE. */
+const ACCOUNT_AMOUNT_OFFSET = 64;
+/** Fields of events that name an address which may hold tokens. */
+const ADDRESS_FIELDS = ['agent_id', 'address', 'destination', 'owner_wallet', 'counterparty', 'to'];
+
+/** Per token symbol: the supply on chain, what the holders hold, and the difference (supply − held). */
+export type Books = Record<string, { supply: bigint; held: bigint; unheld: bigint }>;
+
+/** Every address that may hold tokens on the service's chain. */
+export async function holdersOf(service: Service, extra: Iterable<string> = []): Promise<Set<string>> {
+  const { chain, store } = service.ctx;
+  const fixtures = localFixtures(service.seed);
+  const holders = new Set<string>([
+    chain.treasury,
+    chain.feePayer,
+    fixtures.authority.address,
+    fixtures.venue.authority.address,
+    ...localPoolKeys(chain.tokens, service.seed).map((p) => p.authority.address),
+    ...extra,
+  ]);
+  for (const e of await store.readAll({ maxCount: 100_000_000 })) {
+    const data = e.data as Record<string, unknown>;
+    for (const field of ADDRESS_FIELDS) {
+      const value = data[field];
+      if (typeof value === 'string' && value.length >= 32 && value.length <= 44) holders.add(value);
+    }
+  }
+  return holders;
+}
+
+interface RawAccount {
+  data: Uint8Array;
+}
+
+/** The accounts at these addresses, read together (one JSON-RPC call on the topology). */
+async function readAccounts(service: Service, addresses: string[]): Promise<(RawAccount | undefined)[]> {
+  if (!service.rpcUrl) return Promise.all(addresses.map((a) => service.ctx.chain.readAccount(a)));
+  const res = await fetch(service.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getMultipleAccounts',
+      params: [addresses, { encoding: 'base64' }],
+    }),
+  });
+  const body = (await res.json()) as {
+    result?: { value: ({ data: [string, string] } | null)[] };
+    error?: unknown;
+  };
+  if (!body.result) throw new Error(`getMultipleAccounts: ${JSON.stringify(body.error)}`);
+  return body.result.value.map((v) =>
+    v ? { data: new Uint8Array(Buffer.from(v.data[0], 'base64')) } : undefined,
+  );
+}
+
+async function snapshot(service: Service, holders: Set<string>): Promise<Books> {
+  const tokens = service.ctx.chain.tokens;
+  const owners = [...holders];
+  const accounts = await Promise.all(
+    tokens.flatMap((t) =>
+      owners.map(async (owner) => ({ mint: t.mint, owner, address: await ata(owner, t.mint) })),
+    ),
+  );
+  const read = await readAccounts(service, [...tokens.map((t) => t.mint), ...accounts.map((a) => a.address)]);
+  const books: Books = {};
+  tokens.forEach((t, i) => {
+    const mint = read[i];
+    if (!mint) throw new Error(`the mint of ${t.symbol} is not on the chain`);
+    const supply = Buffer.from(mint.data).readBigUInt64LE(MINT_SUPPLY_OFFSET);
+    books[t.symbol] = { supply, held: 0n, unheld: supply };
+  });
+  accounts.forEach((a, i) => {
+    const account = read[tokens.length + i];
+    if (!account) return;
+    const data = Buffer.from(account.data);
+    const token = tokens.find((t) => t.mint === a.mint)!;
+    // An associated token account holds its own mint, for its own owner.
+    if (Buffer.compare(data.subarray(0, 32), Buffer.from(bs58.decode(a.mint))) !== 0)
+      throw new Error(`the account ${a.address} is not of ${token.symbol}`);
+    const amount = data.readBigUInt64LE(ACCOUNT_AMOUNT_OFFSET);
+    const entry = books[token.symbol]!;
+    entry.held += amount;
+    entry.unheld -= amount;
+  });
+  return books;
+}
+
+/** Per mint, the supply and what every holder holds, as one snapshot with no holder missing. */
+export async function readBooks(service: Service, extra: Iterable<string> = []): Promise<Books> {
+  let holders = await holdersOf(service, extra);
+  for (let attempt = 0; ; attempt++) {
+    const books = await snapshot(service, holders);
+    const after = await holdersOf(service, extra);
+    if ([...after].every((h) => holders.has(h)) || attempt >= 5) return books;
+    holders = after;
+  }
+}
+
+const unheld = (books: Books) =>
+  Object.fromEntries(Object.entries(books).map(([symbol, b]) => [symbol, b.unheld]));
+
+/**
+ * Opens the books of a world: call `expectBalanced()` after each test. On a chain of the world's own
+ * (embedded, or a topology started for one suite: `ownChain`), every unit of every mint must be held
+ * by a known holder; on the shared topology, the part no known holder holds must not move.
+ */
+export async function openBooks(
+  world: Pick<World, 'service'>,
+  options: { ownChain?: boolean; extra?: () => Iterable<string> } = {},
+): Promise<{ expectBalanced(): Promise<Books> }> {
+  const service = world.service;
+  const extra = options.extra ?? (() => []);
+  const zero = Object.fromEntries(service.ctx.chain.tokens.map((t) => [t.symbol, 0n]));
+  const shared = service.rpcUrl !== undefined && !options.ownChain;
+  const baseline = shared ? unheld(await readBooks(service, extra())) : zero;
+  return {
+    async expectBalanced() {
+      const books = await readBooks(service, extra());
+      expect(unheld(books)).toEqual(baseline);
+      return books;
+    },
+  };
+}
