@@ -113,10 +113,9 @@ describe('50 parallel swaps of one agent whose daily limit allows exactly 17', (
   });
 });
 
-// On the server topology this fails today (and so does the serial-math check of the test above): the
-// executor holds a pool's lock within its own process only (workers/executor/src/execute.ts, AsyncLock
-// on the swap kind's lockKey), so the two executors build swaps of the one pool on the same reserves
-// and both land, each paying the output of those reserves: the pool pays out more than its math.
+// On the server topology the two executors would build swaps of the one pool on the same reserves, and
+// both would land, each paying the output of those reserves, unless the pool's lock holds across
+// processes (workers/executor/src/locks.ts: a Redis mutex per pool). This is the test of that lock.
 describe('one pool, many agents at once', () => {
   it('prices each swap on the reserves the previous one left: the outputs are the serial math, none twice', async () => {
     const agents = await Promise.all(
