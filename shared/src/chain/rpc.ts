@@ -11,6 +11,7 @@ import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { localFixtures, localTokens } from './local-fixtures';
+import { guarded } from '../errors/unavailable';
 import {
   ChainFailure,
   SYSVAR_CLOCK_ADDRESS,
@@ -65,10 +66,11 @@ export class RpcChain implements LocalChain {
   private readonly creates = new Map<string, readonly string[]>();
 
   constructor(private readonly options: RpcChainOptions) {
-    this.connection = new Connection(options.url, {
-      commitment: 'confirmed',
-      disableRetryOnRateLimit: false,
-    });
+    // A node that does not answer is DependencyUnavailable (503 at the edge; an executor's job retries).
+    this.connection = guarded(
+      'the chain (Solana JSON-RPC)',
+      new Connection(options.url, { commitment: 'confirmed', disableRetryOnRateLimit: false }),
+    );
     this.tokens = options.tokens;
     this.treasury = options.treasury;
   }

@@ -2,6 +2,7 @@
  * The event store on EventStoreDB / KurrentDB through its gRPC client. Streams, expected revisions,
  * event ids and the $all log map one to one onto the port; system events ($-prefixed) are left out.
  */
+import { guarded } from '../errors/unavailable';
 import {
   ANY,
   BACKWARDS,
@@ -66,7 +67,10 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** `connectionString` as `esdb://host:2113?tls=false`. */
   static connect(connectionString: string): EventStoreDbEventStore {
-    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(connectionString));
+    // Its appends answer DependencyUnavailable when the server does not (UnavailableError).
+    return new EventStoreDbEventStore(
+      guarded('the event store (EventStoreDB)', EventStoreDBClient.connectionString(connectionString)),
+    );
   }
 
   async append(

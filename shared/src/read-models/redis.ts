@@ -5,6 +5,7 @@
  * several projectors).
  */
 import Redis from 'ioredis';
+import { guarded } from '../errors/unavailable';
 import type { LogPosition } from '../event-store/port';
 import {
   positionFromText,
@@ -93,8 +94,8 @@ export class RedisReadModelStore implements ReadModelStore {
     readonly namespace = 'rm',
     private readonly guards: readonly CommitGuard[] = [],
   ) {
-    this.redis = redis as Commander;
     if (!('commitReadModel' in redis)) redis.defineCommand('commitReadModel', { lua: COMMIT_LUA });
+    this.redis = guarded('the read models (Redis)', redis as Commander);
   }
 
   static connect(url: string, namespace?: string): RedisReadModelStore {

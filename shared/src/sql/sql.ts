@@ -3,7 +3,10 @@
  * WebAssembly, in-process, in a data folder). Both speak the same SQL, so one adapter serves both.
  */
 import { PGlite } from '@electric-sql/pglite';
+import { reaching, unavailableOr } from '../errors/unavailable';
 import { Pool, type PoolClient } from 'pg';
+
+const POSTGRESQL = 'the event store (PostgreSQL)';
 
 export interface Sql {
   /** `name` makes it a prepared statement on the server (parsed and planned once per connection). */
@@ -50,10 +53,14 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
   pool.on('error', () => undefined);
   return {
     async query<R>(text: string, params?: unknown[], name?: string) {
-      return (await pool.query({ text, values: params as unknown[], ...(name && { name }) })).rows as R[];
+      return reaching(
+        POSTGRESQL,
+        async () =>
+          (await pool.query({ text, values: params as unknown[], ...(name && { name }) })).rows as R[],
+      );
     },
     async exec(text) {
-      await pool.query(text);
+      await reaching(POSTGRESQL, () => pool.query(text));
     },
     async listen(channel, onNotify) {
       if (!IDENTIFIER.test(channel)) throw new Error(`channel ${channel} must match ${IDENTIFIER}`);
@@ -93,7 +100,7 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
       };
     },
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await reaching(POSTGRESQL, () => pool.connect());
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -106,7 +113,7 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
+        throw unavailableOr(POSTGRESQL, err);
       } finally {
         client.release();
       }

@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
+  DependencyUnavailable,
   ServiceError,
+  WrongExpectedRevision,
   decodeUtf8,
   parseJson,
   responseViolations,
@@ -187,27 +189,8 @@ async function answerError(
 }
 
 /**
- * 503, retry later: a dependency that did not answer (database, Redis, chain node down), or a write
- * that kept meeting other instances' writes to its stream past the repository's patience.
+ * 503, retry later: a dependency that did not answer (the adapters raise DependencyUnavailable), or a
+ * write that kept meeting other instances' writes to its stream past the repository's patience.
  */
-export function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; name?: string; message?: string } | undefined;
-  return (
-    e?.name === 'WrongExpectedRevision' ||
-    [
-      'ECONNREFUSED',
-      'ECONNRESET',
-      'ETIMEDOUT',
-      'EPIPE',
-      '57P01',
-      '57P03',
-      '08006',
-      '08001',
-      '53300',
-    ].includes(e?.code ?? '') ||
-    e?.name === 'MaxRetriesPerRequestError' ||
-    /Connection is closed|Connection terminated|connect ECONNREFUSED|Stream isn't writeable|the database system is/i.test(
-      e?.message ?? '',
-    )
-  );
-}
+export const isUnavailable = (err: unknown): boolean =>
+  err instanceof DependencyUnavailable || err instanceof WrongExpectedRevision;

@@ -13,7 +13,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import { ServiceError } from '@tokenops/shared';
+import { ServiceError, unavailableOr } from '@tokenops/shared';
 
 export class AgentRateLimit {
   private constructor(
@@ -43,7 +43,7 @@ export class AgentRateLimit {
     try {
       result = await this.limiter.consume(agentId);
     } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err; // Redis unreachable: answered as 503 upstream
+      if (!(err instanceof RateLimiterRes)) throw unavailableOr('the rate limiter (Redis)', err); // 503
       this.headers(res, err);
       const retryAfterSeconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
       throw new ServiceError(

@@ -353,8 +353,8 @@ describe('POST /api/v1/swap', () => {
       });
     });
 
-    it('aggregator_unavailable 502 for a pair no pool trades (a receipt token)', async () => {
-      expectError(await swap(agent, swapBody('USDC', 'kUSDC', 1)), 502, 'aggregator_unavailable');
+    it('invalid_mint 400 for a pair no pool trades (a receipt token): the aggregator answers, with no route', async () => {
+      expectError(await swap(agent, swapBody('USDC', 'kUSDC', 1)), 400, 'invalid_mint');
     });
 
     it('unauthorized 401 without a key', async () => {
