@@ -144,7 +144,7 @@ async function startService(
         options.unauthenticatedRateLimitPerMinute ?? HARNESS_UNAUTHENTICATED_LIMIT,
     });
     return {
-      service: { url: service.url, ctx: service.ctx, seed: CHAIN_SEED },
+      service: { url: service.url, ctx: service.ctx, views: service.views, seed: CHAIN_SEED },
       urls: [service.url],
       close: () => service.close(),
     };
