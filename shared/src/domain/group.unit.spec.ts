@@ -23,6 +23,8 @@ import {
   groupEvents,
 } from './testing/fixtures';
 import { codeOf, thrownBy } from '../errors/testing';
+import { addEntry } from './testing/deciders';
+import { DeciderSpecification } from './testing/specification';
 
 const defaults = { per_tx_limit: new Big(50), daily_limit: new Big(500), hourly_tx_cap: 20 };
 
@@ -107,6 +109,66 @@ describe('the group', () => {
       );
       expect(err.code).toBe(code);
       if (path) expect(err.details?.[0]?.path).toBe(path);
+    });
+
+    it('type 2 (a protocol: venue or aggregator) is added with its label and neither budget nor TTL', () => {
+      const venue = address('venue-2');
+      DeciderSpecification.for(addEntry)
+        .given(groupEvents())
+        .when({ entry_id: 'e2', address: venue, type: 2, label: 'lending', now: T0 })
+        .then([
+          {
+            type: 'whitelist.entry_added',
+            data: { group_id: 'group-1', entry_id: 'e2', address: venue, type: 2, label: 'lending', at: T0 },
+          },
+        ]);
+      DeciderSpecification.for(addEntry)
+        .given(groupEvents())
+        .when({ entry_id: 'e2', address: venue, type: 2, now: T0 })
+        .then([
+          {
+            type: 'whitelist.entry_added',
+            data: { group_id: 'group-1', entry_id: 'e2', address: venue, type: 2, at: T0 },
+          },
+        ]);
+    });
+
+    it.each([
+      ['an approved_amount', { approved_amount: '10' }],
+      ['a ttl_seconds', { ttl_seconds: 60 }],
+      ['both', { approved_amount: '10', ttl_seconds: 60 }],
+    ])('type 2 with %s is refused at /type: a protocol has no budget', (_, extra) => {
+      DeciderSpecification.for(addEntry)
+        .given(groupEvents())
+        .when({ entry_id: 'e2', address: address('venue-2'), type: 2, now: T0, ...extra })
+        .thenThrows('validation_error', '/type');
+    });
+
+    it('a type-1 entry added without a label carries none', () => {
+      DeciderSpecification.for(addEntry)
+        .given(groupEvents())
+        .when({ entry_id: 'e1', address: STRANGER, type: 1, approved_amount: 1, ttl_seconds: 1, now: T0 })
+        .then([
+          {
+            type: 'whitelist.entry_added',
+            data: {
+              group_id: 'group-1',
+              entry_id: 'e1',
+              address: STRANGER,
+              type: 1,
+              approved_amount: '1',
+              ttl_expires_at: T0 + SECOND,
+              at: T0,
+            },
+          },
+        ]);
+    });
+
+    it('an entry needs a group', () => {
+      DeciderSpecification.for(addEntry)
+        .given([])
+        .when({ entry_id: 'e2', address: STRANGER, type: 2, now: T0 })
+        .thenThrows('not_found');
     });
 
     it('adding a listed address again renews it: a new entry with a fresh budget', () => {

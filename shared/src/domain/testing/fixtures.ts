@@ -116,23 +116,46 @@ export function transfer(amount: string | number, overrides: Partial<IntentComma
 export function spent(value: string, at: number, action: IntentCommand['action'] = 'transfer'): AgentEvent[] {
   counter += 1;
   const intent_id = `past-${counter}`;
-  return [
-    {
-      type: 'intent.accepted',
-      data: {
-        intent_id,
-        agent_id: AGENT_A,
-        group_id: GROUP,
-        action,
-        amount: value,
-        mint: BASE_MINT,
-        value,
-        spends: action !== 'withdraw',
-        counterparty: AGENT_B,
-        entry_id: 'entry-agent-2',
-        at,
-      },
-    },
-    { type: 'intent.confirmed', data: { intent_id, agent_id: AGENT_A, tx_sig: `sig-${intent_id}`, at } },
-  ];
+  return [accepted(intent_id, value, at, action), confirmed(intent_id, at)];
 }
+
+/** Agent A's intent.accepted of `value` base-token units (to agent B) at `at`: reserved until settled. */
+export function accepted(
+  intent_id: string,
+  value: string,
+  at: number,
+  action: IntentCommand['action'] = 'transfer',
+): AgentEvent {
+  return {
+    type: 'intent.accepted',
+    data: {
+      intent_id,
+      agent_id: AGENT_A,
+      group_id: GROUP,
+      action,
+      amount: value,
+      mint: BASE_MINT,
+      value,
+      spends: action !== 'withdraw',
+      counterparty: AGENT_B,
+      entry_id: 'entry-agent-2',
+      at,
+    },
+  };
+}
+
+export const confirmed = (intent_id: string, at: number): AgentEvent => ({
+  type: 'intent.confirmed',
+  data: { intent_id, agent_id: AGENT_A, tx_sig: `sig-${intent_id}`, at },
+});
+
+export const failed = (intent_id: string, at: number): AgentEvent => ({
+  type: 'intent.failed',
+  data: { intent_id, agent_id: AGENT_A, code: 'insufficient_balance', message: 'low balance', at },
+});
+
+/** The executor's record of the transaction it signed for `intent_id`, before it submits it. */
+export const submitting = (intent_id: string, at: number, signature = `sig-${intent_id}`): AgentEvent => ({
+  type: 'intent.submitting',
+  data: { intent_id, agent_id: AGENT_A, signature, wire: 'AQID', last_valid_block_height: '1234', at },
+});
