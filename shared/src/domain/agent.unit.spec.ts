@@ -104,6 +104,31 @@ describe('the agent', () => {
     ]);
   });
 
+  it('records who revoked the agent and why: the operator by default, or the emergency withdrawal', () => {
+    const active = agent([registered(AGENT_A)]);
+    expect(decideRevoke({ now: T0 }, active)).toEqual([
+      { type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'operator', at: T0 } },
+    ]);
+    expect(decideEmergencyWithdraw({ destination: OWNER, now: T0 + 1 }, active)).toEqual([
+      { type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'emergency_withdraw', at: T0 + 1 } },
+      {
+        type: 'agent.emergency_withdraw',
+        data: { agent_id: AGENT_A, group_id: 'group-1', destination: OWNER, at: T0 + 1 },
+      },
+    ]);
+    expect(codeOf(() => decideEmergencyWithdraw({ destination: OWNER, now: T0 }, agent([])))).toBe(
+      'not_found',
+    );
+    expect(codeOf(() => decideRevoke({ now: T0 }, agent([])))).toBe('not_found');
+  });
+
+  it('a key rotation records only the new key’s digest; an unregistered agent has no key to rotate', () => {
+    expect(decideRotateKey({ api_key_hash: 'digest-2', now: T0 }, agent([registered(AGENT_A)]))).toEqual([
+      { type: 'agent.api_key_rotated', data: { agent_id: AGENT_A, api_key_hash: 'digest-2', at: T0 } },
+    ]);
+    expect(codeOf(() => decideRotateKey({ api_key_hash: 'x', now: T0 }, agent([])))).toBe('not_found');
+  });
+
   it('limits change per field; an unregistered agent is not_found', () => {
     const [changed] = decideChangeLimits(
       { limits: { hourly_tx_cap: 3 }, now: T0 },

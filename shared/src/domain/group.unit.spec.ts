@@ -18,6 +18,8 @@ import {
   T0,
   VENDOR,
   VENDOR_ENTRY,
+  VENDOR_TTL_MS,
+  VENUE,
   address,
   group,
   groupEvents,
@@ -196,6 +198,30 @@ describe('the group', () => {
       );
     });
 
+    it('removal records the entry and its address', () => {
+      expect(decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 + 1 }, group())).toStrictEqual([
+        {
+          type: 'whitelist.entry_removed',
+          data: { group_id: 'group-1', entry_id: VENDOR_ENTRY, address: VENDOR, at: T0 + 1 },
+        },
+      ]);
+      expect(thrownBy(() => decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 }, foldGroup([]))).code).toBe(
+        'not_found',
+      );
+    });
+
+    it('folds an entry with exactly what it was given: a label, a budget and a TTL only when set', () => {
+      expect(group().entries.get(VENDOR)).toStrictEqual({
+        entryId: VENDOR_ENTRY,
+        address: VENDOR,
+        type: 1,
+        label: 'vendor',
+        approvedAmount: new Big(500),
+        ttlExpiresAt: T0 + VENDOR_TTL_MS,
+      });
+      expect(group().entries.get(VENUE)).toStrictEqual({ entryId: 'entry-venue', address: VENUE, type: 2 });
+    });
+
     it('removal takes the entry off the list; an unknown entry is not_found', () => {
       const state = decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 }, group()).reduce(
         evolveGroup,
@@ -241,6 +267,38 @@ describe('the group', () => {
       );
       const state = events.reduce(evolveGroup, group());
       expect(state.entries.get(agent)?.type).toBe(0);
+    });
+
+    it('without a label, the agent’s entry is labelled "agent" and the invitation carries none', () => {
+      const agentC = address('agent-c');
+      const events = decideInviteAgent(
+        { agent_id: agentC, invitation_hash: 'h', expires_at: T0 + 1000, entry_id: 'e-c', now: T0 },
+        group(),
+      );
+      expect(events).toStrictEqual([
+        {
+          type: 'agent.invited',
+          data: {
+            group_id: 'group-1',
+            agent_id: agentC,
+            invitation_hash: 'h',
+            invitation_expires_at: T0 + 1000,
+            limits: { per_tx_limit: '100', daily_limit: '1000', hourly_tx_cap: 10 },
+            at: T0,
+          },
+        },
+        {
+          type: 'whitelist.entry_added',
+          data: { group_id: 'group-1', entry_id: 'e-c', address: agentC, type: 0, label: 'agent', at: T0 },
+        },
+      ]);
+      const state = events.reduce(evolveGroup, group());
+      expect(state.invitations.get(agentC)).toStrictEqual({
+        agentId: agentC,
+        hash: 'h',
+        expiresAt: T0 + 1000,
+        limits: { per_tx_limit: new Big(100), daily_limit: new Big(1000), hourly_tx_cap: 10 },
+      });
     });
 
     const invite = (overrides: Partial<InviteAgent>, state = group()) =>

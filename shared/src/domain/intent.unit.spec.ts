@@ -242,6 +242,29 @@ describe('the spend decision', () => {
       ]);
     });
 
+    it('a decision needs a counterparty: only a simulation may go without one', () => {
+      expect(() =>
+        decideIntent({ ...transfer('1'), counterparty: undefined }, { group: group(), agent: activeA() }),
+      ).toThrow();
+    });
+
+    it('limits lowered below what was already used leave no headroom, never a negative one', () => {
+      const busy = activeA(...[...Array(5)].map(() => spent('100', T0)), [
+        {
+          type: 'agent.limits_changed',
+          data: {
+            agent_id: AGENT_A,
+            limits: { per_tx_limit: '100', daily_limit: '300', hourly_tx_cap: 3 },
+            at: T0,
+          },
+        },
+      ]);
+      const d = decideIntent(transfer('1'), { group: group(), agent: busy });
+      expect(d.code).toBe('daily_limit_exceeded');
+      expect(d.evaluation.daily_remaining.toFixed()).toBe('0');
+      expect(d.evaluation.hourly_tx_remaining).toBe(0);
+    });
+
     it('deciding again for an intent already accepted adds nothing (a safe retry)', () => {
       const cmd = transfer('10');
       const first = decideIntent(cmd, { group: group(), agent: activeA() });
@@ -278,6 +301,12 @@ describe('the spend decision', () => {
       const d = decideIntent(toVendor('1', { now: ttl }), { group: group(), agent: activeA() });
       expect(d.code).toBe('whitelist_expired');
       expect(d.evaluation.ttl_remaining_ms).toBe(0);
+      const later = decideIntent(toVendor('1', { now: ttl + HOUR }), { group: group(), agent: activeA() });
+      expect(later.evaluation.ttl_remaining_ms).toBe(0);
+      expect(
+        decideIntent(toVendor('1', { now: T0 }), { group: group(), agent: activeA() }).evaluation
+          .ttl_remaining_ms,
+      ).toBe(VENDOR_TTL_MS);
     });
 
     it('whitelist_amount_exhausted: more than the budget still allows, counting others’ reservations', () => {
@@ -375,6 +404,8 @@ describe('the spend decision', () => {
       expect(d.accepted).toBe(true);
       expect(d.agentEvents[0]!.data).toEqual(expect.objectContaining({ spends: false }));
       expect(d.hourly_tx_remaining).toBe(0);
+      expect(d.daily_remaining.toFixed()).toBe('100');
+      expect(d.agentEvents[0]!.data).toEqual(expect.objectContaining({ daily_remaining_after: '100' }));
       const state = d.agentEvents.reduce(evolveAgent, activeA(history));
       const next = decideIntent(transfer('1', { action: 'withdraw', counterparty: VENUE }), {
         group: group(),

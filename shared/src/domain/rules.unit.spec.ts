@@ -282,6 +282,17 @@ describe('chain outcomes', () => {
     ],
     [{ logs: ['custom program error: 0x3'] }, 'fee', 'invalid_fee_account'],
     [{ error: 'BlockhashNotFound' }, undefined, 'internal_error'],
+    [{ error: 'Transfer: insufficient funds' }, undefined, 'insufficient_balance'],
+    [{ logs: ['custom program error: 0x10'] }, undefined, 'internal_error'],
+    [{ logs: ['custom program error: 0x40'] }, 'fee', 'internal_error'],
+    [{ logs: ['Program log: could not find account'] }, undefined, 'account_not_initialized'],
+    [{ error: 'account not found' }, undefined, 'account_not_initialized'],
+    [{ error: 'InvalidAccountData' }, undefined, 'account_not_initialized'],
+    [{ logs: ['Program log: Error: UninitializedAccount'] }, undefined, 'account_not_initialized'],
+    [{ logs: ['Program log: Error: Mint mismatch'] }, undefined, 'invalid_token_account'],
+    [{ logs: ['custom program error: 0x3'] }, undefined, 'invalid_token_account'],
+    [{ logs: ['Program log: Error: owner does not match'] }, 'fee', 'invalid_fee_account'],
+    [{}, undefined, 'internal_error'],
   ] as const)('maps %j to %s', (failure, role, code) => {
     expect(classifyChainFailure(failure, role)).toBe(code);
   });
