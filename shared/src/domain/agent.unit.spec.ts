@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { codeOf } from '../errors/testing';
+import { codeOf, thrownBy } from '../errors/testing';
 import {
   acceptsKey,
   decideChangeLimits,
@@ -253,6 +253,14 @@ describe('the limits of an agent', () => {
       .given([registered(AGENT_A)])
       .when({ limits: { hourly_tx_cap: cap }, now: T0 })
       .thenThrows('validation_error', '/hourly_tx_cap');
+  });
+
+  it.each(['per_tx_limit', 'daily_limit'])('a bad %s is refused with a message that names it', (field) => {
+    const err = thrownBy(() =>
+      decideChangeLimits({ limits: { [field]: '-5' }, now: T0 }, foldAgent([registered(AGENT_A)])),
+    );
+    expect(err.code).toBe('invalid_amount');
+    expect(err.message).toContain(field);
   });
 
   it('amounts come as numbers or decimal strings, each field laid over the current limits', () => {

@@ -173,6 +173,17 @@ describe('the group', () => {
         .thenThrows('not_found');
     });
 
+    it('a bad approved_amount is refused with a message that names it', () => {
+      const err = thrownBy(() =>
+        decideAddEntry(
+          { entry_id: 'e', address: STRANGER, type: 1, approved_amount: 'lots', ttl_seconds: 60, now: T0 },
+          group(),
+        ),
+      );
+      expect(err.code).toBe('invalid_amount');
+      expect(err.message).toContain('approved_amount');
+    });
+
     it('adding a listed address again renews it: a new entry with a fresh budget', () => {
       const events = decideAddEntry(
         { entry_id: 'e-new', address: VENDOR, type: 1, approved_amount: 5, ttl_seconds: 60, now: T0 },
@@ -266,7 +277,8 @@ describe('the group', () => {
         expect.objectContaining({ limits: { per_tx_limit: '100', daily_limit: '75.25', hourly_tx_cap: 10 } }),
       );
       const state = events.reduce(evolveGroup, group());
-      expect(state.entries.get(agent)?.type).toBe(0);
+      expect(state.entries.get(agent)).toEqual(expect.objectContaining({ type: 0, label: 'bot' }));
+      expect(state.invitations.get(agent)?.label).toBe('bot');
     });
 
     it('without a label, the agent’s entry is labelled "agent" and the invitation carries none', () => {
@@ -320,6 +332,14 @@ describe('the group', () => {
       expect(invite({ limits: { hourly_tx_cap: -1 } })).toBe('validation_error');
       expect(invite({ limits: { per_tx_limit: -1 } })).toBe('invalid_amount');
       expect(invite({ expires_at: T0 })).toBe('validation_error');
+      expect(
+        thrownBy(() =>
+          decideInviteAgent(
+            { agent_id: address('c'), invitation_hash: 'h', expires_at: T0, entry_id: 'e', now: T0 },
+            group(),
+          ),
+        ).details?.map((d) => d.path),
+      ).toEqual(['/expires_in_seconds']);
       expect(invite({ agent_id: AGENT_A })).toBe('conflict');
     });
 

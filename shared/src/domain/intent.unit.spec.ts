@@ -358,6 +358,33 @@ describe('the spend decision', () => {
       );
     });
 
+    it('an evaluation reports what the budget still allows and how long the entry lives, and nothing else it lacks', () => {
+      const ok = decideIntent(toVendor('80', { now: T0 + SECOND }), {
+        group: group(),
+        agent: activeA(),
+        budget: budget(),
+      }).evaluation;
+      expect(ok.budget_remaining?.toFixed()).toBe('500');
+      expect(ok.ttl_remaining_ms).toBe(VENDOR_TTL_MS - SECOND);
+      expect(ok.entry?.entryId).toBe(VENDOR_ENTRY);
+      expect(ok).not.toHaveProperty('failure');
+      const toStranger = decideIntent(transfer('1', { counterparty: STRANGER }), {
+        group: group(),
+        agent: activeA(),
+      }).evaluation;
+      expect(toStranger.failure).toBe('whitelist_violation');
+      for (const absent of ['entry', 'budget_remaining', 'ttl_remaining_ms'])
+        expect(toStranger).not.toHaveProperty(absent);
+    });
+
+    it('with no budget stream yet, an accepted intent reserves and a blocked one releases nothing', () => {
+      const reserving = decideIntent(toVendor('80'), { group: group(), agent: activeA() });
+      expect(reserving.budgetEvents.map((e) => e.type)).toEqual(['budget.reserved']);
+      const blocked = decideIntent(toVendor('101'), { group: group(), agent: activeA() });
+      expect(blocked.code).toBe('per_tx_limit_exceeded');
+      expect(blocked.budgetEvents).toEqual([]);
+    });
+
     it('a blocked retry of an intent that had reserved releases its reservation', () => {
       const cmd = toVendor('80');
       const reservedFirst = decideIntent(cmd, { group: group(), agent: activeA(), budget: budget() });
@@ -412,6 +439,23 @@ describe('the spend decision', () => {
         agent: state,
       });
       expect(next.code).toBe('hourly_cap_exceeded');
+    });
+
+    it('only a transfer is checked as a payment to a recipient: a deposit is checked against the allow-list', () => {
+      const d = decideIntent(transfer('1', { action: 'deposit', counterparty: VENUE }), {
+        group: group(),
+        agent: activeA(),
+      });
+      expect(d.evaluation.checks.map((c) => c.name)).toEqual([
+        'agent_active',
+        'amount_positive',
+        'whitelisted',
+        'per_tx',
+        'daily',
+        'hourly',
+      ]);
+      const toSelf = transfer('1', { action: 'deposit', counterparty: AGENT_A });
+      expect(decideIntent(toSelf, { group: group(), agent: activeA() }).code).toBe('whitelist_violation');
     });
 
     it('a deposit needs an allow-listed venue', () => {

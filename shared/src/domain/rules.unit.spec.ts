@@ -73,6 +73,9 @@ describe('idempotency', () => {
     expect(requestFingerprint('swap', { to: 'a', params: { x: 1, y: [1, 2] }, memo: null })).not.toBe(fp);
     expect(requestFingerprint('swap', { to: 'a', params: { x: '1', y: [1, 2] } })).not.toBe(fp);
   });
+  it('keeps array items apart: [1, 2] is not [12]', () => {
+    expect(requestFingerprint('swap', { y: [1, 2] })).not.toBe(requestFingerprint('swap', { y: [12] }));
+  });
   it('keeps the operation apart from the body: ("x1", 2) is not ("x", 12)', () => {
     expect(requestFingerprint('x1', 2)).not.toBe(requestFingerprint('x', 12));
   });
@@ -112,7 +115,9 @@ describe('idempotency', () => {
   it('takes the header when it equals the body key, and refuses one that differs', () => {
     expect(idempotencyKeyOf(undefined, 'k')).toBe('k');
     expect(idempotencyKeyOf('k', 'k')).toBe('k');
-    expect(codeOf(() => idempotencyKeyOf('h', 'k'))).toBe('validation_error');
+    expect(thrownBy(() => idempotencyKeyOf('h', 'k')).details?.map((d) => d.path)).toEqual([
+      '/idempotency_key',
+    ]);
   });
 });
 
@@ -295,6 +300,10 @@ describe('chain outcomes', () => {
     [{}, undefined, 'internal_error'],
   ] as const)('maps %j to %s', (failure, role, code) => {
     expect(classifyChainFailure(failure, role)).toBe(code);
+  });
+  it('reads each log line on its own: a code that ends one line is still that code', () => {
+    const logs = ['Program log: custom program error: 0x1', 'Program consumed 4512 of 200000 compute units'];
+    expect(classifyChainFailure({ logs })).toBe('insufficient_balance');
   });
 });
 
