@@ -4,8 +4,7 @@
  */
 import { decideChangeLimits, evolveAgent, initialAgentState, type AgentState } from '../agent';
 import { decideSettleBudget, evolveBudget, initialBudgetState, type BudgetState } from '../budget';
-import type { AgentEvent, BudgetEvent } from '../events';
-import type { GroupEvent } from '../events';
+import type { AgentEvent, BudgetEvent, GroupEvent } from '../events';
 import {
   decideAddEntry,
   evolveGroup,

@@ -3,9 +3,9 @@
  * rule it proves.
  *
  *   DeciderSpecification.for(settleIntent)
- *     .given([registered(AGENT_A), ...accepted('i', '10', T0)])
- *     .when({ intent_id: 'i', outcome: confirmedOutcome, now: T0 })
- *     .then([{ type: 'intent.confirmed', data: expect.objectContaining({ intent_id: 'i' }) }]);
+ *     .given([registered(AGENT_A), accepted('i', '10', T0)])
+ *     .when({ intent_id: 'i', outcome: { status: 'confirmed', tx_sig: 'sig' }, now: T0 })
+ *     .then([{ type: 'intent.confirmed', data: { intent_id: 'i', agent_id: AGENT_A, tx_sig: 'sig', at: T0 } }]);
  *
  * `given` folds the past events with the decider's own `evolve` from its `initialState`, so a test never
  * builds a state by hand that the events could not produce.
