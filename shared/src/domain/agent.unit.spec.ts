@@ -1,4 +1,5 @@
-import { codeOf } from '../errors/testing';
+import Big from 'big.js';
+import { codeOf, thrownBy } from '../errors/testing';
 import {
   acceptsKey,
   decideChangeLimits,
@@ -10,25 +11,30 @@ import {
   foldAgent,
 } from './agent';
 import type { AgentEvent } from './events';
+import { decideIntent } from './intent';
+import { DAY_MS as DAY, HOUR_MS as HOUR } from './time';
 import { secretDigest } from './secrets';
 import {
   AGENT_A,
   API_KEY,
   INVITE_SECRET,
+  LIMITS,
   MINUTE,
   OWNER,
+  SECOND,
   T0,
+  accepted,
   agent,
+  confirmed,
+  failed,
   group,
   registered,
   spent,
+  submitting,
+  transfer,
 } from './testing/fixtures';
-
-/** An intent accepted (and not settled) under `id`. */
-const accepted = (id: string, value: string): AgentEvent[] => {
-  const [event] = spent(value, T0);
-  return [{ ...event!, data: { ...(event!.data as object), intent_id: id } } as AgentEvent];
-};
+import { changeLimits, settleIntent, spend } from './testing/deciders';
+import { DeciderSpecification } from './testing/specification';
 
 const register = (overrides: Partial<Parameters<typeof decideRegister>[0]> = {}) => ({
   agent_id: AGENT_A,
@@ -92,8 +98,8 @@ describe('the agent', () => {
   it('an emergency stop revokes the agent and fails every accepted intent not yet submitted; a submitted one is left to its executor', () => {
     const history = [
       registered(AGENT_A),
-      ...accepted('queued', '5'),
-      ...accepted('on-chain', '7'),
+      accepted('queued', '5', T0),
+      accepted('on-chain', '7', T0),
       {
         type: 'intent.submitting' as const,
         data: {
@@ -139,6 +145,24 @@ describe('the agent', () => {
     expect(codeOf(() => decideEmergencyStop({ now: T0 }, agent([])))).toBe('not_found');
   });
 
+  it('records who revoked the agent and why: the operator by default, or the emergency withdrawal', () => {
+    const active = agent([registered(AGENT_A)]);
+    expect(decideRevoke({ now: T0 }, active)).toEqual([
+      { type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'operator', at: T0 } },
+    ]);
+    expect(decideEmergencyStop({ now: T0 + 1 }, active)).toEqual([
+      { type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'emergency_withdraw', at: T0 + 1 } },
+    ]);
+    expect(codeOf(() => decideRevoke({ now: T0 }, agent([])))).toBe('not_found');
+  });
+
+  it('a key rotation records only the new key’s digest; an unregistered agent has no key to rotate', () => {
+    expect(decideRotateKey({ api_key_hash: 'digest-2', now: T0 }, agent([registered(AGENT_A)]))).toEqual([
+      { type: 'agent.api_key_rotated', data: { agent_id: AGENT_A, api_key_hash: 'digest-2', at: T0 } },
+    ]);
+    expect(codeOf(() => decideRotateKey({ api_key_hash: 'x', now: T0 }, agent([])))).toBe('not_found');
+  });
+
   it('limits change per field; an unregistered agent is not_found', () => {
     const [changed] = decideChangeLimits(
       { limits: { hourly_tx_cap: 3 }, now: T0 },
@@ -150,5 +174,152 @@ describe('the agent', () => {
       at: T0,
     });
     expect(codeOf(() => decideChangeLimits({ limits: {}, now: T0 }, agent([])))).toBe('not_found');
+  });
+});
+
+describe('the intents an agent remembers', () => {
+  const blockedWith = (code: string) =>
+    [{ type: 'intent.blocked', data: expect.objectContaining({ code }) }] as AgentEvent[];
+  const acceptedEvent = [{ type: 'intent.accepted', data: expect.anything() }] as AgentEvent[];
+
+  it('a second outcome never overwrites a settled intent: confirmed stays counted', () => {
+    DeciderSpecification.for(spend())
+      .given([registered(AGENT_A), accepted('i', '950', T0), confirmed('i', T0), failed('i', T0)])
+      .when(transfer('51'))
+      .then(blockedWith('daily_limit_exceeded'));
+  });
+
+  it('a second outcome never overwrites a settled intent: failed stays released', () => {
+    DeciderSpecification.for(spend())
+      .given([registered(AGENT_A), accepted('i', '100', T0), failed('i', T0), confirmed('i', T0)])
+      .when(transfer('100'))
+      .then(acceptedEvent);
+    expect(
+      foldAgent([
+        registered(AGENT_A),
+        accepted('i', '100', T0),
+        failed('i', T0),
+        confirmed('i', T0),
+      ]).intents.get('i')?.status,
+    ).toBe('failed');
+  });
+
+  it('an outcome for an intent the agent never accepted changes nothing', () => {
+    const history = [registered(AGENT_A), accepted('i', '100', T0)];
+    expect(foldAgent([...history, confirmed('other', T0), failed('other', T0)])).toEqual(foldAgent(history));
+  });
+
+  it('an intent still reserved is never pruned, however old: its outcome days later still settles it', () => {
+    const later = T0 + 3 * DAY;
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), accepted('old', '10', T0), ...spent('1', later)])
+      .when({ intent_id: 'old', outcome: { status: 'confirmed', tx_sig: 'sig' }, now: later })
+      .then([
+        { type: 'intent.confirmed', data: { intent_id: 'old', agent_id: AGENT_A, tx_sig: 'sig', at: later } },
+      ]);
+  });
+
+  it('a settled intent is kept for the daily window plus an hour of clock skew, then dropped', () => {
+    const retention = DAY + HOUR;
+    const history = [registered(AGENT_A), accepted('i', '10', T0), confirmed('i', T0)];
+    const kept = DeciderSpecification.for(spend())
+      .given([...history, accepted('next', '1', T0 + retention - 1)])
+      .state();
+    expect([...kept.intents.keys()]).toEqual(['i', 'next']);
+    const dropped = DeciderSpecification.for(spend())
+      .given([...history, accepted('next', '1', T0 + retention)])
+      .state();
+    expect([...dropped.intents.keys()]).toEqual(['next']);
+  });
+
+  describe('the executor’s record of what it signed (intent.submitting)', () => {
+    it('is kept on the reserved intent, so a restarted executor re-sends those bytes instead of signing again', () => {
+      const state = DeciderSpecification.for(settleIntent)
+        .given([registered(AGENT_A), accepted('i', '100', T0), submitting('i', T0 + SECOND)])
+        .state();
+      expect(state.intents.get('i')).toEqual(
+        expect.objectContaining({
+          status: 'reserved',
+          submission: { signature: 'sig-i', wire: 'AQID', lastValidBlockHeight: '1234' },
+        }),
+      );
+    });
+
+    it('leaves the intent reserved and counted until its outcome', () => {
+      DeciderSpecification.for(spend())
+        .given([registered(AGENT_A), accepted('i', '950', T0), submitting('i', T0)])
+        .when(transfer('51'))
+        .then(blockedWith('daily_limit_exceeded'));
+      DeciderSpecification.for(settleIntent)
+        .given([registered(AGENT_A), accepted('i', '100', T0), submitting('i', T0)])
+        .when({ intent_id: 'i', outcome: { status: 'confirmed', tx_sig: 'sig-i' }, now: T0 })
+        .then([{ type: 'intent.confirmed', data: expect.objectContaining({ intent_id: 'i' }) }]);
+    });
+
+    it('recorded after the outcome, or for an unknown intent, changes nothing', () => {
+      const settled = [registered(AGENT_A), accepted('i', '100', T0), confirmed('i', T0)];
+      expect(foldAgent([...settled, submitting('i', T0), submitting('x', T0)])).toEqual(foldAgent(settled));
+    });
+  });
+});
+
+describe('the limits of an agent', () => {
+  const changed = (l: { per_tx_limit: string; daily_limit: string; hourly_tx_cap: number }): AgentEvent[] => [
+    { type: 'agent.limits_changed', data: { agent_id: AGENT_A, limits: l, at: T0 } },
+  ];
+
+  it('an hourly cap of 0 is valid: the agent may then do nothing', () => {
+    DeciderSpecification.for(changeLimits)
+      .given([registered(AGENT_A)])
+      .when({ limits: { hourly_tx_cap: 0 }, now: T0 })
+      .then(changed({ per_tx_limit: '100', daily_limit: '1000', hourly_tx_cap: 0 }));
+    const capped = foldAgent([registered(AGENT_A), ...changed({ ...LIMITS, hourly_tx_cap: 0 })]);
+    expect(decideIntent(transfer('1'), { group: group(), agent: capped }).code).toBe('hourly_cap_exceeded');
+  });
+
+  it.each([
+    ['negative', -1],
+    ['fractional', 1.5],
+    ['a string', '3'],
+    ['beyond safe integers', 2 ** 53],
+  ])('an hourly cap that is %s is refused, at /hourly_tx_cap', (_, cap) => {
+    DeciderSpecification.for(changeLimits)
+      .given([registered(AGENT_A)])
+      .when({ limits: { hourly_tx_cap: cap }, now: T0 })
+      .thenThrows('validation_error', '/hourly_tx_cap');
+  });
+
+  it.each(['per_tx_limit', 'daily_limit'])('a bad %s is refused with a message that names it', (field) => {
+    const err = thrownBy(() =>
+      decideChangeLimits({ limits: { [field]: '-5' }, now: T0 }, foldAgent([registered(AGENT_A)])),
+    );
+    expect(err.code).toBe('invalid_amount');
+    expect(err.message).toContain(field);
+  });
+
+  it('amounts come as numbers or decimal strings, each field laid over the current limits', () => {
+    DeciderSpecification.for(changeLimits)
+      .given([registered(AGENT_A)])
+      .when({ limits: { per_tx_limit: 12.5, daily_limit: '250' }, now: T0 })
+      .then(changed({ per_tx_limit: '12.5', daily_limit: '250', hourly_tx_cap: 10 }));
+    const after = foldAgent([
+      registered(AGENT_A),
+      ...changed({ per_tx_limit: '12.5', daily_limit: '250', hourly_tx_cap: 4 }),
+    ]);
+    expect(after.limits).toEqual({
+      per_tx_limit: new Big('12.5'),
+      daily_limit: new Big('250'),
+      hourly_tx_cap: 4,
+    });
+  });
+
+  it('a revoked agent keeps its limits, and they may still change (for the record)', () => {
+    DeciderSpecification.for(changeLimits)
+      .given([
+        registered(AGENT_A),
+        { type: 'agent.revoked', data: { agent_id: AGENT_A, reason: 'operator', at: T0 } },
+      ])
+      .when({ limits: { daily_limit: '5' }, now: T0 })
+      .then(changed({ per_tx_limit: '100', daily_limit: '5', hourly_tx_cap: 10 }));
   });
 });

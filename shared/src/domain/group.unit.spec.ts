@@ -18,11 +18,15 @@ import {
   T0,
   VENDOR,
   VENDOR_ENTRY,
+  VENDOR_TTL_MS,
+  VENUE,
   address,
   group,
   groupEvents,
 } from './testing/fixtures';
 import { codeOf, thrownBy } from '../errors/testing';
+import { addEntry } from './testing/deciders';
+import { DeciderSpecification } from './testing/specification';
 
 const defaults = { per_tx_limit: new Big(50), daily_limit: new Big(500), hourly_tx_cap: 20 };
 
@@ -109,6 +113,77 @@ describe('the group', () => {
       if (path) expect(err.details?.[0]?.path).toBe(path);
     });
 
+    it('type 2 (a protocol: venue or aggregator) is added with its label and neither budget nor TTL', () => {
+      const venue = address('venue-2');
+      DeciderSpecification.for(addEntry)
+        .given(groupEvents())
+        .when({ entry_id: 'e2', address: venue, type: 2, label: 'lending', now: T0 })
+        .then([
+          {
+            type: 'whitelist.entry_added',
+            data: { group_id: 'group-1', entry_id: 'e2', address: venue, type: 2, label: 'lending', at: T0 },
+          },
+        ]);
+      DeciderSpecification.for(addEntry)
+        .given(groupEvents())
+        .when({ entry_id: 'e2', address: venue, type: 2, now: T0 })
+        .then([
+          {
+            type: 'whitelist.entry_added',
+            data: { group_id: 'group-1', entry_id: 'e2', address: venue, type: 2, at: T0 },
+          },
+        ]);
+    });
+
+    it.each([
+      ['an approved_amount', { approved_amount: '10' }],
+      ['a ttl_seconds', { ttl_seconds: 60 }],
+      ['both', { approved_amount: '10', ttl_seconds: 60 }],
+    ])('type 2 with %s is refused at /type: a protocol has no budget', (_, extra) => {
+      DeciderSpecification.for(addEntry)
+        .given(groupEvents())
+        .when({ entry_id: 'e2', address: address('venue-2'), type: 2, now: T0, ...extra })
+        .thenThrows('validation_error', '/type');
+    });
+
+    it('a type-1 entry added without a label carries none', () => {
+      DeciderSpecification.for(addEntry)
+        .given(groupEvents())
+        .when({ entry_id: 'e1', address: STRANGER, type: 1, approved_amount: 1, ttl_seconds: 1, now: T0 })
+        .then([
+          {
+            type: 'whitelist.entry_added',
+            data: {
+              group_id: 'group-1',
+              entry_id: 'e1',
+              address: STRANGER,
+              type: 1,
+              approved_amount: '1',
+              ttl_expires_at: T0 + SECOND,
+              at: T0,
+            },
+          },
+        ]);
+    });
+
+    it('an entry needs a group', () => {
+      DeciderSpecification.for(addEntry)
+        .given([])
+        .when({ entry_id: 'e2', address: STRANGER, type: 2, now: T0 })
+        .thenThrows('not_found');
+    });
+
+    it('a bad approved_amount is refused with a message that names it', () => {
+      const err = thrownBy(() =>
+        decideAddEntry(
+          { entry_id: 'e', address: STRANGER, type: 1, approved_amount: 'lots', ttl_seconds: 60, now: T0 },
+          group(),
+        ),
+      );
+      expect(err.code).toBe('invalid_amount');
+      expect(err.message).toContain('approved_amount');
+    });
+
     it('adding a listed address again renews it: a new entry with a fresh budget', () => {
       const events = decideAddEntry(
         { entry_id: 'e-new', address: VENDOR, type: 1, approved_amount: 5, ttl_seconds: 60, now: T0 },
@@ -132,6 +207,30 @@ describe('the group', () => {
       expect(thrownBy(() => decideRemoveEntry({ entry_id: 'entry-agent-1', now: T0 }, group())).code).toBe(
         'conflict',
       );
+    });
+
+    it('removal records the entry and its address', () => {
+      expect(decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 + 1 }, group())).toStrictEqual([
+        {
+          type: 'whitelist.entry_removed',
+          data: { group_id: 'group-1', entry_id: VENDOR_ENTRY, address: VENDOR, at: T0 + 1 },
+        },
+      ]);
+      expect(thrownBy(() => decideRemoveEntry({ entry_id: VENDOR_ENTRY, now: T0 }, foldGroup([]))).code).toBe(
+        'not_found',
+      );
+    });
+
+    it('folds an entry with exactly what it was given: a label, a budget and a TTL only when set', () => {
+      expect(group().entries.get(VENDOR)).toStrictEqual({
+        entryId: VENDOR_ENTRY,
+        address: VENDOR,
+        type: 1,
+        label: 'vendor',
+        approvedAmount: new Big(500),
+        ttlExpiresAt: T0 + VENDOR_TTL_MS,
+      });
+      expect(group().entries.get(VENUE)).toStrictEqual({ entryId: 'entry-venue', address: VENUE, type: 2 });
     });
 
     it('removal takes the entry off the list; an unknown entry is not_found', () => {
@@ -178,7 +277,40 @@ describe('the group', () => {
         expect.objectContaining({ limits: { per_tx_limit: '100', daily_limit: '75.25', hourly_tx_cap: 10 } }),
       );
       const state = events.reduce(evolveGroup, group());
-      expect(state.entries.get(agent)?.type).toBe(0);
+      expect(state.entries.get(agent)).toEqual(expect.objectContaining({ type: 0, label: 'bot' }));
+      expect(state.invitations.get(agent)?.label).toBe('bot');
+    });
+
+    it('without a label, the agent’s entry is labelled "agent" and the invitation carries none', () => {
+      const agentC = address('agent-c');
+      const events = decideInviteAgent(
+        { agent_id: agentC, invitation_hash: 'h', expires_at: T0 + 1000, entry_id: 'e-c', now: T0 },
+        group(),
+      );
+      expect(events).toStrictEqual([
+        {
+          type: 'agent.invited',
+          data: {
+            group_id: 'group-1',
+            agent_id: agentC,
+            invitation_hash: 'h',
+            invitation_expires_at: T0 + 1000,
+            limits: { per_tx_limit: '100', daily_limit: '1000', hourly_tx_cap: 10 },
+            at: T0,
+          },
+        },
+        {
+          type: 'whitelist.entry_added',
+          data: { group_id: 'group-1', entry_id: 'e-c', address: agentC, type: 0, label: 'agent', at: T0 },
+        },
+      ]);
+      const state = events.reduce(evolveGroup, group());
+      expect(state.invitations.get(agentC)).toStrictEqual({
+        agentId: agentC,
+        hash: 'h',
+        expiresAt: T0 + 1000,
+        limits: { per_tx_limit: new Big(100), daily_limit: new Big(1000), hourly_tx_cap: 10 },
+      });
     });
 
     const invite = (overrides: Partial<InviteAgent>, state = group()) =>
@@ -200,6 +332,14 @@ describe('the group', () => {
       expect(invite({ limits: { hourly_tx_cap: -1 } })).toBe('validation_error');
       expect(invite({ limits: { per_tx_limit: -1 } })).toBe('invalid_amount');
       expect(invite({ expires_at: T0 })).toBe('validation_error');
+      expect(
+        thrownBy(() =>
+          decideInviteAgent(
+            { agent_id: address('c'), invitation_hash: 'h', expires_at: T0, entry_id: 'e', now: T0 },
+            group(),
+          ),
+        ).details?.map((d) => d.path),
+      ).toEqual(['/expires_in_seconds']);
       expect(invite({ agent_id: AGENT_A })).toBe('conflict');
     });
 

@@ -1,13 +1,13 @@
 import Big from 'big.js';
 import { decideIntent, decideSettleIntent, simulateTransfer } from './intent';
-import { decideSettleBudget } from './budget';
+import { budgetRemaining, decideSettleBudget, foldBudget } from './budget';
 import { evolveAgent, foldAgent } from './agent';
-import { foldBudget } from './budget';
 import type { AgentEvent, BudgetEvent } from './events';
 import {
   AGENT_A,
   AGENT_B,
   AGGREGATOR,
+  LIMITS,
   BASE_MINT,
   MINUTE,
   SECOND,
@@ -17,6 +17,7 @@ import {
   VENDOR_ENTRY,
   VENDOR_TTL_MS,
   VENUE,
+  accepted,
   agent,
   budget,
   group,
@@ -25,6 +26,8 @@ import {
   spent,
   transfer,
 } from './testing/fixtures';
+import { settleBudget, settleIntent, spend } from './testing/deciders';
+import { DeciderSpecification } from './testing/specification';
 
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -57,6 +60,76 @@ describe('the spend decision', () => {
       expect(d.budgetEvents).toEqual([]);
       expect(d.daily_remaining.toFixed()).toBe('974.5');
       expect(d.hourly_tx_remaining).toBe(9);
+    });
+
+    it('intent.accepted keeps the idempotency key and a swap’s parameters: all a retry and the executor need', () => {
+      const params = {
+        to_mint: VENUE,
+        minimum_amount_out: '0.06',
+        slippage_bps: 50,
+        quoted_amount_out: '0.061',
+      };
+      const cmd = transfer('10', {
+        action: 'swap',
+        counterparty: AGGREGATOR,
+        value: new Big('12.5'),
+        idempotency_key: 'key-1',
+        params,
+      });
+      DeciderSpecification.for(spend())
+        .given([registered(AGENT_A)])
+        .when(cmd)
+        .then([
+          {
+            type: 'intent.accepted',
+            data: {
+              intent_id: cmd.intent_id,
+              agent_id: AGENT_A,
+              group_id: 'group-1',
+              action: 'swap',
+              amount: '10',
+              mint: BASE_MINT,
+              value: '12.5',
+              spends: true,
+              counterparty: AGGREGATOR,
+              entry_id: 'entry-aggregator',
+              idempotency_key: 'key-1',
+              params,
+              daily_remaining_after: '987.5',
+              hourly_tx_remaining_after: 9,
+              at: T0,
+            },
+          },
+        ]);
+    });
+
+    it('intent.accepted of a plain transfer carries its fee split and no field it was not given', () => {
+      const cmd = transfer('10');
+      DeciderSpecification.for(spend())
+        .given([registered(AGENT_A)])
+        .when(cmd)
+        .then([
+          {
+            type: 'intent.accepted',
+            data: {
+              intent_id: cmd.intent_id,
+              agent_id: AGENT_A,
+              group_id: 'group-1',
+              action: 'transfer',
+              amount: '10',
+              mint: BASE_MINT,
+              value: '10',
+              spends: true,
+              counterparty: AGENT_B,
+              entry_id: 'entry-agent-2',
+              protocol_fee: '0.01',
+              net_amount: '9.99',
+              daily_remaining_after: '990',
+              hourly_tx_remaining_after: 9,
+              at: T0,
+            },
+          },
+        ]);
     });
 
     it.each([
@@ -174,6 +247,29 @@ describe('the spend decision', () => {
       ]);
     });
 
+    it('a decision needs a counterparty: only a simulation may go without one', () => {
+      expect(() =>
+        decideIntent({ ...transfer('1'), counterparty: undefined }, { group: group(), agent: activeA() }),
+      ).toThrow();
+    });
+
+    it('limits lowered below what was already used leave no headroom, never a negative one', () => {
+      const busy = activeA(...[...Array(5)].map(() => spent('100', T0)), [
+        {
+          type: 'agent.limits_changed',
+          data: {
+            agent_id: AGENT_A,
+            limits: { per_tx_limit: '100', daily_limit: '300', hourly_tx_cap: 3 },
+            at: T0,
+          },
+        },
+      ]);
+      const d = decideIntent(transfer('1'), { group: group(), agent: busy });
+      expect(d.code).toBe('daily_limit_exceeded');
+      expect(d.evaluation.daily_remaining.toFixed()).toBe('0');
+      expect(d.evaluation.hourly_tx_remaining).toBe(0);
+    });
+
     it('deciding again for an intent already accepted adds nothing (a safe retry)', () => {
       const cmd = transfer('10');
       const first = decideIntent(cmd, { group: group(), agent: activeA() });
@@ -210,6 +306,12 @@ describe('the spend decision', () => {
       const d = decideIntent(toVendor('1', { now: ttl }), { group: group(), agent: activeA() });
       expect(d.code).toBe('whitelist_expired');
       expect(d.evaluation.ttl_remaining_ms).toBe(0);
+      const later = decideIntent(toVendor('1', { now: ttl + HOUR }), { group: group(), agent: activeA() });
+      expect(later.evaluation.ttl_remaining_ms).toBe(0);
+      expect(
+        decideIntent(toVendor('1', { now: T0 }), { group: group(), agent: activeA() }).evaluation
+          .ttl_remaining_ms,
+      ).toBe(VENDOR_TTL_MS);
     });
 
     it('whitelist_amount_exhausted: more than the budget still allows, counting others’ reservations', () => {
@@ -261,6 +363,33 @@ describe('the spend decision', () => {
       );
     });
 
+    it('an evaluation reports what the budget still allows and how long the entry lives, and nothing else it lacks', () => {
+      const ok = decideIntent(toVendor('80', { now: T0 + SECOND }), {
+        group: group(),
+        agent: activeA(),
+        budget: budget(),
+      }).evaluation;
+      expect(ok.budget_remaining?.toFixed()).toBe('500');
+      expect(ok.ttl_remaining_ms).toBe(VENDOR_TTL_MS - SECOND);
+      expect(ok.entry?.entryId).toBe(VENDOR_ENTRY);
+      expect(ok).not.toHaveProperty('failure');
+      const toStranger = decideIntent(transfer('1', { counterparty: STRANGER }), {
+        group: group(),
+        agent: activeA(),
+      }).evaluation;
+      expect(toStranger.failure).toBe('whitelist_violation');
+      for (const absent of ['entry', 'budget_remaining', 'ttl_remaining_ms'])
+        expect(toStranger).not.toHaveProperty(absent);
+    });
+
+    it('with no budget stream yet, an accepted intent reserves and a blocked one releases nothing', () => {
+      const reserving = decideIntent(toVendor('80'), { group: group(), agent: activeA() });
+      expect(reserving.budgetEvents.map((e) => e.type)).toEqual(['budget.reserved']);
+      const blocked = decideIntent(toVendor('101'), { group: group(), agent: activeA() });
+      expect(blocked.code).toBe('per_tx_limit_exceeded');
+      expect(blocked.budgetEvents).toEqual([]);
+    });
+
     it('a blocked retry of an intent that had reserved releases its reservation', () => {
       const cmd = toVendor('80');
       const reservedFirst = decideIntent(cmd, { group: group(), agent: activeA(), budget: budget() });
@@ -307,12 +436,31 @@ describe('the spend decision', () => {
       expect(d.accepted).toBe(true);
       expect(d.agentEvents[0]!.data).toEqual(expect.objectContaining({ spends: false }));
       expect(d.hourly_tx_remaining).toBe(0);
+      expect(d.daily_remaining.toFixed()).toBe('100');
+      expect(d.agentEvents[0]!.data).toEqual(expect.objectContaining({ daily_remaining_after: '100' }));
       const state = d.agentEvents.reduce(evolveAgent, activeA(history));
       const next = decideIntent(transfer('1', { action: 'withdraw', counterparty: VENUE }), {
         group: group(),
         agent: state,
       });
       expect(next.code).toBe('hourly_cap_exceeded');
+    });
+
+    it('only a transfer is checked as a payment to a recipient: a deposit is checked against the allow-list', () => {
+      const d = decideIntent(transfer('1', { action: 'deposit', counterparty: VENUE }), {
+        group: group(),
+        agent: activeA(),
+      });
+      expect(d.evaluation.checks.map((c) => c.name)).toEqual([
+        'agent_active',
+        'amount_positive',
+        'whitelisted',
+        'per_tx',
+        'daily',
+        'hourly',
+      ]);
+      const toSelf = transfer('1', { action: 'deposit', counterparty: AGENT_A });
+      expect(decideIntent(toSelf, { group: group(), agent: activeA() }).code).toBe('whitelist_violation');
     });
 
     it('a deposit needs an allow-listed venue', () => {
@@ -501,5 +649,250 @@ describe('the spend decision', () => {
     const state = foldAgent([registered(AGENT_A), ...old, ...spent('1', T0)]);
     expect(state.intents.size).toBe(1);
     expect(BASE_MINT).toBeDefined();
+  });
+});
+
+describe('the budget of a type-1 entry, as its reservations settle', () => {
+  const vendor = group().entries.get(VENDOR)!;
+  /** The vendor's budget of 500. */
+  const settleVendorBudget = settleBudget(vendor);
+  const reserved = (intent_id: string, amount: string): BudgetEvent => ({
+    type: 'budget.reserved',
+    data: { entry_id: VENDOR_ENTRY, intent_id, agent_id: AGENT_A, amount, at: T0 },
+  });
+  const consumed = (intent_id: string, amount: string, amount_used: string): BudgetEvent => ({
+    type: 'budget.consumed',
+    data: { entry_id: VENDOR_ENTRY, intent_id, amount, amount_used, at: T0 },
+  });
+  const threshold = (amount_used: string): BudgetEvent => ({
+    type: 'policy.whitelist_amount_threshold',
+    data: { entry_id: VENDOR_ENTRY, recipient: VENDOR, amount_used, approved_amount: '500', at: T0 },
+  });
+  const confirm = (intent_id: string) => ({ intent_id, confirmed: true, now: T0 });
+
+  it('a partial spend consumes its value and neither alerts nor voids the budget', () => {
+    DeciderSpecification.for(settleVendorBudget)
+      .given([reserved('i', '100')])
+      .when(confirm('i'))
+      .then([consumed('i', '100', '100')]);
+  });
+
+  it('the amount used adds up over every consumed reservation', () => {
+    DeciderSpecification.for(settleVendorBudget)
+      .given([reserved('a', '100'), consumed('a', '100', '100'), reserved('b', '50')])
+      .when(confirm('b'))
+      .then([consumed('b', '50', '150')]);
+  });
+
+  it('the 80 % alert fires when the amount used reaches exactly 80 % of the budget', () => {
+    DeciderSpecification.for(settleVendorBudget)
+      .given([reserved('i', '400')])
+      .when(confirm('i'))
+      .then([consumed('i', '400', '400'), threshold('400')]);
+  });
+
+  it('the 80 % alert does not fire a base unit below 80 %', () => {
+    DeciderSpecification.for(settleVendorBudget)
+      .given([reserved('i', '399.999999')])
+      .when(confirm('i'))
+      .then([consumed('i', '399.999999', '399.999999')]);
+  });
+
+  it('the 80 % alert fires once: a later spend past it alerts no more', () => {
+    DeciderSpecification.for(settleVendorBudget)
+      .given([reserved('a', '400'), consumed('a', '400', '400'), threshold('400'), reserved('b', '50')])
+      .when(confirm('b'))
+      .then([consumed('b', '50', '450')]);
+  });
+
+  it('the spend that uses the budget up exactly voids it, and alerts at 80 % on the way', () => {
+    DeciderSpecification.for(settleVendorBudget)
+      .given([reserved('a', '300'), consumed('a', '300', '300'), reserved('b', '200')])
+      .when(confirm('b'))
+      .then([
+        consumed('b', '200', '500'),
+        threshold('500'),
+        {
+          type: 'policy.whitelist_voided',
+          data: { entry_id: VENDOR_ENTRY, recipient: VENDOR, final_amount_used: '500', at: T0 },
+        },
+      ]);
+  });
+
+  it('a failed intent releases its reservation and uses nothing', () => {
+    const spec = DeciderSpecification.for(settleVendorBudget).given([
+      reserved('i', '450'),
+      reserved('j', '50'),
+    ]);
+    spec
+      .when({ intent_id: 'i', confirmed: false, now: T0 })
+      .then([{ type: 'budget.released', data: { entry_id: VENDOR_ENTRY, intent_id: 'i', at: T0 } }]);
+    const released = foldBudget([
+      reserved('i', '450'),
+      reserved('j', '50'),
+      { type: 'budget.released', data: { entry_id: VENDOR_ENTRY, intent_id: 'i', at: T0 } },
+    ]);
+    expect(budgetRemaining(vendor, released).toFixed()).toBe('450');
+    expect(released.used.toFixed()).toBe('0');
+  });
+
+  it('a reservation settles once: a second outcome, or one for an unknown intent, records nothing', () => {
+    const settled = [reserved('i', '100'), consumed('i', '100', '100')];
+    DeciderSpecification.for(settleVendorBudget).given(settled).when(confirm('i')).thenNothing();
+    DeciderSpecification.for(settleVendorBudget)
+      .given(settled)
+      .when({ intent_id: 'i', confirmed: false, now: T0 })
+      .thenNothing();
+    DeciderSpecification.for(settleVendorBudget).given(settled).when(confirm('unknown')).thenNothing();
+  });
+
+  it('a reservation on an entry removed or renewed since is consumed, with no alert about a budget that is gone', () => {
+    const gone = { entryId: VENDOR_ENTRY, address: VENDOR, type: 1 as const };
+    expect(decideSettleBudget(confirm('i'), gone, foldBudget([reserved('i', '500')]))).toEqual([
+      consumed('i', '500', '500'),
+    ]);
+  });
+
+  it('what remains counts what is used and what others reserved, never below zero', () => {
+    const state = foldBudget([reserved('a', '100'), consumed('a', '100', '100'), reserved('b', '150')]);
+    expect(budgetRemaining(vendor, state).toFixed()).toBe('250');
+    expect(budgetRemaining(vendor, state, 'b').toFixed()).toBe('400');
+    const over = foldBudget([reserved('a', '400'), reserved('b', '300')]);
+    expect(budgetRemaining(vendor, over).toFixed()).toBe('0');
+    expect(budgetRemaining(vendor, foldBudget([reserved('a', '500')])).toFixed()).toBe('0');
+  });
+});
+
+describe('the outcome of an accepted intent, and the 80 % alerts of the limits', () => {
+  const confirm = (intent_id: string) => ({
+    intent_id,
+    outcome: { status: 'confirmed', tx_sig: 'sig' } as const,
+    now: T0,
+  });
+  const intentConfirmed = (intent_id: string): AgentEvent => ({
+    type: 'intent.confirmed',
+    data: { intent_id, agent_id: AGENT_A, tx_sig: 'sig', at: T0 },
+  });
+  const alert = (threshold: 'daily' | 'hourly', spent_today: string, hourly_count: number): AgentEvent => ({
+    type: 'policy.limit_threshold',
+    data: {
+      agent_id: AGENT_A,
+      threshold,
+      spent_today,
+      daily_limit: '1000',
+      hourly_count,
+      hourly_tx_cap: 10,
+      at: T0,
+    },
+  });
+  /** Spent and confirmed two hours ago: in today's window, out of this hour's. */
+  const earlier = (value: string) => spent(value, T0 - 2 * HOUR);
+
+  it('a confirmation records the transaction, and what a swap received', () => {
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), accepted('i', '10', T0, 'swap')])
+      .when({
+        intent_id: 'i',
+        outcome: { status: 'confirmed', tx_sig: 'sig', received: { amount: new Big('0.5'), mint: VENUE } },
+        now: T0,
+      })
+      .then([
+        {
+          type: 'intent.confirmed',
+          data: {
+            intent_id: 'i',
+            agent_id: AGENT_A,
+            tx_sig: 'sig',
+            received_amount: '0.5',
+            received_mint: VENUE,
+            at: T0,
+          },
+        },
+      ]);
+  });
+
+  it('a failure records its code and message', () => {
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), accepted('i', '10', T0)])
+      .when({
+        intent_id: 'i',
+        outcome: { status: 'failed', code: 'insufficient_balance', message: 'The balance 1 is below 10.' },
+        now: T0,
+      })
+      .then([
+        {
+          type: 'intent.failed',
+          data: {
+            intent_id: 'i',
+            agent_id: AGENT_A,
+            code: 'insufficient_balance',
+            message: 'The balance 1 is below 10.',
+            at: T0,
+          },
+        },
+      ]);
+  });
+
+  it('the daily alert fires when confirmed spending reaches exactly 80 % of the daily limit', () => {
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), ...earlier('700'), accepted('i', '100', T0)])
+      .when(confirm('i'))
+      .then([intentConfirmed('i'), alert('daily', '800', 1)]);
+  });
+
+  it('the daily alert does not fire a base unit below 80 %', () => {
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), ...earlier('700'), accepted('i', '99.999999', T0)])
+      .when(confirm('i'))
+      .then([intentConfirmed('i')]);
+  });
+
+  it('the daily alert fires once: past 80 % already, a confirmation alerts no more', () => {
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), ...earlier('800'), accepted('i', '1', T0)])
+      .when(confirm('i'))
+      .then([intentConfirmed('i')]);
+  });
+
+  it('the daily alert counts confirmed spending only: an open reservation neither fires nor pre-empts it', () => {
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), ...earlier('700'), accepted('open', '60', T0), accepted('i', '100', T0)])
+      .when(confirm('i'))
+      .then([intentConfirmed('i'), alert('daily', '800', 1)]);
+  });
+
+  it('a withdrawal does not count toward the daily alert', () => {
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), ...earlier('700'), accepted('i', '100', T0, 'withdraw')])
+      .when(confirm('i'))
+      .then([intentConfirmed('i')]);
+  });
+
+  it('the hourly alert fires when the eighth of ten operations in the hour confirms, and only then', () => {
+    const inTheHour = (n: number) => [...Array(n)].flatMap(() => spent('1', T0));
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), ...inTheHour(6), accepted('i', '1', T0)])
+      .when(confirm('i'))
+      .then([intentConfirmed('i')]);
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), ...inTheHour(7), accepted('i', '1', T0)])
+      .when(confirm('i'))
+      .then([intentConfirmed('i'), alert('hourly', '8', 8)]);
+    DeciderSpecification.for(settleIntent)
+      .given([registered(AGENT_A), ...inTheHour(8), accepted('i', '1', T0)])
+      .when(confirm('i'))
+      .then([intentConfirmed('i')]);
+  });
+
+  it('one confirmation that crosses both thresholds fires both alerts, daily first', () => {
+    const inTheHour = [...Array(7)].flatMap(() => spent('100', T0));
+    DeciderSpecification.for(settleIntent)
+      .given([
+        registered(AGENT_A, { ...LIMITS, per_tx_limit: '1000' }),
+        ...inTheHour,
+        accepted('i', '100', T0),
+      ])
+      .when(confirm('i'))
+      .then([intentConfirmed('i'), alert('daily', '800', 8), alert('hourly', '800', 8)]);
   });
 });

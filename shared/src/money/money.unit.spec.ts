@@ -1,8 +1,17 @@
 import Big from 'big.js';
-import { codeOf } from '../errors/testing';
+import { codeOf, thrownBy } from '../errors/testing';
 import fc from 'fast-check';
-import { MAX_AMOUNT, fromBaseUnits, parseAmount, toBaseUnits } from './amount';
-import { splitFee } from './fee';
+import {
+  MAX_AMOUNT,
+  amountFromText,
+  amountText,
+  clampedRemaining,
+  decimalsOf,
+  fromBaseUnits,
+  parseAmount,
+  toBaseUnits,
+} from './amount';
+import { PROTOCOL_FEE_BPS, splitFee } from './fee';
 
 describe('amounts', () => {
   it.each([
@@ -37,6 +46,37 @@ describe('amounts', () => {
     ['beyond u64 base units', '18446744073709.551616'],
   ])('rejects %s as invalid_amount', (_, input) => {
     expect(codeOf(() => parseAmount(input))).toBe('invalid_amount');
+  });
+
+  it('takes an amount already read (a Big) under the same rules', () => {
+    expect(parseAmount(new Big('2.5')).toFixed()).toBe('2.5');
+    expect(codeOf(() => parseAmount(new Big('-0.000001')))).toBe('invalid_amount');
+    expect(codeOf(() => parseAmount(new Big('0.0000001')))).toBe('invalid_amount');
+    expect(codeOf(() => parseAmount(MAX_AMOUNT.plus('0.000001')))).toBe('invalid_amount');
+  });
+
+  it('names the field the caller got wrong', () => {
+    expect(thrownBy(() => parseAmount('ten', 'daily_limit')).message).toContain('daily_limit');
+    expect(thrownBy(() => parseAmount(-1)).message).toBe(thrownBy(() => parseAmount(-1, 'amount')).message);
+  });
+
+  it('counts only the decimals an amount really has: 1.50 has 1, 100 has none', () => {
+    expect(decimalsOf(new Big('1.50'))).toBe(1);
+    expect(decimalsOf(new Big('100'))).toBe(0);
+    expect(decimalsOf(new Big('0.000001'))).toBe(6);
+    expect(toBaseUnits(new Big('100'), 0)).toBe(100n);
+  });
+
+  it('writes an amount as exact decimal text, never an exponent, and reads it back', () => {
+    expect(amountText(new Big('0.0000001'))).toBe('0.0000001');
+    expect(amountText(new Big('1e21'))).toBe('1000000000000000000000');
+    expect(amountFromText('12.345678').eq(new Big('12.345678'))).toBe(true);
+  });
+
+  it('what remains of a limit is never below zero', () => {
+    expect(clampedRemaining(new Big(10), new Big(3)).toFixed()).toBe('7');
+    expect(clampedRemaining(new Big(10), new Big(10)).toFixed()).toBe('0');
+    expect(clampedRemaining(new Big(10), new Big('10.000001')).toFixed()).toBe('0');
   });
 
   it('converts to and from base units exactly for any decimals', () => {
@@ -76,6 +116,13 @@ describe('the protocol fee', () => {
     const split = splitFee(new Big(amount));
     expect(split.protocol_fee.toFixed()).toBe(fee);
     expect(split.net_amount.toFixed()).toBe(net);
+  });
+
+  it('is 10 basis points of the amount, rounded to at most 6 decimals even for a 9-decimal token', () => {
+    expect(PROTOCOL_FEE_BPS).toBe(10);
+    expect(splitFee(new Big('1.234567'), 9).protocol_fee.toFixed()).toBe('0.001235');
+    expect(splitFee(new Big('1.234567')).protocol_fee.toFixed()).toBe('0.001235');
+    expect(splitFee(new Big('1000')).amount.toFixed()).toBe('1000');
   });
 
   it('rounds to the token precision when it has fewer than 6 decimals', () => {

@@ -116,6 +116,16 @@ export function transfer(amount: string | number, overrides: Partial<IntentComma
 export function spent(value: string, at: number, action: IntentCommand['action'] = 'transfer'): AgentEvent[] {
   counter += 1;
   const intent_id = `past-${counter}`;
+  return [accepted(intent_id, value, at, action), confirmed(intent_id, at)];
+}
+
+/** Agent A's intent.accepted of `value` base-token units (to agent B) at `at`: reserved until settled. */
+export function accepted(
+  intent_id: string,
+  value: string,
+  at: number,
+  action: IntentCommand['action'] = 'transfer',
+): AgentEvent {
   const common = {
     intent_id,
     agent_id: AGENT_A,
@@ -128,25 +138,38 @@ export function spent(value: string, at: number, action: IntentCommand['action']
     entry_id: 'entry-agent-2',
     at,
   };
-  return [
-    {
-      type: 'intent.accepted',
-      data:
-        action === 'transfer'
-          ? { ...common, action, protocol_fee: '0', net_amount: value }
-          : action === 'swap'
-            ? {
-                ...common,
-                action,
-                params: {
-                  to_mint: BASE_MINT,
-                  minimum_amount_out: '0',
-                  slippage_bps: 50,
-                  quoted_amount_out: '0',
-                },
-              }
-            : { ...common, action, params: {} },
-    },
-    { type: 'intent.confirmed', data: { intent_id, agent_id: AGENT_A, tx_sig: `sig-${intent_id}`, at } },
-  ];
+  return {
+    type: 'intent.accepted',
+    data:
+      action === 'transfer'
+        ? { ...common, action, protocol_fee: '0', net_amount: value }
+        : action === 'swap'
+          ? {
+              ...common,
+              action,
+              params: {
+                to_mint: BASE_MINT,
+                minimum_amount_out: '0',
+                slippage_bps: 50,
+                quoted_amount_out: '0',
+              },
+            }
+          : { ...common, action, params: {} },
+  };
 }
+
+export const confirmed = (intent_id: string, at: number): AgentEvent => ({
+  type: 'intent.confirmed',
+  data: { intent_id, agent_id: AGENT_A, tx_sig: `sig-${intent_id}`, at },
+});
+
+export const failed = (intent_id: string, at: number): AgentEvent => ({
+  type: 'intent.failed',
+  data: { intent_id, agent_id: AGENT_A, code: 'insufficient_balance', message: 'low balance', at },
+});
+
+/** The executor's record of the transaction it signed for `intent_id`, before it submits it. */
+export const submitting = (intent_id: string, at: number, signature = `sig-${intent_id}`): AgentEvent => ({
+  type: 'intent.submitting',
+  data: { intent_id, agent_id: AGENT_A, signature, wire: 'AQID', last_valid_block_height: '1234', at },
+});
