@@ -4,23 +4,14 @@
  * that answers the same JSON, in the same run.
  */
 import express from 'express';
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { startEmbedded } from '../services/api/src/embedded';
-import { createLogger } from '@tokenops/shared';
 import { Client } from '../services/api/src/testing/harness';
-import { fundedAgents, load as run, transferRequest as nextTransfer } from './load';
+import { benchService, fundedAgents, load as run, transferRequest as nextTransfer } from './load';
 import { report } from './harness';
 
 export async function httpBench(): Promise<string> {
   const scale = Number(process.env.BENCH_SCALE ?? 1);
-  const service = await startEmbedded({
-    port: 0,
-    keyEncryptionKey: randomBytes(32),
-    jwtSecret: randomBytes(32),
-    logger: createLogger('silent'),
-    rateLimitPerMinute: 100_000_000, // the load is many requests a minute per agent, on purpose
-  });
+  const service = await benchService();
   const client = new Client(service.url);
   const agents = await fundedAgents(client, 32);
   const transferRequest = nextTransfer(agents, 'bench');

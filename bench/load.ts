@@ -1,5 +1,8 @@
 /** Load over HTTP for the benchmarks: autocannon runs, and funded agents set up through the API. */
 import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import { createLogger } from '@tokenops/shared';
+import { startEmbedded } from '../services/api/src/embedded';
 import { Client, signIn, type Operator } from '../services/api/src/testing/harness';
 
 /** One autocannon run (progress on the terminal), to its result. */
@@ -69,3 +72,13 @@ export function transferRequest(agents: BenchAgent[], tag: string) {
     };
   };
 }
+
+/** The embedded service as the benchmarks load it: in memory, silent, no per-agent rate limit in the way. */
+export const benchService = () =>
+  startEmbedded({
+    port: 0,
+    keyEncryptionKey: randomBytes(32),
+    jwtSecret: randomBytes(32),
+    logger: createLogger('silent'),
+    rateLimitPerMinute: 100_000_000, // the load is many requests a minute per agent, on purpose
+  });

@@ -8,11 +8,9 @@
  * report also says, from the log, how long each swap held the pool: the time between two swaps'
  * confirmations, and the part of it from recording the signed transaction to its confirmation.
  */
-import { randomBytes } from 'node:crypto';
-import { startEmbedded } from '../services/api/src/embedded';
-import { createLogger, type RecordedEvent } from '@tokenops/shared';
+import type { RecordedEvent } from '@tokenops/shared';
 import { Client } from '../services/api/src/testing/harness';
-import { fundedGroup, load as run, transferRequest, type BenchAgent } from './load';
+import { benchService, fundedGroup, load as run, transferRequest, type BenchAgent } from './load';
 import { report } from './harness';
 
 type Body = Record<string, unknown>;
@@ -53,13 +51,7 @@ function swapTimeline(events: RecordedEvent[], since: number) {
 
 export async function spendsBench(): Promise<string> {
   const scale = Number(process.env.BENCH_SCALE ?? 1);
-  const service = await startEmbedded({
-    port: 0,
-    keyEncryptionKey: randomBytes(32),
-    jwtSecret: randomBytes(32),
-    logger: createLogger('silent'),
-    rateLimitPerMinute: 100_000_000, // the load is many requests a minute per agent, on purpose
-  });
+  const service = await benchService();
   const client = new Client(service.url);
   const { operator, group, agents } = await fundedGroup(client, 32);
   const tokens = service.ctx.chain.tokens;
