@@ -10,7 +10,7 @@ import { intentRoutes } from './intents/routes';
 import { onboardingRoutes } from './onboarding/routes';
 import { orchestratorRoutes } from './orchestrator/routes';
 import { stateRoutes } from './state/routes';
-import { webhookRoutes } from './webhooks/routes';
+import { fleetWebhookRoutes, webhookRoutes } from './webhooks/routes';
 
 export function createApp(deps: ApiDeps): express.Express {
   const app = express();
@@ -52,10 +52,11 @@ export function createApp(deps: ApiDeps): express.Express {
     intentRoutes(deps),
     stateRoutes(deps),
     webhookRoutes(deps),
+    fleetWebhookRoutes(deps),
     orchestratorRoutes(deps),
   );
   app.use('/api/v1', v1);
-  app.use('/v1', orchestratorRoutes(deps)); // the variant path of fleet webhooks
+  app.use('/v1', fleetWebhookRoutes(deps)); // the variant path of fleet webhooks
   app.use(notFound);
   app.use(errorHandler(deps.logger, deps.clientLimit));
   return app;

@@ -1,4 +1,11 @@
-import type { Context, Metrics, OutcomeWaiter, ReadModelStore } from '@tokenops/shared';
+import type {
+  Context,
+  DeliveryStore,
+  Metrics,
+  OutcomeWaiter,
+  ReadModelStore,
+  UrlPolicy,
+} from '@tokenops/shared';
 import type { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
 import type { SendOptions } from './http/middleware';
 import type { OperatorAuth } from './orchestrator/auth';
@@ -13,6 +20,10 @@ export interface ApiDeps extends SendOptions {
   /** Failed authentication per client address. */
   clientLimit: ClientRateLimit;
   metrics?: Metrics;
+  /** Webhook subscriptions and their delivery logs (kept by the delivery relay and workers). */
+  deliveries: DeliveryStore;
+  /** Which webhook URLs registration accepts (WEBHOOK_ALLOWED_PRIVATE_HOSTS; a resolver in tests). */
+  webhookUrls: UrlPolicy;
   /** Serves `/metrics` on the API's port to `Authorization: Bearer <metricsToken>` only; not at all when absent. */
   metricsToken?: string;
   /** Proxies in front of the API whose X-Forwarded-For names the client (0 or absent: none). */

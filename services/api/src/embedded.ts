@@ -12,6 +12,12 @@ import {
   LogFanout,
   MemoryJobQueue,
   MemoryReadModelStore,
+  SqlDeliveryStore,
+  WebhookSender,
+  DEFAULT_DELIVERY_RETRY,
+  type DeliveryJob,
+  type Resolver,
+  type WebhookSettings,
   OutcomeWaiter,
   PostgresEventStore,
   createContext,
@@ -27,6 +33,7 @@ import {
   type Settings,
 } from '@tokenops/shared';
 import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
+import { startDeliveryWorkers, startExpiry, startRelay as startWebhookRelay } from '@tokenops/delivery';
 import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
 import type { Logger } from '@tokenops/shared';
@@ -54,6 +61,8 @@ export interface EmbeddedOptions {
   metricsListener?: EdgeSettings['metricsListener'];
   metricsToken?: string;
   trustProxyHops?: number;
+  /** Webhook deliveries (WEBHOOK_* settings); a resolver in tests. */
+  webhooks?: Partial<WebhookSettings> & { resolve?: Resolver };
   now?: () => number;
 }
 
@@ -74,9 +83,9 @@ export const defaultSettings = (outcomeTimeoutMs = 30_000): Settings =>
 
 export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
   const { logger } = options;
-  const log = await PostgresEventStore.open(
-    await embeddedSql(options.dataDir ? join(options.dataDir, 'events') : undefined),
-  );
+  const sql = await embeddedSql(options.dataDir ? join(options.dataDir, 'events') : undefined);
+  const log = await PostgresEventStore.open(sql);
+  const deliveries = await SqlDeliveryStore.open(sql);
   // One reading of the log, shared by the projection, the relay and the outcome waiter.
   const store = new LogFanout(log).view();
   const chain = await LiteSvmChain.open({
@@ -110,6 +119,41 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   });
   const relay = await startRelay(store, new MemoryReadModelStore('relay'), queue);
 
+  // Webhooks: the relay derives deliveries from the log, the workers send them, the scheduler announces
+  // allow-list entries about to expire.
+  const hooks = options.webhooks ?? {};
+  if (hooks.allowedPrivateHosts?.length)
+    logger.warn('WEBHOOK_ALLOWED_PRIVATE_HOSTS is set: webhooks may reach these private hosts', {
+      hosts: hooks.allowedPrivateHosts,
+    });
+  const deliveryQueue = new MemoryJobQueue<DeliveryJob>('deliver', {
+    attempts: 20,
+    backoffMs: 500,
+    jitter: 0.5,
+  });
+  const deliveryParts = {
+    store,
+    deliveries,
+    queue: deliveryQueue,
+    vault: ctx.vault,
+    transport: new WebhookSender({
+      ...(hooks.allowedPrivateHosts && { allowedPrivateHosts: hooks.allowedPrivateHosts }),
+      ...(hooks.ca && { ca: hooks.ca }),
+      ...(hooks.resolve && { resolve: hooks.resolve }),
+    }),
+    retry: {
+      ...DEFAULT_DELIVERY_RETRY,
+      ...(hooks.retryBaseMs !== undefined && { baseMs: hooks.retryBaseMs }),
+      ...(hooks.retryForMs !== undefined && { forMs: hooks.retryForMs }),
+    },
+    now: () => ctx.now(),
+  };
+  const webhookRelay = await startWebhookRelay(deliveryParts);
+  const deliveryWorkers = startDeliveryWorkers(deliveryParts, hooks.concurrency ?? 64);
+  const expiry = startExpiry({ store, now: () => ctx.now(), groups: ctx.groups }, (err) =>
+    logger.warn('expiry scheduler: will try again', { error: String(err) }),
+  );
+
   const waiter = new OutcomeWaiter(store);
   await waiter.start();
 
@@ -129,6 +173,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     rateLimit: AgentRateLimit.inProcess(options.rateLimitPerMinute ?? 60),
     clientLimit: ClientRateLimit.inProcess(options.unauthenticatedRateLimitPerMinute ?? 30),
     metrics,
+    deliveries,
+    webhookUrls: {
+      ...(hooks.allowedPrivateHosts && { allowedPrivateHosts: hooks.allowedPrivateHosts }),
+      ...(hooks.resolve && { resolve: hooks.resolve }),
+    },
     ...(options.metricsToken && { metricsToken: options.metricsToken }),
     ...(options.trustProxyHops && { trustProxyHops: options.trustProxyHops }),
     logger,
@@ -154,6 +203,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       await relay.stop();
       await worker.close();
       await queue.close();
+      await expiry.stop();
+      await webhookRelay.stop();
+      await deliveryWorkers.close();
+      await deliveryQueue.close();
       await waiter.stop();
       await projection.subscription.stop();
       await store.close();

@@ -18,6 +18,8 @@ import {
   serveOps,
   dependenciesReady,
   openRedis,
+  openDeliveryStore,
+  webhookSettings,
 } from '@tokenops/shared';
 import { LiveViews, ViewGenerations } from '@tokenops/projections';
 import { createApp } from './app';
@@ -41,6 +43,8 @@ runProcess('api', async () => {
   // Tests: every answer is checked against the contract schema before it leaves (a mismatch is a 500).
   const checkResponses = env.text('CHECK_RESPONSES', 'false') === 'true';
   const aggregator = aggregatorConfig(env);
+  const deliveryDb = env.deliveryDatabase(eventStore);
+  const hooks = webhookSettings(env);
   env.check();
 
   const logger = createLogger(logLevel, 'api');
@@ -63,6 +67,7 @@ runProcess('api', async () => {
   const waiter = new OutcomeWaiter(store);
   await waiter.start();
   const ready = () => dependenciesReady(redis, store);
+  const deliveries = await openDeliveryStore(deliveryDb);
 
   const app = createApp({
     ctx,
@@ -76,6 +81,8 @@ runProcess('api', async () => {
     rateLimit: AgentRateLimit.shared(redis, redisConfig.prefix, perMinute),
     clientLimit: ClientRateLimit.shared(redis, redisConfig.prefix, edge.unauthenticatedPerMinute),
     metrics,
+    deliveries,
+    webhookUrls: { allowedPrivateHosts: hooks.allowedPrivateHosts },
     ...(edge.metricsToken && { metricsToken: edge.metricsToken }),
     trustProxyHops: edge.trustProxyHops,
     logger,
@@ -100,6 +107,7 @@ runProcess('api', async () => {
         await ops?.close();
         await waiter.stop();
         await views.close();
+        await deliveries.close();
         await store.close();
         redis.disconnect();
       },

@@ -32,5 +32,8 @@ export async function settleBudget(ctx: Context, intent: IntentData, confirmed: 
     live?.entryId === intent.budget_entry_id
       ? live
       : { entryId: intent.budget_entry_id, address: intent.counterparty, type: 1 as const };
-  await settleReservation(ctx, entry, intent.intent_id, confirmed);
+  await settleReservation(ctx, entry, intent.intent_id, confirmed, {
+    agent_id: intent.agent_id,
+    group_id: intent.group_id,
+  });
 }

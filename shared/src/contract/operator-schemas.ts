@@ -27,9 +27,37 @@ export const LimitsInputSchema = {
 } as const satisfies JSONSchema;
 
 /** Every path parameter of the service: each is an identifier (group, agent, allow-list entry). */
+const WebhookId = { type: 'string', pattern: '^wh_[1-9A-HJ-NP-Za-km-z]{32,44}$' } as const;
+const EventId = { type: 'string', pattern: '^evt_[0-9a-f]{32}$' } as const;
+
 export const PathParams = {
   type: 'object',
-  properties: { group: Identifier, agent: Identifier, entry: Identifier },
+  properties: { group: Identifier, agent: Identifier, entry: Identifier, webhook: WebhookId },
+} as const satisfies JSONSchema;
+
+/** Send one event again (by its event_id), or every event since a time. */
+export const RedeliverRequest = {
+  type: 'object',
+  properties: { event_id: EventId, since: { type: 'string', format: 'date-time' } },
+  oneOf: [{ required: ['event_id'] }, { required: ['since'] }],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** A new signing secret; the previous one keeps signing for `grace_seconds` (default a day, at most a week). */
+export const RotateSecretRequest = {
+  type: 'object',
+  properties: { grace_seconds: { type: 'integer', minimum: 0, maximum: 604_800 } },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** The delivery log of a subscription, newest first, a page at a time. */
+export const DeliveriesQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    before: { type: 'string', format: 'date-time' },
+  },
+  additionalProperties: false,
 } as const satisfies JSONSchema;
 
 export const ChallengeRequest = {
@@ -117,6 +145,9 @@ export const OPERATOR_SCHEMAS = {
   EmptyRequest,
   EmergencyWithdrawRequest,
   AirdropRequest,
+  RedeliverRequest,
+  RotateSecretRequest,
+  DeliveriesQuery,
 } as const;
 
 type AmountValue = number | string;
@@ -134,3 +165,6 @@ export type InvitationRequest = Shape<typeof InvitationRequest>;
 export type LimitsChangeRequest = Shape<typeof LimitsChangeRequest>;
 export type AirdropRequest = Shape<typeof AirdropRequest>;
 export type EmergencyWithdrawRequest = Shape<typeof EmergencyWithdrawRequest>;
+export type RedeliverRequest = Shape<typeof RedeliverRequest>;
+export type RotateSecretRequest = Shape<typeof RotateSecretRequest>;
+export type DeliveriesQuery = Shape<typeof DeliveriesQuery>;

@@ -10,6 +10,7 @@
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ERROR_CODES } from '../errors';
+import { EVENT_KINDS } from '../events/catalogue';
 
 // ---- building blocks -------------------------------------------------------------------------
 
@@ -245,10 +246,10 @@ export const WebhookRequest = {
     event_types: {
       type: 'array',
       minItems: 1,
-      maxItems: 20,
+      maxItems: EVENT_KINDS.length,
       uniqueItems: true,
-      items: { type: 'string', minLength: 1, maxLength: 64 },
-      description: 'Event names, 1 to 20 distinct, each at most 64 characters.',
+      items: { type: 'string', enum: EVENT_KINDS },
+      description: 'Event kinds of the catalogue (docs/events.md), distinct, at least one.',
     },
   },
   required: ['url', 'event_types'],

@@ -4,7 +4,7 @@
  * and used together never exceed the approved amount. Pure.
  */
 import Big from 'big.js';
-import type { BudgetEvent } from './events';
+import type { BudgetCause, BudgetEvent } from './events';
 import type { AllowEntry } from './group';
 
 export interface BudgetState {
@@ -63,7 +63,7 @@ export const THRESHOLD = new Big('0.8');
 
 /** Settles a reservation: consumed when the intent confirmed, released when it failed. Idempotent. */
 export function decideSettleBudget(
-  cmd: { intent_id: string; confirmed: boolean; now: number },
+  cmd: { intent_id: string; confirmed: boolean; now: number; cause?: BudgetCause },
   entry: AllowEntry,
   state: BudgetState,
 ): BudgetEvent[] {
@@ -82,6 +82,7 @@ export function decideSettleBudget(
     events.push({
       type: 'policy.whitelist_amount_threshold',
       data: {
+        ...cmd.cause,
         entry_id: entry.entryId,
         recipient: entry.address,
         amount_used: used.toFixed(),
@@ -94,6 +95,7 @@ export function decideSettleBudget(
     events.push({
       type: 'policy.whitelist_voided',
       data: {
+        ...cmd.cause,
         entry_id: entry.entryId,
         recipient: entry.address,
         final_amount_used: used.toFixed(),

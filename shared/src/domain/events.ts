@@ -67,7 +67,20 @@ export type AgentInvited = Event<
     at: number;
   }
 >;
-export type GroupEvent = GroupCreated | WhitelistEntryAdded | WhitelistEntryRemoved | AgentInvited;
+/** A type-1 entry's TTL fell under 24 hours: recorded once per entry by the expiry scheduler. */
+export type WhitelistExpiring = Event<
+  'policy.whitelist_expiring',
+  {
+    group_id: string;
+    entry_id: string;
+    recipient: string;
+    label?: string;
+    ttl_expires_at: number;
+    at: number;
+  }
+>;
+export type GroupEvent =
+  GroupCreated | WhitelistEntryAdded | WhitelistEntryRemoved | AgentInvited | WhitelistExpiring;
 
 // ---- agent ----
 
@@ -247,13 +260,24 @@ export type BudgetConsumed = Event<
   'budget.consumed',
   { entry_id: string; intent_id: string; amount: string; amount_used: string; at: number }
 >;
+/** Whose spend settled a budget event (absent from events recorded before it was kept). */
+export interface BudgetCause {
+  agent_id?: string;
+  group_id?: string;
+}
 export type WhitelistAmountThreshold = Event<
   'policy.whitelist_amount_threshold',
-  { entry_id: string; recipient: string; amount_used: string; approved_amount: string; at: number }
+  BudgetCause & {
+    entry_id: string;
+    recipient: string;
+    amount_used: string;
+    approved_amount: string;
+    at: number;
+  }
 >;
 export type WhitelistVoided = Event<
   'policy.whitelist_voided',
-  { entry_id: string; recipient: string; final_amount_used: string; at: number }
+  BudgetCause & { entry_id: string; recipient: string; final_amount_used: string; at: number }
 >;
 export type BudgetEvent =
   BudgetReserved | BudgetReleased | BudgetConsumed | WhitelistAmountThreshold | WhitelistVoided;
@@ -266,6 +290,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'whitelist.entry_added',
   'whitelist.entry_removed',
   'agent.invited',
+  'policy.whitelist_expiring',
   'agent.registered',
   'agent.limits_changed',
   'agent.api_key_rotated',

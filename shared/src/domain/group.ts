@@ -12,6 +12,7 @@ import type {
   GroupEvent,
   WhitelistEntryAdded,
   WhitelistEntryRemoved,
+  WhitelistExpiring,
 } from './events';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 
@@ -24,6 +25,8 @@ export interface AllowEntry {
   approvedAmount?: Amount;
   /** Type 1 only: epoch ms after which the entry no longer allows spending. */
   ttlExpiresAt?: number;
+  /** Whether `policy.whitelist_expiring` was recorded for this entry. */
+  expiringNoticed?: boolean;
 }
 
 export interface Invitation {
@@ -84,6 +87,13 @@ export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
       const entries = new Map(state.entries);
       if (entries.get(event.data.address)?.entryId === event.data.entry_id)
         entries.delete(event.data.address);
+      return { ...state, entries };
+    }
+    case 'policy.whitelist_expiring': {
+      const entry = state.entries.get(event.data.recipient);
+      if (entry?.entryId !== event.data.entry_id) return state;
+      const entries = new Map(state.entries);
+      entries.set(entry.address, { ...entry, expiringNoticed: true });
       return { ...state, entries };
     }
     case 'agent.invited': {
@@ -218,6 +228,35 @@ export function decideRemoveEntry(
     {
       type: 'whitelist.entry_removed',
       data: { group_id: state.groupId, entry_id: entry.entryId, address: entry.address, at: cmd.now },
+    },
+  ];
+}
+
+/** How long before its TTL an entry is announced as expiring. */
+export const EXPIRING_NOTICE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Records that an entry's TTL fell under 24 hours: once per entry (a renewal is a new entry), for an
+ * entry still listed, and not before its time. Nothing otherwise, so a scheduler may ask again freely.
+ */
+export function decideWhitelistExpiring(
+  cmd: { entry_id: string; now: number },
+  state: GroupState,
+): WhitelistExpiring[] {
+  const entry = [...state.entries.values()].find((e) => e.entryId === cmd.entry_id);
+  if (!entry || entry.ttlExpiresAt === undefined || entry.expiringNoticed) return [];
+  if (entry.ttlExpiresAt - cmd.now >= EXPIRING_NOTICE_MS) return [];
+  return [
+    {
+      type: 'policy.whitelist_expiring',
+      data: {
+        group_id: state.groupId,
+        entry_id: entry.entryId,
+        recipient: entry.address,
+        ...(entry.label !== undefined && { label: entry.label }),
+        ttl_expires_at: entry.ttlExpiresAt,
+        at: cmd.now,
+      },
     },
   ];
 }

@@ -5,6 +5,7 @@ import { PostgresEventStore } from '../event-store/postgres';
 import { EventStoreDbEventStore } from '../event-store/eventstoredb';
 import type { EventStore } from '../event-store/port';
 import { RpcChain } from '../chain/rpc';
+import { SqlDeliveryStore } from '../deliveries/sql';
 import { createContext, type Context } from '../application/context';
 import { KeyVault } from '../application/credentials';
 import type { ChainConfig, EventStoreConfig } from './env';
@@ -16,6 +17,14 @@ export async function openEventStore(config: EventStoreConfig): Promise<EventSto
   if (config.kind === 'eventstoredb') return EventStoreDbEventStore.connect(config.url);
   return PostgresEventStore.open(
     await serverSql({ connectionString: config.url, schema: config.schema, max: config.pool }),
+  );
+}
+
+/** The delivery store of a server process (API or delivery worker): its own connection pool. */
+export async function openDeliveryStore(config: { url: string; schema: string; pool: number }) {
+  return SqlDeliveryStore.open(
+    await serverSql({ connectionString: config.url, schema: config.schema, max: config.pool }),
+    { owned: true },
   );
 }
 

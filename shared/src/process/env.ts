@@ -111,6 +111,27 @@ export class Env {
     return { kind: 'postgres', url, schema, pool: this.int('EVENTSTORE_POOL', 10, 1, 500) };
   }
 
+  /**
+   * Where webhook subscriptions and delivery logs are kept: WEBHOOK_DATABASE_URL (PostgreSQL), by
+   * default the event log's own database when that is PostgreSQL (tables webhook_*).
+   */
+  deliveryDatabase(eventStore: EventStoreConfig): { url: string; schema: string; pool: number } {
+    const own = this.raw('WEBHOOK_DATABASE_URL');
+    if (own !== undefined) {
+      const url = this.url(
+        'WEBHOOK_DATABASE_URL',
+        ['postgres:', 'postgresql:'],
+        'webhook deliveries, postgres://…',
+      );
+      return { url, schema: this.text('WEBHOOK_DATABASE_SCHEMA', 'tokenops'), pool: 5 };
+    }
+    if (eventStore.kind === 'postgres') return { url: eventStore.url, schema: eventStore.schema, pool: 5 };
+    this.problems.push(
+      'WEBHOOK_DATABASE_URL: required when the event log is EventStoreDB (webhook deliveries live in PostgreSQL)',
+    );
+    return { url: '', schema: 'tokenops', pool: 1 };
+  }
+
   redis(): { url: string; prefix: string } {
     const url = this.url(
       'REDIS_URL',

@@ -22,14 +22,12 @@ import {
   type InvitationRequest,
   type LimitsChangeRequest,
   type TokenRequest,
-  type WebhookRequest,
   type WhitelistRequest,
 } from '@tokenops/shared';
 import { projectionAt } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
-import { registerWebhook } from '../webhooks/subscriptions';
 
 type Limits = Pick<LimitsChangeRequest, 'per_tx_limit' | 'daily_limit' | 'hourly_tx_cap'>;
 
@@ -135,13 +133,6 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     bodyOf(req, 'EmptyRequest');
     res.setHeader('cache-control', 'no-store');
     ok(res, await visible(await rotateKey(deps.ctx, w, param(req, 'agent'))));
-  });
-  router.post('/orchestrator/groups/:group/webhooks', async (req, res) => {
-    const w = await wallet(req);
-    await describeGroup(deps.ctx, w, param(req, 'group')); // owns it
-    const body = bodyOf<WebhookRequest>(req, 'WebhookRequest');
-    res.setHeader('cache-control', 'no-store');
-    ok(res, await registerWebhook(deps.ctx, { groupId: param(req, 'group') }, body), 201);
   });
 
   router.get('/tokens', (_req, res) =>

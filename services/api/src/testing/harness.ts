@@ -17,7 +17,7 @@ import {
   type Signer,
 } from '@tokenops/shared';
 import { Proc, freePort } from './topology';
-import { CHAIN_SEED, startEmbedded } from '../embedded';
+import { CHAIN_SEED, startEmbedded, type EmbeddedOptions } from '../embedded';
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -107,6 +107,8 @@ export interface WorldOptions {
    * the harness's default is high (HARNESS_UNAUTHENTICATED_LIMIT): a suite that needs the limit sets it.
    */
   unauthenticatedRateLimitPerMinute?: number;
+  /** Webhook delivery settings of the embedded service (a test's receiver CA, its allowed hosts). */
+  webhooks?: EmbeddedOptions['webhooks'];
 }
 
 /** The harness's allowance of failed authentications per minute, unless a world asks for another. */
@@ -142,6 +144,7 @@ async function startService(
       ...(options.rateLimitPerMinute && { rateLimitPerMinute: options.rateLimitPerMinute }),
       unauthenticatedRateLimitPerMinute:
         options.unauthenticatedRateLimitPerMinute ?? HARNESS_UNAUTHENTICATED_LIMIT,
+      ...(options.webhooks && { webhooks: options.webhooks }),
     });
     return {
       service: { url: service.url, ctx: service.ctx, views: service.views, seed: CHAIN_SEED },

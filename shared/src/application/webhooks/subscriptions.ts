@@ -1,0 +1,213 @@
+/**
+ * Webhook subscriptions: what an agent or an operator asks for, recorded in the log (one stream per
+ * owner, `streams.webhooks`), and folded by the relay into the delivery store. The signing secret is
+ * sealed under the key-encryption key (deliveries need it back to sign) and shown once.
+ *
+ * URL rules (spec, Events): https only, no credentials, and it must resolve to public addresses only
+ * (net/address-guard.ts), unless its host is one the operator allowed (WEBHOOK_ALLOWED_PRIVATE_HOSTS,
+ * local development and tests). The delivery worker checks the resolved addresses again at each
+ * connection, and connects only to an address it checked.
+ */
+import { ServiceError, validationError } from '../../errors';
+import { streams } from '../../domain/events';
+import type { WebhookSubscription } from '../../deliveries/port';
+import { checkPublicUrl, isPublicAddress, systemResolver, type Resolver } from '../../net/address-guard';
+import { newSigningSecret } from '../../webhooks/signing';
+import type { Context } from '../context';
+import { newId } from '../credentials';
+
+export type WebhookEvent =
+  | {
+      type: 'webhook.registered';
+      data: {
+        webhook_id: string;
+        agent_id?: string;
+        group_id?: string;
+        url: string;
+        event_types: string[];
+        sealed_secret: string;
+        at: number;
+      };
+    }
+  | { type: 'webhook.deleted'; data: { webhook_id: string; at: number } }
+  | {
+      type: 'webhook.secret_rotated';
+      data: { webhook_id: string; sealed_secret: string; previous_valid_until: number; at: number };
+    }
+  | { type: 'webhook.disabled'; data: { webhook_id: string; reason: string; at: number } }
+  | {
+      type: 'webhook.redelivery_requested';
+      data: { webhook_id: string; event_ids?: string[]; since?: number; at: number };
+    };
+
+const WEBHOOK_TYPES = new Set<string>([
+  'webhook.registered',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.disabled',
+  'webhook.redelivery_requested',
+]);
+
+export const decodeWebhookEvent = (recorded: { type: string; data: unknown }): WebhookEvent | undefined =>
+  WEBHOOK_TYPES.has(recorded.type) ? (recorded as WebhookEvent) : undefined;
+
+/** Folds one event into the subscription it concerns (registered: a new one). Pure. */
+export function evolveSubscription(
+  sub: WebhookSubscription | undefined,
+  event: WebhookEvent,
+  groupOfAgent?: string,
+): WebhookSubscription | undefined {
+  const d = event.data;
+  if (event.type === 'webhook.registered') {
+    const e = event.data;
+    const group = e.group_id ?? groupOfAgent;
+    if (!group) return undefined;
+    return {
+      webhook_id: e.webhook_id,
+      ...(e.agent_id && { agent_id: e.agent_id }),
+      group_id: group,
+      url: e.url,
+      event_types: e.event_types,
+      secrets: [{ sealed: e.sealed_secret }],
+      status: 'active',
+      created_at: e.at,
+    };
+  }
+  if (!sub || sub.webhook_id !== d.webhook_id) return sub;
+  switch (event.type) {
+    case 'webhook.deleted':
+      return { ...sub, status: 'deleted' };
+    case 'webhook.disabled':
+      return sub.status === 'active' ? { ...sub, status: 'disabled', status_reason: event.data.reason } : sub;
+    case 'webhook.secret_rotated':
+      return {
+        ...sub,
+        secrets: [
+          { sealed: event.data.sealed_secret },
+          { sealed: sub.secrets[0]!.sealed, until: event.data.previous_valid_until },
+        ],
+      };
+    default:
+      return sub;
+  }
+}
+
+export interface UrlPolicy {
+  resolve?: Resolver;
+  /** Host names or addresses a URL may reach although they are not public. */
+  allowedPrivateHosts?: readonly string[];
+}
+
+/**
+ * Checks a webhook URL as the spec asks; a refusal is validation_error on /url. A host named in
+ * `allowedPrivateHosts`, or resolving only to public or allowed addresses, passes.
+ */
+export async function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): Promise<void> {
+  const resolve = policy.resolve ?? systemResolver;
+  const verdict = await checkPublicUrl(raw, resolve);
+  if (verdict.ok) return;
+  const allowed = policy.allowedPrivateHosts ?? [];
+  if (allowed.length > 0) {
+    // Every other rule (https, no credentials, a host) must hold; only the addresses may be private.
+    const url = URL.canParse(raw) ? new URL(raw) : undefined;
+    if (url?.protocol === 'https:' && !url.username && !url.password && url.port !== '0' && url.hostname) {
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      if (allowed.includes(host)) return;
+      const literal = url.hostname.startsWith('[') || /^[\d.]+$/.test(url.hostname);
+      const addresses = literal ? [host] : await resolve(host).catch((): string[] => []);
+      if (addresses.length > 0 && addresses.every((a) => isPublicAddress(a) || allowed.includes(a))) return;
+    }
+  }
+  throw validationError([{ path: '/url', issue: verdict.issue }]);
+}
+
+export async function registerWebhook(
+  ctx: Context,
+  owner: { agentId?: string; groupId: string },
+  body: { url: string; event_types: string[] },
+  policy: UrlPolicy = {},
+): Promise<{ webhook_id: string; signing_secret: string }> {
+  await checkWebhookUrl(body.url, policy);
+  const webhookId = `wh_${newId()}`;
+  const secret = newSigningSecret();
+  await ctx.store.append(
+    streams.webhooks(owner),
+    [
+      {
+        type: 'webhook.registered',
+        data: {
+          webhook_id: webhookId,
+          ...(owner.agentId && { agent_id: owner.agentId }),
+          group_id: owner.groupId,
+          url: body.url,
+          event_types: [...new Set(body.event_types)],
+          sealed_secret: ctx.vault.seal(Buffer.from(secret), webhookId),
+          at: ctx.now(),
+        },
+      },
+    ],
+    'any',
+  );
+  return { webhook_id: webhookId, signing_secret: secret };
+}
+
+const ownerOf = (sub: WebhookSubscription) =>
+  sub.agent_id ? { agentId: sub.agent_id } : { groupId: sub.group_id };
+
+/** Appends one lifecycle event to the subscription's stream. */
+async function record(ctx: Context, sub: WebhookSubscription, event: WebhookEvent): Promise<void> {
+  await ctx.store.append(streams.webhooks(ownerOf(sub)), [event], 'any');
+}
+
+export function mustBeLive(sub: WebhookSubscription | undefined): WebhookSubscription {
+  if (!sub || sub.status === 'deleted') throw new ServiceError('not_found', 'No such webhook subscription.');
+  return sub;
+}
+
+export async function deleteWebhook(ctx: Context, sub: WebhookSubscription): Promise<void> {
+  await record(ctx, sub, { type: 'webhook.deleted', data: { webhook_id: sub.webhook_id, at: ctx.now() } });
+}
+
+/**
+ * A new signing secret, shown once. For `graceSeconds` the previous one signs too (both signatures in
+ * each header), so receivers can switch without losing a delivery.
+ */
+export async function rotateWebhookSecret(
+  ctx: Context,
+  sub: WebhookSubscription,
+  graceSeconds: number,
+): Promise<{ webhook_id: string; signing_secret: string; previous_secret_valid_until: string }> {
+  const secret = newSigningSecret();
+  const until = ctx.now() + graceSeconds * 1000;
+  await record(ctx, sub, {
+    type: 'webhook.secret_rotated',
+    data: {
+      webhook_id: sub.webhook_id,
+      sealed_secret: ctx.vault.seal(Buffer.from(secret), sub.webhook_id),
+      previous_valid_until: until,
+      at: ctx.now(),
+    },
+  });
+  return {
+    webhook_id: sub.webhook_id,
+    signing_secret: secret,
+    previous_secret_valid_until: new Date(until).toISOString(),
+  };
+}
+
+/** Sends one event (by id) or every event since a time to the subscription again. */
+export async function requestRedelivery(
+  ctx: Context,
+  sub: WebhookSubscription,
+  what: { event_id?: string; since?: number },
+): Promise<void> {
+  await record(ctx, sub, {
+    type: 'webhook.redelivery_requested',
+    data: {
+      webhook_id: sub.webhook_id,
+      ...(what.event_id !== undefined && { event_ids: [what.event_id] }),
+      ...(what.since !== undefined && { since: what.since }),
+      at: ctx.now(),
+    },
+  });
+}

@@ -1,0 +1,370 @@
+/**
+ * The event catalogue: every event kind a webhook can carry, what it means, its payload fields, and
+ * the one event of the log it is derived from. This table is the single source; `docs/events.md`
+ * repeats it and a test keeps the two equal (`npm run docs:events` rewrites it).
+ *
+ * A webhook is a projection of the log: each kind's `derive` is a pure function of one recorded event
+ * (plus, where the log event does not carry it, the accepted intent it settles and the agent's group,
+ * looked up by the caller). The `event_id` is derived from the log event's id and the kind, so a replay
+ * or a retry gives the same id.
+ *
+ * `origin: 'spec'` kinds are the agent contract's, with exactly the payload fields it lists;
+ * `origin: 'service'` kinds and the three `agent.*` payloads (which the spec leaves unshown) are this
+ * product's own. Amounts are JSON numbers with the token's decimals (Big, printed exactly); times are
+ * ISO 8601. A field with no value is null, never absent.
+ */
+import type Big from 'big.js';
+import { createHash } from 'node:crypto';
+import type { DomainEvent, IntentData } from '../domain/events';
+import { amountFromText } from '../money';
+
+/** What a kind's `derive` may need beyond the log event itself. */
+export interface DeriveContext {
+  /** The accepted intent an outcome event settles (intent.confirmed carries only its id). */
+  intent?: IntentData;
+  /** The agent's group (events of the agent stream that do not name it). */
+  groupId?: string;
+}
+
+export interface Derived {
+  /** The agent the event is about: its agent webhooks receive it. Absent for group-level events. */
+  agentId?: string;
+  /** The group: its fleet webhooks receive it. */
+  groupId?: string;
+  fields: Record<string, unknown>;
+}
+
+interface KindRow<T extends DomainEvent['type']> {
+  origin: 'spec' | 'service';
+  meaning: string;
+  /** Payload fields after `event` and `event_id`, in order. */
+  fields: readonly string[];
+  /** The log event it comes from. */
+  from: T;
+  /** Which lookups `derive` needs: the settled intent, the agent's group. */
+  needs?: readonly ('intent' | 'group')[];
+  derive(event: Extract<DomainEvent, { type: T }>, ctx: DeriveContext): Derived | undefined;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const amount = (text: string | undefined): Big | null => (text === undefined ? null : amountFromText(text));
+
+/** A confirmation of one action: the accepted intent tells what it was. */
+function confirmed<A extends IntentData['action']>(
+  action: A,
+  fields: (intent: Extract<IntentData, { action: A }>, received: Big | null) => Record<string, unknown>,
+) {
+  return (e: Extract<DomainEvent, { type: 'intent.confirmed' }>, ctx: DeriveContext): Derived | undefined => {
+    const intent = ctx.intent;
+    if (intent?.action !== action) return undefined;
+    return {
+      agentId: intent.agent_id,
+      groupId: intent.group_id,
+      fields: {
+        agent_wallet_pda: intent.agent_id,
+        group_config_pda: intent.group_id,
+        tx_signature: e.data.tx_sig,
+        ...fields(intent as Extract<IntentData, { action: A }>, amount(e.data.received_amount)),
+        task_id: intent.task_id ?? null,
+        confirmed_at: iso(e.data.at),
+      },
+    };
+  };
+}
+
+const blocked = (e: Extract<DomainEvent, { type: 'intent.blocked' }>): Derived => ({
+  agentId: e.data.agent_id,
+  groupId: e.data.group_id,
+  fields: {
+    agent_wallet_pda: e.data.agent_id,
+    error: { code: e.data.code, details: e.data.message },
+    attempted_amount: amountFromText(e.data.attempted_amount),
+    blocked_at: iso(e.data.at),
+  },
+});
+
+/** A row of the catalogue: `derive` sees the log event `from` names. */
+const row = <T extends DomainEvent['type']>(r: KindRow<T>): KindRow<T> => r;
+
+const CONFIRMED = ['agent_wallet_pda', 'group_config_pda', 'tx_signature'] as const;
+const BLOCKED = ['agent_wallet_pda', 'error', 'attempted_amount', 'blocked_at'] as const;
+
+export const EVENT_CATALOGUE = {
+  'transfer.confirmed': row({
+    origin: 'spec',
+    meaning: 'A transfer was confirmed on chain.',
+    fields: [...CONFIRMED, 'amount', 'fee', 'recipient', 'memo', 'task_id', 'confirmed_at'],
+    from: 'intent.confirmed',
+    needs: ['intent'],
+    derive: confirmed('transfer', (i) => ({
+      amount: amountFromText(i.amount),
+      fee: amountFromText(i.protocol_fee),
+      recipient: i.counterparty,
+      memo: i.memo ?? null,
+    })),
+  }),
+  'swap.confirmed': row({
+    origin: 'service',
+    meaning: 'A swap was confirmed on chain.',
+    fields: [
+      ...CONFIRMED,
+      'from_mint',
+      'to_mint',
+      'amount_in',
+      'amount_out',
+      'aggregator',
+      'task_id',
+      'confirmed_at',
+    ],
+    from: 'intent.confirmed',
+    needs: ['intent'],
+    derive: confirmed('swap', (i, received) => ({
+      from_mint: i.mint,
+      to_mint: i.params.to_mint,
+      amount_in: amountFromText(i.amount),
+      amount_out: received,
+      aggregator: i.counterparty,
+    })),
+  }),
+  'deposit.confirmed': row({
+    origin: 'service',
+    meaning: 'A deposit to a lending venue was confirmed on chain.',
+    fields: [...CONFIRMED, 'lending_program', 'mint', 'amount', 'receipt_amount', 'task_id', 'confirmed_at'],
+    from: 'intent.confirmed',
+    needs: ['intent'],
+    derive: confirmed('deposit', (i, received) => ({
+      lending_program: i.counterparty,
+      mint: i.mint,
+      amount: amountFromText(i.amount),
+      receipt_amount: received,
+    })),
+  }),
+  'withdraw.confirmed': row({
+    origin: 'service',
+    meaning: 'A withdrawal from a lending venue was confirmed on chain.',
+    fields: [
+      ...CONFIRMED,
+      'lending_program',
+      'receipt_mint',
+      'receipt_amount',
+      'received_amount',
+      'task_id',
+      'confirmed_at',
+    ],
+    from: 'intent.confirmed',
+    needs: ['intent'],
+    derive: confirmed('withdraw', (i, received) => ({
+      lending_program: i.counterparty,
+      receipt_mint: i.mint,
+      receipt_amount: amountFromText(i.amount),
+      received_amount: received,
+    })),
+  }),
+  'payment.received': row({
+    origin: 'spec',
+    meaning: 'An outside party sent tokens to the agent.',
+    fields: ['agent_wallet_pda', 'tx_signature', 'amount', 'from', 'received_at'],
+    from: 'payment.received',
+    needs: ['group'],
+    derive: (e, ctx) => ({
+      agentId: e.data.agent_id,
+      ...(ctx.groupId && { groupId: ctx.groupId }),
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        tx_signature: e.data.tx_signature,
+        amount: amountFromText(e.data.amount),
+        from: e.data.from,
+        received_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'policy.transfer_blocked': row({
+    origin: 'spec',
+    meaning: 'A spending attempt was refused; one for each refused attempt.',
+    fields: BLOCKED,
+    from: 'intent.blocked',
+    derive: blocked,
+  }),
+  'policy.whitelist_violation': row({
+    origin: 'spec',
+    meaning: 'A spending attempt was refused because its counterparty is not on the allow-list.',
+    fields: BLOCKED,
+    from: 'intent.blocked',
+    derive: (e) => (e.data.code === 'whitelist_violation' ? blocked(e) : undefined),
+  }),
+  'policy.limit_threshold': row({
+    origin: 'spec',
+    meaning:
+      'The agent crossed 80 % of its daily limit, or of its hourly transaction cap, within the window.',
+    fields: ['agent_wallet_pda', 'threshold', 'spent_today', 'daily_limit'],
+    from: 'policy.limit_threshold',
+    needs: ['group'],
+    derive: (e, ctx) => ({
+      agentId: e.data.agent_id,
+      ...(ctx.groupId && { groupId: ctx.groupId }),
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        threshold: e.data.threshold,
+        spent_today: amountFromText(e.data.spent_today),
+        daily_limit: amountFromText(e.data.daily_limit),
+      },
+    }),
+  }),
+  'policy.whitelist_expiring': row({
+    origin: 'spec',
+    meaning: "An allow-list entry's TTL fell under 24 hours; once per entry.",
+    fields: ['group_config_pda', 'whitelist_entry_pda', 'recipient', 'label', 'ttl_expires_at'],
+    from: 'policy.whitelist_expiring',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        group_config_pda: e.data.group_id,
+        whitelist_entry_pda: e.data.entry_id,
+        recipient: e.data.recipient,
+        label: e.data.label ?? null,
+        ttl_expires_at: iso(e.data.ttl_expires_at),
+      },
+    }),
+  }),
+  'policy.whitelist_amount_threshold': row({
+    origin: 'spec',
+    meaning: 'An allow-list entry has used 80 % of its approved_amount (the spend that crossed it).',
+    fields: ['whitelist_entry_pda', 'recipient', 'amount_used', 'approved_amount'],
+    from: 'policy.whitelist_amount_threshold',
+    derive: (e) => ({
+      ...(e.data.agent_id && { agentId: e.data.agent_id }),
+      ...(e.data.group_id && { groupId: e.data.group_id }),
+      fields: {
+        whitelist_entry_pda: e.data.entry_id,
+        recipient: e.data.recipient,
+        amount_used: amountFromText(e.data.amount_used),
+        approved_amount: amountFromText(e.data.approved_amount),
+      },
+    }),
+  }),
+  'policy.whitelist_voided': row({
+    origin: 'spec',
+    meaning: 'An allow-list entry was voided once its full approved_amount was used.',
+    fields: ['whitelist_entry_pda', 'recipient', 'final_amount_used', 'voided_at'],
+    from: 'policy.whitelist_voided',
+    derive: (e) => ({
+      ...(e.data.agent_id && { agentId: e.data.agent_id }),
+      ...(e.data.group_id && { groupId: e.data.group_id }),
+      fields: {
+        whitelist_entry_pda: e.data.entry_id,
+        recipient: e.data.recipient,
+        final_amount_used: amountFromText(e.data.final_amount_used),
+        voided_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'agent.api_key_rotated': row({
+    origin: 'spec',
+    meaning: "The operator rotated the agent's API key; the old key no longer works.",
+    fields: ['agent_wallet_pda', 'group_config_pda', 'rotated_at'],
+    from: 'agent.api_key_rotated',
+    needs: ['group'],
+    derive: (e, ctx) => ({
+      agentId: e.data.agent_id,
+      ...(ctx.groupId && { groupId: ctx.groupId }),
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        group_config_pda: ctx.groupId ?? null,
+        rotated_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'agent.revoked': row({
+    origin: 'spec',
+    meaning: 'The operator revoked the agent; no spending instruction succeeds any more.',
+    fields: ['agent_wallet_pda', 'group_config_pda', 'reason', 'revoked_at'],
+    from: 'agent.revoked',
+    needs: ['group'],
+    derive: (e, ctx) => ({
+      agentId: e.data.agent_id,
+      ...(ctx.groupId && { groupId: ctx.groupId }),
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        group_config_pda: ctx.groupId ?? null,
+        reason: e.data.reason,
+        revoked_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'agent.emergency_withdraw': row({
+    origin: 'spec',
+    meaning: 'The operator drained the agent: its venue positions redeemed, every token moved out.',
+    fields: ['agent_wallet_pda', 'group_config_pda', 'destination', 'moved', 'withdrawn_at'],
+    from: 'agent.emergency_withdraw',
+    derive: (e) => ({
+      agentId: e.data.agent_id,
+      groupId: e.data.group_id,
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        group_config_pda: e.data.group_id,
+        destination: e.data.destination,
+        moved: e.data.moved.map((m) => ({
+          mint: m.mint,
+          amount: amountFromText(m.amount),
+          tx_signature: m.tx_sig,
+        })),
+        withdrawn_at: iso(e.data.at),
+      },
+    }),
+  }),
+} as const;
+
+export type EventKind = keyof typeof EVENT_CATALOGUE;
+export const EVENT_KINDS = Object.keys(EVENT_CATALOGUE) as EventKind[];
+export const isEventKind = (name: string): name is EventKind => Object.hasOwn(EVENT_CATALOGUE, name);
+
+/** One webhook event derived from the log: the payload and who receives it. */
+export interface PublicEvent {
+  kind: EventKind;
+  eventId: string;
+  agentId?: string;
+  groupId?: string;
+  /** `event`, `event_id`, then the kind's fields in the catalogue's order. */
+  payload: Record<string, unknown>;
+}
+
+/** Stable across replays and retries: the log event's id (a UUID fixed at append) and the kind. */
+export const publicEventId = (logEventId: string, kind: EventKind): string =>
+  `evt_${createHash('sha256').update(`${logEventId}:${kind}`).digest('hex').slice(0, 32)}`;
+
+/** Which log event types any kind derives from, and which lookups they need. */
+export function needsOf(type: string): { derives: boolean; intent: boolean; group: boolean } {
+  let derives = false;
+  let intent = false;
+  let group = false;
+  for (const row of Object.values(EVENT_CATALOGUE) as KindRow<DomainEvent['type']>[]) {
+    if (row.from !== type) continue;
+    derives = true;
+    intent ||= row.needs?.includes('intent') ?? false;
+    group ||= row.needs?.includes('group') ?? false;
+  }
+  return { derives, intent, group };
+}
+
+/** The webhook events one log event gives (often none). Pure. */
+export function derivePublicEvents(
+  recorded: { id: string; event: DomainEvent },
+  ctx: DeriveContext,
+): PublicEvent[] {
+  const out: PublicEvent[] = [];
+  for (const kind of EVENT_KINDS) {
+    const row = EVENT_CATALOGUE[kind] as KindRow<DomainEvent['type']>;
+    if (row.from !== recorded.event.type) continue;
+    const derived = row.derive(recorded.event as never, ctx);
+    if (!derived) continue;
+    const eventId = publicEventId(recorded.id, kind);
+    out.push({
+      kind,
+      eventId,
+      ...(derived.agentId && { agentId: derived.agentId }),
+      ...(derived.groupId && { groupId: derived.groupId }),
+      payload: { event: kind, event_id: eventId, ...derived.fields },
+    });
+  }
+  return out;
+}

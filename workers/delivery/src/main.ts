@@ -1,0 +1,97 @@
+/**
+ * `npm run start:delivery`: a delivery worker of the server topology. Any number may run: each takes
+ * delivery jobs from the BullMQ queue (signed HTTPS attempts, SSRF-guarded, retried with backoff);
+ * one of them, holding the relay lease, turns the log's events into deliveries, and one, holding the
+ * expiry lease, announces allow-list entries about to expire. Wiring only.
+ */
+import {
+  BullJobQueue,
+  Env,
+  KeyVault,
+  WebhookSender,
+  DEFAULT_DELIVERY_RETRY,
+  createLogger,
+  createMetrics,
+  dependenciesReady,
+  openDeliveryStore,
+  openEventStore,
+  openRedis,
+  runProcess,
+  serveOps,
+  webhookSettings,
+  whileLeader,
+  type DeliveryJob,
+} from '@tokenops/shared';
+import { startDeliveryWorkers, startExpiry, startRelay } from './index';
+
+runProcess('delivery', async () => {
+  const env = new Env();
+  const logLevel = env.logLevel();
+  const eventStore = env.eventStore();
+  const redisConfig = env.redis();
+  const kek = env.keyEncryptionKey();
+  const deliveryDb = env.deliveryDatabase(eventStore);
+  const hooks = webhookSettings(env);
+  const { port, host } = env.listenAddress(9104);
+  env.check();
+
+  const logger = createLogger(logLevel, 'delivery');
+  if (hooks.allowedPrivateHosts.length > 0)
+    logger.warn('WEBHOOK_ALLOWED_PRIVATE_HOSTS is set: webhooks may reach these private hosts', {
+      hosts: hooks.allowedPrivateHosts,
+    });
+  const metrics = createMetrics('delivery');
+  const store = await openEventStore(eventStore);
+  const deliveries = await openDeliveryStore(deliveryDb);
+  const redis = openRedis(redisConfig.url);
+  const queue = new BullJobQueue<DeliveryJob>('deliver', {
+    url: redisConfig.url,
+    prefix: `${redisConfig.prefix}:bull`,
+    retry: { attempts: 20, backoffMs: 1_000, jitter: 0.5 },
+  });
+  const parts = {
+    store,
+    deliveries,
+    queue,
+    vault: new KeyVault(kek),
+    transport: new WebhookSender({
+      allowedPrivateHosts: hooks.allowedPrivateHosts,
+      ...(hooks.ca && { ca: hooks.ca }),
+    }),
+    retry: { ...DEFAULT_DELIVERY_RETRY, baseMs: hooks.retryBaseMs, forMs: hooks.retryForMs },
+    now: () => Date.now(),
+  };
+  const workers = startDeliveryWorkers(parts, hooks.concurrency);
+  const leader = (name: string, work: Parameters<typeof whileLeader>[0]['work']) =>
+    whileLeader({
+      redis,
+      key: `${redisConfig.prefix}:${name}:lease`,
+      onError: (err) => logger.error(`${name} stopped; resuming`, { error: String(err) }),
+      work,
+    });
+  const relay = leader('webhook-relay', () => startRelay(parts));
+  const expiry = leader('expiry', async () =>
+    startExpiry(parts, (err) => logger.warn('expiry scheduler: will try again', { error: String(err) })),
+  );
+
+  const ops = await serveOps(port, host, {
+    registry: metrics.registry,
+    ready: () => dependenciesReady(redis, store),
+  });
+  logger.info('started', { ops: ops.url, concurrency: hooks.concurrency });
+  return {
+    logger,
+    running: {
+      stop: async () => {
+        await relay.stop();
+        await expiry.stop();
+        await workers.close();
+        await queue.close();
+        await ops.close();
+        await deliveries.close();
+        await store.close();
+        redis.disconnect();
+      },
+    },
+  };
+});
