@@ -42,3 +42,4 @@ export * from './aggregator/local';
 export * from './aggregator/jupiter';
 export * from './aggregator/config';
 export * from './net/address-guard';
+export * from './webhooks/signing';
