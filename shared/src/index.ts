@@ -43,3 +43,5 @@ export * from './aggregator/jupiter';
 export * from './aggregator/config';
 export * from './net/address-guard';
 export * from './webhooks/signing';
+export * from './webhooks/config';
+export * from './webhooks/sender';
