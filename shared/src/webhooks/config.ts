@@ -1,0 +1,89 @@
+/**
+ * The webhook delivery settings from the environment: WEBHOOK_ALLOWED_PRIVATE_HOSTS (comma-separated
+ * names or addresses deliveries may reach although private; empty by default), WEBHOOK_CA_FILE (a PEM
+ * file of extra CAs trusted for deliveries), WEBHOOK_RETRY_BASE_MS (the first retry's delay, 5 s),
+ * WEBHOOK_RETRY_FOR_MS (how long a delivery is retried, 3 days) and WEBHOOK_CONCURRENCY (attempts in
+ * flight per worker, 64).
+ */
+import ipaddr from 'ipaddr.js';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Env } from '../process/env';
+
+export interface WebhookSettings {
+  /** Lower-case host names and normalised addresses. */
+  allowedPrivateHosts: string[];
+  /** PEM text of the extra CAs, when WEBHOOK_CA_FILE is set. */
+  ca?: string;
+  retryBaseMs: number;
+  retryForMs: number;
+  concurrency: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * A host as the sender compares it: an address in ipaddr.js's normal form, a name as the WHATWG URL
+ * parser reads it (lower case, punycode; IPv4 written in decimal, hex or octal is an address);
+ * undefined when it is neither, or carries a scheme, a port, a path or credentials.
+ */
+export function normaliseHost(entry: string): string | undefined {
+  const text = entry.trim().replace(/^\[(.*)\]$/, '$1');
+  if (ipaddr.IPv6.isValid(text) && text.includes(':')) return ipaddr.parse(text).toString();
+  if (!text || /[:/?#@\\\s[\]]/.test(text)) return undefined;
+  let host: string;
+  try {
+    host = new URL(`https://${text}/`).hostname;
+  } catch {
+    return undefined;
+  }
+  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return ipaddr.parse(host).toString();
+  return host.replace(/\.$/, '') || undefined;
+}
+
+function readCa(env: Env): string | undefined {
+  const path = env.raw('WEBHOOK_CA_FILE');
+  if (path === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    env.problems.push(`WEBHOOK_CA_FILE=${path}: cannot be read (${reason})`);
+    return undefined;
+  }
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) {
+    env.problems.push(`WEBHOOK_CA_FILE=${path}: expected PEM certificates (-----BEGIN CERTIFICATE-----)`);
+    return undefined;
+  }
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      env.problems.push(`WEBHOOK_CA_FILE=${path}: certificate ${i + 1} does not parse`);
+      return undefined;
+    }
+  }
+  return blocks.join('\n');
+}
+
+export function webhookSettings(env: Env): WebhookSettings {
+  const allowedPrivateHosts: string[] = [];
+  for (const entry of (env.raw('WEBHOOK_ALLOWED_PRIVATE_HOSTS') ?? '').split(',')) {
+    if (!entry.trim()) continue;
+    const host = normaliseHost(entry);
+    if (host === undefined)
+      env.problems.push(
+        `WEBHOOK_ALLOWED_PRIVATE_HOSTS: ${entry.trim()} is not a host name or an IP address (no scheme, no port)`,
+      );
+    else if (!allowedPrivateHosts.includes(host)) allowedPrivateHosts.push(host);
+  }
+  const ca = readCa(env);
+  return {
+    allowedPrivateHosts,
+    ...(ca !== undefined && { ca }),
+    retryBaseMs: env.int('WEBHOOK_RETRY_BASE_MS', 5_000, 100, DAY_MS),
+    retryForMs: env.int('WEBHOOK_RETRY_FOR_MS', 3 * DAY_MS, 60_000, 30 * DAY_MS),
+    concurrency: env.int('WEBHOOK_CONCURRENCY', 64, 1, 1_024),
+  };
+}

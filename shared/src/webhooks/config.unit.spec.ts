@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Env } from '../process/env';
+import { testCertificates } from '../testing/tls';
+import { normaliseHost, webhookSettings } from './config';
+
+describe('the webhook settings from the environment', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('default to no private host, no extra CA, 5 s base delay, retries for 3 days, 64 in flight', () => {
+    const env = new Env({});
+    expect(webhookSettings(env)).toEqual({
+      allowedPrivateHosts: [],
+      retryBaseMs: 5_000,
+      retryForMs: 259_200_000,
+      concurrency: 64,
+    });
+    expect(env.problems).toEqual([]);
+  });
+
+  it('read the allowed private hosts, comma-separated, as the sender compares them', () => {
+    const env = new Env({
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS:
+        ' Receiver.Local , 127.0.0.1,[::1], 0:0:0:0:0:ffff:7f00:1,0x7f000002,localhost,,',
+    });
+    expect(webhookSettings(env).allowedPrivateHosts).toEqual([
+      'receiver.local',
+      '127.0.0.1',
+      '::1',
+      '::ffff:7f00:1',
+      '127.0.0.2',
+      'localhost',
+    ]);
+    expect(env.problems).toEqual([]);
+  });
+
+  it('report an allowed host with a scheme, a port or a path', () => {
+    const env = new Env({
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'https://receiver,localhost:8443,receiver/hooks,user@receiver',
+    });
+    expect(webhookSettings(env).allowedPrivateHosts).toEqual([]);
+    expect(env.problems).toEqual(
+      ['https://receiver', 'localhost:8443', 'receiver/hooks', 'user@receiver'].map(
+        (h) => `WEBHOOK_ALLOWED_PRIVATE_HOSTS: ${h} is not a host name or an IP address (no scheme, no port)`,
+      ),
+    );
+  });
+
+  it('read the extra CAs from WEBHOOK_CA_FILE', async () => {
+    const [a, b] = await Promise.all([testCertificates(), testCertificates()]);
+    const file = join(dir, 'cas.pem');
+    writeFileSync(file, `${a.ca}\n${b.ca}`);
+    const env = new Env({ WEBHOOK_CA_FILE: file });
+    const ca = webhookSettings(env).ca!;
+    expect(env.problems).toEqual([]);
+    expect(ca.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
+    expect(ca).toContain(a.ca.trim());
+    expect(ca).toContain(b.ca.trim());
+  });
+
+  it('report a CA file that cannot be read, holds no certificate, or a broken one', async () => {
+    const notPem = join(dir, 'key.pem');
+    writeFileSync(notPem, (await testCertificates()).key);
+    const broken = join(dir, 'broken.pem');
+    writeFileSync(broken, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    const missing = join(dir, 'missing.pem');
+    const problems = [missing, notPem, broken].map((file) => {
+      const env = new Env({ WEBHOOK_CA_FILE: file });
+      expect(webhookSettings(env).ca).toBeUndefined();
+      return env.problems;
+    });
+    expect(problems).toEqual([
+      [`WEBHOOK_CA_FILE=${missing}: cannot be read (ENOENT)`],
+      [`WEBHOOK_CA_FILE=${notPem}: expected PEM certificates (-----BEGIN CERTIFICATE-----)`],
+      [`WEBHOOK_CA_FILE=${broken}: certificate 1 does not parse`],
+    ]);
+  });
+
+  it('take the retry delays and the concurrency, and report values out of range', () => {
+    const env = new Env({
+      WEBHOOK_RETRY_BASE_MS: '1000',
+      WEBHOOK_RETRY_FOR_MS: '3600000',
+      WEBHOOK_CONCURRENCY: '8',
+    });
+    expect(webhookSettings(env)).toMatchObject({ retryBaseMs: 1_000, retryForMs: 3_600_000, concurrency: 8 });
+    const bad = new Env({
+      WEBHOOK_RETRY_BASE_MS: '5s',
+      WEBHOOK_RETRY_FOR_MS: '10',
+      WEBHOOK_CONCURRENCY: '0',
+    });
+    webhookSettings(bad);
+    expect(bad.problems).toEqual([
+      'WEBHOOK_RETRY_BASE_MS=5s: expected a whole number from 100 to 86400000',
+      'WEBHOOK_RETRY_FOR_MS=10: expected a whole number from 60000 to 2592000000',
+      'WEBHOOK_CONCURRENCY=0: expected a whole number from 1 to 1024',
+    ]);
+  });
+});
+
+describe('normalising a host', () => {
+  it('reads IPv4 in any form the URL parser accepts, IPv6 in any spelling, names in lower case', () => {
+    expect(['2130706433', '0x7f000001', '0177.0.0.1', '127.1'].map(normaliseHost)).toEqual(
+      Array(4).fill('127.0.0.1'),
+    );
+    expect(['::1', '[::1]', '0:0:0:0:0:0:0:1'].map(normaliseHost)).toEqual(['::1', '::1', '::1']);
+    expect(normaliseHost('Hooks.EXAMPLE.com.')).toBe('hooks.example.com');
+    expect(normaliseHost('')).toBeUndefined();
+  });
+});
