@@ -7,6 +7,8 @@ import { ServiceError } from '../errors';
 import { responseViolations, validate } from './validator';
 import { unstorableText } from './text';
 import type { SchemaName } from './validator';
+import { CONTRACT_SCHEMAS } from './schemas';
+import { OPERATOR_SCHEMAS } from './operator-schemas';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'; // 44 chars
 const TO = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'; // 44 chars
@@ -415,4 +417,17 @@ describe('the operator surface', () => {
     );
     expect(refusal('LimitsChangeRequest', { daily_limit: 1e300 }).error).toBe('invalid_amount');
   });
+});
+
+describe('every schema', () => {
+  it.each(Object.keys({ ...CONTRACT_SCHEMAS, ...OPERATOR_SCHEMAS }))(
+    '%s compiles in strict mode (a schema that does not is a 500 at its first request)',
+    (name) => {
+      try {
+        validate(name as SchemaName, {});
+      } catch (err) {
+        expect(err).toBeInstanceOf(ServiceError);
+      }
+    },
+  );
 });

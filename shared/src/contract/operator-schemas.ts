@@ -39,8 +39,10 @@ export const PathParams = {
 export const RedeliverRequest = {
   type: 'object',
   properties: { event_id: EventId, since: { type: 'string', format: 'date-time' } },
-  oneOf: [{ required: ['event_id'] }, { required: ['since'] }],
+  minProperties: 1,
+  maxProperties: 1,
   additionalProperties: false,
+  description: 'Exactly one of event_id and since.',
 } as const satisfies JSONSchema;
 
 /** A new signing secret; the previous one keeps signing for `grace_seconds` (default a day, at most a week). */

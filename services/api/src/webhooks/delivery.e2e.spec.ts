@@ -14,11 +14,18 @@ const topology = Boolean(process.env.TOKENOPS_STACK && (globalThis as { TOPOLOGY
 
 let world: World;
 let receiver: Receiver;
+/** Names the test's resolver answers: `rebind.test` is public at registration, loopback afterwards. */
+let rebindLookups = 0;
+const resolve = async (host: string): Promise<string[]> => {
+  if (host === 'rebind.test') return (rebindLookups += 1) === 1 ? ['93.184.216.34'] : ['127.0.0.2'];
+  if (host === 'private.test') return ['10.0.0.1'];
+  return ['93.184.216.34'];
+};
 beforeAll(async () => {
   const tls = await testCertificates();
   receiver = await startReceiver({ tls });
   world = await startWorld({
-    webhooks: { allowedPrivateHosts: ['127.0.0.1'], ca: tls.ca, retryBaseMs: 100 },
+    webhooks: { allowedPrivateHosts: ['127.0.0.1'], ca: tls.ca, retryBaseMs: 100, resolve },
   });
 });
 afterAll(async () => {
@@ -40,6 +47,26 @@ async function until<T>(what: () => T | undefined | false, ms = 10_000): Promise
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+const at = (path: string) => receiver.requests.filter((r) => r.url === path);
+
+type DeliveryLog = {
+  webhook: { status: string; status_reason?: string };
+  deliveries: {
+    event_id: string;
+    event: string;
+    status: string;
+    attempts: number;
+    payload: Record<string, unknown>;
+    log: { outcome: string; status_code: number | null; latency_ms: number; error: string | null }[];
+  }[];
+};
+const deliveryLog = async (webhookId: string) =>
+  (
+    await world.client.call<DeliveryLog>('GET', `/api/v1/orchestrator/webhooks/${webhookId}/deliveries`, {
+      token: world.operator.token,
+    })
+  ).body;
 
 const fleet = (eventTypes: readonly string[], url = receiver.url) =>
   world.client.call<{ webhook_id: string; signing_secret: string }>(
@@ -141,5 +168,324 @@ const fleet = (eventTypes: readonly string[], url = receiver.url) =>
       ['failed', 500],
       ['delivered', 200],
     ]);
+  });
+
+  it("an agent webhook gets its own swap, deposit and withdrawal confirmations, never another agent's", async () => {
+    const agent = await world.agent({ per_tx_limit: 500, daily_limit: 1_000, hourly_tx_cap: 20 }, 1_000);
+    const other = await world.agent({}, 100);
+    const mine = await world.client.call<{ webhook_id: string; signing_secret: string }>(
+      'POST',
+      '/api/v1/webhooks',
+      {
+        token: agent.key,
+        body: {
+          url: `${receiver.url}mine`,
+          event_types: ['transfer.confirmed', 'swap.confirmed', 'deposit.confirmed', 'withdraw.confirmed'],
+        },
+      },
+    );
+    expect(mine.status).toBe(200);
+    const tokens = (
+      await world.client.call<{ tokens: { symbol: string; mint: string }[] }>('GET', '/api/v1/tokens')
+    ).body.tokens;
+    const mint = (symbol: string) => tokens.find((t) => t.symbol === symbol)!.mint;
+    const program = (
+      await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues')
+    ).body.venues[0]!.lending_program;
+    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
+      token: world.operator.token,
+      body: { address: program, type: 2, label: 'venue' },
+    });
+    const spend = (who: { key: string }, path: string, body: Record<string, unknown>) =>
+      world.client.call<{ tx_sig: string }>('POST', path, {
+        token: who.key,
+        body: { idempotency_key: key(), ...body },
+      });
+    const swap = await spend(agent, '/api/v1/swap', {
+      from_token: 'USDC',
+      to_token: 'SOL',
+      from_mint: mint('USDC'),
+      to_mint: mint('SOL'),
+      amount: 10,
+    });
+    expect(swap.status).toBe(200);
+    expect((await spend(agent, '/api/v1/deposit', { lending_program: program, amount: 50 })).status).toBe(
+      200,
+    );
+    expect((await spend(agent, '/api/v1/withdraw', { lending_program: program, amount: 10 })).status).toBe(
+      200,
+    );
+    expect((await spend(other, '/api/v1/transfer', { to: world.vendor, amount: 1 })).status).toBe(200);
+
+    const got = await until(() => {
+      const r = at('/mine').map((x) => JSON.parse(x.body) as Record<string, unknown>);
+      return r.length >= 3 && r;
+    });
+    await new Promise((r) => setTimeout(r, 300)); // the other agent's transfer has had its chance
+    expect(at('/mine')).toHaveLength(3);
+    const byKind = Object.fromEntries(got.map((e) => [e.event, e]));
+    expect(Object.keys(byKind).sort()).toEqual(['deposit.confirmed', 'swap.confirmed', 'withdraw.confirmed']);
+    expect(byKind['swap.confirmed']).toEqual(
+      expect.objectContaining({
+        agent_wallet_pda: agent.id,
+        tx_signature: swap.body.tx_sig,
+        from_mint: mint('USDC'),
+        to_mint: mint('SOL'),
+        amount_in: 10,
+        amount_out: expect.any(Number),
+      }),
+    );
+    expect(byKind['deposit.confirmed']).toEqual(
+      expect.objectContaining({ lending_program: program, mint: mint('USDC'), amount: 50 }),
+    );
+    expect(byKind['withdraw.confirmed']).toEqual(
+      expect.objectContaining({
+        lending_program: program,
+        receipt_amount: 10,
+        received_amount: expect.any(Number),
+      }),
+    );
+    for (const kind of ['swap.confirmed', 'deposit.confirmed', 'withdraw.confirmed'] as const)
+      expect(Object.keys(byKind[kind]!).sort()).toEqual(
+        ['event', 'event_id', ...EVENT_CATALOGUE[kind].fields].sort(),
+      );
+  });
+
+  it('410 Gone disables the subscription: nothing more is sent, and its status says why', async () => {
+    receiver.setHandler((req, res) => {
+      res.statusCode = req.url === '/gone' ? 410 : 200;
+      res.end();
+    });
+    const sub = await fleet(['agent.revoked'], `${receiver.url}gone`);
+    for (let i = 0; i < 2; i++) {
+      const agent = await world.agent({}, 0);
+      await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+        token: world.operator.token,
+        body: {},
+      });
+      if (i === 0) await until(() => at('/gone').length === 1);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    expect(at('/gone')).toHaveLength(1);
+    const log = await deliveryLog(sub.body.webhook_id);
+    expect(log.webhook).toEqual(
+      expect.objectContaining({ status: 'disabled', status_reason: expect.stringContaining('410') }),
+    );
+  });
+
+  it('a redirect is never followed: a failed attempt, and the target is never hit', async () => {
+    receiver.setHandler((req, res) => {
+      if (req.url === '/moved') res.writeHead(302, { location: `${receiver.url}target` }).end();
+      else res.end();
+    });
+    const sub = await fleet(['agent.revoked'], `${receiver.url}moved`);
+    const agent = await world.agent({}, 0);
+    await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    await until(() => at('/moved').length >= 2);
+    expect(at('/target')).toHaveLength(0);
+    const [delivery] = (await deliveryLog(sub.body.webhook_id)).deliveries;
+    expect(delivery!.log[0]).toEqual(expect.objectContaining({ outcome: 'failed', status_code: 302 }));
+    await world.client.call('DELETE', `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}`, {
+      token: world.operator.token,
+    });
+  });
+
+  it('a receiver that hangs is cut at 5 s and the event is sent again', async () => {
+    let calls = 0;
+    receiver.setHandler((req, res) => {
+      if (req.url !== '/hang') return void res.end();
+      calls += 1;
+      if (calls > 1) res.end(); // the first attempt is left hanging
+    });
+    const sub = await fleet(['agent.revoked'], `${receiver.url}hang`);
+    const agent = await world.agent({}, 0);
+    await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    await until(() => at('/hang').length >= 2, 15_000);
+    const [first, second] = at('/hang');
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(5_000);
+    const [delivery] = (await deliveryLog(sub.body.webhook_id)).deliveries;
+    expect(delivery!.log[0]).toEqual(
+      expect.objectContaining({
+        outcome: 'failed',
+        status_code: null,
+        error: expect.stringMatching(/time/i),
+      }),
+    );
+    expect(delivery!.log[0]!.latency_ms).toBeGreaterThanOrEqual(5_000);
+    expect(delivery!.log[0]!.latency_ms).toBeLessThan(6_500);
+  }, 30_000);
+
+  it("a slow receiver never delays another's deliveries", async () => {
+    receiver.setHandler((req, res) => {
+      if (req.url === '/slow') setTimeout(() => res.end(), 3_000);
+      else res.end();
+    });
+    await fleet(['transfer.confirmed'], `${receiver.url}slow`);
+    await fleet(['transfer.confirmed'], `${receiver.url}fast`);
+    const agent = await world.agent({ per_tx_limit: 10, daily_limit: 1_000, hourly_tx_cap: 100 }, 100);
+    const before = at('/fast').length;
+    for (let i = 0; i < 12; i++)
+      await world.client.call('POST', '/api/v1/transfer', {
+        token: agent.key,
+        body: { idempotency_key: key(), to: world.vendor, amount: 1 },
+      });
+    const done = Date.now();
+    await until(() => at('/fast').length >= before + 12, 2_000);
+    expect(Date.now() - done).toBeLessThan(1_500);
+  }, 30_000);
+
+  it('a name that resolves public at registration and private at delivery is never connected to', async () => {
+    // A receiver of its own: its connections count those of this subscription only.
+    const target = await startReceiver();
+    const registered = await fleet(['agent.revoked'], `https://rebind.test:${target.port}/x`);
+    expect(registered.status).toBe(201);
+    const agent = await world.agent({}, 0);
+    await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    let delivery: DeliveryLog['deliveries'][number] | undefined;
+    const giveUpAt = Date.now() + 5_000;
+    while (!delivery?.log.length && Date.now() < giveUpAt) {
+      delivery = (await deliveryLog(registered.body.webhook_id)).deliveries[0];
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(delivery!.log[0]).toEqual(
+      expect.objectContaining({
+        outcome: 'failed',
+        status_code: null,
+        error: expect.stringContaining('127.0.0.2'),
+      }),
+    );
+    expect(target.connections).toBe(0);
+    await target.close();
+    expect((await fleet(['agent.revoked'], `https://private.test:${receiver.port}/x`)).body).toEqual(
+      expect.objectContaining({ error: 'validation_error' }),
+    );
+  });
+
+  it('the operator redelivers one event, or all since a time, with the same event_id', async () => {
+    receiver.setHandler((_req, res) => res.end());
+    const sub = await fleet(['agent.revoked'], `${receiver.url}again`);
+    const since = new Date().toISOString();
+    for (let i = 0; i < 2; i++) {
+      const agent = await world.agent({}, 0);
+      await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+        token: world.operator.token,
+        body: {},
+      });
+    }
+    await until(() => at('/again').length >= 2);
+    const ids = at('/again').map((r) => (JSON.parse(r.body) as { event_id: string }).event_id);
+    const one = await world.client.call(
+      'POST',
+      `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}/redeliver`,
+      {
+        token: world.operator.token,
+        body: { event_id: ids[0] },
+      },
+    );
+    expect(one.status).toBe(202);
+    await until(() => at('/again').length >= 3);
+    expect((JSON.parse(at('/again')[2]!.body) as { event_id: string }).event_id).toBe(ids[0]);
+    await world.client.call('POST', `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}/redeliver`, {
+      token: world.operator.token,
+      body: { since },
+    });
+    await until(() => at('/again').length >= 5);
+    const again = at('/again')
+      .slice(3)
+      .map((r) => (JSON.parse(r.body) as { event_id: string }).event_id);
+    expect(again.sort()).toEqual([...ids].sort());
+    const bad = await world.client.call(
+      'POST',
+      `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}/redeliver`,
+      {
+        token: world.operator.token,
+        body: { event_id: ids[0], since },
+      },
+    );
+    expect(bad.status).toBe(400);
+  });
+
+  it('a rotated secret signs at once, and the previous one too during its grace period', async () => {
+    receiver.setHandler((_req, res) => res.end());
+    const sub = await fleet(['agent.revoked'], `${receiver.url}rotated`);
+    const old = sub.body.signing_secret;
+    const rotated = await world.client.call<{ signing_secret: string; previous_secret_valid_until: string }>(
+      'POST',
+      `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}/rotate-secret`,
+      { token: world.operator.token, body: { grace_seconds: 3_600 } },
+    );
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.signing_secret).not.toBe(old);
+    const agent = await world.agent({}, 0);
+    await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    const [r] = await until(() => at('/rotated').length >= 1 && at('/rotated'));
+    expect(verifyWebhook(r!.body, r!.headers, rotated.body.signing_secret)).toBeTruthy();
+    expect(verifyWebhook(r!.body, r!.headers, old)).toBeTruthy();
+    // grace 0: only the newest secret signs
+    const again = await world.client.call<{ signing_secret: string }>(
+      'POST',
+      `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}/rotate-secret`,
+      { token: world.operator.token, body: { grace_seconds: 0 } },
+    );
+    const next = await world.agent({}, 0);
+    await world.client.call('POST', `/api/v1/orchestrator/agents/${next.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    const [, r2] = await until(() => at('/rotated').length >= 2 && at('/rotated'));
+    expect(verifyWebhook(r2!.body, r2!.headers, again.body.signing_secret)).toBeTruthy();
+    expect(() => verifyWebhook(r2!.body, r2!.headers, rotated.body.signing_secret)).toThrow();
+  });
+
+  it('lists the subscriptions of the group; a deleted one receives nothing more', async () => {
+    const sub = await fleet(['agent.revoked'], `${receiver.url}deleted`);
+    const list = await world.client.call<{ webhooks: { webhook_id: string; url: string; scope: string }[] }>(
+      'GET',
+      `/api/v1/orchestrator/groups/${world.groupId}/webhooks`,
+      { token: world.operator.token },
+    );
+    expect(list.body.webhooks).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          webhook_id: sub.body.webhook_id,
+          scope: 'group',
+          url: `${receiver.url}deleted`,
+        }),
+      ]),
+    );
+    expect(JSON.stringify(list.body)).not.toContain('secret"');
+    const del = await world.client.call('DELETE', `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}`, {
+      token: world.operator.token,
+    });
+    expect(del.status).toBe(200);
+    const agent = await world.agent({}, 0);
+    await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(at('/deleted')).toHaveLength(0);
+    const after = await world.client.call<{ webhooks: { webhook_id: string }[] }>(
+      'GET',
+      `/api/v1/orchestrator/groups/${world.groupId}/webhooks`,
+      { token: world.operator.token },
+    );
+    expect(after.body.webhooks.map((w) => w.webhook_id)).not.toContain(sub.body.webhook_id);
+    const gone = await world.client.call('DELETE', `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}`, {
+      token: world.operator.token,
+    });
+    expect(gone.status).toBe(404);
   });
 });
