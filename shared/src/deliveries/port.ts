@@ -89,7 +89,10 @@ export interface DeliveryStore {
   recordAttempt(attempt: Attempt, next: { status: DeliveryStatus; next_attempt_at?: number }): Promise<void>;
   /** Newest first. */
   deliveries(webhookId: string, options: { limit: number; before?: number }): Promise<Delivery[]>;
-  /** Deliveries still pending (to enqueue again after a restart of the embedded queue). */
+  /**
+   * Deliveries not finished: pending, or failed with a retry due. The relay enqueues them again when
+   * it starts (after a restart of the embedded queue, or a Redis that lost its jobs).
+   */
   pending(limit: number): Promise<NewDelivery[]>;
   close(): Promise<void>;
 }

@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   PRIMARY KEY (webhook_id, event_id)
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_created ON webhook_deliveries (webhook_id, created_at);
-CREATE INDEX IF NOT EXISTS webhook_deliveries_pending ON webhook_deliveries (status) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (created_at)
+  WHERE status = 'pending' OR (status = 'failed' AND next_attempt_at IS NOT NULL);
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   webhook_id text NOT NULL,
   event_id text NOT NULL,
@@ -262,7 +263,9 @@ export class SqlDeliveryStore implements DeliveryStore {
 
   async pending(limit: number): Promise<NewDelivery[]> {
     const rows = await this.sql.query<DeliveryRow>(
-      `SELECT * FROM webhook_deliveries WHERE status = 'pending' ORDER BY created_at LIMIT $1`,
+      `SELECT * FROM webhook_deliveries
+       WHERE status = 'pending' OR (status = 'failed' AND next_attempt_at IS NOT NULL)
+       ORDER BY created_at LIMIT $1`,
       [limit],
     );
     return rows.map(newDeliveryOf);

@@ -117,10 +117,11 @@ const answer200: ReceiverHandler = (_request, response) => {
   response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
 };
 
-/** Starts an HTTPS receiver on 127.0.0.1 (a port of its own) with a certificate from `testCertificates`. */
+/** Starts an HTTPS receiver on 127.0.0.1 or `host` (a port of its own) with a certificate from `testCertificates`. */
 export async function startReceiver(
-  options: { handler?: ReceiverHandler; tls?: TlsMaterial } & CertificateOptions = {},
+  options: { handler?: ReceiverHandler; tls?: TlsMaterial; host?: string } & CertificateOptions = {},
 ): Promise<Receiver> {
+  const host = options.host ?? '127.0.0.1';
   const tls = options.tls ?? (await testCertificates(options));
   let handler = options.handler ?? answer200;
   let connections = 0;
@@ -152,11 +153,11 @@ export async function startReceiver(
   server.on('tlsClientError', () => undefined);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `https://127.0.0.1:${port}/`,
+    url: `https://${host}:${port}/`,
     port,
     ca: tls.ca,
     requests,

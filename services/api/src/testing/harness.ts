@@ -18,6 +18,7 @@ import {
 } from '@tokenops/shared';
 import { Proc, freePort } from './topology';
 import { CHAIN_SEED, startEmbedded, type EmbeddedOptions } from '../embedded';
+import type { TlsMaterial } from '@tokenops/shared/src/testing/tls';
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -119,6 +120,8 @@ export interface StackInfo {
   apis: string[];
   env: NodeJS.ProcessEnv;
   logDir: string;
+  /** The certificate webhook receivers use: its CA is the delivery workers' WEBHOOK_CA_FILE. */
+  webhookTls?: TlsMaterial;
 }
 
 /** The server topology's processes (from the `topology` project's global setup), if this run is on it. */
@@ -127,6 +130,12 @@ function stack(): StackInfo | undefined {
     ? JSON.parse(process.env.TOKENOPS_STACK)
     : undefined;
 }
+
+/** Where test webhook receivers listen: a loopback address the services are told to allow. */
+export const RECEIVER_HOST = '127.0.0.2';
+
+/** On the server topology: the TLS material its delivery workers trust for test receivers. */
+export const stackWebhookTls = (): TlsMaterial | undefined => stack()?.webhookTls;
 
 /** The service under test: embedded, or API instances of the running topology. */
 async function startService(

@@ -3,25 +3,39 @@
  * two executors, one projector, the chain node, as separate processes) and hands its addresses to
  * the test workers through the environment; the harness then runs the agent end-to-end suite on it.
  */
-import { HARNESS_UNAUTHENTICATED_LIMIT } from './harness';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { testCertificates } from '@tokenops/shared/src/testing/tls';
+import { HARNESS_UNAUTHENTICATED_LIMIT, RECEIVER_HOST } from './harness';
 import { Topology } from './topology';
 
 export default async function setup(): Promise<void> {
-  const topology = await new Topology({
+  // Webhook receivers of the tests listen on 127.0.0.2 with a certificate from this CA; 127.0.0.1, in
+  // all its disguises, stays refused.
+  const webhookTls = await testCertificates({ addresses: [RECEIVER_HOST] });
+  const topology = new Topology({
     apis: 2,
     executors: 2,
     projectors: 1,
+    deliveries: 1,
     // Every test client is 127.0.0.1: the suites share the allowance of failed authentications.
     env: {
       CHECK_RESPONSES: 'true',
       UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(HARNESS_UNAUTHENTICATED_LIMIT),
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: RECEIVER_HOST,
+      WEBHOOK_RETRY_BASE_MS: '100',
     },
-  }).start();
+  });
+  const caFile = join(topology.logDir, 'webhook-ca.pem');
+  writeFileSync(caFile, webhookTls.ca);
+  topology.env.WEBHOOK_CA_FILE = caFile;
+  await topology.start();
   (globalThis as { topology?: Topology }).topology = topology;
   process.env.TOKENOPS_STACK = JSON.stringify({
     apis: topology.apis.map((p) => p.url),
     env: topology.env,
     logDir: topology.logDir,
+    webhookTls,
   });
   console.log(`\nserver topology up (logs in ${topology.logDir})`);
 }

@@ -20,6 +20,7 @@ export const ENTRY = {
   projector: 'projections/src/main.ts',
   executor: 'workers/executor/src/main.ts',
   api: 'services/api/src/server.ts',
+  delivery: 'workers/delivery/src/main.ts',
   replay: 'projections/src/replay-main.ts',
 } as const;
 export type Role = keyof typeof ENTRY;
@@ -106,6 +107,8 @@ export interface TopologyOptions {
   apis?: number;
   executors?: number;
   projectors?: number;
+  /** Delivery workers (webhooks): none unless asked. */
+  deliveries?: number;
   databaseUrl?: string;
   redisUrl?: string;
   /** Extra environment for every process (EXECUTOR_LOCK_MS, RATE_LIMIT_PER_MINUTE, …). */
@@ -166,6 +169,7 @@ export class Topology {
       ...Array.from({ length: o.projectors ?? 1 }, () => this.add('projector')),
       ...Array.from({ length: o.executors ?? 2 }, () => this.add('executor')),
       ...Array.from({ length: o.apis ?? 2 }, () => this.add('api')),
+      ...Array.from({ length: o.deliveries ?? 0 }, () => this.add('delivery')),
     ]);
     return this;
   }

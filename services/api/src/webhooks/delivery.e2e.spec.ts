@@ -8,24 +8,25 @@
 import { Webhook } from 'standardwebhooks';
 import { EVENT_CATALOGUE, EVENT_KINDS, verifyWebhook, type EventKind } from '@tokenops/shared';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
-import { startWorld, key, type World } from '../testing/harness';
+import { RECEIVER_HOST, stackWebhookTls, startWorld, key, type World } from '../testing/harness';
 
-const topology = Boolean(process.env.TOKENOPS_STACK && (globalThis as { TOPOLOGY?: boolean }).TOPOLOGY);
+/** On the server topology the delivery worker is a process of its own, with the stack's CA. */
+const topologyTls = stackWebhookTls();
 
 let world: World;
 let receiver: Receiver;
 /** Names the test's resolver answers: `rebind.test` is public at registration, loopback afterwards. */
 let rebindLookups = 0;
 const resolve = async (host: string): Promise<string[]> => {
-  if (host === 'rebind.test') return (rebindLookups += 1) === 1 ? ['93.184.216.34'] : ['127.0.0.2'];
+  if (host === 'rebind.test') return (rebindLookups += 1) === 1 ? ['93.184.216.34'] : ['127.0.0.3'];
   if (host === 'private.test') return ['10.0.0.1'];
   return ['93.184.216.34'];
 };
 beforeAll(async () => {
-  const tls = await testCertificates();
-  receiver = await startReceiver({ tls });
+  const tls = topologyTls ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
+  receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   world = await startWorld({
-    webhooks: { allowedPrivateHosts: ['127.0.0.1'], ca: tls.ca, retryBaseMs: 100, resolve },
+    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100, resolve },
   });
 });
 afterAll(async () => {
@@ -75,7 +76,7 @@ const fleet = (eventTypes: readonly string[], url = receiver.url) =>
     { token: world.operator.token, body: { url, event_types: eventTypes } },
   );
 
-(topology ? describe.skip : describe)('webhook delivery', () => {
+describe('webhook delivery', () => {
   it('delivers every kind of the catalogue with exactly its payload fields, signed both ways', async () => {
     const sub = await fleet(EVENT_KINDS);
     expect(sub.status).toBe(201);
@@ -340,35 +341,40 @@ const fleet = (eventTypes: readonly string[], url = receiver.url) =>
     expect(Date.now() - done).toBeLessThan(1_500);
   }, 30_000);
 
-  it('a name that resolves public at registration and private at delivery is never connected to', async () => {
-    // A receiver of its own: its connections count those of this subscription only.
-    const target = await startReceiver();
-    const registered = await fleet(['agent.revoked'], `https://rebind.test:${target.port}/x`);
-    expect(registered.status).toBe(201);
-    const agent = await world.agent({}, 0);
-    await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
-      token: world.operator.token,
-      body: {},
-    });
-    let delivery: DeliveryLog['deliveries'][number] | undefined;
-    const giveUpAt = Date.now() + 5_000;
-    while (!delivery?.log.length && Date.now() < giveUpAt) {
-      delivery = (await deliveryLog(registered.body.webhook_id)).deliveries[0];
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(delivery!.log[0]).toEqual(
-      expect.objectContaining({
-        outcome: 'failed',
-        status_code: null,
-        error: expect.stringContaining('127.0.0.2'),
-      }),
-    );
-    expect(target.connections).toBe(0);
-    await target.close();
-    expect((await fleet(['agent.revoked'], `https://private.test:${receiver.port}/x`)).body).toEqual(
-      expect.objectContaining({ error: 'validation_error' }),
-    );
-  });
+  // The test's resolver exists in process only: on the server topology this case is the sender's own
+  // test (shared/src/webhooks/sender.int.spec.ts), which checks every address at connect time.
+  (topologyTls ? it.skip : it)(
+    'a name that resolves public at registration and private at delivery is never connected to',
+    async () => {
+      // A receiver of its own: its connections count those of this subscription only.
+      const target = await startReceiver();
+      const registered = await fleet(['agent.revoked'], `https://rebind.test:${target.port}/x`);
+      expect(registered.status).toBe(201);
+      const agent = await world.agent({}, 0);
+      await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+        token: world.operator.token,
+        body: {},
+      });
+      let delivery: DeliveryLog['deliveries'][number] | undefined;
+      const giveUpAt = Date.now() + 5_000;
+      while (!delivery?.log.length && Date.now() < giveUpAt) {
+        delivery = (await deliveryLog(registered.body.webhook_id)).deliveries[0];
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(delivery!.log[0]).toEqual(
+        expect.objectContaining({
+          outcome: 'failed',
+          status_code: null,
+          error: expect.stringContaining('127.0.0.3'),
+        }),
+      );
+      expect(target.connections).toBe(0);
+      await target.close();
+      expect((await fleet(['agent.revoked'], `https://private.test:${receiver.port}/x`)).body).toEqual(
+        expect.objectContaining({ error: 'validation_error' }),
+      );
+    },
+  );
 
   it('the operator redelivers one event, or all since a time, with the same event_id', async () => {
     receiver.setHandler((_req, res) => res.end());
