@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,http,spends,server,rebuild to choose.
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,http,spends,server,rebuild,webhooks
+ * to choose.
  */
 import { cpus } from 'node:os';
 import { chainBench } from './chain.bench';
@@ -9,6 +10,7 @@ import { httpBench } from './http.bench';
 import { rebuildBench } from './rebuild.bench';
 import { serverBench } from './server.bench';
 import { spendsBench } from './spends.bench';
+import { webhooksBench } from './webhooks.bench';
 
 const all: Record<string, () => Promise<string>> = {
   'event-store': eventStoreBench,
@@ -17,6 +19,7 @@ const all: Record<string, () => Promise<string>> = {
   spends: spendsBench,
   server: serverBench,
   rebuild: rebuildBench,
+  webhooks: () => webhooksBench(),
 };
 
 async function main() {

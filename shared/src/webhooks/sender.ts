@@ -9,8 +9,9 @@
  * the URL's host name. Redirects are never followed. An attempt never throws: it ends `delivered`
  * (2xx), `gone` (410) or `failed` with a short reason, within `timeoutMs` in all.
  */
+import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { classifyAddress, systemResolver, type Resolver } from '../net/address-guard';
 import { normaliseHost } from './config';
@@ -66,7 +67,11 @@ export class WebhookSender {
     this.resolve = options.resolve ?? systemResolver;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     const tlsConnect = buildConnector({
-      ...(options.ca !== undefined && { ca: [...rootCertificates, options.ca] }),
+      // One secure context for every connection: a `ca` option would build one (and parse Node's
+      // ~150 root certificates) per connection.
+      ...(options.ca !== undefined && {
+        secureContext: createSecureContext({ ca: [...rootCertificates, options.ca] }),
+      }),
       timeout: this.timeoutMs,
       lookup: (hostname: string, opts: { all?: boolean; family?: number }, callback: LookupCallback) =>
         this.lookup(hostname, opts, callback),
@@ -139,14 +144,15 @@ export class WebhookSender {
       return done({ outcome: 'failed', error: 'the URL carries credentials' });
 
     // The deadline is raced, not only signalled: undici does not end a request still waiting for
-    // its connection when the signal aborts (a resolver that hangs, a slow handshake).
-    const controller = new AbortController();
+    // its connection when the signal fires (a resolver that hangs, a slow handshake). The signal is
+    // an EventEmitter, which undici takes too: an AbortController costs about 13 µs of CPU more an
+    // attempt (measured on loopback, about a third of a raw request's own cost).
+    const cancel = new EventEmitter();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
-        const timeout = new AttemptTimeout();
-        controller.abort(timeout);
-        reject(timeout);
+        reject(new AttemptTimeout());
+        cancel.emit('abort');
       }, this.timeoutMs);
     });
     let status: number | undefined;
@@ -157,10 +163,11 @@ export class WebhookSender {
         method: 'POST',
         headers,
         body,
-        signal: controller.signal,
+        signal: cancel,
       });
       status = response.statusCode;
-      await drain(response.body);
+      // Read and dropped up to the cap (past it, or past the content length, the connection goes).
+      await response.body.dump({ limit: BODY_CAP_BYTES });
       return response.statusCode;
     })();
     exchange.catch(() => undefined);
@@ -184,18 +191,6 @@ export class WebhookSender {
   /** Closes every kept-alive connection (in-flight attempts end first). */
   close(): Promise<void> {
     return this.agent.close();
-  }
-}
-
-/** Reads and drops up to BODY_CAP_BYTES of a response body; past that, drops the connection. */
-async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<void> {
-  let read = 0;
-  for await (const chunk of body) {
-    read += chunk.length;
-    if (read > BODY_CAP_BYTES) {
-      body.destroy();
-      return;
-    }
   }
 }
 
