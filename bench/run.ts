@@ -10,6 +10,7 @@ import { httpBench } from './http.bench';
 import { rebuildBench } from './rebuild.bench';
 import { serverBench } from './server.bench';
 import { spendsBench } from './spends.bench';
+import { deliveryWorker } from './delivery-worker.bench';
 import { webhooksBench } from './webhooks.bench';
 
 const all: Record<string, () => Promise<string>> = {
@@ -19,7 +20,7 @@ const all: Record<string, () => Promise<string>> = {
   spends: spendsBench,
   server: serverBench,
   rebuild: rebuildBench,
-  webhooks: () => webhooksBench(),
+  webhooks: () => webhooksBench([deliveryWorker]),
 };
 
 async function main() {
