@@ -20,6 +20,8 @@ export * from './chain/transactions';
 export * from './chain/litesvm';
 export * from './chain/rpc';
 export * from './chain/rpc-node';
+export * from './chain/payments';
+export * from './chain/history';
 export * from './chain/local-fixtures';
 export * from './venues/port';
 export * from './venues/klend';
