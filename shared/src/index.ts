@@ -36,6 +36,7 @@ export * from './application/wallets';
 export * from './application/onboarding';
 export * from './application/operator';
 export * from './application/outcomes';
+export * from './application/payments';
 export * from './application/caller';
 export * from './application/spends';
 export * from './process';
