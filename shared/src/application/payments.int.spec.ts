@@ -79,8 +79,10 @@ function watch(on: Context = ctx) {
   const errors: unknown[] = [];
   const watcher = startPaymentWatcher(on, chain, {
     intervalMs: 50,
-    onPass: () => passes++,
-    onError: (err) => errors.push(err),
+    onPass: (failures) => {
+      passes++;
+      errors.push(...failures);
+    },
   });
   running.push(watcher);
   return {

@@ -82,12 +82,13 @@ export interface PaymentWatcherOptions {
   window?: number;
   /** Agents asked about at once. */
   concurrency?: number;
-  /** An agent's pass failed (the chain or the log did not answer); it is tried again at the next pass. */
-  onError?(err: unknown, agent: string): void;
   /** A payment was recorded. */
   onPayment?(payment: PaymentData): void;
-  /** A pass over every agent known ended. */
-  onPass?(): void;
+  /**
+   * A pass over every agent known ended; `failures`: the agents whose payments could not be read or
+   * recorded (the chain or the log did not answer), tried again at the next pass.
+   */
+  onPass?(failures: { agent: string; error: unknown }[]): void;
 }
 
 export interface PaymentWatcher {
@@ -153,12 +154,13 @@ export function startPaymentWatcher(
 
   const pass = async () => {
     const queue = [...agents];
+    const failures: { agent: string; error: unknown }[] = [];
     const worker = async () => {
       for (let agent = queue.shift(); agent !== undefined && !stopped; agent = queue.shift())
-        await watch(agent).catch((err: unknown) => options.onError?.(err, agent!));
+        await watch(agent).catch((error: unknown) => failures.push({ agent: agent!, error }));
     };
     await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
-    if (!stopped) options.onPass?.();
+    if (!stopped) options.onPass?.(failures);
   };
 
   const run = async () => {
