@@ -17,7 +17,7 @@
 import bs58 from 'bs58';
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { TokenBalance, TransactionView } from './payments';
-import { isWritableIndex, readMessage, type WireMessage } from './message';
+import { addressText, isWritableIndex, readMessage, type WireMessage } from './message';
 
 export interface RawAccount {
   lamports: bigint;
@@ -26,15 +26,19 @@ export interface RawAccount {
   data: Uint8Array;
 }
 
-/** Reads an account by its key's bytes (and its base58 text); undefined when it does not exist. */
-export type AccountReader = (key: Uint8Array, address: string) => RawAccount | undefined;
+/** Reads accounts by their key's bytes (and base58 text): whole, or only their lamports (0 when absent). */
+export interface AccountReader {
+  account(key: Uint8Array, address: string): RawAccount | undefined;
+  lamports(key: Uint8Array, address: string): bigint;
+}
 
 /** A transaction error in Solana's JSON form: a name, or `{InstructionError: [index, detail]}`. */
 export type TransactionErrorJson = string | { InstructionError: [number, string | { Custom: number }] };
 
 export interface LandedTransaction {
   signature: string;
-  signatures: string[];
+  /** Every signature, 64 bytes each in order (the first is `signature`): see `signaturesOf`. */
+  signatureBytes: Uint8Array;
   message: Uint8Array;
   slot: bigint;
   /** The chain's clock (unix seconds) when it ran. */
@@ -94,11 +98,18 @@ export class TransactionHistory {
   /** Reads what the transaction's accounts hold before it runs (`bytes`: its message, kept as it is). */
   capture(bytes: Uint8Array): Captured {
     const message = readMessage(bytes);
-    const accounts = message.keyBytes.map((k, i) => this.read(k, message.accountKeys[i]!));
+    // A key only invoked (a program) is no token account: its lamports will do, and its data (the
+    // program itself, 100 kB for some) is not copied.
+    const named = new Set(message.instructions.flatMap((ix) => ix.accounts));
+    const accounts = message.keyBytes.map((k, i) =>
+      named.has(i) || isWritableIndex(message, i) ? this.read.account(k, message.accountKeys[i]!) : undefined,
+    );
     return {
       message,
       bytes,
-      preBalances: accounts.map((a) => a?.lamports ?? 0n),
+      preBalances: accounts.map(
+        (a, i) => a?.lamports ?? this.read.lamports(message.keyBytes[i]!, message.accountKeys[i]!),
+      ),
       preTokenBalances: this.tokenBalances(accounts),
     };
   }
@@ -106,11 +117,17 @@ export class TransactionHistory {
   /** Records a transaction that ran, reading its writable accounts again. */
   landed(
     captured: Captured,
-    outcome: { signatures: string[]; slot: bigint; blockTime: bigint; error?: string },
+    outcome: {
+      signature: string;
+      signatures: readonly Uint8Array[];
+      slot: bigint;
+      blockTime: bigint;
+      error?: string;
+    },
   ): void {
     const { message } = captured;
     const accounts = message.keyBytes.map((k, i) =>
-      isWritableIndex(message, i) ? this.read(k, message.accountKeys[i]!) : undefined,
+      isWritableIndex(message, i) ? this.read.account(k, message.accountKeys[i]!) : undefined,
     );
     const postBalances = accounts.map((a, i) =>
       a ? a.lamports : isWritableIndex(message, i) ? 0n : captured.preBalances[i]!,
@@ -120,8 +137,8 @@ export class TransactionHistory {
       (a, b) => a.accountIndex - b.accountIndex,
     );
     const tx: LandedTransaction = {
-      signature: outcome.signatures[0]!,
-      signatures: outcome.signatures,
+      signature: outcome.signature,
+      signatureBytes: Buffer.concat(outcome.signatures),
       message: captured.bytes,
       slot: outcome.slot,
       blockTime: outcome.blockTime,
@@ -215,13 +232,13 @@ export class TransactionHistory {
       if (a.data.length > 165 && a.data[165] !== 2) return;
       if (a.data[108] === 0) return; // uninitialized
       const mintBytes = a.data.subarray(0, 32);
-      const mint = bs58.encode(mintBytes);
+      const mint = addressText(mintBytes);
       const decimals = this.decimalsOf(mint, mintBytes);
       if (decimals === undefined) return;
       out.push({
         accountIndex,
         mint,
-        owner: bs58.encode(a.data.subarray(32, 64)),
+        owner: addressText(a.data.subarray(32, 64)),
         amount: Buffer.from(a.data.buffer, a.data.byteOffset + 64, 8).readBigUInt64LE(0),
         decimals,
       });
@@ -232,13 +249,21 @@ export class TransactionHistory {
   private decimalsOf(mint: string, bytes: Uint8Array): number | undefined {
     let d = this.decimals.get(mint);
     if (d === undefined) {
-      const account = this.read(bytes, mint);
+      const account = this.read.account(bytes, mint);
       if (!account || account.data.length < 45) return undefined;
       d = account.data[44]!;
       this.decimals.set(mint, d);
     }
     return d;
   }
+}
+
+/** A transaction's signatures in base58 (encoded when asked: 20 µs each). */
+export function signaturesOf(tx: LandedTransaction): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < tx.signatureBytes.length; at += 64)
+    out.push(bs58.encode(tx.signatureBytes.subarray(at, at + 64)));
+  return out;
 }
 
 /** A landed transaction as the payment reader sees it. */
@@ -274,7 +299,7 @@ export function errorJson(text: string): TransactionErrorJson {
 }
 
 type Line = {
-  g: string[];
+  g: string;
   m: string;
   l: string;
   t: string;
@@ -299,7 +324,7 @@ const balancesIn = (list: Line['p']): TokenBalance[] =>
 
 function toLine(tx: LandedTransaction): string {
   const line: Line = {
-    g: tx.signatures,
+    g: Buffer.from(tx.signatureBytes).toString('base64'),
     m: Buffer.from(tx.message).toString('base64'),
     l: String(tx.slot),
     t: String(tx.blockTime),
@@ -316,8 +341,8 @@ function toLine(tx: LandedTransaction): string {
 function fromLine(text: string): LandedTransaction {
   const line = JSON.parse(text) as Line;
   return {
-    signature: line.g[0]!,
-    signatures: line.g,
+    signature: bs58.encode(Buffer.from(line.g, 'base64').subarray(0, 64)),
+    signatureBytes: new Uint8Array(Buffer.from(line.g, 'base64')),
     message: new Uint8Array(Buffer.from(line.m, 'base64')),
     slot: BigInt(line.l),
     blockTime: BigInt(line.t),

@@ -227,7 +227,8 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   private recordHistory(tx: SignedTransaction, captured: Captured, error: string | undefined): void {
     const clock = this.svm.getClock();
     this.history!.landed(captured, {
-      signatures: Object.values(tx.transaction.signatures).map((s) => (s ? bs58.encode(s) : '')),
+      signature: tx.signature,
+      signatures: Object.values(tx.transaction.signatures).map((s) => s ?? new Uint8Array(64)),
       slot: clock.slot,
       blockTime: clock.unixTimestamp,
       ...(error !== undefined && { error }),
@@ -395,6 +396,11 @@ interface NativeAccount {
   data(): Uint8Array;
 }
 
+interface NativeSvm {
+  getAccount?(key: Uint8Array): NativeAccount | null;
+  getBalance?(key: Uint8Array): bigint | null;
+}
+
 /**
  * Reads accounts for the history by their key's bytes. LiteSVM's native binding takes the bytes as
  * they are; its wrapper's getAccount first turns base58 text into bytes with @solana/kit's codec,
@@ -402,25 +408,26 @@ interface NativeAccount {
  * account of every transaction. The wrapper's is the fallback should the binding change.
  */
 function accountReader(svm: LiteSVM): AccountReader {
-  const binding = (svm as unknown as { inner?: { getAccount?(key: Uint8Array): NativeAccount | null } })
-    .inner;
-  if (typeof binding?.getAccount === 'function') {
-    return (key) => {
-      const account = binding.getAccount!(key);
-      return account
-        ? { lamports: account.lamports(), owner: account.owner(), data: account.data() }
-        : undefined;
+  const binding = (svm as unknown as { inner?: NativeSvm }).inner;
+  if (typeof binding?.getAccount === 'function' && typeof binding.getBalance === 'function') {
+    const native = binding as Required<NativeSvm>;
+    return {
+      account: (key) => {
+        const a = native.getAccount(key);
+        return a ? { lamports: a.lamports(), owner: a.owner(), data: a.data() } : undefined;
+      },
+      lamports: (key) => native.getBalance(key) ?? 0n,
     };
   }
-  return (_key, address) => {
-    const account = svm.getAccount(address as Address);
-    return account.exists
-      ? {
-          lamports: account.lamports,
-          owner: bs58.decode(account.programAddress),
-          data: account.data as Uint8Array,
-        }
+  const account = (address: string) => {
+    const a = svm.getAccount(address as Address);
+    return a.exists
+      ? { lamports: a.lamports, owner: bs58.decode(a.programAddress), data: a.data as Uint8Array }
       : undefined;
+  };
+  return {
+    account: (_key, address) => account(address),
+    lamports: (_key, address) => account(address)?.lamports ?? 0n,
   };
 }
 

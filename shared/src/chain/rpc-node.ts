@@ -17,7 +17,7 @@ import bs58 from 'bs58';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChainNodeBackend } from './litesvm';
-import type { LandedTransaction } from './history';
+import { signaturesOf, type LandedTransaction } from './history';
 import { readMessage } from './message';
 import type { TokenBalance } from './payments';
 import { ChainFailure } from './port';
@@ -257,7 +257,7 @@ function transactionJson(tx: LandedTransaction, maxVersion: unknown) {
     blockTime: tx.blockTime,
     ...(maxVersion !== undefined && { version: message.version }),
     transaction: {
-      signatures: tx.signatures,
+      signatures: signaturesOf(tx),
       message: {
         accountKeys: message.accountKeys,
         header: message.header,
