@@ -15,8 +15,9 @@
  * time (chain/payments.ts: transactions the agent did not sign that raised its balances). It leaves
  * out transactions signed by any wallet in custody: the service's own agents pay each other only
  * through intents, and `intent.confirmed` already credits the receiving agent; recording the same
- * transfer as a payment would count it twice. A start reads each agent's recent window again
- * (`window` transactions per token account) and records nothing twice.
+ * transfer as a payment would count it twice. The transactions the log names before they are sent
+ * (`intent.submitting`) are not even read from the chain. A start reads each agent's recent window
+ * again (`window` transactions per token account) and records nothing twice.
  */
 import { v5 as uuidv5 } from 'uuid';
 import { decodeEvent, streams, type PaymentReceived } from '../domain/events';
@@ -31,6 +32,8 @@ export const paymentEventId = (signature: string, mint: string): string =>
   uuidv5(`${signature}:${mint}`, PAYMENT_IDS);
 
 export type PaymentData = PaymentReceived['data'];
+
+const SUBMITTED_KEPT = 100_000;
 
 /** Appends payments once each; remembers what it read of the streams (the most recently used `maxStreams`). */
 export class PaymentLog {
@@ -105,6 +108,8 @@ export function startPaymentWatcher(
   const agents = new Set<string>();
   const cursors = new Map<string, PaymentCursor>();
   const custody = new Map<string, boolean>();
+  /** Signatures of the executor's own transactions (the newest SUBMITTED_KEPT), from the log. */
+  const submitted = new Set<string>();
   const log = new PaymentLog(ctx.store);
   const mints = ctx.chain.tokens.map((t) => t.mint);
   let stopped = false;
@@ -114,6 +119,10 @@ export function startPaymentWatcher(
     onEvent: (event) => {
       const e = decodeEvent(event);
       if (e?.type === 'agent.registered') agents.add(e.data.agent_id);
+      if (e?.type === 'intent.submitting') {
+        submitted.add(e.data.signature);
+        if (submitted.size > SUBMITTED_KEPT) submitted.delete(submitted.values().next().value!);
+      }
     },
   });
 
@@ -131,12 +140,12 @@ export function startPaymentWatcher(
   };
 
   const watch = async (agent: string) => {
-    const { payments, cursor } = await source.incomingPayments(
-      agent,
-      mints,
-      cursors.get(agent),
-      options.window,
-    );
+    const after = cursors.get(agent);
+    const { payments, cursor } = await source.incomingPayments(agent, mints, {
+      ...(after && { after }),
+      ...(options.window && { window: options.window }),
+      skip: (signature) => submitted.has(signature),
+    });
     for (const p of payments) {
       if (await ours(p)) continue;
       const data: PaymentData = {

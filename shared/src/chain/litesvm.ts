@@ -38,7 +38,7 @@ import bs58 from 'bs58';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { TransactionHistory, transactionView, type AccountReader, type Captured } from './history';
-import { readIncomingPayments, type PaymentCursor, type PaymentSource } from './payments';
+import { readIncomingPayments, type PaymentQuery, type PaymentSource } from './payments';
 import { DEFAULT_LOCAL_TOKENS, localFixtures, localTokens, type LocalFixtures } from './local-fixtures';
 import {
   ChainFailure,
@@ -236,7 +236,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   }
 
   /** Payments to `owner` from its history (payments.ts); only a chain that keeps one can answer. */
-  async incomingPayments(owner: string, mints: readonly string[], after?: PaymentCursor, window?: number) {
+  async incomingPayments(owner: string, mints: readonly string[], query?: PaymentQuery) {
     const history = this.history;
     if (!history) throw new Error('this chain keeps no transaction history (LiteSvmChainOptions.history)');
     return readIncomingPayments(
@@ -252,8 +252,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
       },
       owner,
       mints,
-      after,
-      window,
+      query,
     );
   }
 

@@ -296,9 +296,11 @@ function paymentSourceSuite(
           signers: [stranger.address],
         },
       ]);
-      expect((await chain.incomingPayments(agent.address, MINTS, first.cursor)).payments).toEqual([]);
+      expect((await chain.incomingPayments(agent.address, MINTS, { after: first.cursor })).payments).toEqual(
+        [],
+      );
       const next = await outsidePayment(chain, blockhash, stranger, agent.address, USDC, 1n, 'p2');
-      const second = await chain.incomingPayments(agent.address, MINTS, first.cursor);
+      const second = await chain.incomingPayments(agent.address, MINTS, { after: first.cursor });
       expect(second.payments.map((p) => [p.signature, p.amountText])).toEqual([[next, '0.000001']]);
       // Without a cursor, the window: both, oldest first.
       expect((await chain.incomingPayments(agent.address, MINTS)).payments.map((p) => p.signature)).toEqual([
@@ -306,8 +308,16 @@ function paymentSourceSuite(
         next,
       ]);
       expect(
-        (await chain.incomingPayments(agent.address, MINTS, undefined, 1)).payments.map((p) => p.signature),
+        (await chain.incomingPayments(agent.address, MINTS, { window: 1 })).payments.map((p) => p.signature),
       ).toEqual([next]);
+      // A transaction the caller says is not a payment is left out (and not read).
+      const asked: string[] = [];
+      expect(
+        (
+          await chain.incomingPayments(agent.address, MINTS, { skip: (s) => (asked.push(s), s === next) })
+        ).payments.map((p) => p.signature),
+      ).toEqual([sig]);
+      expect(asked).toEqual(expect.arrayContaining([sig, next]));
     });
 
     it('finds a mint, from the mint authority', async () => {
@@ -359,7 +369,7 @@ function paymentSourceSuite(
       await expect(
         outsidePayment(chain, blockhash, poor, agent.address, USDC, 11n, 'fails'),
       ).rejects.toThrow();
-      expect((await chain.incomingPayments(agent.address, MINTS, cursor)).payments).toEqual([]);
+      expect((await chain.incomingPayments(agent.address, MINTS, { after: cursor })).payments).toEqual([]);
       expect((await chain.incomingPayments(agent.address, MINTS)).payments.map((p) => p.from)).toEqual([
         fixtures.authority.address, // the funding mint, and nothing else
       ]);
@@ -398,7 +408,7 @@ describe('the history across a chain node restart', () => {
 
     s = await serve(stateFile);
     try {
-      const since = await s.client.incomingPayments(agent.address, MINTS, cursor);
+      const since = await s.client.incomingPayments(agent.address, MINTS, { after: cursor });
       expect(since.payments.map((p) => [p.signature, p.amountText])).toEqual([[missed, '8']]);
       const all = await s.client.incomingPayments(agent.address, MINTS);
       expect(all.payments.map((p) => p.signature)).toEqual([before, missed]);

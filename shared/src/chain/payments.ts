@@ -37,18 +37,22 @@ export interface IncomingPayments {
   cursor: PaymentCursor;
 }
 
+export interface PaymentQuery {
+  /** Where the last answer stopped; absent: a first look (or a restart). */
+  after?: PaymentCursor;
+  /** Without a cursor, how many of each account's newest transactions are read. */
+  window?: number;
+  /** Transactions known not to be payments (the service's own): not even read. */
+  skip?(signature: string): boolean;
+}
+
 export interface PaymentSource {
   /**
-   * Payments to `owner` in `mints` since `after`; without a cursor, those among the newest `window`
-   * transactions of each watched account (a first look, or a restart). Asking again with an older
-   * cursor answers the same payments again: the caller records each once.
+   * Payments to `owner` in `mints` since `query.after`; without a cursor, those among the newest
+   * `window` transactions of each watched account. Asking again with an older cursor answers the
+   * same payments again: the caller records each once.
    */
-  incomingPayments(
-    owner: string,
-    mints: readonly string[],
-    after?: PaymentCursor,
-    window?: number,
-  ): Promise<IncomingPayments>;
+  incomingPayments(owner: string, mints: readonly string[], query?: PaymentQuery): Promise<IncomingPayments>;
 }
 
 /** How many transactions of an account a first look reads (getSignaturesForAddress's largest page). */
@@ -148,17 +152,17 @@ function payer(
 
 /**
  * PaymentSource over a transaction history: lists each watched account's signatures since the
- * cursor (pages of at most 1,000, and `window` in all), reads each transaction once, and finds the
- * payments in them. A transaction the node does not answer yet keeps the cursor where it was, so the
+ * cursor (pages of at most 1,000, and `window` in all), reads each transaction once (but failed and
+ * skipped ones), and finds the payments in them. A transaction the node does not answer yet keeps the cursor where it was, so the
  * next call lists it again.
  */
 export async function readIncomingPayments(
   history: TransactionHistoryReader,
   owner: string,
   mints: readonly string[],
-  after: PaymentCursor = {},
-  window = DEFAULT_PAYMENT_WINDOW,
+  query: PaymentQuery = {},
 ): Promise<IncomingPayments> {
+  const { after = {}, window = DEFAULT_PAYMENT_WINDOW, skip = () => false } = query;
   const cursor: Record<string, string> = { ...after };
   const listed: string[] = []; // newest first, every account's in turn
   for (const mint of mints) {
@@ -177,7 +181,7 @@ export async function readIncomingPayments(
       if (page.length < limit) break;
     }
     if (seen[0]) cursor[mint] = seen[0].signature;
-    for (const s of seen) if (!s.failed) listed.push(s.signature);
+    for (const s of seen) if (!s.failed && !skip(s.signature)) listed.push(s.signature);
   }
   const wanted = new Set(mints);
   const payments: IncomingPayment[] = [];

@@ -26,7 +26,7 @@ import {
 import { ata, mintToInstructions, signTransaction, type SignedTransaction } from './transactions';
 import {
   readIncomingPayments,
-  type PaymentCursor,
+  type PaymentQuery,
   type PaymentSource,
   type TokenBalance,
   type TransactionHistoryReader,
@@ -231,8 +231,8 @@ export class RpcChain implements LocalChain, PaymentSource {
     return { owner: info.owner.toBase58(), lamports: BigInt(info.lamports), data: new Uint8Array(info.data) };
   }
 
-  async incomingPayments(owner: string, mints: readonly string[], after?: PaymentCursor, window?: number) {
-    return readIncomingPayments(this.history, owner, mints, after, window);
+  async incomingPayments(owner: string, mints: readonly string[], query?: PaymentQuery) {
+    return readIncomingPayments(this.history, owner, mints, query);
   }
 
   private readonly history: TransactionHistoryReader = {
