@@ -6,9 +6,9 @@
  * appended only when the stream does not hold that id yet, at the revision it was read at (a
  * concurrent writer makes the append conflict, and the stream is read again). So the watcher, a
  * second watcher, a restarted one and the local chain's airdrop, whichever sees a payment first,
- * record it once between them, on every event store (a repeated id alone is not enough: the
- * PostgreSQL store answers it without storing it twice, but EventStoreDB only when the expected
- * revision is the first append's).
+ * record it once between them, on every event store (the id alone would not do: the port only
+ * promises that an append repeated as it was is stored once; the PostgreSQL store goes further, an
+ * EventStoreDB server need not).
  *
  * The watcher (server topology, the chain over JSON-RPC) learns the agents from the log
  * (`agent.registered`) and asks the chain every `intervalMs` for the payments into each since the last
@@ -44,7 +44,7 @@ export class PaymentLog {
     private readonly maxStreams = 10_000,
   ) {}
 
-  /** Records the payment unless its (signature, mint) is recorded already; true when this call wrote it. */
+  /** Records the payment unless its (signature, mint) is recorded already; false when it found it there. */
   async record(data: PaymentData): Promise<boolean> {
     const stream = streams.payments(data.agent_id);
     const id = paymentEventId(data.tx_signature, data.mint);
@@ -130,6 +130,7 @@ export function startPaymentWatcher(
     let found = custody.get(address);
     if (found === undefined) {
       found = await ctx.wallets.inCustody(address);
+      if (custody.size > 100_000) custody.clear();
       custody.set(address, found);
     }
     return found;
@@ -163,9 +164,10 @@ export function startPaymentWatcher(
 
   const pass = async () => {
     const queue = [...agents];
+    let next = 0;
     const failures: { agent: string; error: unknown }[] = [];
     const worker = async () => {
-      for (let agent = queue.shift(); agent !== undefined && !stopped; agent = queue.shift())
+      for (let agent = queue[next++]; agent !== undefined && !stopped; agent = queue[next++])
         await watch(agent).catch((error: unknown) => failures.push({ agent: agent!, error }));
     };
     await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
