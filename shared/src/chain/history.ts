@@ -77,6 +77,8 @@ export class TransactionHistory {
   private forgotten = 0;
   private unsaved: string[] = [];
   private linesInFile = 0;
+  /** The file ends in a line cut short (a crash mid-write): the next write starts a new line. */
+  private cut = false;
 
   constructor(
     private readonly read: AccountReader,
@@ -84,13 +86,15 @@ export class TransactionHistory {
     private readonly file?: string,
   ) {
     if (!file || !existsSync(file)) return;
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const text = readFileSync(file, 'utf8');
+    this.cut = text.length > 0 && !text.endsWith('\n');
+    for (const line of text.split('\n')) {
       if (!line) continue;
       this.linesInFile += 1;
       try {
         this.add(fromLine(line));
       } catch {
-        // a line cut short by a crash: the transactions after it are still read
+        // a line cut short by a crash: skipped, the ones after it are read
       }
     }
   }
@@ -188,9 +192,11 @@ export class TransactionHistory {
       writeFileSync(`${this.file}.tmp`, lines.length > 0 ? `${lines.join('\n')}\n` : '');
       renameSync(`${this.file}.tmp`, this.file);
       this.linesInFile = lines.length;
+      this.cut = false;
     } else {
-      appendFileSync(this.file, `${this.unsaved.join('\n')}\n`);
+      appendFileSync(this.file, `${this.cut ? '\n' : ''}${this.unsaved.join('\n')}\n`);
       this.linesInFile += this.unsaved.length;
+      this.cut = false;
     }
     this.unsaved = [];
   }

@@ -6,7 +6,7 @@
  * The history outlives a restart of the chain node.
  */
 import { Connection, PublicKey } from '@solana/web3.js';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalAggregator, ensureLocalPools } from '../aggregator/local';
@@ -438,6 +438,28 @@ describe('a bounded history', () => {
     expect(lines()).toBeLessThanOrEqual(6);
     chain = await LiteSvmChain.open({ seed: SEED, stateFile, history: 3 });
     expect(await newest()).toEqual(sigs.slice(5));
+    await chain.close();
+  });
+});
+
+describe('a history file cut short by a crash', () => {
+  it('loses the cut transaction only, and goes on writing whole lines', async () => {
+    const stateFile = join(mkdtempSync(join(tmpdir(), 'chain-')), 'chain.bin');
+    const agent = generateSigner();
+    let chain = await LiteSvmChain.open({ seed: SEED, stateFile, history: 100 });
+    const kept = await chain.mintTo(agent.address, USDC.mint, 1n, 'kept');
+    const cut = await chain.mintTo(agent.address, USDC.mint, 2n, 'cut');
+    await chain.close();
+    const file = `${stateFile}.history`;
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.slice(0, text.length - 40)); // the last line, cut
+    chain = await LiteSvmChain.open({ seed: SEED, stateFile, history: 100 });
+    const after = await chain.mintTo(agent.address, USDC.mint, 3n, 'after');
+    await chain.close();
+    chain = await LiteSvmChain.open({ seed: SEED, stateFile, history: 100 });
+    const found = (await chain.incomingPayments(agent.address, MINTS)).payments.map((p) => p.signature);
+    expect(found).toEqual([kept, after]);
+    expect(found).not.toContain(cut);
     await chain.close();
   });
 });
