@@ -3,7 +3,9 @@
  * program) with its state in DATA_DIR, served over Solana JSON-RPC on PORT (8899, like a validator),
  * so every process of the server topology shares one chain the way they would share a cluster. Its
  * fixtures (fee payer, mint authority, treasury, mints), the local swap pools and the lending venue
- * (VENUE_APY_BPS a year) derive from CHAIN_SEED, which its clients set too. Wiring only.
+ * (VENUE_APY_BPS a year) derive from CHAIN_SEED, which its clients set too. It keeps the history of
+ * its newest CHAIN_HISTORY transactions (getSignaturesForAddress, getTransaction: the payment
+ * watcher reads it), beside its state. Wiring only.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -26,11 +28,12 @@ runProcess('chain', async () => {
   const { port, host } = env.listenAddress(8899);
   const slotMs = env.int('SLOT_MS', 400, 10, 10_000);
   const venueApyBps = env.int('VENUE_APY_BPS', DEFAULT_VENUE_APY_BPS, 0, 100_000);
+  const history = env.int('CHAIN_HISTORY', 50_000, 1, 10_000_000);
   env.check();
 
   const logger = createLogger(logLevel, 'chain');
   mkdirSync(dataDir, { recursive: true });
-  const chain = await LiteSvmChain.open({ seed, stateFile: join(dataDir, 'chain.bin') });
+  const chain = await LiteSvmChain.open({ seed, stateFile: join(dataDir, 'chain.bin'), history });
   await seedLocalMarkets(chain, seed, venueApyBps);
   const metrics = createMetrics('chain');
   const node = await serveChainRpc(chain.node(), {

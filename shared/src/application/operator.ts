@@ -19,6 +19,7 @@ import { ServiceError } from '../errors';
 import { ChainFailure } from '../chain/port';
 import { isLocalChain, type Context } from './context';
 import { mintApiKey, mintInvitation, newId } from './credentials';
+import { PaymentLog } from './payments';
 
 const U64_MAX = 2n ** 64n - 1n;
 const chainText = (failure: ChainFailure): string => [failure.error, ...failure.logs].join('\n');
@@ -202,7 +203,8 @@ export async function rotateKey(ctx: Context, wallet: string, agentId: string) {
  * Local chain only: an outside party pays `to`. When `to` is a wallet in custody (an agent, invited or
  * registered), the payment is recorded in `payments-<address>` (`payment.received`), which balances
  * and webhooks follow; a separate stream, so a payment before registration does not touch the
- * agent's own.
+ * agent's own. Once: the payment watcher of the server topology sees the same mint and records it
+ * under the same id (payments.ts).
  */
 export async function airdrop(ctx: Context, input: { to: string; mint?: string; amount: unknown }) {
   const chain = ctx.chain;
@@ -236,23 +238,15 @@ export async function airdrop(ctx: Context, input: { to: string; mint?: string; 
     throw err;
   }
   if (await ctx.wallets.inCustody(input.to)) {
-    await ctx.store.append(
-      streams.payments(input.to),
-      [
-        {
-          type: 'payment.received',
-          data: {
-            agent_id: input.to,
-            mint: token.mint,
-            amount: amountText(amount),
-            from: 'airdrop',
-            tx_signature: signature,
-            at: ctx.now(),
-          },
-        },
-      ],
-      'any',
-    );
+    // The same id as the payment watcher's (payments.ts): seen by both, it is recorded once.
+    await new PaymentLog(ctx.store).record({
+      agent_id: input.to,
+      mint: token.mint,
+      amount: amountText(amount),
+      from: 'airdrop',
+      tx_signature: signature,
+      at: ctx.now(),
+    });
   }
   return {
     tx_signature: signature,

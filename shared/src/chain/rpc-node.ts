@@ -5,13 +5,24 @@
  *
  * Slots advance on a timer; a blockhash stays valid for 150 slots (LiteSVM keeps one blockhash, which
  * never expires here). Failed transactions answer as a failed preflight: error -32002 with the logs.
+ *
+ * getSignaturesForAddress and getTransaction (JSON encoding) answer from the chain's transaction
+ * history (history.ts), when it keeps one: the newest transactions, kept across a restart. Token
+ * balances carry `uiAmountString` and a null `uiAmount` (deprecated, a float); inner instructions and
+ * logs are not recorded (null, as a node that does not record them answers); lookup tables are not
+ * resolved (`loadedAddresses` is empty: the service sends legacy transactions).
  */
 import { getTransactionDecoder } from '@solana/kit';
 import bs58 from 'bs58';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChainNodeBackend } from './litesvm';
+import { signaturesOf, type LandedTransaction } from './history';
+import { readMessage } from './message';
+import type { TokenBalance } from './payments';
 import { ChainFailure } from './port';
+import { isAddress } from '../domain/tokens';
+import { amountText, fromBaseUnits } from '../money';
 import { answerOps, type OpsOptions } from '../process/ops';
 
 const decoder = getTransactionDecoder();
@@ -44,6 +55,18 @@ export async function serveChainRpc(
   options: { port?: number; host?: string; slotMs?: number; ops?: OpsOptions } = {},
 ): Promise<ChainNode> {
   const context = () => ({ slot: Number(backend.slot()), apiVersion: '2.2.0' });
+  const history = () => {
+    if (!backend.history) throw new RpcError(-32011, 'Transaction history is not available from this node');
+    return backend.history;
+  };
+  const config = (value: unknown): Record<string, unknown> =>
+    value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  const signatureParam = (value: unknown, name: string): string | undefined => {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(value))
+      throw new RpcError(-32602, `Invalid param: ${name} is not a base58 signature`);
+    return value;
+  };
   const methods: Record<string, (params: unknown[]) => Promise<unknown> | unknown> = {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': '2.2.0-litesvm', 'feature-set': 0 }),
@@ -105,6 +128,39 @@ export async function serveChainRpc(
         }),
       ),
     }),
+    getSignaturesForAddress: ([address, options]) => {
+      if (typeof address !== 'string' || !isAddress(address))
+        throw new RpcError(-32602, 'Invalid param: Invalid');
+      const c = config(options);
+      const limit = c.limit ?? 1_000;
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1_000)
+        throw new RpcError(-32602, 'Invalid limit; max 1000');
+      const before = signatureParam(c.before, 'before');
+      const until = signatureParam(c.until, 'until');
+      return history()
+        .signaturesFor(address, { limit, ...(before && { before }), ...(until && { until }) })
+        .map((tx) => ({
+          signature: tx.signature,
+          slot: tx.slot,
+          err: tx.err,
+          memo: null,
+          blockTime: tx.blockTime,
+          confirmationStatus: 'finalized',
+        }));
+    },
+    getTransaction: ([signature, options]) => {
+      const sig = signatureParam(signature, 'signature');
+      if (!sig) throw new RpcError(-32602, 'Invalid param: signature is required');
+      const c = typeof options === 'string' ? { encoding: options } : config(options);
+      const encoding = c.encoding ?? 'json';
+      if (encoding !== 'json')
+        throw new RpcError(
+          -32602,
+          `Invalid params: this node answers the json encoding only, not ${String(encoding)}`,
+        );
+      const tx = history().get(sig);
+      return tx ? transactionJson(tx, c.maxSupportedTransactionVersion) : null;
+    },
     // Not a Solana method: the local chain's clock moves only when asked (LocalChain.warp).
     tokenops_warpClock: async ([seconds]) => {
       let by: bigint;
@@ -171,6 +227,62 @@ export async function serveChainRpc(
       clearInterval(slots);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const tokenBalanceJson = (b: TokenBalance) => ({
+  accountIndex: b.accountIndex,
+  mint: b.mint,
+  owner: b.owner,
+  uiTokenAmount: {
+    amount: String(b.amount),
+    decimals: b.decimals,
+    uiAmount: null,
+    uiAmountString: amountText(fromBaseUnits(b.amount, b.decimals)),
+  },
+});
+
+/** getTransaction's answer in the JSON encoding. */
+function transactionJson(tx: LandedTransaction, maxVersion: unknown) {
+  const message = readMessage(tx.message);
+  if (message.version !== 'legacy' && (typeof maxVersion !== 'number' || maxVersion < message.version)) {
+    throw new RpcError(
+      -32015,
+      `Transaction version (${message.version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${message.version}`,
+    );
+  }
+  return {
+    slot: tx.slot,
+    blockTime: tx.blockTime,
+    ...(maxVersion !== undefined && { version: message.version }),
+    transaction: {
+      signatures: signaturesOf(tx),
+      message: {
+        accountKeys: message.accountKeys,
+        header: message.header,
+        recentBlockhash: message.recentBlockhash,
+        instructions: message.instructions.map((ix) => ({
+          programIdIndex: ix.programIdIndex,
+          accounts: ix.accounts,
+          data: bs58.encode(ix.data),
+          stackHeight: null,
+        })),
+        ...(message.version !== 'legacy' && { addressTableLookups: message.addressTableLookups }),
+      },
+    },
+    meta: {
+      err: tx.err,
+      status: tx.err === null ? { Ok: null } : { Err: tx.err },
+      fee: tx.fee,
+      preBalances: tx.preBalances,
+      postBalances: tx.postBalances,
+      innerInstructions: null,
+      logMessages: null,
+      preTokenBalances: tx.preTokenBalances.map(tokenBalanceJson),
+      postTokenBalances: tx.postTokenBalances.map(tokenBalanceJson),
+      rewards: [],
+      loadedAddresses: { writable: [], readonly: [] },
     },
   };
 }

@@ -4,6 +4,8 @@
  * Confirmation polls the signature's status until it lands, fails, or its blockhash expires (the
  * block height passes the transaction's last valid height): then it is reported as expired, and the
  * caller may check `status` and sign anew, never resending a transaction that could still land.
+ * Incoming payments are read from the node's history (getSignaturesForAddress, getTransaction at
+ * `confirmed`), as payments.ts says.
  */
 import type { Address, Instruction } from '@solana/kit';
 import { Connection, PublicKey, SendTransactionError } from '@solana/web3.js';
@@ -22,6 +24,13 @@ import {
   type TokenAccount,
 } from './port';
 import { ata, mintToInstructions, signTransaction, type SignedTransaction } from './transactions';
+import {
+  readIncomingPayments,
+  type PaymentQuery,
+  type PaymentSource,
+  type TokenBalance,
+  type TransactionHistoryReader,
+} from './payments';
 
 export interface RpcChainOptions {
   url: string;
@@ -57,7 +66,7 @@ export async function awaitConfirmation(
   }
 }
 
-export class RpcChain implements LocalChain {
+export class RpcChain implements LocalChain, PaymentSource {
   readonly tokens: readonly Token[];
   readonly treasury: string;
   private readonly connection: Connection;
@@ -221,6 +230,55 @@ export class RpcChain implements LocalChain {
     if (!info) return undefined;
     return { owner: info.owner.toBase58(), lamports: BigInt(info.lamports), data: new Uint8Array(info.data) };
   }
+
+  async incomingPayments(owner: string, mints: readonly string[], query?: PaymentQuery) {
+    return readIncomingPayments(this.history, owner, mints, query);
+  }
+
+  private readonly history: TransactionHistoryReader = {
+    signaturesFor: async (address, options) =>
+      (await this.connection.getSignaturesForAddress(new PublicKey(address), options)).map((s) => ({
+        signature: s.signature,
+        failed: s.err !== null,
+      })),
+    transaction: async (signature) => {
+      const tx = await this.connection.getTransaction(signature, {
+        commitment: 'confirmed',
+        maxSupportedTransactionVersion: 0,
+      });
+      if (!tx?.meta) return undefined;
+      const { message } = tx.transaction;
+      const keys = message.getAccountKeys({
+        ...(tx.meta.loadedAddresses && { accountKeysFromLookups: tx.meta.loadedAddresses }),
+      });
+      const balances = (list: typeof tx.meta.preTokenBalances): TokenBalance[] =>
+        (list ?? []).map((b) => ({
+          accountIndex: b.accountIndex,
+          mint: b.mint,
+          owner: b.owner ?? '',
+          amount: BigInt(b.uiTokenAmount.amount),
+          decimals: b.uiTokenAmount.decimals,
+        }));
+      return {
+        signature,
+        slot: BigInt(tx.slot),
+        failed: tx.meta.err !== null,
+        accountKeys: [
+          ...keys.staticAccountKeys,
+          ...(keys.accountKeysFromLookups?.writable ?? []),
+          ...(keys.accountKeysFromLookups?.readonly ?? []),
+        ].map((k) => k.toBase58()),
+        numRequiredSignatures: message.header.numRequiredSignatures,
+        instructions: message.compiledInstructions.map((ix) => ({
+          programIdIndex: ix.programIdIndex,
+          accounts: ix.accountKeyIndexes,
+          data: ix.data,
+        })),
+        preTokenBalances: balances(tx.meta.preTokenBalances),
+        postTokenBalances: balances(tx.meta.postTokenBalances),
+      };
+    },
+  };
 
   /** Local chain node only (`tokenops_warpClock`, not a Solana method): moves its clock forward. */
   async warp(seconds: bigint): Promise<bigint> {

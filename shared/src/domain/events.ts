@@ -7,7 +7,7 @@
  *   budget-<entry_id>           the approved budget of one type-1 allow-list entry, shared by the group's agents
  *   idem-<agent>-<key digest>   one idempotency key of one agent (idempotency-events.ts)
  *   wallet-<address>            an agent wallet's sealed seed (application/wallets.ts)
- *   payments-<address>          outside payments to an address (the local chain's airdrop)
+ *   payments-<address>          outside payments to an address (the local chain's airdrop, the payment watcher)
  *   webhooks-agent-<agent_id>,  webhook subscriptions of an agent, of a group
  *   webhooks-group-<group_id>
  */

@@ -2,11 +2,13 @@
  * `npm run start:executor`: an executor of the server topology. Any number may run: each takes jobs
  * from the BullMQ queue (concurrency, deduplication by intent id, stalled jobs of a dead executor
  * handed back); one of them, holding the relay lease, also turns accepted intents in the log into
- * jobs. Wiring only.
+ * jobs, and one, holding the payment watcher's lease, records payments into agent wallets
+ * (`payment.received`) every PAYMENT_WATCH_INTERVAL_MS. Wiring only.
  */
 import {
   BullJobQueue,
   Env,
+  RpcChain,
   RedisReadModelStore,
   createLogger,
   createMetrics,
@@ -17,6 +19,7 @@ import {
   whileLeader,
   dependenciesReady,
   openRedis,
+  startPaymentWatcher,
 } from '@tokenops/shared';
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
@@ -31,6 +34,7 @@ runProcess('executor', async () => {
   const kek = env.keyEncryptionKey();
   const concurrency = env.int('EXECUTOR_CONCURRENCY', 16, 1, 256);
   const lockMs = env.int('EXECUTOR_LOCK_MS', 30_000, 1_000, 600_000);
+  const paymentWatchMs = env.int('PAYMENT_WATCH_INTERVAL_MS', 2_000, 100, 600_000);
   const { port, host } = env.listenAddress(9102);
   const aggregator = aggregatorConfig(env);
   env.check();
@@ -63,6 +67,28 @@ runProcess('executor', async () => {
       ),
   });
 
+  const chain = ctx.chain;
+  const payments =
+    chain instanceof RpcChain
+      ? whileLeader({
+          redis,
+          key: `${redisConfig.prefix}:payment-watcher:lease`,
+          onError: (err) => logger.error('payment watcher stopped; starting again', { error: String(err) }),
+          work: async () =>
+            startPaymentWatcher(ctx, chain, {
+              intervalMs: paymentWatchMs,
+              onPayment: (p) => logger.info('payment received', { agent: p.agent_id, tx: p.tx_signature }),
+              onPass: (failures) => {
+                if (failures.length > 0)
+                  logger.warn('payments not read this pass; the next pass tries again', {
+                    agents: failures.length,
+                    error: String(failures[0]!.error),
+                  });
+              },
+            }),
+        })
+      : undefined;
+
   const depth = setInterval(() => {
     queue.counts().then(
       (c) => {
@@ -84,6 +110,7 @@ runProcess('executor', async () => {
       stop: async () => {
         clearInterval(depth);
         await relay.stop();
+        await payments?.stop();
         await worker.close(); // finishes the jobs in hand; BullMQ releases the rest
         await queue.close();
         await ops.close();
