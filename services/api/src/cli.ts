@@ -6,8 +6,9 @@ import bs58 from 'bs58';
 import { Command, Option } from 'commander';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateSigner, signerFromSeed, type Signer } from '@tokenops/shared';
+import { webhookCommands } from './webhooks/cli';
 
-interface Global {
+export interface Global {
   url: string;
   keypair: string;
   json?: boolean;
@@ -25,7 +26,8 @@ function loadKeypair(file: string): Signer {
   return signer;
 }
 
-async function call(
+/** Calls the service; an error answer throws, with its envelope (and details) in the message. */
+export async function call(
   g: Global,
   method: string,
   path: string,
@@ -41,10 +43,17 @@ async function call(
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!res.ok)
+  if (!res.ok) {
+    const details = Array.isArray(answer.details)
+      ? (answer.details as { path?: unknown; issue?: unknown }[])
+          .map((d) => `${String(d.path ?? '')}: ${String(d.issue ?? '')}`)
+          .join('; ')
+      : '';
     throw new Error(
-      `${res.status} ${String(answer.error ?? '')}: ${String(answer.message ?? res.statusText)}`,
+      `${res.status} ${String(answer.error ?? '')}: ${String(answer.message ?? res.statusText)}` +
+        (details && ` (${details})`),
     );
+  }
   return answer;
 }
 
@@ -58,8 +67,8 @@ async function signIn(g: Global): Promise<string> {
   );
 }
 
-function print(g: Global, answer: unknown): void {
-  if (g.json) return console.log(JSON.stringify(answer, null, 2));
+/** An answer for people: `key: value` lines, nested objects indented. */
+export function plain(answer: unknown): string {
   const lines = (value: unknown, indent = ''): string[] =>
     value !== null && typeof value === 'object'
       ? Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
@@ -68,7 +77,29 @@ function print(g: Global, answer: unknown): void {
             : [`${indent}${k}: ${String(v)}`],
         )
       : [`${indent}${String(value)}`];
-  console.log(lines(answer).join('\n'));
+  return lines(answer).join('\n');
+}
+
+/** Prints an answer: as JSON with --json, else as `render` (by default `plain`) shows it. */
+function print(g: Global, answer: unknown, render: (answer: never) => string = plain): void {
+  console.log(g.json ? JSON.stringify(answer, null, 2) : render(answer as never));
+}
+
+/** What a command group kept in a file of its own needs of the CLI. */
+export interface Cli {
+  /** The global options (--url, --keypair, --json), once parsed. */
+  g(): Global;
+  /** Calls the service (see `call`). */
+  call: typeof call;
+  /**
+   * An action that signs in first, calls `fn` with the operator token and the action's arguments,
+   * then prints what it answers (`render`, given the same arguments, shows it to people; --json
+   * prints it as it is).
+   */
+  authed<A extends unknown[], R>(
+    fn: (token: string, ...args: A) => Promise<R>,
+    render?: (answer: R, ...args: A) => string,
+  ): (...args: A) => Promise<void>;
 }
 
 const limitOptions = (c: Command) =>
@@ -84,7 +115,7 @@ const limitsFrom = (o: { perTx?: string; daily?: string; hourly?: number }) => (
 
 export function program(): Command {
   const p = new Command('tokenops')
-    .description('Operate token-operations groups: allow-lists, agents, limits.')
+    .description('Operate token-operations groups: allow-lists, agents, limits, webhooks.')
     .addOption(new Option('--url <url>', 'the service').env('TOKENOPS_URL').default('http://127.0.0.1:8080'))
     .addOption(
       new Option('--keypair <file>', 'your wallet keypair file (Solana CLI format)')
@@ -92,12 +123,15 @@ export function program(): Command {
         .default('./data/demo-operator.json'),
     )
     .option('--json', 'print the answer as JSON')
+    // A command may have an option of the same name (webhooks add --url: the receiver's); see
+    // globalsAfterCommands.
+    .enablePositionalOptions()
     .showHelpAfterError();
   const g = (): Global => p.opts<Global>();
-  const authed =
-    <A extends unknown[]>(fn: (token: string, ...args: A) => Promise<unknown>) =>
-    async (...args: A) =>
-      print(g(), await fn(await signIn(g()), ...args));
+  const authed: Cli['authed'] =
+    (fn, render) =>
+    async (...args) =>
+      print(g(), await fn(await signIn(g()), ...args), render && ((answer) => render(answer, ...args)));
 
   p.command('keygen')
     .description('create a new keypair file')
@@ -239,7 +273,32 @@ export function program(): Command {
         call(g(), 'POST', `/orchestrator/agents/${agent}/rotate-key`, {}, token),
       ),
     );
+  webhookCommands(p, { g, call, authed });
+  globalsAfterCommands(p);
   return p;
+}
+
+/**
+ * The global options are read before the command; after it too (hidden in its help), unless the
+ * command has an option of that name: `tokenops group show <group> --json` works, and in
+ * `tokenops webhooks add <group> --url <receiver>` the --url is the receiver's.
+ */
+function globalsAfterCommands(p: Command): void {
+  const leaves = (c: Command): Command[] => (c.commands.length ? c.commands.flatMap(leaves) : [c]);
+  const mirrored = new Map<Command, Option[]>();
+  for (const leaf of leaves(p)) {
+    const copies = p.options
+      .filter((o) => !leaf.options.some((own) => own.long === o.long))
+      .map((o) => new Option(o.flags, o.description).hideHelp());
+    for (const copy of copies) leaf.addOption(copy);
+    mirrored.set(leaf, copies);
+  }
+  p.hook('preAction', (_p, leaf) => {
+    for (const copy of mirrored.get(leaf) ?? []) {
+      const key = copy.attributeName();
+      if (leaf.getOptionValue(key) !== undefined) p.setOptionValue(key, leaf.getOptionValue(key));
+    }
+  });
 }
 
 if (require.main === module) {

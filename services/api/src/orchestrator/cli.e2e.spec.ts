@@ -62,6 +62,11 @@ it('creates a group, allow-lists a recipient, invites an agent whose code regist
   const shown = await cli('group', 'show', group.group_config_pda);
   expect(shown).toContain(`address: ${recipient}`);
   expect(shown).toContain('label: supplier');
+  // The CLI's own options are taken after the command too.
+  const asJson = JSON.parse(await cli('group', 'show', group.group_config_pda, '--json')) as {
+    group_config_pda: string;
+  };
+  expect(asJson.group_config_pda).toBe(group.group_config_pda);
 }, 60_000);
 
 it('says what is wrong, in one line, with exit code 1', async () => {
