@@ -37,6 +37,8 @@ export interface NewDelivery {
   attempts?: number;
   /** When its next attempt is due (pending after a restart). */
   next_attempt_at?: number;
+  /** Set when it is sent again at an operator's request: that request's id (its job is not a retry's). */
+  redelivery?: string;
 }
 
 export interface Attempt {
@@ -66,7 +68,7 @@ export interface RelayCommit {
   subscriptions: WebhookSubscription[];
   deliveries: NewDelivery[];
   /** Deliveries to send again (a redelivery request): set pending with attempts counted on. */
-  redeliver: { webhook_id: string; event_ids?: string[]; since?: number }[];
+  redeliver: { request_id: string; webhook_id: string; event_ids?: string[]; since?: number }[];
 }
 
 export class RelayFenced extends Error {

@@ -150,7 +150,7 @@ export class SqlDeliveryStore implements DeliveryStore {
            RETURNING *`,
           [r.webhook_id, r.event_ids ?? null, r.since ?? null],
         );
-        for (const row of rows) added.push(newDeliveryOf(row));
+        for (const row of rows) added.push({ ...newDeliveryOf(row), redelivery: r.request_id });
       }
       return added;
     });

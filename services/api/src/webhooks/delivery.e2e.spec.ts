@@ -495,3 +495,51 @@ describe('webhook delivery', () => {
     expect(gone.status).toBe(404);
   });
 });
+
+describe('a redelivery while a retry is scheduled', () => {
+  let slow: World;
+  let target: Receiver;
+  beforeAll(async () => {
+    const tls = topologyTls ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
+    target = await startReceiver({ tls, host: RECEIVER_HOST });
+    // The first retry waits 30 to 60 s: only the redelivery can bring the event sooner.
+    slow = await startWorld({
+      webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 60_000 },
+    });
+  });
+  afterAll(async () => {
+    await slow?.close();
+    await target?.close();
+  });
+
+  it('is sent at once, not at the retry', async () => {
+    let calls = 0;
+    target.setHandler((_req, res) => {
+      calls += 1;
+      res.statusCode = calls === 1 ? 503 : 200;
+      res.end();
+    });
+    const sub = await slow.client.call<{ webhook_id: string }>(
+      'POST',
+      `/api/v1/orchestrator/groups/${slow.groupId}/webhooks`,
+      { token: slow.operator.token, body: { url: `${target.url}later`, event_types: ['agent.revoked'] } },
+    );
+    const agent = await slow.agent({}, 0);
+    await slow.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+      token: slow.operator.token,
+      body: {},
+    });
+    await until(() => target.requests.length === 1);
+    const eventId = (JSON.parse(target.requests[0]!.body) as { event_id: string }).event_id;
+    const asked = Date.now();
+    const r = await slow.client.call(
+      'POST',
+      `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}/redeliver`,
+      { token: slow.operator.token, body: { event_id: eventId } },
+    );
+    expect(r.status).toBe(202);
+    await until(() => target.requests.length === 2, 5_000);
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    expect((JSON.parse(target.requests[1]!.body) as { event_id: string }).event_id).toBe(eventId);
+  });
+});

@@ -45,7 +45,10 @@ export function retryDelay(settings: RetrySettings, n: number, random: number): 
   return Math.round(ceiling / 2 + (ceiling / 2) * random);
 }
 
-/** A job per attempt, each attempt once: the queue drops a second job of the same attempt. */
+/**
+ * A job per attempt, each attempt once: the queue drops a second job of the same attempt. A
+ * redelivery is a job of its own (its request's id in the job id), even while a retry is scheduled.
+ */
 export async function enqueueDelivery(
   queue: JobQueue<DeliveryJob>,
   d: NewDelivery,
@@ -64,7 +67,10 @@ export async function enqueueDelivery(
       first_at: d.attempts ? now : d.created_at,
     },
     {
-      dedup: { id: `${d.webhook_id}:${d.event_id}:${attempt}`, ttlMs: retry.forMs + 3_600_000 },
+      dedup: {
+        id: `${d.webhook_id}:${d.event_id}:${attempt}${d.redelivery ? `:${d.redelivery}` : ''}`,
+        ttlMs: retry.forMs + 3_600_000,
+      },
       ...(d.next_attempt_at !== undefined && { delayMs: Math.max(0, d.next_attempt_at - now) }),
     },
   );

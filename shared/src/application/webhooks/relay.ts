@@ -92,6 +92,7 @@ export async function startWebhookRelay(deps: {
       }
       if (hook.type === 'webhook.redelivery_requested')
         batch.redeliver.push({
+          request_id: recorded.id,
           webhook_id: hook.data.webhook_id,
           ...(hook.data.event_ids && { event_ids: hook.data.event_ids }),
           ...(hook.data.since !== undefined && { since: hook.data.since }),
