@@ -147,6 +147,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       ...(hooks.retryForMs !== undefined && { forMs: hooks.retryForMs }),
     },
     now: () => ctx.now(),
+    observe: (outcome: string, latencyMs: number) => {
+      metrics.webhookAttempts.inc({ outcome });
+      metrics.webhookLatency.observe({ outcome }, latencyMs / 1000);
+    },
   };
   const webhookRelay = await startWebhookRelay(deliveryParts);
   const deliveryWorkers = startDeliveryWorkers(deliveryParts, hooks.concurrency ?? 64);

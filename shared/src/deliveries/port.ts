@@ -52,6 +52,11 @@ export interface Attempt {
   error?: string;
 }
 
+export interface AttemptRecord {
+  attempt: Attempt;
+  next: { status: DeliveryStatus; next_attempt_at?: number };
+}
+
 export interface Delivery extends NewDelivery {
   status: DeliveryStatus;
   attempts: number;
@@ -88,7 +93,8 @@ export interface DeliveryStore {
   activeSubscriptions(): Promise<WebhookSubscription[]>;
   /** Marks a subscription disabled at once (410), before the log's event reaches the relay. */
   disable(webhookId: string, reason: string): Promise<void>;
-  recordAttempt(attempt: Attempt, next: { status: DeliveryStatus; next_attempt_at?: number }): Promise<void>;
+  /** Records attempts with what each delivery became, all in one statement. */
+  recordAttempts(items: readonly AttemptRecord[]): Promise<void>;
   /** Newest first. */
   deliveries(webhookId: string, options: { limit: number; before?: number }): Promise<Delivery[]>;
   /**

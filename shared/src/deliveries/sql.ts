@@ -7,6 +7,7 @@ import type { Sql } from '../sql/sql';
 import {
   RelayFenced,
   type Attempt,
+  type AttemptRecord,
   type Delivery,
   type DeliveryStatus,
   type DeliveryStore,
@@ -192,28 +193,35 @@ export class SqlDeliveryStore implements DeliveryStore {
     );
   }
 
-  async recordAttempt(a: Attempt, next: { status: DeliveryStatus; next_attempt_at?: number }): Promise<void> {
+  async recordAttempts(items: readonly AttemptRecord[]): Promise<void> {
+    if (items.length === 0) return;
+    const rows = items.map(({ attempt: a, next }) => ({
+      w: a.webhook_id,
+      e: a.event_id,
+      n: a.attempt,
+      at: a.at,
+      o: a.outcome,
+      c: a.status_code ?? null,
+      l: Math.round(a.latency_ms),
+      err: a.error ?? null,
+      s: next.status,
+      due: next.next_attempt_at ?? null,
+    }));
     await this.sql.query(
-      `WITH logged AS (
+      `WITH items AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb)
+           AS x(w text, e text, n integer, at bigint, o text, c integer, l integer, err text, s text, due bigint)
+       ),
+       logged AS (
          INSERT INTO webhook_attempts (webhook_id, event_id, attempt, at, outcome, status_code, latency_ms, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         SELECT w, e, n, at, o, c, l, err FROM items
        )
-       UPDATE webhook_deliveries
-       SET status = $9, attempts = GREATEST(attempts, $3), updated_at = $4, next_attempt_at = $10
-       WHERE webhook_id = $1 AND event_id = $2`,
-      [
-        a.webhook_id,
-        a.event_id,
-        a.attempt,
-        a.at,
-        a.outcome,
-        a.status_code ?? null,
-        Math.round(a.latency_ms),
-        a.error ?? null,
-        next.status,
-        next.next_attempt_at ?? null,
-      ],
-      'webhook_record_attempt',
+       UPDATE webhook_deliveries d
+       SET status = i.s, attempts = GREATEST(d.attempts, i.n), updated_at = i.at, next_attempt_at = i.due
+       FROM (SELECT DISTINCT ON (w, e) * FROM items ORDER BY w, e, n DESC, at DESC) i
+       WHERE d.webhook_id = i.w AND d.event_id = i.e`,
+      [JSON.stringify(rows)],
+      'webhook_record_attempts',
     );
   }
 

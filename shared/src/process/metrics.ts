@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics (prom-client). Each process has one registry with the default Node metrics and
  * the figures of its own part: request latency (API), intents by outcome (executor), projection lag
- * (projector), queue depth (executor). Served on `/metrics` by the process's ops routes.
+ * (projector), queue depth (executor), webhook attempts and their latency (delivery). Served on `/metrics` by the process's ops routes.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -12,6 +12,8 @@ export interface Metrics {
   projectionLag: Gauge<'projection'>;
   projectionStalled: Gauge<'projection'>;
   queueDepth: Gauge<'queue' | 'state'>;
+  webhookAttempts: Counter<'outcome'>;
+  webhookLatency: Histogram<'outcome'>;
 }
 
 export function createMetrics(processName: string): Metrics {
@@ -49,6 +51,19 @@ export function createMetrics(processName: string): Metrics {
       name: 'tokenops_queue_jobs',
       help: 'Jobs in the queue, by state (waiting, active, delayed, failed)',
       labelNames: ['queue', 'state'],
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'tokenops_webhook_attempts_total',
+      help: 'Webhook delivery attempts, by outcome (delivered, failed, gone, cancelled)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    webhookLatency: new Histogram({
+      name: 'tokenops_webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempt latency (connect to response), by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
   };

@@ -30,6 +30,8 @@ export interface DeliveryParts {
   transport: WebhookTransport;
   retry: RetrySettings;
   now: () => number;
+  /** Told of each attempt made (metrics). */
+  observe?: (outcome: string, latencyMs: number) => void;
 }
 
 /** The workers: `concurrency` attempts in flight in this process. */

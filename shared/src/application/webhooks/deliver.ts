@@ -9,7 +9,13 @@
  * One endpoint never holds more than `perEndpoint` of this worker's slots: a job for an endpoint at
  * its cap waits a moment off the queue's slots, so a slow or failing receiver delays only itself.
  */
-import type { DeliveryStore, NewDelivery, WebhookTransport } from '../../deliveries/port';
+import type {
+  Attempt,
+  AttemptRecord,
+  DeliveryStore,
+  NewDelivery,
+  WebhookTransport,
+} from '../../deliveries/port';
 import type { EventStore } from '../../event-store/port';
 import type { JobQueue } from '../../queue/port';
 import { streams } from '../../domain/events';
@@ -78,6 +84,8 @@ export async function enqueueDelivery(
 
 export class Deliverer {
   private readonly inFlight = new Map<string, number>();
+  /** Attempts waiting to be recorded: the attempts of one turn of the event loop go in one statement. */
+  private batch: { item: AttemptRecord; done: () => void; failed: (err: unknown) => void }[] = [];
 
   constructor(
     private readonly deps: {
@@ -91,6 +99,8 @@ export class Deliverer {
       /** At most this many attempts in flight per subscription in this process. */
       perEndpoint?: number;
       random?: () => number;
+      /** Told of each attempt made (metrics). */
+      observe?: (outcome: string, latencyMs: number) => void;
     },
   ) {}
 
@@ -99,7 +109,7 @@ export class Deliverer {
     const sub = await deliveries.subscription(job.webhook_id);
     const at = now();
     if (!sub || sub.status !== 'active') {
-      await deliveries.recordAttempt(
+      await this.record(
         {
           ...this.ids(job),
           attempt: job.attempt,
@@ -136,6 +146,7 @@ export class Deliverer {
       if (left > 0) this.inFlight.set(sub.webhook_id, left);
       else this.inFlight.delete(sub.webhook_id);
     }
+    this.deps.observe?.(result.outcome, result.latencyMs);
     const attempt = {
       ...this.ids(job),
       attempt: job.attempt,
@@ -146,7 +157,7 @@ export class Deliverer {
       ...(result.error !== undefined && { error: result.error }),
     };
     if (result.outcome === 'delivered') {
-      await deliveries.recordAttempt(attempt, { status: 'delivered' });
+      await this.record(attempt, { status: 'delivered' });
       return;
     }
     if (result.outcome === 'gone') {
@@ -161,13 +172,13 @@ export class Deliverer {
         ],
         'any',
       );
-      await deliveries.recordAttempt(attempt, { status: 'failed' });
+      await this.record(attempt, { status: 'failed' });
       return;
     }
     const delay = retryDelay(this.deps.retry, job.attempt, (this.deps.random ?? Math.random)());
     const nextAt = at + delay;
     if (nextAt - job.first_at > this.deps.retry.forMs) {
-      await deliveries.recordAttempt(attempt, { status: 'dead' });
+      await this.record(attempt, { status: 'dead' });
       return;
     }
     await queue.enqueue(
@@ -181,7 +192,26 @@ export class Deliverer {
         },
       },
     );
-    await deliveries.recordAttempt(attempt, { status: 'failed', next_attempt_at: nextAt });
+    await this.record(attempt, { status: 'failed', next_attempt_at: nextAt });
+  }
+
+  /** Records an attempt; resolves once it is stored (a job is done only then). */
+  private record(attempt: Attempt, next: AttemptRecord['next']): Promise<void> {
+    return new Promise((done, failed) => {
+      if (this.batch.length === 0) setImmediate(() => void this.flush());
+      this.batch.push({ item: { attempt, next }, done, failed });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.batch;
+    this.batch = [];
+    try {
+      await this.deps.deliveries.recordAttempts(batch.map((b) => b.item));
+      for (const b of batch) b.done();
+    } catch (err) {
+      for (const b of batch) b.failed(err);
+    }
   }
 
   private ids(job: DeliveryJob) {
