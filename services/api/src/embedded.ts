@@ -22,6 +22,7 @@ import {
   PostgresEventStore,
   createContext,
   createMetrics,
+  observeAttempts,
   settingsFor,
   embeddedSql,
   listen,
@@ -147,10 +148,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       ...(hooks.retryForMs !== undefined && { forMs: hooks.retryForMs }),
     },
     now: () => ctx.now(),
-    observe: (outcome: string, latencyMs: number) => {
-      metrics.webhookAttempts.inc({ outcome });
-      metrics.webhookLatency.observe({ outcome }, latencyMs / 1000);
-    },
+    observe: observeAttempts(metrics),
   };
   const webhookRelay = await startWebhookRelay(deliveryParts);
   const deliveryWorkers = startDeliveryWorkers(deliveryParts, hooks.concurrency ?? 64);

@@ -15,7 +15,7 @@
  */
 import type Big from 'big.js';
 import { createHash } from 'node:crypto';
-import type { DomainEvent, IntentData } from '../domain/events';
+import type { BudgetCause, DomainEvent, IntentData } from '../domain/events';
 import { amountFromText } from '../money';
 
 /** What a kind's `derive` may need beyond the log event itself. */
@@ -85,6 +85,12 @@ const blocked = (e: Extract<DomainEvent, { type: 'intent.blocked' }>): Derived =
 
 /** A row of the catalogue: `derive` sees the log event `from` names. */
 const row = <T extends DomainEvent['type']>(r: KindRow<T>): KindRow<T> => r;
+
+/** A budget alert reaches the agent whose spend crossed it, and its group (when the event names them). */
+const budgetAudience = (d: BudgetCause) => ({
+  ...(d.agent_id && { agentId: d.agent_id }),
+  ...(d.group_id && { groupId: d.group_id }),
+});
 
 const CONFIRMED = ['agent_wallet_pda', 'group_config_pda', 'tx_signature'] as const;
 const BLOCKED = ['agent_wallet_pda', 'error', 'attempted_amount', 'blocked_at'] as const;
@@ -232,8 +238,7 @@ export const EVENT_CATALOGUE = {
     fields: ['whitelist_entry_pda', 'recipient', 'amount_used', 'approved_amount'],
     from: 'policy.whitelist_amount_threshold',
     derive: (e) => ({
-      ...(e.data.agent_id && { agentId: e.data.agent_id }),
-      ...(e.data.group_id && { groupId: e.data.group_id }),
+      ...budgetAudience(e.data),
       fields: {
         whitelist_entry_pda: e.data.entry_id,
         recipient: e.data.recipient,
@@ -248,8 +253,7 @@ export const EVENT_CATALOGUE = {
     fields: ['whitelist_entry_pda', 'recipient', 'final_amount_used', 'voided_at'],
     from: 'policy.whitelist_voided',
     derive: (e) => ({
-      ...(e.data.agent_id && { agentId: e.data.agent_id }),
-      ...(e.data.group_id && { groupId: e.data.group_id }),
+      ...budgetAudience(e.data),
       fields: {
         whitelist_entry_pda: e.data.entry_id,
         recipient: e.data.recipient,

@@ -4,6 +4,7 @@
  * (projector), queue depth (executor), webhook attempts and their latency (delivery). Served on `/metrics` by the process's ops routes.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { JobQueue } from '../queue/port';
 
 export interface Metrics {
   registry: Registry;
@@ -68,3 +69,25 @@ export function createMetrics(processName: string): Metrics {
     }),
   };
 }
+
+/** Samples a queue's depth by state into `tokenops_queue_jobs` every 2 s; returns the stop. */
+export function watchQueueDepth(metrics: Metrics, queue: Pick<JobQueue<unknown>, 'counts'>, name: string) {
+  const timer = setInterval(() => {
+    queue.counts().then(
+      (c) => {
+        for (const [state, n] of Object.entries(c)) metrics.queueDepth.set({ queue: name, state }, n);
+      },
+      () => undefined,
+    );
+  }, 2_000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** The delivery workers' observer: each webhook attempt counted and timed, by outcome. */
+export const observeAttempts =
+  (metrics: Metrics) =>
+  (outcome: string, latencyMs: number): void => {
+    metrics.webhookAttempts.inc({ outcome });
+    metrics.webhookLatency.observe({ outcome }, latencyMs / 1000);
+  };

@@ -12,6 +12,8 @@ import {
   DEFAULT_DELIVERY_RETRY,
   createLogger,
   createMetrics,
+  observeAttempts,
+  watchQueueDepth,
   dependenciesReady,
   openDeliveryStore,
   openEventStore,
@@ -60,10 +62,7 @@ runProcess('delivery', async () => {
     }),
     retry: { ...DEFAULT_DELIVERY_RETRY, baseMs: hooks.retryBaseMs, forMs: hooks.retryForMs },
     now: () => Date.now(),
-    observe: (outcome: string, latencyMs: number) => {
-      metrics.webhookAttempts.inc({ outcome });
-      metrics.webhookLatency.observe({ outcome }, latencyMs / 1000);
-    },
+    observe: observeAttempts(metrics),
   };
   const workers = startDeliveryWorkers(parts, hooks.concurrency);
   const leader = (name: string, work: Parameters<typeof whileLeader>[0]['work']) =>
@@ -74,15 +73,7 @@ runProcess('delivery', async () => {
       work,
     });
   const relay = leader('webhook-relay', () => startRelay(parts));
-  const depth = setInterval(() => {
-    queue.counts().then(
-      (c) => {
-        for (const [state, n] of Object.entries(c)) metrics.queueDepth.set({ queue: 'deliver', state }, n);
-      },
-      () => undefined,
-    );
-  }, 2_000);
-  depth.unref();
+  const stopDepth = watchQueueDepth(metrics, queue, 'deliver');
   const expiry = leader('expiry', async () =>
     startExpiry(parts, (err) => logger.warn('expiry scheduler: will try again', { error: String(err) })),
   );
@@ -96,7 +87,7 @@ runProcess('delivery', async () => {
     logger,
     running: {
       stop: async () => {
-        clearInterval(depth);
+        stopDepth();
         await relay.stop();
         await expiry.stop();
         await workers.close();

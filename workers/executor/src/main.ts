@@ -12,6 +12,7 @@ import {
   RedisReadModelStore,
   createLogger,
   createMetrics,
+  watchQueueDepth,
   aggregatorConfig,
   openContext,
   runProcess,
@@ -89,15 +90,7 @@ runProcess('executor', async () => {
         })
       : undefined;
 
-  const depth = setInterval(() => {
-    queue.counts().then(
-      (c) => {
-        for (const [state, n] of Object.entries(c)) metrics.queueDepth.set({ queue: 'execute', state }, n);
-      },
-      () => undefined,
-    );
-  }, 2_000);
-  depth.unref();
+  const stopDepth = watchQueueDepth(metrics, queue, 'execute');
 
   const ops = await serveOps(port, host, {
     registry: metrics.registry,
@@ -108,7 +101,7 @@ runProcess('executor', async () => {
     logger,
     running: {
       stop: async () => {
-        clearInterval(depth);
+        stopDepth();
         await relay.stop();
         await payments?.stop();
         await worker.close(); // finishes the jobs in hand; BullMQ releases the rest
