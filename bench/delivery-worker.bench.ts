@@ -99,3 +99,34 @@ export const deliveryWorker: WebhookBenchLine = {
     };
   },
 };
+
+/** The queue alone, for the profile of the line above: the same BullMQ jobs, a handler that sends nothing. */
+export const bullmqAlone: WebhookBenchLine = {
+  name: 'BullMQ job alone (enqueue, take, complete; nothing sent)',
+  sendsNothing: true,
+  async setup() {
+    const queue = new BullJobQueue<{ id: string }>('noop', {
+      url: REDIS_URL,
+      prefix: uniqueName('bench-noop'),
+      keepCompletedSeconds: 60,
+    });
+    const done = new Map<string, () => void>();
+    const worker = queue.process(async (job) => done.get(job.data.id)?.(), { concurrency: 64 });
+    let sent = 0;
+    return {
+      async deliver() {
+        const id = `job_${(sent += 1)}`;
+        const finished = new Promise<void>((r) => done.set(id, r));
+        await queue.enqueue('noop', { id }, { dedup: { id, ttlMs: 60_000 } });
+        await finished;
+        done.delete(id);
+        return true;
+      },
+      async close() {
+        await worker.close();
+        await queue.obliterate();
+        await queue.close();
+      },
+    };
+  },
+};

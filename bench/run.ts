@@ -10,7 +10,7 @@ import { httpBench } from './http.bench';
 import { rebuildBench } from './rebuild.bench';
 import { serverBench } from './server.bench';
 import { spendsBench } from './spends.bench';
-import { deliveryWorker } from './delivery-worker.bench';
+import { bullmqAlone, deliveryWorker } from './delivery-worker.bench';
 import { webhooksBench } from './webhooks.bench';
 
 const all: Record<string, () => Promise<string>> = {
@@ -20,7 +20,7 @@ const all: Record<string, () => Promise<string>> = {
   spends: spendsBench,
   server: serverBench,
   rebuild: rebuildBench,
-  webhooks: () => webhooksBench([deliveryWorker]),
+  webhooks: () => webhooksBench([deliveryWorker, bullmqAlone]),
 };
 
 async function main() {

@@ -86,6 +86,8 @@ export class Deliverer {
   private readonly inFlight = new Map<string, number>();
   /** Attempts waiting to be recorded: the attempts of one turn of the event loop go in one statement. */
   private batch: { item: AttemptRecord; done: () => void; failed: (err: unknown) => void }[] = [];
+  /** Opened signing secrets by their sealed text (a rotation seals a new one, so a hit is current). */
+  private readonly opened = new Map<string, string>();
 
   constructor(
     private readonly deps: {
@@ -132,7 +134,7 @@ export class Deliverer {
     try {
       const secrets = sub.secrets
         .filter((s) => s.until === undefined || s.until > at)
-        .map((s) => Buffer.from(this.deps.vault.open(s.sealed, sub.webhook_id)).toString('utf8'));
+        .map((s) => this.secret(s.sealed, sub.webhook_id));
       const headers = signatureHeaders({
         id: job.event_id,
         event: job.event,
@@ -193,6 +195,16 @@ export class Deliverer {
       },
     );
     await this.record(attempt, { status: 'failed', next_attempt_at: nextAt });
+  }
+
+  private secret(sealed: string, webhookId: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      secret = Buffer.from(this.deps.vault.open(sealed, webhookId)).toString('utf8');
+      if (this.opened.size >= 10_000) this.opened.clear();
+      this.opened.set(sealed, secret);
+    }
+    return secret;
   }
 
   /** Records an attempt; resolves once it is stored (a job is done only then). */
