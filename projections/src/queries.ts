@@ -17,6 +17,9 @@ export interface LimitsView {
   hourly_tx_cap: number;
   hourly_tx_remaining: number;
   group_id: string;
+  /** What the daily window holds (value) and the hourly one (operations): the variant reports them. */
+  spent_today: Big;
+  hourly_count: number;
 }
 
 export async function agentView(views: ReadModelStore, agentId: string): Promise<AgentView | undefined> {
@@ -41,6 +44,8 @@ export async function limitsOf(views: ReadModelStore, agent: AgentView, now: num
     hourly_tx_cap: agent.limits.hourly_tx_cap,
     hourly_tx_remaining: Math.max(0, agent.limits.hourly_tx_cap - ops),
     group_id: agent.group_id,
+    spent_today: spent,
+    hourly_count: ops,
   };
 }
 
