@@ -8,7 +8,8 @@
  * renames two codes (VARIANT_CODE_NAMES); everything else about errors is the primary's catalogue.
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { ERROR_CODES, type ErrorCode, type ValidationDetail } from '../errors';
+import { validate as isUuid } from 'uuid';
+import { ERROR_CODES, validationError, type ErrorCode, type ValidationDetail } from '../errors';
 import { EVENT_KINDS } from '../events/catalogue';
 import { AmountInput, AmountOutput, Identifier, MEMO_MAX_BYTES } from './schemas';
 
@@ -33,6 +34,21 @@ export const VariantIdempotencyKey = {
   description:
     'Required on transfer, swap, deposit and withdraw; any UUID. A replay within 24 hours answers the original response.',
 } as const;
+
+/** The variant's idempotency key from its header: required, a UUID (any version); validation_error otherwise. */
+export function variantIdempotencyKey(header: string | undefined): string {
+  if (header === undefined || header === '')
+    throw validationError(
+      [{ path: '', issue: 'the Idempotency-Key header is required' }],
+      'Send an Idempotency-Key header: a UUID, new for each operation, the same on a retry.',
+    );
+  if (!isUuid(header))
+    throw validationError(
+      [{ path: '', issue: 'the Idempotency-Key header must be a UUID' }],
+      'Send an Idempotency-Key header: a UUID, new for each operation, the same on a retry.',
+    );
+  return header.toLowerCase();
+}
 
 /** Where the variant's names of error codes differ from the primary's. */
 export const VARIANT_CODE_NAMES: Partial<Record<ErrorCode, string>> = {
