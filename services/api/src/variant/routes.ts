@@ -6,6 +6,7 @@
  */
 import { Router } from 'express';
 import {
+  amountFromText,
   register,
   registerWebhook,
   spend,
@@ -41,8 +42,8 @@ export function variantRoutes(deps: ApiDeps): Router {
       api_key: r.api_key,
       group_config_pda: r.group_id,
       limits: {
-        per_tx_limit: r.limits.per_tx_limit,
-        daily_limit: r.limits.daily_limit,
+        per_tx_limit: amountFromText(r.limits.per_tx_limit),
+        daily_limit: amountFromText(r.limits.daily_limit),
         hourly_tx_cap: r.limits.hourly_tx_cap,
       },
     };
