@@ -17,6 +17,9 @@ export interface LimitsView {
   hourly_tx_cap: number;
   hourly_tx_remaining: number;
   group_id: string;
+  /** What the daily window holds (value) and the hourly one (operations): the variant reports them. */
+  spent_today: Big;
+  hourly_count: number;
 }
 
 export async function agentView(views: ReadModelStore, agentId: string): Promise<AgentView | undefined> {
@@ -41,6 +44,8 @@ export async function limitsOf(views: ReadModelStore, agent: AgentView, now: num
     hourly_tx_cap: agent.limits.hourly_tx_cap,
     hourly_tx_remaining: Math.max(0, agent.limits.hourly_tx_cap - ops),
     group_id: agent.group_id,
+    spent_today: spent,
+    hourly_count: ops,
   };
 }
 
@@ -70,4 +75,31 @@ export async function historyOf(
   });
   const all = entries.map((e) => JSON.parse(e.member) as HistoryEntryView);
   return (actions ? all.filter((e) => actions.includes(e.action)) : all).slice(0, limit);
+}
+
+/** Where a history page ended: the last entry's confirmation time (ms) and signature. */
+export interface HistoryPosition {
+  at: number;
+  tx_sig: string;
+}
+
+/**
+ * One page of the history kept (every action, newest first), after `before` when given: entries are
+ * ordered by (confirmation time, signature), both descending, so a position names one place in that
+ * order and the next page starts strictly after it. New entries arrive at the newest end: paging on
+ * from a position never repeats or skips one. `since` (ms) keeps entries confirmed at or after it.
+ */
+export async function historyPage(
+  views: ReadModelStore,
+  agentId: string,
+  options: { limit: number; before?: HistoryPosition; since?: number; actions?: readonly Action[] },
+): Promise<{ entries: (HistoryEntryView & { at: number })[]; more: boolean }> {
+  const { before, actions } = options;
+  const kept = await views.range(keys.history(agentId), options.since ?? 0, before?.at ?? Infinity);
+  const ordered = kept
+    .map((e) => ({ ...(JSON.parse(e.member) as HistoryEntryView), at: e.score }))
+    .sort((a, b) => b.at - a.at || (a.tx_sig < b.tx_sig ? 1 : a.tx_sig > b.tx_sig ? -1 : 0))
+    .filter((e) => !before || e.at < before.at || (e.at === before.at && e.tx_sig < before.tx_sig))
+    .filter((e) => !actions || actions.includes(e.action));
+  return { entries: ordered.slice(0, options.limit), more: ordered.length > options.limit };
 }

@@ -1,4 +1,4 @@
-/** The HTTP service: the agent contract under /api/v1, the operator surface, health. Wiring only. */
+/** The HTTP service: the agent contract under /api/v1 (and its variant under /v1), the operator surface, health. Wiring only. */
 import express from 'express';
 import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -11,6 +11,7 @@ import { onboardingRoutes } from './onboarding/routes';
 import { orchestratorRoutes } from './orchestrator/routes';
 import { stateRoutes } from './state/routes';
 import { fleetWebhookRoutes, webhookRoutes } from './webhooks/routes';
+import { VARIANT_PREFIX, variantRoutes } from './variant/routes';
 
 export function createApp(deps: ApiDeps): express.Express {
   const app = express();
@@ -56,7 +57,7 @@ export function createApp(deps: ApiDeps): express.Express {
     orchestratorRoutes(deps),
   );
   app.use('/api/v1', v1);
-  app.use('/v1', fleetWebhookRoutes(deps)); // the variant path of fleet webhooks
+  app.use(VARIANT_PREFIX, variantRoutes(deps), fleetWebhookRoutes(deps)); // the variant contract, and its path of fleet webhooks
   app.use(notFound);
   app.use(errorHandler(deps.logger, deps.clientLimit));
   return app;

@@ -1,6 +1,7 @@
 /** Registration: an invitation code becomes an API key, once. */
 import { decideRegister } from '../domain/agent';
 import { streams } from '../domain/events';
+import type { LimitsData } from '../domain/limits';
 import { ServiceError } from '../errors';
 import { WrongExpectedRevision } from '../event-store/port';
 import type { Context } from './context';
@@ -10,6 +11,8 @@ export interface Registration {
   agent_wallet_pda: string;
   api_key: string;
   group_id: string;
+  /** The limits the agent starts with (the invitation's). */
+  limits: LimitsData;
 }
 
 /**
@@ -34,5 +37,8 @@ export async function register(ctx: Context, code: string): Promise<Registration
     if (err instanceof WrongExpectedRevision) throw new ServiceError('invalid_invitation_code');
     throw err;
   }
-  return { agent_wallet_pda: agentId, api_key: key.apiKey, group_id: groupId };
+  const registered = events.find((e) => e.type === 'agent.registered');
+  const limits = registered?.type === 'agent.registered' ? registered.data.limits : undefined;
+  if (!limits) throw new ServiceError('invalid_invitation_code');
+  return { agent_wallet_pda: agentId, api_key: key.apiKey, group_id: groupId, limits };
 }

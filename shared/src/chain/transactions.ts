@@ -206,6 +206,8 @@ export interface TransferWithFee {
   treasury: string;
   /** Names the intent (memo): keeps transactions of two intents apart. */
   reference: string;
+  /** A second memo instruction's text, when the transfer carries one (the variant's memo digest). */
+  memo?: string;
 }
 
 /** What a builder asks of the chain: the fee payer, and whether an account exists already. */
@@ -263,7 +265,8 @@ export async function transferWithFeeInstructions(
 ): Promise<Instruction[]> {
   const source = await ata(t.from.address, t.mint);
   const recipient = await ensureTokenAccount(chain, t.to, t.mint);
-  const out: Instruction[] = [memo(t.reference), ...recipient.create];
+  const out: Instruction[] = [memo(t.reference), ...(t.memo !== undefined ? [memo(t.memo)] : [])];
+  out.push(...recipient.create);
   out.push(tokenTransfer(source, recipient.account, t.from.address, t.mint, t.net, t.decimals));
   if (t.fee > 0n) {
     const treasury = await ensureTokenAccount(chain, t.treasury, t.mint);

@@ -17,7 +17,12 @@ import {
 import bs58 from 'bs58';
 import { createPublicKey, verify } from 'node:crypto';
 import { generateSigner } from './keys';
-import { compileLegacyMessage, signTransaction, transferWithFeeInstructions } from './transactions';
+import {
+  MEMO_PROGRAM_ADDRESS,
+  compileLegacyMessage,
+  signTransaction,
+  transferWithFeeInstructions,
+} from './transactions';
 
 const decode = getCompiledTransactionMessageDecoder();
 const BLOCKHASH = 'CmpNeggWJ4JaWJeJ8YKN1Zypmk7uvQq3PECGUCAEMbky';
@@ -107,5 +112,33 @@ describe('the legacy message compiler', () => {
     expect(() =>
       signTransaction(instructions, payer, [], { blockhash: BLOCKHASH, lastValidBlockHeight: 9n }),
     ).toThrow(/no signer/);
+  });
+});
+
+describe('a transfer with a memo digest (the variant contract)', () => {
+  const memoTexts = (instructions: Awaited<ReturnType<typeof transferWithFeeInstructions>>) =>
+    instructions
+      .filter((ix) => ix.programAddress === MEMO_PROGRAM_ADDRESS)
+      .map((ix) => Buffer.from(ix.data ?? []).toString('utf8'));
+  const base = {
+    to: generateSigner().address,
+    mint: generateSigner().address,
+    decimals: 6,
+    net: 998n,
+    fee: 2n,
+    treasury: generateSigner().address,
+    reference: 'intent:1',
+  };
+  const chain = { feePayer: generateSigner().address, accountKnown: async () => true };
+
+  it('carries the digest in a memo instruction after the reference', async () => {
+    const digest = 'a'.repeat(64);
+    const ixs = await transferWithFeeInstructions({ ...base, from: generateSigner(), memo: digest }, chain);
+    expect(memoTexts(ixs)).toEqual(['intent:1', digest]);
+  });
+
+  it('carries only the reference without one', async () => {
+    const ixs = await transferWithFeeInstructions({ ...base, from: generateSigner() }, chain);
+    expect(memoTexts(ixs)).toEqual(['intent:1']);
   });
 });

@@ -4,3 +4,5 @@ export * from './text';
 export * from './validator';
 export * from './json';
 export * from './openapi';
+export * from './variant-schemas';
+export * from './variant-openapi';

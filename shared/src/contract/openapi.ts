@@ -1,23 +1,39 @@
 /**
- * The OpenAPI 3.1 document of the primary /api/v1 agent contract, assembled from the same schema
- * constants the validator compiles. Served by the API and checked by an OpenAPI validator in a test.
+ * The OpenAPI 3.1 documents of the agent contract, assembled from the same schema constants the
+ * validator compiles: one builder (`buildOpenApiDocument`) for the primary /api/v1 contract (here) and
+ * the variant /v1 one (variant-openapi.ts). Served by the API and checked by an OpenAPI validator in a
+ * test.
  */
-import { ERROR_CATALOGUE, ERROR_CODES } from '../errors';
-import { CONTRACT_SCHEMAS, IdempotencyKey, type ContractSchemaName as SchemaName } from './schemas';
+import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../errors';
+import { CONTRACT_SCHEMAS, IdempotencyKey, type ContractSchemaName } from './schemas';
 
 type Tag = 'onboarding' | 'intents' | 'state' | 'webhooks';
 
-interface Operation {
+export interface Operation<Name extends string = ContractSchemaName> {
   method: 'get' | 'post';
   path: string;
   tag: Tag;
   summary: string;
   operationId: string;
-  request?: SchemaName;
-  query?: SchemaName;
-  response: SchemaName;
+  request?: Name;
+  query?: Name;
+  response: Name;
   idempotent?: true;
   public?: true;
+}
+
+/** What differs between the contracts' documents. */
+export interface ContractDescription<Name extends string> {
+  title: string;
+  serverUrl: string;
+  operations: readonly Operation<Name>[];
+  schemas: Record<Name, object>;
+  /** The schema of every error body. */
+  errorBody: Name;
+  /** An error code as this contract names it. */
+  codeName(code: ErrorCode): string;
+  /** The idempotency-key header of the idempotent operations. */
+  idempotencyHeader: { required: boolean; schema: object; description: string };
 }
 
 export const OPERATIONS: readonly Operation[] = [
@@ -128,29 +144,41 @@ const STATUS_MEANING: Record<number, string> = {
   503: 'A dependency is unavailable; retry after Retry-After seconds',
 };
 
-/** Every status the service answers errors with, and the codes it carries, from the catalogue. */
-const ERROR_STATUSES: Record<string, string> = Object.fromEntries(
-  [...new Set(ERROR_CODES.map((c) => ERROR_CATALOGUE[c].status))]
-    .sort((a, b) => a - b)
-    .map((status) => [
-      String(status),
-      `${STATUS_MEANING[status] ?? 'Error'}: ${ERROR_CODES.filter((c) => ERROR_CATALOGUE[c].status === status).join(', ')}.`,
-    ]),
-);
+/** Every status the service answers errors with, and the codes it carries (as the contract names them). */
+function errorStatuses(codeName: (code: ErrorCode) => string): Record<string, string> {
+  return Object.fromEntries(
+    [...new Set(ERROR_CODES.map((c) => ERROR_CATALOGUE[c].status))]
+      .sort((a, b) => a - b)
+      .map((status) => [
+        String(status),
+        `${STATUS_MEANING[status] ?? 'Error'}: ${ERROR_CODES.filter(
+          (c) => ERROR_CATALOGUE[c].status === status,
+        )
+          .map(codeName)
+          .join(', ')}.`,
+      ]),
+  );
+}
 
 /** Every error code with its status, origin and (for the service's extensions) why it exists. */
-export function errorCodesExtension() {
+export function errorCodesExtension(codeName: (code: ErrorCode) => string = (c) => c) {
   return ERROR_CODES.map((code) => {
     const e: { status: number; origin: string; message: string; why?: string } = ERROR_CATALOGUE[code];
-    return { code, status: e.status, origin: e.origin, message: e.message, ...(e.why && { why: e.why }) };
+    return {
+      code: codeName(code),
+      status: e.status,
+      origin: e.origin,
+      message: e.message,
+      ...(e.why && { why: e.why }),
+    };
   });
 }
 
-const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: SchemaName) => ({ 'application/json': { schema: ref(name) } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
 
-function queryParameters(name: SchemaName) {
-  const schema = CONTRACT_SCHEMAS[name] as { properties: Record<string, object> };
+function queryParameters(schemas: Record<string, object>, name: string) {
+  const schema = schemas[name] as { properties: Record<string, object> };
   return Object.entries(schema.properties).map(([param, s]) => ({
     name: param,
     in: 'query',
@@ -159,19 +187,20 @@ function queryParameters(name: SchemaName) {
   }));
 }
 
-function operationObject(op: Operation) {
+function operationObject<Name extends string>(op: Operation<Name>, contract: ContractDescription<Name>) {
   const errors = Object.fromEntries(
-    Object.entries(ERROR_STATUSES).map(([status, description]) => [
+    Object.entries(errorStatuses(contract.codeName)).map(([status, description]) => [
       status,
       {
         description,
-        content: json('ErrorBody'),
+        content: json(contract.errorBody),
         ...(status === '429' || status === '503'
           ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } }
           : {}),
       },
     ]),
   );
+  const header = contract.idempotencyHeader;
   return {
     tags: [op.tag],
     operationId: op.operationId,
@@ -183,30 +212,31 @@ function operationObject(op: Operation) {
             {
               name: 'idempotency-key',
               in: 'header',
-              required: false,
-              schema: IdempotencyKey,
-              description: 'Optional; when sent it must equal the body field idempotency_key.',
+              required: header.required,
+              schema: header.schema,
+              description: header.description,
             },
           ],
         }
       : {}),
-    ...(op.query ? { parameters: queryParameters(op.query) } : {}),
+    ...(op.query ? { parameters: queryParameters(contract.schemas, op.query) } : {}),
     ...(op.request ? { requestBody: { required: true, content: json(op.request) } } : {}),
     responses: { '200': { description: 'OK', content: json(op.response) }, ...errors },
   };
 }
 
-export function openApiDocument(serverUrl = '/api/v1') {
+/** The OpenAPI 3.1 document of one contract. */
+export function buildOpenApiDocument<Name extends string>(contract: ContractDescription<Name>) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  for (const op of contract.operations) (paths[op.path] ??= {})[op.method] = operationObject(op, contract);
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Token operations: agent API',
+      title: contract.title,
       version: '1.0.0',
       description: 'Autonomous agents move and convert tokens on Solana under limits an operator sets.',
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: contract.serverUrl }],
     tags: [
       { name: 'onboarding', description: 'Register with an invitation code.' },
       { name: 'intents', description: 'Transfer, swap, deposit, withdraw, simulate.' },
@@ -215,12 +245,29 @@ export function openApiDocument(serverUrl = '/api/v1') {
     ],
     security: [{ bearerAuth: [] }],
     paths,
-    'x-error-codes': errorCodesExtension(),
+    'x-error-codes': errorCodesExtension(contract.codeName),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key from register.' },
       },
-      schemas: CONTRACT_SCHEMAS,
+      schemas: contract.schemas,
     },
   };
+}
+
+/** The primary /api/v1 contract's document. */
+export function openApiDocument(serverUrl = '/api/v1') {
+  return buildOpenApiDocument<ContractSchemaName>({
+    title: 'Token operations: agent API',
+    serverUrl,
+    operations: OPERATIONS,
+    schemas: CONTRACT_SCHEMAS,
+    errorBody: 'ErrorBody',
+    codeName: (code) => code,
+    idempotencyHeader: {
+      required: false,
+      schema: IdempotencyKey,
+      description: 'Optional; when sent it must equal the body field idempotency_key.',
+    },
+  });
 }

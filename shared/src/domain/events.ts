@@ -142,6 +142,8 @@ interface IntentCommon {
   /** Headroom once this intent counts: what the answer reports, also when a retry rebuilds it. */
   daily_remaining_after?: string;
   hourly_tx_remaining_after?: number;
+  /** Type-1 entries: what remains of the entry's budget once this intent is reserved (the variant answers it). */
+  budget_remaining_after?: string;
   at: number;
 }
 
@@ -162,7 +164,14 @@ export interface LendingParams {
 
 /** Each action with its own parameters: what an executor needs to build the transaction. */
 export type IntentData =
-  | (IntentCommon & { action: 'transfer'; protocol_fee: string; net_amount: string; memo?: string })
+  | (IntentCommon & {
+      action: 'transfer';
+      protocol_fee: string;
+      net_amount: string;
+      memo?: string;
+      /** When set, the chain's memo instruction carries this (the memo's SHA-256, hex) and the memo stays in the log. */
+      memo_sha256?: string;
+    })
   | (IntentCommon & { action: 'swap'; params: SwapParams })
   | (IntentCommon & { action: 'deposit'; params: LendingParams })
   | (IntentCommon & { action: 'withdraw'; params: LendingParams });

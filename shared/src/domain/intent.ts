@@ -49,6 +49,8 @@ export interface IntentCommand {
   /** Recipient, aggregator or lending program. Absent only in a simulation without a recipient. */
   counterparty?: string;
   memo?: string;
+  /** Transfers: the memo's SHA-256 (hex) to put on chain in its place (the variant contract). */
+  memo_sha256?: string;
   task_id?: string;
   idempotency_key?: string;
   /** Swap: its terms; deposit and withdraw: what the venue is handed. */
@@ -252,6 +254,10 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
     ...(cmd.idempotency_key !== undefined && { idempotency_key: cmd.idempotency_key }),
     daily_remaining_after: amountText(dailyAfter),
     hourly_tx_remaining_after: hourlyAfter,
+    ...(budgeted &&
+      evaluation.budget_remaining !== undefined && {
+        budget_remaining_after: amountText(evaluation.budget_remaining.minus(cmd.value)),
+      }),
     at: cmd.now,
   };
   const data = (
@@ -262,6 +268,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
           protocol_fee: amountText(evaluation.fee!.protocol_fee),
           net_amount: amountText(evaluation.fee!.net_amount),
           ...(cmd.memo !== undefined && { memo: cmd.memo }),
+          ...(cmd.memo_sha256 !== undefined && { memo_sha256: cmd.memo_sha256 }),
         }
       : { ...common, action: cmd.action, params: cmd.params ?? {} }
   ) as IntentData;
@@ -296,11 +303,17 @@ export interface Simulation {
   hourly_tx_remaining: number;
   estimated_fee: Big;
   checks: Check[];
+  /** Type-1 entries: what the budget still allows, and how long the entry lives. */
+  budget_remaining?: Big;
+  ttl_remaining_ms?: number;
 }
 
-/** Dry-runs a transfer through the same evaluation as the real one; emits nothing. */
-export function simulateTransfer(cmd: Omit<IntentCommand, 'action'>, state: DecisionState): Simulation {
-  const evaluation = evaluateIntent({ ...cmd, action: 'transfer' }, state);
+/** Dry-runs an intent (a transfer unless the command names another action) through the same evaluation as the real one; emits nothing. */
+export function simulateIntent(
+  cmd: Omit<IntentCommand, 'action'> & { action?: Action },
+  state: DecisionState,
+): Simulation {
+  const evaluation = evaluateIntent({ ...cmd, action: cmd.action ?? 'transfer' }, state);
   return {
     would_succeed: evaluation.failure === undefined,
     ...(evaluation.failure !== undefined && { reason: evaluation.failure }),
@@ -308,8 +321,14 @@ export function simulateTransfer(cmd: Omit<IntentCommand, 'action'>, state: Deci
     hourly_tx_remaining: evaluation.hourly_tx_remaining,
     estimated_fee: evaluation.fee?.protocol_fee ?? new Big(0),
     checks: evaluation.checks,
+    ...(evaluation.budget_remaining !== undefined && { budget_remaining: evaluation.budget_remaining }),
+    ...(evaluation.ttl_remaining_ms !== undefined && { ttl_remaining_ms: evaluation.ttl_remaining_ms }),
   };
 }
+
+/** Dry-runs a transfer through the same evaluation as the real one; emits nothing. */
+export const simulateTransfer = (cmd: Omit<IntentCommand, 'action'>, state: DecisionState): Simulation =>
+  simulateIntent({ ...cmd, action: 'transfer' }, state);
 
 export type IntentOutcome =
   | { status: 'confirmed'; tx_sig: string; received?: { amount: Big; mint: string } }

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { decideIntent, decideSettleIntent, simulateTransfer } from './intent';
+import { decideIntent, decideSettleIntent, simulateIntent, simulateTransfer } from './intent';
 import { budgetRemaining, decideSettleBudget, foldBudget } from './budget';
 import { evolveAgent, foldAgent } from './agent';
 import type { AgentEvent, BudgetEvent } from './events';
@@ -594,6 +594,33 @@ describe('the spend decision', () => {
         code: 'daily_limit_exceeded',
       });
       expect(decideIntent(transfer('60'), { group: group(), agent: state }).code).toBe(sim.reason);
+    });
+
+    it('dry-runs a swap against the aggregator’s protocol entry (not a transfer’s types)', () => {
+      const swap = { ...transfer('10', { counterparty: AGGREGATOR }), action: 'swap' as const };
+      const sim = simulateIntent(swap, { group: group(), agent: activeA() });
+      expect(sim.would_succeed).toBe(true);
+      expect(sim.estimated_fee.toFixed()).toBe('0');
+      expect(
+        simulateTransfer(transfer('10', { counterparty: AGGREGATOR }), { group: group(), agent: activeA() })
+          .reason,
+      ).toBe('whitelist_violation');
+    });
+
+    it('an accepted transfer to a budgeted entry records what remains of the budget after it', () => {
+      const d = decideIntent(transfer('10', { counterparty: VENDOR }), { group: group(), agent: activeA() });
+      expect(d.agentEvents[0]!.data).toEqual(expect.objectContaining({ budget_remaining_after: '490' }));
+      const other = decideIntent(transfer('10'), { group: group(), agent: activeA() });
+      expect(other.agentEvents[0]!.data).not.toHaveProperty('budget_remaining_after');
+    });
+
+    it('reports a budgeted entry’s remaining budget and lifetime', () => {
+      const sim = simulateTransfer(transfer('10', { counterparty: VENDOR }), {
+        group: group(),
+        agent: activeA(),
+      });
+      expect(sim.budget_remaining?.toFixed()).toBe('500');
+      expect(sim.ttl_remaining_ms).toBe(VENDOR_TTL_MS);
     });
 
     it('without a recipient it checks the limits only', () => {

@@ -5,7 +5,9 @@
  * sha256=<hex>`, an HMAC-SHA256 of the body text keyed with the UTF-8 bytes of the whole secret as the
  * user holds it (`whsec_...` included). And the Standard Webhooks one (https://www.standardwebhooks.com),
  * `webhook-signature: v1,<base64>`, an HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the bytes
- * the secret's base64 part decodes to, so any Standard Webhooks library verifies it. During a secret's
+ * the secret's base64 part decodes to, so any Standard Webhooks library verifies it; a secret that is
+ * not `whsec_<base64>` (one a caller chose, through the variant contract) is keyed with its UTF-8 bytes
+ * in both signatures, which is well-defined for any text. During a secret's
  * rotation both secrets sign, and each header carries one signature per secret, space-separated.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -20,12 +22,17 @@ export function newSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
-/** The Standard Webhooks key of a secret: its part after `whsec_`, base64-decoded. */
-function standardKey(secret: string): Buffer {
-  return Buffer.from(
-    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
-    'base64',
-  );
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * The Standard Webhooks key of a secret: for `whsec_<base64>` (every secret this service makes), the
+ * bytes its base64 part decodes to; for any other secret (a caller's own), its UTF-8 bytes.
+ */
+export function standardKey(secret: string): Buffer {
+  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : undefined;
+  if (encoded !== undefined && encoded.length > 0 && BASE64.test(encoded))
+    return Buffer.from(encoded, 'base64');
+  return Buffer.from(secret, 'utf8');
 }
 
 /** `sha256=<hex>` of one secret: the HMAC of the body keyed with the secret's text. */

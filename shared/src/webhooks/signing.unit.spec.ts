@@ -193,3 +193,32 @@ describe('verifying a delivery', () => {
     expect(new Webhook(secret).verify(body, lowerCased(headers))).toEqual(JSON.parse(body));
   });
 });
+
+describe('a secret the caller chose (not whsec_<base64>)', () => {
+  const secret = 'my own webhook secret, chosen by me: ünïcode too';
+  const headers = delivery([secret]);
+
+  it('keys both signatures with its UTF-8 bytes', () => {
+    const key = Buffer.from(secret, 'utf8');
+    const service = createHmac('sha256', key).update(body).digest('hex');
+    const standard = createHmac('sha256', key).update(`msg_1.${nowSeconds}.${body}`).digest('base64');
+    expect(headers['X-Service-Signature']).toBe(`sha256=${service}`);
+    expect(headers['webhook-signature']).toBe(`v1,${standard}`);
+  });
+
+  it('verifies with the same secret and no other', () => {
+    expect(verifyWebhook(body, lowerCased(headers), secret, { now })).toEqual(JSON.parse(body));
+    expect(refusal(() => verifyWebhook(body, lowerCased(headers), `${secret}x`, { now }))).toMatch(
+      /no webhook-signature/,
+    );
+  });
+
+  it('a whsec_ prefix on text that is not base64 is its UTF-8 bytes too', () => {
+    const odd = 'whsec_not base64 at all!';
+    const h = delivery([odd]);
+    const standard = createHmac('sha256', Buffer.from(odd, 'utf8'))
+      .update(`msg_1.${nowSeconds}.${body}`)
+      .digest('base64');
+    expect(h['webhook-signature']).toBe(`v1,${standard}`);
+  });
+});

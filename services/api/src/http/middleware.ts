@@ -15,6 +15,7 @@ import {
   stringifyJson,
   validate,
   validationError,
+  variantErrorBody,
   type SchemaName,
 } from '@tokenops/shared';
 import type { Logger, Metrics } from '@tokenops/shared';
@@ -147,7 +148,8 @@ function httpStatusOf(err: unknown): number | undefined {
  * Everything that went wrong, as the envelope. A ServiceError keeps its code; a 4xx of the HTTP layer
  * (a path that does not decode, a body too large) is validation_error; anything else is
  * internal_error (or service_unavailable), its text only in the log. A failed authentication counts
- * against the client's address, and past the limit the answer is rate_limited instead.
+ * against the client's address, and past the limit the answer is rate_limited instead. Under /v1 the
+ * envelope is the variant's (`{"error": {"code", "message", "details"?}}`, two codes renamed).
  */
 export function errorHandler(logger: Logger, clientLimit?: ClientRateLimit) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -185,8 +187,12 @@ async function answerError(
   if (error.code === 'rate_limited' || error.code === 'service_unavailable')
     res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
   if (res.headersSent) return;
-  res.status(error.status).type('application/json').send(stringifyJson(error.toBody()));
+  const body = isVariantPath(req.originalUrl) ? variantErrorBody(error) : error.toBody();
+  res.status(error.status).type('application/json').send(stringifyJson(body));
 }
+
+/** The variant contract's paths (/v1): their errors nest the code, as the variant names it. */
+export const isVariantPath = (url: string): boolean => /^\/v1(?:[/?#]|$)/.test(url);
 
 /**
  * 503, retry later: a dependency that did not answer (the adapters raise DependencyUnavailable), or a

@@ -11,7 +11,8 @@ export function stateRoutes(deps: ApiDeps): Router {
   const router = Router();
   router.get('/limits', async (req, res) => {
     const { view } = await authenticateAgent(req, deps);
-    send(res, 200, await limitsOf(deps.views, view, deps.ctx.now()), 'LimitsResponse', deps);
+    const { spent_today: _s, hourly_count: _h, ...limits } = await limitsOf(deps.views, view, deps.ctx.now());
+    send(res, 200, limits, 'LimitsResponse', deps);
   });
   router.get('/balance', async (req, res) => {
     const { view } = await authenticateAgent(req, deps);
@@ -19,7 +20,7 @@ export function stateRoutes(deps: ApiDeps): Router {
       limitsOf(deps.views, view, deps.ctx.now()),
       balancesOf(deps.views, view.agent_id, deps.ctx.chain.tokens),
     ]);
-    const { group_id: _group, ...fields } = limits;
+    const { group_id: _group, spent_today: _s, hourly_count: _h, ...fields } = limits;
     send(res, 200, { balances, ...fields }, 'BalanceResponse', deps);
   });
   router.get('/history', async (req, res) => {

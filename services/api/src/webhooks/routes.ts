@@ -91,7 +91,8 @@ export function webhookRoutes(deps: ApiDeps): Router {
     const body = bodyOf<WebhookRequest>(req, 'WebhookRequest');
     res.setHeader('cache-control', 'no-store');
     const owner = { agentId: caller.agentId, groupId: view.group_id };
-    send(res, 200, await registerWebhook(ctx, owner, body, deps.webhookUrls), 'WebhookResponse', deps);
+    const asked = { url: body.url, event_types: body.event_types }; // the service makes the secret
+    send(res, 200, await registerWebhook(ctx, owner, asked, deps.webhookUrls), 'WebhookResponse', deps);
   });
   router.get('/webhooks', async (req, res) => {
     const { caller } = await authenticateAgent(req, deps);
@@ -140,7 +141,8 @@ export function fleetWebhookRoutes(deps: ApiDeps): Router {
     await operatorOf(req, group);
     const body = bodyOf<WebhookRequest>(req, 'WebhookRequest');
     res.setHeader('cache-control', 'no-store');
-    ok(res, await registerWebhook(ctx, { groupId: group }, body, deps.webhookUrls), 201);
+    const asked = { url: body.url, event_types: body.event_types }; // the service makes the secret
+    ok(res, await registerWebhook(ctx, { groupId: group }, asked, deps.webhookUrls), 201);
   });
   router.get('/orchestrator/groups/:group/webhooks', async (req, res) => {
     const group = groupParam(req);

@@ -24,6 +24,8 @@ export interface Ask {
   /** Recipient, aggregator or lending program: the allow-list entry it must match. */
   counterparty: string;
   memo?: string;
+  /** Transfers: the memo's SHA-256 (hex), put on chain instead of the memo (the memo stays in the log). */
+  memo_sha256?: string;
   task_id?: string;
   params?: IntentParams;
 }

@@ -18,8 +18,8 @@
  */
 import type { Caller } from '../caller';
 import { acceptsKey } from '../../domain/agent';
-import { decideIntent, simulateTransfer, type IntentCommand } from '../../domain/intent';
-import { decodeEvent, streams, type BlockCode, type IntentData } from '../../domain/events';
+import { decideIntent, simulateIntent, type IntentCommand, type Simulation } from '../../domain/intent';
+import { decodeEvent, streams, type Action, type BlockCode, type IntentData } from '../../domain/events';
 import type { AllowEntry, GroupState } from '../../domain/group';
 import { requestFingerprint } from '../../domain/idempotency';
 import { ERROR_CATALOGUE, ServiceError, isErrorCode } from '../../errors';
@@ -192,6 +192,7 @@ function command<Req extends SpendRequest>(
     decimals: ask.decimals,
     counterparty: ask.counterparty,
     ...(ask.memo !== undefined && { memo: ask.memo }),
+    ...(ask.memo_sha256 !== undefined && { memo_sha256: ask.memo_sha256 }),
     ...(ask.task_id !== undefined && { task_id: ask.task_id }),
     ...(ask.params !== undefined && { params: ask.params }),
     idempotency_key: req.idempotency_key,
@@ -270,6 +271,23 @@ export async function simulate(
   caller: Caller,
   asks: (group: GroupState) => Promise<DryRunAsk>,
 ) {
+  const sim = await dryRun(ctx, caller, 'transfer', asks);
+  return {
+    would_succeed: sim.would_succeed,
+    daily_remaining: sim.daily_remaining,
+    hourly_tx_remaining: sim.hourly_tx_remaining,
+    estimated_fee: sim.estimated_fee,
+    ...(sim.reason !== undefined && { reason: sim.reason }),
+  };
+}
+
+/** Dry-runs an intent of any action through the same evaluation as the real one, every check reported; appends nothing. */
+export async function dryRun(
+  ctx: Context,
+  caller: Caller,
+  action: Action,
+  asks: (group: GroupState) => Promise<DryRunAsk>,
+): Promise<Simulation> {
   const agent = await ctx.agents.load(streams.agent(caller.agentId));
   if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
   const group = await ctx.groups.load(streams.group(agent.state.groupId));
@@ -277,9 +295,10 @@ export async function simulate(
   const entry = ask.counterparty === undefined ? undefined : group.state.entries.get(ask.counterparty);
   const budget =
     entry?.type === 1 ? (await ctx.budgets.load(streams.budget(entry.entryId))).state : undefined;
-  const sim = simulateTransfer(
+  return simulateIntent(
     {
       intent_id: 'simulation',
+      action,
       amount: ask.amount,
       value: ask.value,
       mint: ask.mint,
@@ -289,11 +308,4 @@ export async function simulate(
     },
     { group: group.state, agent: agent.state, ...(budget && { budget }) },
   );
-  return {
-    would_succeed: sim.would_succeed,
-    daily_remaining: sim.daily_remaining,
-    hourly_tx_remaining: sim.hourly_tx_remaining,
-    estimated_fee: sim.estimated_fee,
-    ...(sim.reason !== undefined && { reason: sim.reason }),
-  };
 }

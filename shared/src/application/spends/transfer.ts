@@ -47,6 +47,7 @@ export const transferKind: SpendKind<TransferRequest, 'transfer'> = {
           fee: toBaseUnits(amountFromText(intent.protocol_fee), token.decimals),
           treasury: ctx.chain.treasury,
           reference: `intent:${intent.intent_id}`,
+          ...(intent.memo_sha256 !== undefined && { memo: intent.memo_sha256 }),
         },
         ctx.chain,
       ),

@@ -121,15 +121,19 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): Prom
   throw validationError([{ path: '/url', issue: verdict.issue }]);
 }
 
+/**
+ * Records a subscription. Its signing secret is a new `whsec_` one, or the caller's own when given
+ * (the variant contract lets the caller choose it; its schema sets the minimum length).
+ */
 export async function registerWebhook(
   ctx: Context,
   owner: { agentId?: string; groupId: string },
-  body: { url: string; event_types: string[] },
+  body: { url: string; event_types: string[]; secret?: string },
   policy: UrlPolicy = {},
 ): Promise<{ webhook_id: string; signing_secret: string }> {
   await checkWebhookUrl(body.url, policy);
   const webhookId = `wh_${newId()}`;
-  const secret = newSigningSecret();
+  const secret = body.secret ?? newSigningSecret();
   await ctx.store.append(
     streams.webhooks(owner),
     [

@@ -1,0 +1,113 @@
+/**
+ * GET /v1/balance, /v1/limits, /v1/history: the same agent views and queries as the primary's state
+ * endpoints, answered in the variant's shapes. The history cursor is opaque to the caller: the
+ * position (confirmation time, signature) of the last entry returned, base64url-encoded JSON; the
+ * next page starts strictly after it (projections' historyPage), so paging never repeats or skips an
+ * entry while new operations arrive at the newest end.
+ */
+import Big from 'big.js';
+import { Router } from 'express';
+import {
+  ata,
+  resolveToken,
+  streams,
+  validate,
+  validationError,
+  type VariantBalanceQuery,
+  type VariantHistoryQuery,
+} from '@tokenops/shared';
+import { balancesOf, historyPage, limitsOf, type HistoryPosition } from '@tokenops/projections';
+import type { ApiDeps } from '../deps';
+import { authenticateAgent } from '../http/auth';
+import { send } from '../http/middleware';
+
+export const encodeCursor = (p: HistoryPosition): string =>
+  Buffer.from(JSON.stringify([p.at, p.tx_sig]), 'utf8').toString('base64url');
+
+export function decodeCursor(cursor: string): HistoryPosition {
+  try {
+    const [at, tx_sig] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (Number.isSafeInteger(at) && (at as number) >= 0 && typeof tx_sig === 'string' && tx_sig.length > 0)
+      return { at: at as number, tx_sig };
+  } catch {
+    // not ours: refused below
+  }
+  throw validationError([{ path: '/cursor', issue: 'is not a cursor this service gave (next_cursor)' }]);
+}
+
+const since = (iso: string | undefined): number | undefined =>
+  iso === undefined ? undefined : Date.parse(iso);
+
+export function variantReadRoutes(deps: ApiDeps): Router {
+  const router = Router();
+  router.get('/limits', async (req, res) => {
+    const { view } = await authenticateAgent(req, deps);
+    const l = await limitsOf(deps.views, view, deps.ctx.now());
+    send(
+      res,
+      200,
+      {
+        per_tx_limit: l.per_tx_limit,
+        daily_limit: l.daily_limit,
+        hourly_tx_cap: l.hourly_tx_cap,
+        spent_today: l.spent_today,
+        remaining_today: l.daily_remaining,
+        hourly_count: l.hourly_count,
+        remaining_hourly: l.hourly_tx_remaining,
+      },
+      'VariantLimitsResponse',
+      deps,
+    );
+  });
+
+  router.get('/balance', async (req, res) => {
+    const { view } = await authenticateAgent(req, deps);
+    const query = validate<VariantBalanceQuery>('VariantBalanceQuery', { ...req.query });
+    const { state: group } = await deps.ctx.groups.load(streams.group(view.group_id));
+    const token = resolveToken(deps.ctx.chain.tokens, query.mint, group.baseMint);
+    const balances = await balancesOf(deps.views, view.agent_id, [token]);
+    send(
+      res,
+      200,
+      {
+        mint: token.mint,
+        balance: balances[token.symbol] ?? new Big(0),
+        associated_token_account: await ata(view.agent_id, token.mint),
+      },
+      'VariantBalanceResponse',
+      deps,
+    );
+  });
+
+  router.get('/history', async (req, res) => {
+    const { view } = await authenticateAgent(req, deps);
+    const query = validate<VariantHistoryQuery & { limit: number }>('VariantHistoryQuery', { ...req.query });
+    const from = since(query.since);
+    const page = await historyPage(deps.views, view.agent_id, {
+      limit: query.limit,
+      ...(query.cursor !== undefined && { before: decodeCursor(query.cursor) }),
+      ...(from !== undefined && { since: from }),
+      ...(query.type !== undefined && { actions: [query.type] }),
+    });
+    const last = page.entries[page.entries.length - 1];
+    send(
+      res,
+      200,
+      {
+        items: page.entries.map((e) => ({
+          type: e.action,
+          tx_signature: e.tx_sig,
+          amount: e.amount,
+          recipient: e.to ?? '',
+          memo: e.memo ?? null,
+          fee: e.protocol_fee ?? 0,
+          confirmed_at: new Date(e.at).toISOString(),
+        })),
+        next_cursor: page.more && last ? encodeCursor({ at: last.at, tx_sig: last.tx_sig }) : null,
+      },
+      'VariantHistoryResponse',
+      deps,
+    );
+  });
+  return router;
+}
