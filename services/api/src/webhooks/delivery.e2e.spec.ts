@@ -543,3 +543,55 @@ describe('a redelivery while a retry is scheduled', () => {
     expect((JSON.parse(target.requests[1]!.body) as { event_id: string }).event_id).toBe(eventId);
   });
 });
+
+describe('a receiver that never recovers', () => {
+  let brief: World;
+  let target: Receiver;
+  beforeAll(async () => {
+    const tls = topologyTls ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
+    target = await startReceiver({
+      tls,
+      host: RECEIVER_HOST,
+      handler: (_req, res) => res.writeHead(500).end(),
+    });
+    // Retries for 1.5 s from the first attempt, 100 ms base: a few attempts, then dead.
+    brief = await startWorld({
+      webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100, retryForMs: 1_500 },
+    });
+  });
+  afterAll(async () => {
+    await brief?.close();
+    await target?.close();
+  });
+
+  // The server topology's delivery worker keeps the default 3 days: this schedule is the embedded one's.
+  (topologyTls ? it.skip : it)('is retried for WEBHOOK_RETRY_FOR_MS, then shown dead', async () => {
+    const sub = await brief.client.call<{ webhook_id: string }>(
+      'POST',
+      `/api/v1/orchestrator/groups/${brief.groupId}/webhooks`,
+      { token: brief.operator.token, body: { url: `${target.url}never`, event_types: ['agent.revoked'] } },
+    );
+    const agent = await brief.agent({}, 0);
+    await brief.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
+      token: brief.operator.token,
+      body: {},
+    });
+    let delivery: { status: string; log: { outcome: string }[] } | undefined;
+    const giveUpAt = Date.now() + 10_000;
+    while (delivery?.status !== 'dead' && Date.now() < giveUpAt) {
+      await new Promise((r) => setTimeout(r, 100));
+      const page = await brief.client.call<{ deliveries: { status: string; log: { outcome: string }[] }[] }>(
+        'GET',
+        `/api/v1/orchestrator/webhooks/${sub.body.webhook_id}/deliveries`,
+        { token: brief.operator.token },
+      );
+      delivery = page.body.deliveries[0];
+    }
+    expect(delivery?.status).toBe('dead');
+    expect(delivery!.log.length).toBeGreaterThanOrEqual(3);
+    expect(delivery!.log.every((a) => a.outcome === 'failed')).toBe(true);
+    const attempts = target.requests.length;
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(target.requests.length).toBe(attempts);
+  });
+});
