@@ -79,8 +79,18 @@ export type WhitelistExpiring = Event<
     at: number;
   }
 >;
+/** The owner gave a wallet read-only access to the group's log (an auditor). */
+export type AuditorGranted = Event<'auditor.granted', { group_id: string; wallet: string; at: number }>;
+/** The owner took an auditor's access away. */
+export type AuditorRemoved = Event<'auditor.removed', { group_id: string; wallet: string; at: number }>;
 export type GroupEvent =
-  GroupCreated | WhitelistEntryAdded | WhitelistEntryRemoved | AgentInvited | WhitelistExpiring;
+  | GroupCreated
+  | WhitelistEntryAdded
+  | WhitelistEntryRemoved
+  | AgentInvited
+  | WhitelistExpiring
+  | AuditorGranted
+  | AuditorRemoved;
 
 // ---- agent ----
 
@@ -300,6 +310,8 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'whitelist.entry_removed',
   'agent.invited',
   'policy.whitelist_expiring',
+  'auditor.granted',
+  'auditor.removed',
   'agent.registered',
   'agent.limits_changed',
   'agent.api_key_rotated',

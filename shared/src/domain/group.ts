@@ -1,5 +1,6 @@
 /**
- * The group: its owner, base token and default limits, its allow-list and its invitations.
+ * The group: its owner, base token and default limits, its allow-list, its invitations and its
+ * auditors (wallets that may read the group's log and do nothing else).
  * Pure: `evolveGroup` folds events into state, the `decide…` functions turn a command and the state
  * into new events or throw a ServiceError. No I/O, no clock: `now` comes in with the command.
  */
@@ -8,6 +9,8 @@ import { amountText, parseAmount, type Amount } from '../money';
 import { ServiceError, validationError } from '../errors';
 import type {
   AgentInvited,
+  AuditorGranted,
+  AuditorRemoved,
   EntryType,
   GroupEvent,
   WhitelistEntryAdded,
@@ -47,6 +50,8 @@ export interface GroupState {
   entries: ReadonlyMap<string, AllowEntry>;
   /** Invitations by agent id (an agent's wallet address). */
   invitations: ReadonlyMap<string, Invitation>;
+  /** Wallets with read-only access to the group's log. */
+  auditors: ReadonlySet<string>;
 }
 
 export const initialGroupState = (): GroupState => ({
@@ -57,6 +62,7 @@ export const initialGroupState = (): GroupState => ({
   defaultLimits: { per_tx_limit: new Big(0), daily_limit: new Big(0), hourly_tx_cap: 0 },
   entries: new Map(),
   invitations: new Map(),
+  auditors: new Set(),
 });
 
 export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
@@ -107,6 +113,13 @@ export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
         ...(d.label !== undefined && { label: d.label }),
       });
       return { ...state, invitations };
+    }
+    case 'auditor.granted':
+      return { ...state, auditors: new Set(state.auditors).add(event.data.wallet) };
+    case 'auditor.removed': {
+      const auditors = new Set(state.auditors);
+      auditors.delete(event.data.wallet);
+      return { ...state, auditors };
     }
   }
 }
@@ -304,6 +317,39 @@ export function decideInviteAgent(cmd: InviteAgent, state: GroupState): GroupEve
     },
   };
   return [invited, entry];
+}
+
+/**
+ * Gives `wallet` read-only access to the group's log. Granting a wallet that has it already records
+ * nothing (asking twice is safe); the owner reads its group anyway, so it is not made an auditor.
+ */
+export function decideGrantAuditor(
+  cmd: { wallet: string; now: number },
+  state: GroupState,
+): AuditorGranted[] {
+  mustExist(state);
+  if (cmd.wallet === state.ownerWallet)
+    throw new ServiceError('conflict', 'That wallet owns the group: it reads the log already.');
+  if (state.auditors.has(cmd.wallet)) return [];
+  return [{ type: 'auditor.granted', data: { group_id: state.groupId, wallet: cmd.wallet, at: cmd.now } }];
+}
+
+/** Takes an auditor's access away; `not_found` for a wallet that is not an auditor of the group. */
+export function decideRemoveAuditor(
+  cmd: { wallet: string; now: number },
+  state: GroupState,
+): AuditorRemoved[] {
+  mustExist(state);
+  if (!state.auditors.has(cmd.wallet))
+    throw new ServiceError('not_found', 'That wallet is not an auditor of this group.');
+  return [{ type: 'auditor.removed', data: { group_id: state.groupId, wallet: cmd.wallet, at: cmd.now } }];
+}
+
+/** Who may read the group's log: its owner and its auditors; anyone else is `forbidden` (not found if no group). */
+export function authorizeReader(state: GroupState, wallet: string): void {
+  mustExist(state);
+  if (state.ownerWallet !== wallet && !state.auditors.has(wallet))
+    throw new ServiceError('forbidden', 'This wallet neither owns nor audits the group.');
 }
 
 /** An operator acts only on groups its wallet owns; anything else is `forbidden` (not found if none). */
