@@ -35,6 +35,7 @@ export * from './application/repository';
 export * from './application/wallets';
 export * from './application/onboarding';
 export * from './application/operator';
+export * from './application/audit';
 export * from './application/outcomes';
 export * from './application/payments';
 export * from './application/caller';

@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ServiceError, openApiDocument } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
+import { auditRoutes } from './audit/routes';
 import { bearer } from './http/auth';
 import { errorHandler, jsonBody, notFound, requestContext } from './http/middleware';
 import { intentRoutes } from './intents/routes';
@@ -55,6 +56,7 @@ export function createApp(deps: ApiDeps): express.Express {
     webhookRoutes(deps),
     fleetWebhookRoutes(deps),
     orchestratorRoutes(deps),
+    auditRoutes(deps),
   );
   app.use('/api/v1', v1);
   app.use(VARIANT_PREFIX, variantRoutes(deps), fleetWebhookRoutes(deps)); // the variant contract, and its path of fleet webhooks

@@ -30,9 +30,50 @@ export const LimitsInputSchema = {
 const WebhookId = { type: 'string', pattern: '^wh_[1-9A-HJ-NP-Za-km-z]{32,44}$' } as const;
 const EventId = { type: 'string', pattern: '^evt_[0-9a-f]{32}$' } as const;
 
+const IntentId = {
+  type: 'string',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+} as const;
+
 export const PathParams = {
   type: 'object',
-  properties: { group: Identifier, agent: Identifier, entry: Identifier, webhook: WebhookId },
+  properties: {
+    group: Identifier,
+    agent: Identifier,
+    entry: Identifier,
+    webhook: WebhookId,
+    intent: IntentId,
+  },
+} as const satisfies JSONSchema;
+
+/** An auditor of a group: the wallet that gets (or loses) read-only access to its log. */
+export const AuditorRequest = {
+  type: 'object',
+  properties: { wallet: Identifier },
+  required: ['wallet'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+/** The most events one page of the audit query holds. */
+export const MAX_AUDIT_PAGE = 1000;
+
+/** The audit query: a group's events in log order, filtered, a page at a time after a cursor. */
+export const AuditEventsQuery = {
+  type: 'object',
+  properties: {
+    from: { type: 'string', format: 'date-time', description: 'Recorded at or after this time.' },
+    to: { type: 'string', format: 'date-time', description: 'Recorded before this time.' },
+    agent: Identifier,
+    type: {
+      type: 'string',
+      maxLength: 1000,
+      pattern: '^[a-z_]+(\\.[a-z_]+)+(,[a-z_]+(\\.[a-z_]+)+)*$',
+      description: 'One event type, or several separated by commas.',
+    },
+    cursor: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_AUDIT_PAGE, default: 100 },
+  },
+  additionalProperties: false,
 } as const satisfies JSONSchema;
 
 /** Send one event again (by its event_id), or every event since a time. */
@@ -150,6 +191,8 @@ export const OPERATOR_SCHEMAS = {
   RedeliverRequest,
   RotateSecretRequest,
   DeliveriesQuery,
+  AuditorRequest,
+  AuditEventsQuery,
 } as const;
 
 type AmountValue = number | string;
@@ -170,3 +213,5 @@ export type EmergencyWithdrawRequest = Shape<typeof EmergencyWithdrawRequest>;
 export type RedeliverRequest = Shape<typeof RedeliverRequest>;
 export type RotateSecretRequest = Shape<typeof RotateSecretRequest>;
 export type DeliveriesQuery = Shape<typeof DeliveriesQuery>;
+export type AuditorRequest = Shape<typeof AuditorRequest>;
+export type AuditEventsQuery = Shape<typeof AuditEventsQuery>;

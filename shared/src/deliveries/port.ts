@@ -97,6 +97,8 @@ export interface DeliveryStore {
   recordAttempts(items: readonly AttemptRecord[]): Promise<void>;
   /** Newest first. */
   deliveries(webhookId: string, options: { limit: number; before?: number }): Promise<Delivery[]>;
+  /** The deliveries of these events to these subscriptions (any that exist), oldest first. */
+  deliveriesOf(webhookIds: readonly string[], eventIds: readonly string[]): Promise<Delivery[]>;
   /**
    * Deliveries not finished: pending, or failed with a retry due. The relay enqueues them again when
    * it starts (after a restart of the embedded queue, or a Redis that lost its jobs).

@@ -232,8 +232,25 @@ export class SqlDeliveryStore implements DeliveryStore {
        ORDER BY created_at DESC, event_id DESC LIMIT $3`,
       [webhookId, options.before ?? null, options.limit],
     );
+    return this.withAttempts(rows);
+  }
+
+  async deliveriesOf(webhookIds: readonly string[], eventIds: readonly string[]): Promise<Delivery[]> {
+    if (webhookIds.length === 0 || eventIds.length === 0) return [];
+    const rows = await this.sql.query<DeliveryRow>(
+      `SELECT * FROM webhook_deliveries
+       WHERE webhook_id = ANY($1::text[]) AND event_id = ANY($2::text[])
+       ORDER BY created_at, webhook_id, event_id`,
+      [[...webhookIds], [...eventIds]],
+    );
+    return this.withAttempts(rows);
+  }
+
+  /** The deliveries of these rows with their attempts, oldest first. */
+  private async withAttempts(rows: DeliveryRow[]): Promise<Delivery[]> {
     if (rows.length === 0) return [];
     const attempts = await this.sql.query<{
+      webhook_id: string;
       event_id: string;
       attempt: number;
       at: string;
@@ -242,9 +259,9 @@ export class SqlDeliveryStore implements DeliveryStore {
       latency_ms: number;
       error: string | null;
     }>(
-      `SELECT event_id, attempt, at, outcome, status_code, latency_ms, error FROM webhook_attempts
-       WHERE webhook_id = $1 AND event_id = ANY($2::text[]) ORDER BY at, attempt`,
-      [webhookId, rows.map((r) => r.event_id)],
+      `SELECT webhook_id, event_id, attempt, at, outcome, status_code, latency_ms, error FROM webhook_attempts
+       WHERE webhook_id = ANY($1::text[]) AND event_id = ANY($2::text[]) ORDER BY at, attempt`,
+      [[...new Set(rows.map((r) => r.webhook_id))], rows.map((r) => r.event_id)],
     );
     return rows.map((r) => ({
       webhook_id: r.webhook_id,
@@ -257,7 +274,7 @@ export class SqlDeliveryStore implements DeliveryStore {
       updated_at: num(r.updated_at),
       ...(r.next_attempt_at !== null && { next_attempt_at: num(r.next_attempt_at) }),
       log: attempts
-        .filter((a) => a.event_id === r.event_id)
+        .filter((a) => a.event_id === r.event_id && a.webhook_id === r.webhook_id)
         .map((a) => ({
           attempt: a.attempt,
           at: num(a.at),

@@ -64,8 +64,13 @@ const tooLarge = () =>
  * Reads a JSON body: application/json, at most 64 KiB, valid UTF-8, valid JSON, every string storable;
  * each failure is validation_error.
  */
-export const jsonBody: RequestHandler = (req, _res, next) => {
+export const jsonBody: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'DELETE') return next();
+  readJsonBody(req, res, next);
+};
+
+/** The same reading for any method: a route that takes a body with DELETE mounts it itself. */
+export const readJsonBody: RequestHandler = (req, _res, next) => {
   const declared = Number(req.header('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) return next(tooLarge());
   const type = req.header('content-type') ?? '';
