@@ -1,0 +1,346 @@
+/**
+ * The audit query as an auditor uses it: the group's events (its stream, its agents', its budgets',
+ * its agents' payments and webhooks) and nothing else, in log order, each with its position, stream,
+ * revision, type, data, metadata and time; filters by time, agent and type; a cursor that pages over
+ * a log that grows without repeating or skipping; the whole range as NDJSON, a few thousand events
+ * long. What is expected is read from the log itself (`world.service.ctx.store`), by stream. Bad
+ * input is the error envelope, never a 500.
+ */
+import { generateSigner, streams, type RecordedEvent } from '@tokenops/shared';
+import { key, signIn, startWorld, type Operator, type World } from '../testing/harness';
+
+interface Shown {
+  position: string;
+  event_id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: { correlation_id: string | null; causation_id: string | null };
+  recorded_at: string;
+}
+interface Page {
+  events: Shown[];
+  next_cursor: string;
+  has_more: boolean;
+}
+
+let world: World;
+let auditor: Operator;
+let a: { id: string; key: string };
+let b: { id: string; key: string };
+/** Another operator's group with an agent of its own: none of it is this group's. */
+let foreign: { group: string; agent: string };
+
+beforeAll(async () => {
+  world = await startWorld({ rateLimitPerMinute: 1_000_000 });
+  auditor = await signIn(world.client);
+  const granted = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/auditors`, {
+    token: world.operator.token,
+    body: { wallet: auditor.wallet.address },
+  });
+  expect(granted.status).toBe(201);
+  a = await world.agent();
+  b = await world.agent();
+  expect((await transfer(a, world.vendor, 2)).status).toBe(200);
+  expect((await transfer(b, generateSigner().address, 1)).status).toBe(403);
+  const other = await signIn(world.client);
+  const group = await world.client.call('POST', '/api/v1/orchestrator/groups', {
+    token: other.token,
+    body: {},
+  });
+  const invited = await world.client.call(
+    'POST',
+    `/api/v1/orchestrator/groups/${group.body.group_config_pda}/invitations`,
+    {
+      token: other.token,
+      body: {},
+    },
+  );
+  foreign = { group: group.body.group_config_pda as string, agent: invited.body.agent_wallet_pda as string };
+}, 60_000);
+afterAll(async () => world?.close());
+
+const transfer = (agent: { key: string }, to: string, amount: number) =>
+  world.client.call('POST', '/api/v1/transfer', {
+    token: agent.key,
+    body: { to, amount, idempotency_key: key() },
+  });
+/** A transfer to an address nobody allow-listed: refused, recorded as intent.blocked. */
+const blocked = (agent: { key: string }) => transfer(agent, generateSigner().address, 1);
+
+const query = (params: Record<string, string | number> = {}, token = auditor.token) =>
+  world.client.call<Page>(
+    'GET',
+    `/api/v1/audit/groups/${world.groupId}/events?${new URLSearchParams(
+      Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+    )}`,
+    { token },
+  );
+
+/** Every page after `cursor` until the end: the events and the cursor to go on from. */
+async function readToEnd(params: Record<string, string | number> = {}, cursor?: string) {
+  const out: Shown[] = [];
+  for (;;) {
+    const page = await query({ ...params, limit: 1000, ...(cursor !== undefined && { cursor }) });
+    expect(page.status).toBe(200);
+    out.push(...page.body.events);
+    cursor = page.body.next_cursor;
+    if (!page.body.has_more) return { events: out, cursor };
+  }
+}
+
+/** The group's streams as the owner describes the group (its agents and its allow-list entries). */
+async function groupStreams(): Promise<Set<string>> {
+  const g = await world.client.call<{
+    agents: { agent_wallet_pda: string }[];
+    whitelist: { whitelist_entry_pda: string }[];
+  }>('GET', `/api/v1/orchestrator/groups/${world.groupId}`, { token: world.operator.token });
+  return new Set([
+    streams.group(world.groupId),
+    streams.webhooks({ groupId: world.groupId }),
+    ...g.body.agents.flatMap((x) => [
+      streams.agent(x.agent_wallet_pda),
+      streams.payments(x.agent_wallet_pda),
+      streams.webhooks({ agentId: x.agent_wallet_pda }),
+    ]),
+    ...g.body.whitelist.map((e) => streams.budget(e.whitelist_entry_pda)),
+  ]);
+}
+
+/** The group's events in the log, in log order. */
+async function expected(where: (e: RecordedEvent) => boolean = () => true): Promise<RecordedEvent[]> {
+  const mine = await groupStreams();
+  const all: RecordedEvent[] = [];
+  for (let page = await world.service.ctx.store.readAll({ maxCount: 5000 }); page.length > 0;) {
+    all.push(...page);
+    page = await world.service.ctx.store.readAll({ from: page[page.length - 1]!.position, maxCount: 5000 });
+  }
+  return all.filter((e) => mine.has(e.stream) && where(e));
+}
+
+/**
+ * Waits until every reservation of the group's budgets is settled: a transfer answers once it is
+ * confirmed, and its budget.consumed is appended a moment later.
+ */
+async function settled(): Promise<void> {
+  const budgets = [...(await groupStreams())].filter((x) => x.startsWith('budget-'));
+  for (const giveUpAt = Date.now() + 10_000; Date.now() < giveUpAt;) {
+    const counts = { reserved: 0, settled: 0 };
+    for (const stream of budgets)
+      for (const e of await world.service.ctx.store.readStream(stream)) {
+        if (e.type === 'budget.reserved') counts.reserved++;
+        if (e.type === 'budget.consumed' || e.type === 'budget.released') counts.settled++;
+      }
+    if (counts.reserved === counts.settled) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the budgets did not settle');
+}
+
+const ids = (events: readonly { event_id?: string; id?: string }[]) => events.map((e) => e.event_id ?? e.id);
+
+describe("the group's events", () => {
+  it('are all of the group, nothing else, in log order, each with its position, stream, revision, type, data, metadata and time', async () => {
+    await settled();
+    const { events } = await readToEnd();
+    const log = await expected();
+    expect(ids(events)).toEqual(ids(log));
+    expect(new Set(events.map((e) => e.type))).toEqual(
+      new Set([
+        'group.created',
+        'whitelist.entry_added',
+        'auditor.granted',
+        'agent.invited',
+        'agent.registered',
+        'payment.received',
+        'budget.reserved',
+        'intent.accepted',
+        'intent.submitting',
+        'intent.confirmed',
+        'budget.consumed',
+        'intent.blocked',
+      ]),
+    );
+    const first = events[0]!;
+    const recorded = log[0]!;
+    expect(first).toEqual({
+      position: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
+      event_id: recorded.id,
+      stream: streams.group(world.groupId),
+      revision: 0,
+      type: 'group.created',
+      data: recorded.data,
+      metadata: { correlation_id: null, causation_id: null },
+      recorded_at: recorded.metadata.timestamp,
+    });
+    expect(events.every((e) => e.revision === Number(log.find((r) => r.id === e.event_id)!.revision))).toBe(
+      true,
+    );
+    // Nothing of the other group, and no wallet seed, idempotency record or sign-in.
+    const shownStreams = new Set(events.map((e) => e.stream));
+    expect(
+      [...shownStreams].filter((s) => !/^(group|agent|budget|payments|webhooks-(agent|group))-/.test(s)),
+    ).toEqual([]);
+    expect(shownStreams.has(streams.group(foreign.group))).toBe(false);
+    expect(events.some((e) => JSON.stringify(e.data).includes(foreign.agent))).toBe(false);
+  });
+
+  it('filter by type (one or several), by agent, and by time', async () => {
+    const onlyBlocked = (await readToEnd({ type: 'intent.blocked' })).events;
+    expect(ids(onlyBlocked)).toEqual(ids(await expected((e) => e.type === 'intent.blocked')));
+    expect(onlyBlocked.length).toBeGreaterThan(0);
+
+    const two = (await readToEnd({ type: 'intent.accepted,intent.confirmed' })).events;
+    expect(ids(two)).toEqual(
+      ids(await expected((e) => e.type === 'intent.accepted' || e.type === 'intent.confirmed')),
+    );
+
+    const ofB = (await readToEnd({ agent: b.id })).events;
+    const bStreams = [streams.agent(b.id), streams.payments(b.id), streams.webhooks({ agentId: b.id })];
+    expect(ids(ofB)).toEqual(
+      ids(
+        await expected(
+          (e) => bStreams.includes(e.stream) || (e.data as { agent_id?: string }).agent_id === b.id,
+        ),
+      ),
+    );
+    expect(ofB.some((e) => e.stream === streams.agent(a.id))).toBe(false);
+    expect(ofB.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['agent.invited', 'agent.registered', 'intent.blocked']),
+    );
+
+    const all = (await readToEnd()).events;
+    const middle = all[Math.floor(all.length / 2)]!.recorded_at;
+    const since = (await readToEnd({ from: middle })).events;
+    const before = (await readToEnd({ to: middle })).events;
+    expect(since.every((e) => Date.parse(e.recorded_at) >= Date.parse(middle))).toBe(true);
+    expect(before.every((e) => Date.parse(e.recorded_at) < Date.parse(middle))).toBe(true);
+    expect(new Set([...ids(before), ...ids(since)])).toEqual(new Set(ids(all)));
+    expect(before.length + since.length).toBe(all.length);
+    const window = (await readToEnd({ from: middle, to: middle })).events;
+    expect(window).toEqual([]);
+  });
+
+  it('page by cursor while transfers are made between pages: no event repeated, none skipped', async () => {
+    const seen: Shown[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; ; i++) {
+      const page = await query({ limit: 4, ...(cursor !== undefined && { cursor }) });
+      expect(page.status).toBe(200);
+      expect(page.body.events.length).toBeLessThanOrEqual(4);
+      seen.push(...page.body.events);
+      cursor = page.body.next_cursor;
+      if (i < 6) {
+        // The log grows between pages: a refused transfer, and one that goes through.
+        expect((await blocked(a)).status).toBe(403);
+        if (i % 3 === 0) expect((await transfer(b, world.vendor, 1)).status).toBe(200);
+      } else if (!page.body.has_more) break;
+    }
+    await settled();
+    const tail = await readToEnd({}, cursor);
+    seen.push(...tail.events);
+    expect(new Set(ids(seen)).size).toBe(seen.length);
+    expect(ids(seen)).toEqual(ids(await expected()));
+    // Read on from the last cursor later: only what was appended since.
+    expect((await blocked(b)).status).toBe(403);
+    const later = await readToEnd({}, tail.cursor);
+    expect(later.events.map((e) => e.type)).toEqual(['intent.blocked']);
+    expect(later.events[0]!.stream).toBe(streams.agent(b.id));
+  });
+});
+
+describe('NDJSON', () => {
+  const ndjson = async (params: Record<string, string> = {}, token = auditor.token) => {
+    const res = await fetch(
+      `${world.client.url}/api/v1/audit/groups/${world.groupId}/events?${new URLSearchParams(params)}`,
+      { headers: { authorization: `Bearer ${token}`, accept: 'application/x-ndjson' } },
+    );
+    const text = await res.text();
+    return {
+      res,
+      lines:
+        text === ''
+          ? []
+          : text
+              .trimEnd()
+              .split('\n')
+              .map((l) => JSON.parse(l) as Shown),
+    };
+  };
+
+  it('streams the whole range, a few thousand events, in log order, one event a line', async () => {
+    const agents = [a, b, await world.agent({}, 0), await world.agent({}, 0)];
+    for (let round = 0; round < 20; round++)
+      await Promise.all(
+        agents.flatMap((agent) =>
+          Array.from({ length: 25 }, async () => expect((await blocked(agent)).status).toBe(403)),
+        ),
+      );
+    const { res, lines } = await ndjson();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    expect(res.headers.get('content-length')).toBeNull(); // written as it is read, not as one body
+    const log = await expected();
+    expect(log.length).toBeGreaterThan(2000);
+    expect(ids(lines)).toEqual(ids(log));
+    // From a cursor, filtered: the same as the pages give.
+    const cursor = lines[100]!.position;
+    const some = await ndjson({ cursor, type: 'intent.blocked', agent: a.id });
+    expect(ids(some.lines)).toEqual(
+      ids((await readToEnd({ type: 'intent.blocked', agent: a.id }, cursor)).events),
+    );
+    expect(some.lines.length).toBeGreaterThan(400);
+  }, 180_000);
+
+  it('refuses what the pages refuse, with the envelope: a stranger, a bad cursor', async () => {
+    const stranger = await signIn(world.client);
+    const refused = await ndjson({}, stranger.token);
+    expect(refused.res.status).toBe(403);
+    expect(refused.res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(refused.lines).toEqual([{ error: 'forbidden', message: expect.any(String) }]);
+    const r = await fetch(`${world.client.url}/api/v1/audit/groups/${world.groupId}/events?cursor=zz`, {
+      headers: { authorization: `Bearer ${auditor.token}`, accept: 'application/x-ndjson' },
+    });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: string }).error).toBe('validation_error');
+  });
+});
+
+describe('bad input to the query', () => {
+  it.each([
+    [{ limit: 0 }, '/limit'],
+    [{ limit: 1001 }, '/limit'],
+    [{ limit: 'ten' }, '/limit'],
+    [{ cursor: '!!' }, '/cursor'],
+    [{ cursor: 'bm90IGEgY3Vyc29y' }, '/cursor'],
+    [{ from: 'yesterday' }, '/from'],
+    [{ to: '2026-13-01T00:00:00Z' }, '/to'],
+    [{ agent: 'short' }, '/agent'],
+    [{ type: 'Not A Type' }, '/type'],
+    [{ colour: 'red' }, '/colour'],
+  ])('%j is 400 validation_error', async (params, path) => {
+    const r = await query(params as Record<string, string>);
+    expect({ status: r.status, error: (r.body as unknown as { error: string }).error }).toEqual({
+      status: 400,
+      error: 'validation_error',
+    });
+    expect((r.body as unknown as { details: { path: string }[] }).details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path })]),
+    );
+  });
+
+  it('a parameter given twice is 400, not 500', async () => {
+    const r = await world.client.call('GET', `/api/v1/audit/groups/${world.groupId}/events?limit=1&limit=2`, {
+      token: auditor.token,
+    });
+    expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'validation_error' });
+  });
+
+  it('limit defaults to 100 and is at most 1000', async () => {
+    const all = (await readToEnd()).events;
+    expect(all.length).toBeGreaterThan(1000);
+    expect((await query()).body.events).toHaveLength(100);
+    expect((await query({ limit: 1000 })).body.events).toHaveLength(1000);
+  });
+});
