@@ -2,7 +2,7 @@
  * Every event of the product, by stream. Event data is plain JSON: amounts as exact decimal text,
  * times as Unix epoch milliseconds (`at`). The streams, every name built here and nowhere else:
  *
- *   group-<group_id>            the group: defaults, allow-list, invitations
+ *   group-<group_id>            the group: defaults, allow-list, invitations, auditors
  *   agent-<agent_id>            one agent: registration, key, limits, its intents and their outcomes
  *   budget-<entry_id>           the approved budget of one type-1 allow-list entry, shared by the group's agents
  *   idem-<agent>-<key digest>   one idempotency key of one agent (idempotency-events.ts)
