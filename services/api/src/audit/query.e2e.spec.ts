@@ -293,6 +293,29 @@ describe('NDJSON', () => {
     expect(some.lines.length).toBeGreaterThan(400);
   }, 180_000);
 
+  it('a client that goes away mid-stream stops the read, and the service answers on', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${world.client.url}/api/v1/audit/groups/${world.groupId}/events`, {
+      headers: { authorization: `Bearer ${auditor.token}`, accept: 'application/x-ndjson' },
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    controller.abort();
+    await reader.read().catch(() => undefined);
+    const page = await query({ limit: 1 });
+    expect(page.status).toBe(200);
+    expect(page.body.events).toHaveLength(1);
+  });
+
+  it('after the last cursor: 200 and no lines', async () => {
+    const { cursor } = await readToEnd();
+    const { res, lines } = await ndjson({ cursor });
+    expect(res.status).toBe(200);
+    expect(lines).toEqual([]);
+  });
+
   it('refuses what the pages refuse, with the envelope: a stranger, a bad cursor', async () => {
     const stranger = await signIn(world.client);
     const refused = await ndjson({}, stranger.token);
