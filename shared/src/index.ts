@@ -37,6 +37,7 @@ export * from './application/onboarding';
 export * from './application/operator';
 export * from './application/outcomes';
 export * from './application/payments';
+export * from './application/reconcile';
 export * from './application/caller';
 export * from './application/spends';
 export * from './process';
