@@ -9,8 +9,10 @@
  * - a confirmed intent whose transaction moved other amounts than its events say: the agent's
  *   balance of the intent's mint fell by `amount`; for a transfer the counterparty's rose by
  *   `net_amount` and the treasury's by `protocol_fee`; for a swap, deposit or withdrawal the agent's
- *   balance of `received_mint` rose by `received_amount` and the counterparty (aggregator, lending
- *   program) is named in the transaction; and no other of the agent's balances moved;
+ *   balance of `received_mint` rose by `received_amount`; and no other of the agent's balances moved.
+ *   (The counterparty of a swap or a lending operation is a protocol address, the aggregator or the
+ *   lending program, which the local markets' transactions do not name: their pools and vaults
+ *   belong to keys of their own. So for those the check is both of the agent's sides.);
  * - tokens that left the agent's wallet in a transaction that no confirmed intent and no emergency
  *   withdrawal names (signed behind the service's back, or an intent the log says failed);
  * - each balance on the chain that differs from what the events imply: payments in, confirmed
@@ -64,7 +66,6 @@ export type DiscrepancyKind =
   | 'intent_failed_on_chain'
   | 'amount_mismatch'
   | 'unexpected_movement'
-  | 'counterparty_missing'
   | 'unexplained_outflow'
   | 'balance_mismatch';
 
@@ -285,13 +286,6 @@ export function reconcile(input: ReconcileInput): Discrepancy[] {
           expect(agent, 'agent', c.receivedMint, c.receivedAmount, 1n);
           named.add(c.receivedMint);
         }
-        if (!tx.accountKeys.includes(intent.counterparty))
-          out.push({
-            ...base,
-            kind: 'counterparty_missing',
-            party: intent.counterparty,
-            message: `intent ${intent.intent_id} (${intent.action}): its counterparty ${intent.counterparty} is not in transaction ${signature}`,
-          });
       }
       for (const [mint, change] of changesOf(tx, agent))
         if (!named.has(mint))

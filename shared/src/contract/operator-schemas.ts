@@ -62,6 +62,16 @@ export const DeliveriesQuery = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** The window of a reconciliation (docs/audit.md): both ends inclusive, either may be absent. */
+export const ReconciliationQuery = {
+  type: 'object',
+  properties: {
+    from: { type: 'string', format: 'date-time' },
+    to: { type: 'string', format: 'date-time' },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 export const ChallengeRequest = {
   type: 'object',
   properties: { wallet: Identifier },
@@ -150,6 +160,7 @@ export const OPERATOR_SCHEMAS = {
   RedeliverRequest,
   RotateSecretRequest,
   DeliveriesQuery,
+  ReconciliationQuery,
 } as const;
 
 type AmountValue = number | string;
@@ -170,3 +181,4 @@ export type EmergencyWithdrawRequest = Shape<typeof EmergencyWithdrawRequest>;
 export type RedeliverRequest = Shape<typeof RedeliverRequest>;
 export type RotateSecretRequest = Shape<typeof RotateSecretRequest>;
 export type DeliveriesQuery = Shape<typeof DeliveriesQuery>;
+export type ReconciliationQuery = Shape<typeof ReconciliationQuery>;
