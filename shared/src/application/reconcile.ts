@@ -282,9 +282,11 @@ export function reconcile(input: ReconcileInput): Discrepancy[] {
         expect(intent.counterparty, 'counterparty', intent.mint, intent.net_amount, 1n);
         expect(input.treasury, 'treasury', intent.mint, intent.protocol_fee, 1n);
       } else {
-        if (c.receivedMint && c.receivedAmount) {
-          expect(agent, 'agent', c.receivedMint, c.receivedAmount, 1n);
-          named.add(c.receivedMint);
+        // A swap pays out the mint it asked for (params.to_mint), whatever the confirmation says.
+        const receivedMint = intent.action === 'swap' ? intent.params.to_mint : c.receivedMint;
+        if (receivedMint && c.receivedAmount) {
+          expect(agent, 'agent', receivedMint, c.receivedAmount, 1n);
+          named.add(receivedMint);
         }
       }
       for (const [mint, change] of changesOf(tx, agent))

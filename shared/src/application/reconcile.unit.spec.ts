@@ -251,3 +251,88 @@ it('limits intents and outflows to the window, placing an outflow between the tr
   // Balances are compared as they are now, whatever the window.
   expect(run([record], { from: 4 }).map((d) => d.kind)).toEqual(['balance_mismatch']);
 });
+
+it('holds a swap to the mint it asked for', () => {
+  const wrong = tx('sig-swap', [
+    [AGENT, USDC, 90_000_000n, 85_000_000n],
+    [AGENT, 'other-mint', 0n, 20_000_000n],
+  ]);
+  const found = run([agent({ transactions: [airdrop, paid, wrong] })]);
+  expect(found.filter((d) => d.signature === 'sig-swap').map((d) => [d.kind, d.mint])).toEqual([
+    ['amount_mismatch', SOL],
+    ['unexpected_movement', 'other-mint'],
+  ]);
+});
+
+it('takes an emergency withdrawal into account: the redeemed position and the moved tokens', () => {
+  const KUSDC = 'kusdc-mint';
+  const withTokens = [...tokens, { symbol: 'kUSDC', mint: KUSDC, decimals: 6 }];
+  const events: DomainEvent[] = [
+    payment('sig-airdrop', '100'),
+    {
+      type: 'intent.accepted',
+      data: {
+        ...common,
+        intent_id: 'i-dep',
+        action: 'deposit',
+        amount: '40',
+        mint: USDC,
+        counterparty: 'venue',
+        params: {},
+      },
+    },
+    {
+      type: 'intent.confirmed',
+      data: {
+        intent_id: 'i-dep',
+        agent_id: AGENT,
+        tx_sig: 'sig-dep',
+        received_amount: '40',
+        received_mint: KUSDC,
+        at: 3,
+      },
+    },
+    {
+      type: 'agent.emergency_withdraw',
+      data: {
+        agent_id: AGENT,
+        group_id: 'g',
+        destination: 'cold',
+        redeemed: [
+          {
+            lending_program: 'venue',
+            receipt_mint: KUSDC,
+            receipt_amount: '40',
+            mint: USDC,
+            amount: '41',
+            tx_sig: 'sig-redeem',
+          },
+        ],
+        moved: [{ mint: USDC, amount: '101', tx_sig: 'sig-move' }],
+        at: 4,
+      },
+    },
+  ];
+  const transactions = [
+    airdrop,
+    tx('sig-dep', [
+      [AGENT, USDC, 100_000_000n, 60_000_000n],
+      [AGENT, KUSDC, 0n, 40_000_000n],
+    ]),
+    tx('sig-redeem', [
+      [AGENT, KUSDC, 40_000_000n, 0n],
+      [AGENT, USDC, 60_000_000n, 101_000_000n],
+    ]),
+    tx('sig-move', [
+      [AGENT, USDC, 101_000_000n, 0n],
+      ['cold', USDC, 0n, 101_000_000n],
+    ]),
+  ];
+  const drained = { agentId: AGENT, events, transactions, balances: new Map([[USDC, 0n]]) };
+  expect(reconcile({ agents: [drained], tokens: withTokens, treasury: TREASURY })).toEqual([]);
+  // Without its record, the drain is two unexplained outflows and the balances the log implies differ.
+  const unrecorded = { ...drained, events: events.slice(0, 3) };
+  expect(
+    reconcile({ agents: [unrecorded], tokens: withTokens, treasury: TREASURY }).map((d) => d.kind),
+  ).toEqual(['unexplained_outflow', 'unexplained_outflow', 'balance_mismatch', 'balance_mismatch']);
+});
