@@ -38,6 +38,7 @@ export * from './application/operator';
 export * from './application/audit';
 export * from './application/outcomes';
 export * from './application/payments';
+export * from './application/reconcile';
 export * from './application/caller';
 export * from './application/spends';
 export * from './process';

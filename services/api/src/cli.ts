@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateSigner, signerFromSeed, type Signer } from '@tokenops/shared';
 import { webhookCommands } from './webhooks/cli';
+import { reconcileCommand } from './audit/reconcile-cli';
 
 export interface Global {
   url: string;
@@ -274,6 +275,7 @@ export function program(): Command {
       ),
     );
   webhookCommands(p, { g, call, authed });
+  reconcileCommand(p.command('audit').description('audit the log against the chain'), { g, call, authed });
   globalsAfterCommands(p);
   return p;
 }

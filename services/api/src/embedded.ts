@@ -78,6 +78,8 @@ export interface Embedded {
 }
 
 export const CHAIN_SEED = 'local-chain';
+/** How many of its newest transactions the embedded chain keeps for reconciliation (as the chain node's CHAIN_HISTORY). */
+export const EMBEDDED_CHAIN_HISTORY = 50_000;
 
 export const defaultSettings = (outcomeTimeoutMs = 30_000): Settings =>
   settingsFor({ kind: 'local', seed: CHAIN_SEED }, outcomeTimeoutMs);
@@ -89,8 +91,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const deliveries = await SqlDeliveryStore.open(sql);
   // One reading of the log, shared by the projection, the relay and the outcome waiter.
   const store = new LogFanout(log).view();
+  // The chain keeps its newest transactions with their balances before and after, as the chain node
+  // does: reconciliation (GET .../reconciliation) reads them.
   const chain = await LiteSvmChain.open({
     seed: CHAIN_SEED,
+    history: EMBEDDED_CHAIN_HISTORY,
     ...(options.dataDir && { stateFile: join(options.dataDir, 'chain.bin') }),
   });
   // The local pools and lending venue live on the same chain, created at its first start.

@@ -24,7 +24,7 @@ import { PaymentLog } from './payments';
 const U64_MAX = 2n ** 64n - 1n;
 const chainText = (failure: ChainFailure): string => [failure.error, ...failure.logs].join('\n');
 
-async function ownedGroup(ctx: Context, wallet: string, groupId: string): Promise<GroupState> {
+export async function ownedGroup(ctx: Context, wallet: string, groupId: string): Promise<GroupState> {
   const { state } = await ctx.groups.load(streams.group(groupId));
   authorizeOperator(state, wallet);
   return state;

@@ -20,7 +20,8 @@
  *
  * With `history`, it also keeps the newest transactions with their balances before and after
  * (history.ts, also beside the state file): what the chain node answers getSignaturesForAddress and
- * getTransaction from, and what `incomingPayments` reads. The embedded service needs none of it.
+ * getTransaction from, what `incomingPayments` reads, and what reconciliation reads (the embedded
+ * service keeps it for that).
  */
 import {
   getTransactionDecoder,
@@ -38,7 +39,12 @@ import bs58 from 'bs58';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { TransactionHistory, transactionView, type AccountReader, type Captured } from './history';
-import { readIncomingPayments, type PaymentQuery, type PaymentSource } from './payments';
+import {
+  readIncomingPayments,
+  type PaymentQuery,
+  type PaymentSource,
+  type TransactionHistoryReader,
+} from './payments';
 import { DEFAULT_LOCAL_TOKENS, localFixtures, localTokens, type LocalFixtures } from './local-fixtures';
 import {
   ChainFailure,
@@ -237,23 +243,25 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
 
   /** Payments to `owner` from its history (payments.ts); only a chain that keeps one can answer. */
   async incomingPayments(owner: string, mints: readonly string[], query?: PaymentQuery) {
-    const history = this.history;
+    const history = this.transactionHistory();
     if (!history) throw new Error('this chain keeps no transaction history (LiteSvmChainOptions.history)');
-    return readIncomingPayments(
-      {
-        signaturesFor: async (address, options) =>
-          history
-            .signaturesFor(address, options)
-            .map((t) => ({ signature: t.signature, failed: t.err !== null })),
-        transaction: async (signature) => {
-          const found = history.get(signature);
-          return found && transactionView(found);
-        },
+    return readIncomingPayments(history, owner, mints, query);
+  }
+
+  /** Its history as getSignaturesForAddress and getTransaction give it; undefined when it keeps none. */
+  transactionHistory(): TransactionHistoryReader | undefined {
+    const history = this.history;
+    if (!history) return undefined;
+    return {
+      signaturesFor: async (address, options) =>
+        history
+          .signaturesFor(address, options)
+          .map((t) => ({ signature: t.signature, failed: t.err !== null })),
+      transaction: async (signature) => {
+        const found = history.get(signature);
+        return found && transactionView(found);
       },
-      owner,
-      mints,
-      query,
-    );
+    };
   }
 
   async status(signature: string): Promise<SignatureStatus> {

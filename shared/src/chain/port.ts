@@ -11,6 +11,7 @@ import type { Instruction } from '@solana/kit';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import type { SignedTransaction, TransferWithFee } from './transactions';
+import type { TransactionHistoryReader } from './payments';
 
 export type SignatureStatus = 'confirmed' | 'failed' | 'unknown';
 
@@ -65,6 +66,11 @@ export interface Chain {
   clock(): Promise<bigint>;
   /** An account's owner, lamports and data; undefined when it does not exist. */
   readAccount(address: string): Promise<ChainAccount | undefined>;
+  /**
+   * The chain's transaction history by account (getSignaturesForAddress, getTransaction), which
+   * reconciliation reads; undefined when this chain keeps none.
+   */
+  transactionHistory?(): TransactionHistoryReader | undefined;
   close(): Promise<void>;
 }
 

@@ -235,6 +235,11 @@ export class RpcChain implements LocalChain, PaymentSource {
     return readIncomingPayments(this.history, owner, mints, query);
   }
 
+  /** The node's history (getSignaturesForAddress, getTransaction), which reconciliation reads. */
+  transactionHistory(): TransactionHistoryReader {
+    return this.history;
+  }
+
   private readonly history: TransactionHistoryReader = {
     signaturesFor: async (address, options) =>
       (await this.connection.getSignaturesForAddress(new PublicKey(address), options)).map((s) => ({

@@ -103,6 +103,16 @@ export const DeliveriesQuery = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** The window of a reconciliation (docs/audit.md): both ends inclusive, either may be absent. */
+export const ReconciliationQuery = {
+  type: 'object',
+  properties: {
+    from: { type: 'string', format: 'date-time' },
+    to: { type: 'string', format: 'date-time' },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 export const ChallengeRequest = {
   type: 'object',
   properties: { wallet: Identifier },
@@ -193,6 +203,7 @@ export const OPERATOR_SCHEMAS = {
   DeliveriesQuery,
   AuditorRequest,
   AuditEventsQuery,
+  ReconciliationQuery,
 } as const;
 
 type AmountValue = number | string;
@@ -215,3 +226,4 @@ export type RotateSecretRequest = Shape<typeof RotateSecretRequest>;
 export type DeliveriesQuery = Shape<typeof DeliveriesQuery>;
 export type AuditorRequest = Shape<typeof AuditorRequest>;
 export type AuditEventsQuery = Shape<typeof AuditEventsQuery>;
+export type ReconciliationQuery = Shape<typeof ReconciliationQuery>;

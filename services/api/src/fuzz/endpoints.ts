@@ -213,6 +213,17 @@ export function endpoints(f: Fixtures): Endpoint[] {
       ],
     }),
     operator('GET', '/orchestrator/groups/:group', { auth: 'operator', params: group }),
+    operator('GET', '/orchestrator/groups/:group/reconciliation', {
+      auth: 'operator',
+      params: group,
+      query: {
+        type: 'object',
+        properties: {
+          from: { type: 'string', format: 'date-time' },
+          to: { type: 'string', format: 'date-time' },
+        },
+      },
+    }),
     operator('POST', '/orchestrator/groups/:group/whitelist', {
       auth: 'operator',
       params: group,

@@ -110,6 +110,14 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.min(schema.maxLength ?? 40, Math.max(minLength, 40));
   if (schema.format === 'uri' && schema.pattern === '^https://') return httpsUrl;
+  if (schema.format === 'date-time')
+    return fc
+      .date({
+        min: new Date('2000-01-01T00:00:00Z'),
+        max: new Date('2100-01-01T00:00:00Z'),
+        noInvalidDate: true,
+      })
+      .map((d) => d.toISOString());
   if (schema.format !== undefined)
     throw new Error(`the fuzz generator does not know format "${schema.format}"`);
   if (schema.pattern !== undefined) {

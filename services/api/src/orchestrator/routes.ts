@@ -15,12 +15,14 @@ import {
   type EmergencyWithdrawRequest,
   fromBaseUnits,
   venueListing,
+  reconcileGroup,
   validate,
   type AirdropRequest,
   type ChallengeRequest,
   type CreateGroupRequest,
   type InvitationRequest,
   type LimitsChangeRequest,
+  type ReconciliationQuery,
   type TokenRequest,
   type WhitelistRequest,
 } from '@tokenops/shared';
@@ -79,6 +81,24 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
   router.get('/orchestrator/groups/:group', async (req, res) =>
     ok(res, await describeGroup(deps.ctx, await wallet(req), param(req, 'group'))),
   );
+  // Reconciliation of the log with the chain (docs/audit.md): the discrepancies, none when clean.
+  router.get('/orchestrator/groups/:group/reconciliation', async (req, res) => {
+    const w = await wallet(req);
+    const q = validate<ReconciliationQuery>('ReconciliationQuery', { ...req.query });
+    const from = q.from === undefined ? undefined : Date.parse(q.from);
+    const to = q.to === undefined ? undefined : Date.parse(q.to);
+    if (from !== undefined && to !== undefined && from > to)
+      throw new ServiceError('validation_error', 'The window ends before it starts (from is after to).', [
+        { path: '/from', issue: 'after to' },
+      ]);
+    ok(
+      res,
+      await reconcileGroup(deps.ctx, w, param(req, 'group'), {
+        ...(from !== undefined && { from }),
+        ...(to !== undefined && { to }),
+      }),
+    );
+  });
   router.post('/orchestrator/groups/:group/whitelist', async (req, res) => {
     const w = await wallet(req);
     const b = bodyOf<WhitelistRequest>(req, 'WhitelistRequest');
