@@ -146,7 +146,10 @@ describe("the group's events", () => {
     const { events } = await readToEnd();
     const log = await expected();
     expect(ids(events)).toEqual(ids(log));
-    expect(new Set(events.map((e) => e.type))).toEqual(
+    // The expiry scheduler announces the vendor's entry (24 h TTL) whenever its tick comes: in the log
+    // or not yet, it is the group's (the line above holds either way), and its timing is not this test's.
+    const types = events.map((e) => e.type).filter((t) => t !== 'policy.whitelist_expiring');
+    expect(new Set(types)).toEqual(
       new Set([
         'group.created',
         'whitelist.entry_added',
