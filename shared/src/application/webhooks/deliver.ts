@@ -52,14 +52,26 @@ export function retryDelay(settings: RetrySettings, n: number, random: number): 
 }
 
 /**
+ * How long the queue remembers an attempt's job id: longer than the longest wait before an attempt
+ * (an hour), so an attempt enqueued again (a relay that starts) while its job still waits is dropped;
+ * past that, a second job only means one more attempt. Short enough that the ids of millions of
+ * deliveries do not pile up in Redis for the days a delivery may be retried.
+ */
+const ATTEMPT_ID_TTL_MS = 2 * 60 * 60 * 1000;
+
+/**
  * A job per attempt, each attempt once: the queue drops a second job of the same attempt. A
  * redelivery is a job of its own (its request's id in the job id), even while a retry is scheduled.
  */
+const attemptOnce = (webhookId: string, eventId: string, attempt: number, redelivery?: string) => ({
+  id: `${webhookId}:${eventId}:${attempt}${redelivery ? `:${redelivery}` : ''}`,
+  ttlMs: ATTEMPT_ID_TTL_MS,
+});
+
 export async function enqueueDelivery(
   queue: JobQueue<DeliveryJob>,
   d: NewDelivery,
   now: number,
-  retry: Pick<RetrySettings, 'forMs'> = DEFAULT_DELIVERY_RETRY,
 ): Promise<void> {
   const attempt = (d.attempts ?? 0) + 1;
   await queue.enqueue(
@@ -73,10 +85,7 @@ export async function enqueueDelivery(
       first_at: d.attempts ? now : d.created_at,
     },
     {
-      dedup: {
-        id: `${d.webhook_id}:${d.event_id}:${attempt}${d.redelivery ? `:${d.redelivery}` : ''}`,
-        ttlMs: retry.forMs + 3_600_000,
-      },
+      dedup: attemptOnce(d.webhook_id, d.event_id, attempt, d.redelivery),
       ...(d.next_attempt_at !== undefined && { delayMs: Math.max(0, d.next_attempt_at - now) }),
     },
   );
@@ -188,10 +197,7 @@ export class Deliverer {
       { ...job, attempt: job.attempt + 1 },
       {
         delayMs: delay,
-        dedup: {
-          id: `${job.webhook_id}:${job.event_id}:${job.attempt + 1}`,
-          ttlMs: this.deps.retry.forMs + 3_600_000,
-        },
+        dedup: attemptOnce(job.webhook_id, job.event_id, job.attempt + 1),
       },
     );
     await this.record(attempt, { status: 'failed', next_attempt_at: nextAt });
