@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Env } from '@tokenops/shared';
+import { Env, webhookSettings, type WebhookSettings } from '@tokenops/shared';
 import { readEdgeSettings, type EdgeSettings } from './http/edge-settings';
 
 export interface Config {
@@ -20,6 +20,8 @@ export interface Config {
   outcomeTimeoutMs: number;
   rateLimitPerMinute: number;
   edge: EdgeSettings;
+  /** WEBHOOK_ALLOWED_PRIVATE_HOSTS, WEBHOOK_CA_FILE, the retry schedule, the concurrency. */
+  webhooks: WebhookSettings;
   demo: boolean;
   /** Notes for the log: which secrets were generated. */
   notes: string[];
@@ -33,6 +35,7 @@ export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
   const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 100, 600_000);
   const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
   const edge = readEdgeSettings(env);
+  const webhooks = webhookSettings(env);
   const dataDir = resolve(env.text('DATA_DIR', './data'));
   const logLevel = env.logLevel();
   const demo = env.text('DEMO', 'true') !== 'false';
@@ -66,6 +69,7 @@ export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
     outcomeTimeoutMs,
     rateLimitPerMinute,
     edge,
+    webhooks,
     demo,
     notes,
   };

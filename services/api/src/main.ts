@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     ...(config.edge.metricsListener && { metricsListener: config.edge.metricsListener }),
     ...(config.edge.metricsToken && { metricsToken: config.edge.metricsToken }),
     trustProxyHops: config.edge.trustProxyHops,
+    webhooks: config.webhooks,
   });
   logger.info('listening', {
     url: service.url,
