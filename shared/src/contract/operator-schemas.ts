@@ -4,8 +4,8 @@
  * bounds and every string a length, so nothing out of range reaches the domain or the log; the
  * bodies take no unknown properties. Path parameters are checked by `PathParams`.
  */
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { AmountInput, Identifier } from './schemas';
+import type { JSONSchema } from 'json-schema-to-ts';
+import { AmountInput, Identifier, type Shape } from './schemas';
 
 /** The longest allow-list entry lifetime: ten years, in seconds. */
 export const MAX_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
@@ -205,12 +205,6 @@ export const OPERATOR_SCHEMAS = {
   AuditEventsQuery,
   ReconciliationQuery,
 } as const;
-
-type AmountValue = number | string;
-type Shape<S extends JSONSchema> = FromSchema<
-  S,
-  { deserialize: [{ pattern: { 'x-amount': true }; output: AmountValue }] }
->;
 
 export type PathParams = Shape<typeof PathParams>;
 export type ChallengeRequest = Shape<typeof ChallengeRequest>;

@@ -317,7 +317,8 @@ export type ContractSchemaName = keyof typeof CONTRACT_SCHEMAS;
 // ---- the types the handlers see (derived from the schemas, never written twice) ----------------
 
 type AmountValue = number | string;
-type Shape<S extends JSONSchema> = FromSchema<
+/** The type a schema validates to (amounts as the number or text they arrive as); every contract's. */
+export type Shape<S extends JSONSchema> = FromSchema<
   S,
   { deserialize: [{ pattern: { 'x-amount': true }; output: AmountValue }] }
 >;

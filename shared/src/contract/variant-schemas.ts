@@ -7,11 +7,11 @@
  * The variant's error envelope nests the code (`{"error": {"code", "message", "details"?}}`) and
  * renames two codes (VARIANT_CODE_NAMES); everything else about errors is the primary's catalogue.
  */
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { JSONSchema } from 'json-schema-to-ts';
 import { validate as isUuid } from 'uuid';
 import { ERROR_CODES, validationError, type ErrorCode, type ValidationDetail } from '../errors';
 import { EVENT_KINDS } from '../events/catalogue';
-import { AmountInput, AmountOutput, Identifier, MEMO_MAX_BYTES } from './schemas';
+import { AmountInput, AmountOutput, Identifier, MEMO_MAX_BYTES, type Shape } from './schemas';
 
 // ---- building blocks -------------------------------------------------------------------------
 
@@ -436,12 +436,6 @@ export const VARIANT_SCHEMAS = {
 export type VariantSchemaName = keyof typeof VARIANT_SCHEMAS;
 
 // ---- the types the handlers see ------------------------------------------------------------------
-
-type AmountValue = number | string;
-type Shape<S extends JSONSchema> = FromSchema<
-  S,
-  { deserialize: [{ pattern: { 'x-amount': true }; output: AmountValue }] }
->;
 
 export type VariantRegisterRequest = Shape<typeof VariantRegisterRequest>;
 export type VariantTransferRequest = Shape<typeof VariantTransferRequest>;
