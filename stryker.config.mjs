@@ -77,5 +77,15 @@ export default {
   thresholds: { high: 95, low: 90, break: 90 },
   timeoutMS: 10_000,
   tempDirName: '.stryker-tmp',
-  ignorePatterns: ['/infra', '/bench', '/docs', '/data', '/scratch', '/coverage'],
+  // The docs stay out but for the two tables the unit tests hold equal to their catalogues.
+  ignorePatterns: [
+    '/infra',
+    '/bench',
+    '/docs/*',
+    '!/docs/errors.md',
+    '!/docs/events.md',
+    '/data',
+    '/scratch',
+    '/coverage',
+  ],
 };
