@@ -171,6 +171,8 @@ export interface AuditEvent {
   data: unknown;
   metadata: { correlation_id: string | null; causation_id: string | null };
   recorded_at: string;
+  /** Its link in its stream's hash chain (docs/audit.md), hex; null for events older than the chain. */
+  hash: string | null;
 }
 
 /** Event data as an auditor sees it: sealed webhook secrets are left out. */
@@ -194,6 +196,7 @@ export function auditEventOf(e: RecordedEvent): AuditEvent {
       causation_id: typeof e.metadata.causation_id === 'string' ? e.metadata.causation_id : null,
     },
     recorded_at: e.metadata.timestamp,
+    hash: e.hash ?? null,
   };
 }
 

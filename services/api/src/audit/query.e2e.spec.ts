@@ -18,6 +18,7 @@ interface Shown {
   data: Record<string, unknown>;
   metadata: { correlation_id: string | null; causation_id: string | null };
   recorded_at: string;
+  hash: string | null;
 }
 interface Page {
   events: Shown[];
@@ -176,7 +177,9 @@ describe("the group's events", () => {
       data: recorded.data,
       metadata: { correlation_id: null, causation_id: null },
       recorded_at: recorded.metadata.timestamp,
+      hash: recorded.hash,
     });
+    expect(first.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(events.every((e) => e.revision === Number(log.find((r) => r.id === e.event_id)!.revision))).toBe(
       true,
     );

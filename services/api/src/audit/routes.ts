@@ -16,6 +16,8 @@ import {
   removeAuditor,
   stringifyJson,
   validate,
+  verifyLog,
+  type VerificationQuery,
   type AuditEventsQuery,
   type AuditFilter,
   type AuditorRequest,
@@ -77,6 +79,18 @@ export function auditRoutes(deps: ApiDeps): Router {
       const until = await ctx.store.headPosition();
       await readGroupLog(ctx.store, scope, filter, { ...(after && { after }), until, onEvent: write });
     });
+  });
+
+  router.get('/audit/groups/:group/verification', async (req, res) => {
+    const w = await wallet(req);
+    const q = validate<VerificationQuery>('VerificationQuery', { ...req.query });
+    await auditScope(ctx, w, param(req, 'group'));
+    const expect = (q.expect ? q.expect.split(',') : []).map((pair) => {
+      const [events, digest] = pair.split(':') as [string, string];
+      return { events: Number(events), digest };
+    });
+    res.setHeader('cache-control', 'no-store');
+    ok(res, await verifyLog(ctx.store, { groupId: param(req, 'group'), expect }));
   });
 
   router.get('/audit/intents/:intent', async (req, res) => {
