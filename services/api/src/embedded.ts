@@ -31,6 +31,7 @@ import {
   serveOps,
   type Context,
   type ReadModelStore,
+  type Sql,
   type Settings,
 } from '@tokenops/shared';
 import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
@@ -74,6 +75,8 @@ export interface Embedded {
   ctx: Context;
   /** The agent views (read models) the state endpoints answer from. */
   views: ReadModelStore;
+  /** The SQL of the event log (PGlite): what someone with access to the data folder could change. */
+  sql: Sql;
   close(): Promise<void>;
 }
 
@@ -204,6 +207,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     ...(ops && { metricsUrl: `${ops.url}/metrics` }),
     ctx,
     views,
+    sql,
     close: async () => {
       await http.close();
       await ops?.close();
