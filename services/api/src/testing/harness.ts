@@ -159,7 +159,13 @@ async function startService(
       ...(options.webhooks && { webhooks: options.webhooks }),
     });
     return {
-      service: { url: service.url, ctx: service.ctx, views: service.views, seed: CHAIN_SEED, sql: service.sql },
+      service: {
+        url: service.url,
+        ctx: service.ctx,
+        views: service.views,
+        seed: CHAIN_SEED,
+        sql: service.sql,
+      },
       urls: [service.url],
       close: () => service.close(),
     };
