@@ -4,6 +4,7 @@ export * from './contract';
 export * from './domain';
 export * from './event-store/port';
 export * from './event-store/hash-chain';
+export * from './event-store/pages';
 export * from './event-store/fanout';
 export * from './event-store/postgres';
 export * from './event-store/eventstoredb';

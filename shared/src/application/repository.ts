@@ -44,6 +44,17 @@ export async function withPatience<R>(
   }
 }
 
+/**
+ * Every event of one intent (its decision, its budget's reservation and settlement, its submission and
+ * outcome) carries the intent's id as its correlation id: an auditor follows an intent across the
+ * agent's and the budget's streams by it.
+ */
+function withCorrelation(data: unknown, metadata: NewEvent['metadata']): NewEvent['metadata'] {
+  const intentId = (data as { intent_id?: unknown } | null)?.intent_id;
+  if (typeof intentId !== 'string' || metadata?.correlation_id !== undefined) return metadata;
+  return { ...metadata, correlation_id: intentId };
+}
+
 export class Repository<S, E extends { type: string; data: unknown }> {
   private readonly cache = new Map<string, { state: S; revision: bigint }>();
   private readonly locks = new AsyncLock({ maxPending: Infinity });
@@ -92,7 +103,7 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     const result = await this.store
       .append(
         stream,
-        events.map((e) => ({ type: e.type, data: e.data, ...(metadata && { metadata }) })),
+        events.map((e) => ({ type: e.type, data: e.data, metadata: withCorrelation(e.data, metadata) })),
         loaded.revision,
       )
       .catch((err: unknown) => {

@@ -16,8 +16,9 @@
  *
  * Reads the log through the event store port only, in pages, in log order.
  */
-import { createHash } from 'node:crypto';
-import { LOG_START, type EventStore, type LogPosition, type RecordedEvent } from '../event-store/port';
+import { hash } from 'node:crypto';
+import type { EventStore, LogPosition, RecordedEvent } from '../event-store/port';
+import { logPages } from '../event-store/pages';
 import { GENESIS_LINK, contentHash, linkHash } from '../event-store/hash-chain';
 import { GroupScope, encodeCursor } from './audit';
 
@@ -130,20 +131,17 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
     state.next++;
   };
 
-  let digest = createHash('sha256').update('tokenops audit digest').digest();
+  let digest: Buffer = hash('sha256', 'tokenops audit digest', 'buffer');
   const snapshot = (e: RecordedEvent): DigestCheckpoint => ({
     events: report.events,
     position: encodeCursor(e.position),
     digest: digest.toString('hex'),
   });
 
-  let from: LogPosition = LOG_START;
   let examined = 0;
   let last: RecordedEvent | undefined;
-  for (;;) {
-    const page = await store.readAll({ from, maxCount: pageSize });
+  for await (const page of logPages(store, { pageSize })) {
     for (const e of page) {
-      from = e.position;
       examined++;
       if (scope) {
         scope.observe(e);
@@ -152,10 +150,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
       report.events++;
       last = e;
       const content = contentHash(e);
-      digest = createHash('sha256')
-        .update(digest)
-        .update(e.hash === undefined ? content : Buffer.from(e.hash, 'hex'))
-        .digest();
+      digest = linkHash(digest, e.hash === undefined ? content : Buffer.from(e.hash, 'hex'));
       if (report.events % every === 0) report.checkpoints.push(snapshot(e));
       const expected = expect.get(report.events);
       if (expected && expected.digest !== digest.toString('hex'))
@@ -176,8 +171,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
         verifyInTurn(state, n, contentHash(n));
       }
     }
-    options.onProgress?.(examined, from);
-    if (page.length < pageSize) break;
+    if (page.length > 0) options.onProgress?.(examined, page[page.length - 1]!.position);
   }
 
   for (const [stream, state] of states) {

@@ -102,9 +102,10 @@ export function auditRoutes(deps: ApiDeps): Router {
 }
 
 /**
- * Streams NDJSON: one event a line, written as the log is read, waiting for the client to drain what
- * it was sent (backpressure) and stopping when it goes away. A failure once lines are out cuts the
- * response (the client sees it incomplete); before that, the error envelope answers.
+ * Streams NDJSON: one event a line, written as the log is read, in chunks of about 64 KiB (one write
+ * per event would cost more than reading it), waiting for the client to drain what it was sent
+ * (backpressure) and stopping when it goes away. A failure once lines are out cuts the response (the
+ * client sees it incomplete); before that, the error envelope answers.
  */
 async function streamEvents(
   res: Response,
@@ -114,10 +115,13 @@ async function streamEvents(
   res.once('close', () => {
     closed = true;
   });
-  const write = async (event: unknown): Promise<boolean> => {
-    if (closed) return false;
+  let chunk = '';
+  const flush = async () => {
     if (!res.headersSent) res.status(200).type(NDJSON);
-    if (!res.write(`${stringifyJson(event)}\n`)) {
+    if (!chunk || closed) return;
+    const full = !res.write(chunk);
+    chunk = '';
+    if (full)
       await new Promise<void>((resolve) => {
         const done = () => {
           res.off('drain', done);
@@ -127,16 +131,22 @@ async function streamEvents(
         res.on('drain', done);
         res.on('close', done);
       });
-    }
+  };
+  const write = async (event: unknown): Promise<boolean> => {
+    if (closed) return false;
+    chunk += `${stringifyJson(event)}\n`;
+    if (chunk.length >= CHUNK) await flush();
     return !closed;
   };
   try {
     await read(write);
+    await flush();
   } catch (err) {
     if (!res.headersSent) throw err;
     res.destroy(err as Error);
     return;
   }
-  if (!res.headersSent) res.status(200).type(NDJSON);
   res.end();
 }
+
+const CHUNK = 64 * 1024;
