@@ -21,7 +21,7 @@ afterAll(async () => world?.close());
 type Balance = { balances: Record<string, number>; daily_remaining: number; hourly_tx_remaining: number };
 type History = { transactions: { tx_sig: string; amount: number }[] };
 
-const fresh = (reply: Reply<unknown>) => {
+const fresh = <T>(reply: Reply<T>): T => {
   expect(reply.status).toBe(200);
   expect(reply.headers.get('x-data-stale')).toBe('false');
   return reply.body;
