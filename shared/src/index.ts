@@ -4,6 +4,7 @@ export * from './contract';
 export * from './domain';
 export * from './event-store/port';
 export * from './event-store/fanout';
+export * from './event-store/appends';
 export * from './event-store/postgres';
 export * from './event-store/eventstoredb';
 export * from './sql/sql';

@@ -51,10 +51,7 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
   // Every write answers once the agent views include it (boundedly; state/freshness.ts): what it
   // changed (limits, keys, status, a payment) reads back at once from any instance.
-  const visible = async <T>(res: Response, result: T): Promise<T> => {
-    await showWrite(deps, res);
-    return result;
-  };
+  const visible = <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write);
   // Path parameters: each an identifier; U+0000 or a lone surrogate is refused like any string.
   for (const name of ['group', 'agent', 'entry'] as const)
     router.param(name, (req, _res, next, value: string) => {
@@ -79,7 +76,7 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     const b = bodyOf<CreateGroupRequest>(req, 'CreateGroupRequest');
     ok(
       res,
-      await visible(res, await createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
+      await visible(res, () => createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
       201,
     );
   });
@@ -109,9 +106,8 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     const b = bodyOf<WhitelistRequest>(req, 'WhitelistRequest');
     ok(
       res,
-      await visible(
-        res,
-        await addWhitelistEntry(deps.ctx, w, param(req, 'group'), {
+      await visible(res, () =>
+        addWhitelistEntry(deps.ctx, w, param(req, 'group'), {
           address: b.address,
           type: b.type,
           ...(b.label !== undefined && { label: b.label }),
@@ -122,24 +118,21 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
       201,
     );
   });
-  router.delete('/orchestrator/groups/:group/whitelist/:entry', async (req, res) =>
+  router.delete('/orchestrator/groups/:group/whitelist/:entry', async (req, res) => {
+    const w = await wallet(req);
     ok(
       res,
-      await visible(
-        res,
-        await removeWhitelistEntry(deps.ctx, await wallet(req), param(req, 'group'), param(req, 'entry')),
-      ),
-    ),
-  );
+      await visible(res, () => removeWhitelistEntry(deps.ctx, w, param(req, 'group'), param(req, 'entry'))),
+    );
+  });
   router.post('/orchestrator/groups/:group/invitations', async (req, res) => {
     const w = await wallet(req);
     const b = bodyOf<InvitationRequest>(req, 'InvitationRequest');
     res.setHeader('cache-control', 'no-store');
     ok(
       res,
-      await visible(
-        res,
-        await invite(deps.ctx, w, param(req, 'group'), {
+      await visible(res, () =>
+        invite(deps.ctx, w, param(req, 'group'), {
           limits: limitsInput(b),
           ...(b.label !== undefined && { label: b.label }),
         }),
@@ -150,23 +143,23 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
   router.patch('/orchestrator/agents/:agent/limits', async (req, res) => {
     const w = await wallet(req);
     const b = bodyOf<LimitsChangeRequest>(req, 'LimitsChangeRequest');
-    ok(res, await visible(res, await changeLimits(deps.ctx, w, param(req, 'agent'), limitsInput(b))));
+    ok(res, await visible(res, () => changeLimits(deps.ctx, w, param(req, 'agent'), limitsInput(b))));
   });
   router.post('/orchestrator/agents/:agent/revoke', async (req, res) => {
     const w = await wallet(req);
     bodyOf(req, 'EmptyRequest');
-    ok(res, await visible(res, await revoke(deps.ctx, w, param(req, 'agent'))));
+    ok(res, await visible(res, () => revoke(deps.ctx, w, param(req, 'agent'))));
   });
   router.post('/orchestrator/agents/:agent/emergency-withdraw', async (req, res) => {
     const w = await wallet(req);
     const body = bodyOf<EmergencyWithdrawRequest>(req, 'EmergencyWithdrawRequest');
-    ok(res, await visible(res, await emergencyWithdraw(deps.ctx, w, param(req, 'agent'), body)));
+    ok(res, await visible(res, () => emergencyWithdraw(deps.ctx, w, param(req, 'agent'), body)));
   });
   router.post('/orchestrator/agents/:agent/rotate-key', async (req, res) => {
     const w = await wallet(req);
     bodyOf(req, 'EmptyRequest');
     res.setHeader('cache-control', 'no-store');
-    ok(res, await visible(res, await rotateKey(deps.ctx, w, param(req, 'agent'))));
+    ok(res, await visible(res, () => rotateKey(deps.ctx, w, param(req, 'agent'))));
   });
 
   router.get('/tokens', (_req, res) =>
@@ -200,9 +193,8 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     const b = bodyOf<AirdropRequest>(req, 'AirdropRequest');
     ok(
       res,
-      await visible(
-        res,
-        await airdrop(deps.ctx, {
+      await visible(res, () =>
+        airdrop(deps.ctx, {
           to: b.to,
           ...(b.mint !== undefined && { mint: b.mint }),
           amount: b.amount,

@@ -6,7 +6,8 @@
  *     write, the last event of its stream (an intent accepted, its outcome, a limit change), whichever
  *     API instance or executor appended it: the instance reads it from the log (the stream's cached
  *     state, and what was appended since);
- *   - an operator write (and the airdrop): the write itself, the log's head once it is appended.
+ *   - an operator write (and the airdrop): what it appended (collectAppends); when it appended
+ *     nothing (a payment the watcher recorded first, a change already made), the log's head.
  * Past the bound (a projector down, or far behind) it answers with what the views have, and says so in
  * headers (the bodies stay exactly the contract's): `X-Data-Stale: true`, `X-Data-Position` (the log
  * position the views include, opaque; absent when they include nothing yet) and `X-Data-Lag-Ms` (how
@@ -14,7 +15,14 @@
  * `X-Data-Stale: false`. Spends never wait on the views: they answer from their outcome in the log.
  */
 import type { Response } from 'express';
-import { VIEW_HEADERS, streams, type LastWrite, type LogPosition } from '@tokenops/shared';
+import {
+  VIEW_HEADERS,
+  collectAppends,
+  positionText,
+  streams,
+  type LastWrite,
+  type LogPosition,
+} from '@tokenops/shared';
 import { PROJECTION, projectedPast } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 
@@ -38,12 +46,18 @@ export async function showOwnWrites(deps: FreshnessDeps, res: Response, agentId:
   await show(deps, res, last, giveUpAt);
 }
 
-/** Waits (boundedly) until the views include everything the log holds now: after an operator write. */
-export async function showWrite(deps: FreshnessDeps, res: Response): Promise<void> {
+/**
+ * Runs an operator's write; once it is done, waits (boundedly) until the views include what it
+ * appended (or, when it appended nothing, everything the log holds now) and says on `res` whether they do.
+ */
+export async function showWrite<T>(deps: FreshnessDeps, res: Response, write: () => Promise<T>): Promise<T> {
+  const { result, last } = await collectAppends(write);
   const giveUpAt = Date.now() + deps.viewWaitMs;
-  const head = await within(deps.ctx.store.headPosition(), deps.viewWaitMs).catch(() => undefined);
-  const write = head && head.commit > 0n ? { position: head, at: Date.now() } : undefined;
-  await show(deps, res, head ? { write } : undefined, giveUpAt);
+  const position =
+    last ?? (await within(deps.ctx.store.headPosition(), deps.viewWaitMs).catch(() => undefined));
+  const written = position && position.commit > 0n ? { position, at: Date.now() } : undefined;
+  await show(deps, res, position ? { write: written } : undefined, giveUpAt);
+  return result;
 }
 
 /** `known`: the write to show (none when there is none); undefined when it could not be learnt. */
@@ -60,7 +74,7 @@ async function show(
   res.setHeader(FRESHNESS_HEADERS.stale, String(!shown));
   if (shown) return;
   const at: LogPosition | undefined = await deps.views.checkpoint(PROJECTION);
-  if (at) res.setHeader(FRESHNESS_HEADERS.position, `${at.commit}:${at.prepare}`);
+  if (at) res.setHeader(FRESHNESS_HEADERS.position, positionText(at));
   if (known?.write) res.setHeader(FRESHNESS_HEADERS.lag, String(Math.max(0, Date.now() - known.write.at)));
 }
 
