@@ -74,9 +74,9 @@ describe('the projector down', () => {
     const spends = [];
     for (let i = 0; i < 6; i++) spends.push(await timed(transfer));
     for (const { reply } of spends) expect(reply.body).toMatchObject({ status: 'confirmed' });
-    // Each used to take at least 2 s; now as long as the chain takes (a margin for a busy machine).
+    // Each used to take over 2 s; now as long as the chain takes. The median, for a busy machine.
     const times = spends.map((s) => s.ms).sort((a, b) => a - b);
-    expect({ median: times[3]! < 1_000, times }).toEqual({ median: true, times });
+    expect(times[3]).toBeLessThan(1_000);
 
     // Reads: each waits for the agent's own last write up to the bound, then answers what the views
     // have (the balance before the kill), saying it is stale, where the views are, and how far behind.
