@@ -99,6 +99,15 @@ describe('the projector down', () => {
     const frozen = await balanceOf(sender.key);
     expect(frozen.body.balances.USDC).toBe(99);
     expect(frozen.body.hourly_tx_remaining).toBe(99);
+    // An operator's write is made, and answers within the bound too, saying the views lack it.
+    const change = await timed(() =>
+      world.client.call('PATCH', `/api/v1/orchestrator/agents/${sender.id}/limits`, {
+        token: world.operator.token,
+        body: { per_tx_limit: 50 },
+      }),
+    );
+    expect([change.reply.status, stale(change.reply)]).toEqual([200, 'true']);
+    expect(change.ms).toBeLessThan(VIEW_WAIT_MS + 3_000);
 
     // Back up: the views catch up (once the dead projector's lease runs out), reads are fresh and exact.
     await projector!.restart();
@@ -110,6 +119,8 @@ describe('the projector down', () => {
       daily_remaining: 1_000 - 7,
       hourly_tx_remaining: 100 - 7,
     });
+    const limits = await world.client.call('GET', '/api/v1/limits', { token: sender.key });
+    expect([stale(limits), limits.body.per_tx_limit]).toEqual(['false', 50]);
     const history = await world.client.call<{ transactions: { tx_sig: string }[] }>(
       'GET',
       '/api/v1/history?limit=20',
