@@ -6,6 +6,7 @@ export * from './event-store/port';
 export * from './event-store/hash-chain';
 export * from './event-store/pages';
 export * from './event-store/fanout';
+export * from './event-store/appends';
 export * from './event-store/postgres';
 export * from './event-store/eventstoredb';
 export * from './sql/sql';

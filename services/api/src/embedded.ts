@@ -41,7 +41,7 @@ import { createApp } from './app';
 import type { Logger } from '@tokenops/shared';
 import { OperatorAuth, usedChallengesIn } from './orchestrator/auth';
 import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
-import type { EdgeSettings } from './http/edge-settings';
+import { VIEW_WAIT_MS, type EdgeSettings } from './http/edge-settings';
 
 export interface EmbeddedOptions {
   /** Where the log and the chain live; in memory when absent (tests). */
@@ -63,6 +63,8 @@ export interface EmbeddedOptions {
   metricsListener?: EdgeSettings['metricsListener'];
   metricsToken?: string;
   trustProxyHops?: number;
+  /** How long an answer from the agent views waits for them to show its write (VIEW_WAIT_MS, 2 s when absent). */
+  viewWaitMs?: number;
   /** Webhook deliveries (WEBHOOK_* settings); a resolver in tests. */
   webhooks?: Partial<WebhookSettings> & { resolve?: Resolver };
   now?: () => number;
@@ -190,6 +192,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     },
     ...(options.metricsToken && { metricsToken: options.metricsToken }),
     ...(options.trustProxyHops && { trustProxyHops: options.trustProxyHops }),
+    viewWaitMs: options.viewWaitMs ?? VIEW_WAIT_MS,
     logger,
     checkResponses: options.checkResponses ?? false,
     ready: async () => (await store.headPosition()) !== undefined,
