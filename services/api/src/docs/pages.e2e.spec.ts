@@ -1,0 +1,117 @@
+/**
+ * The API reference pages, as a reader sees them: each page opened in a real headless Chromium
+ * (Debian's `chromium`, or CHROMIUM_PATH) shows every operation of the document it renders, and the
+ * browser asked no host but the service for anything, nor had the page's policy refuse anything.
+ *
+ * On the server topology only the HTTP part runs (the pages and the renderer are served by each API
+ * process): the pages are the same code and the same static files there, so a second browser run
+ * would show nothing the embedded run does not.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startWorld, type World } from '../testing/harness';
+import { DOC_PAGES, RENDERER_URL } from './pages';
+
+const onTopology = (globalThis as { TOPOLOGY?: boolean }).TOPOLOGY === true;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+interface Operation {
+  operationId?: string;
+  summary?: string;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+
+/** What names each operation on the page: its summary (the renderer's title), else its operationId. */
+function operationTitles(doc: Document): string[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => {
+      const op = item[m]!;
+      const title = op.summary ?? op.operationId;
+      if (!title) throw new Error(`${m.toUpperCase()} ${path} has neither summary nor operationId`);
+      return title;
+    }),
+  );
+}
+
+/** The page's visible text once it shows every one of the titles, or when the time is up. */
+async function textShowing(tab: Page, titles: string[], ms: number): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const text = await tab.locator('body').innerText();
+    if (titles.every((t) => text.includes(t)) || Date.now() > deadline) return text;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+let world: World;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  world = await startWorld();
+  if (!onTopology) browser = await chromium.launch({ executablePath: CHROMIUM });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+});
+
+describe.each(DOC_PAGES)('the reference page $path', (page) => {
+  it('is HTML under a policy that allows this service only, with the renderer served beside it', async () => {
+    const res = await fetch(`${world.client.url}${page.path}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const policy = res.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("script-src 'self';");
+    expect(policy).toContain("connect-src 'self';");
+    const html = await res.text();
+    expect(html).toContain(`<script src="${RENDERER_URL}">`);
+    const renderer = await fetch(`${world.client.url}${RENDERER_URL}`);
+    expect(renderer.status).toBe(200);
+    expect(renderer.headers.get('content-type')).toMatch(/javascript/);
+    expect((await renderer.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  (onTopology ? it.skip : it)(
+    'shows every operation of its document in a browser, asking no other host for anything',
+    async () => {
+      const doc = await world.client.call<Document>('GET', page.document);
+      expect(doc.status).toBe(200);
+      const titles = operationTitles(doc.body);
+      expect(titles.length).toBeGreaterThan(0);
+
+      const context = await browser!.newContext();
+      const tab = await context.newPage();
+      const requested: string[] = [];
+      const refused: string[] = [];
+      const failed: string[] = [];
+      tab.on('request', (r) => void requested.push(r.url()));
+      tab.on('response', (r) => void (r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`)));
+      tab.on('console', (m) => {
+        // The bundled schema library probes, in a try/catch, whether eval is allowed (it is not,
+        // and it does without); any other refusal means the page's policy broke the page.
+        if (/Content Security Policy/.test(m.text()) && !/evaluate a string as JavaScript/.test(m.text()))
+          refused.push(m.text());
+      });
+      try {
+        await tab.goto(`${world.client.url}${page.path}`, { waitUntil: 'networkidle' });
+        const text = await textShowing(tab, titles, 20_000);
+        expect(titles.filter((t) => !text.includes(t))).toEqual([]);
+        expect(await tab.title()).toBe(page.title);
+      } finally {
+        await context.close();
+      }
+      const origin = new URL(world.client.url).origin;
+      expect(requested).toContain(`${origin}${page.document}`);
+      expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob):/.test(url))).toEqual(
+        [],
+      );
+      expect(refused).toEqual([]);
+      expect(failed).toEqual([]);
+    },
+  );
+});
