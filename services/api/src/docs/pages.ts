@@ -28,9 +28,11 @@ const RENDERER_FILE = require.resolve('@scalar/api-reference/browser/standalone.
 
 /**
  * The pages' policy, in place of the API's `default-src 'none'`: scripts, data and images from this
- * service only. Styles also allow 'unsafe-inline': the renderer (Vue) injects its stylesheet and
- * theme as <style> elements at run time, which no hash can name in advance. No inline script: the
- * renderer's configuration is a non-executable JSON element that the bundle reads.
+ * service only. Styles also allow 'unsafe-inline', which the renderer cannot do without: it injects
+ * its stylesheet and theme as <style> elements at run time and sets style attributes (about twenty
+ * refusals without it, and an unstyled page); hashes cannot name either in advance. Scripts stay
+ * 'self' alone: no inline script, no eval; the renderer's configuration is a non-executable JSON
+ * element that the bundle reads.
  */
 const docsPolicy = helmet.contentSecurityPolicy({
   useDefaults: false,
