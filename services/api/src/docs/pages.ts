@@ -1,11 +1,12 @@
 /**
  * API reference pages: each served OpenAPI document rendered in the browser by Scalar's standalone
- * bundle (@scalar/api-reference, pinned), which the service serves itself from node_modules. The
- * pages load nothing from any other host: no CDN, no fonts, no proxy, no AI agent, no developer
- * toolbar; their Content-Security-Policy allows this service only (docsPolicy below).
+ * bundle, which the service serves itself (renderer.ts). The pages load nothing from any other host:
+ * no CDN, no fonts, no proxy, no AI agent, no developer toolbar; their Content-Security-Policy allows
+ * this service only (docsPolicy below).
  */
 import { Router } from 'express';
 import helmet from 'helmet';
+import { RENDERER_URL, serveRenderer } from './renderer';
 
 export interface DocPage {
   /** Where the page is served. */
@@ -21,10 +22,6 @@ export const DOC_PAGES: readonly DocPage[] = [
   { path: '/v1/docs', document: '/v1/openapi.json', title: 'Token operations: agent API (variant)' },
   // { path: '/orchestrator/docs', document: '/api/v1/orchestrator/openapi.json', title: 'Token operations: operator API' },
 ];
-
-/** The renderer's browser bundle (its package exports this path). */
-export const RENDERER_URL = '/docs/assets/api-reference.js';
-const RENDERER_FILE = require.resolve('@scalar/api-reference/browser/standalone.js');
 
 /**
  * The pages' policy, in place of the API's `default-src 'none'`: scripts, data and images from this
@@ -89,6 +86,6 @@ export function docsRoutes(pages: readonly DocPage[] = DOC_PAGES): Router {
     const html = pageHtml(page);
     router.get(page.path, docsPolicy, (_req, res) => void res.type('html').send(html));
   }
-  router.get(RENDERER_URL, (_req, res, next) => res.sendFile(RENDERER_FILE, (err) => err && next(err)));
+  router.get(RENDERER_URL, serveRenderer);
   return router;
 }
