@@ -16,7 +16,7 @@ export interface DocPage {
   title: string;
 }
 
-/** Every reference page: one row each. */
+/** Every reference page: one row each (the operator's, once its document is served, is the third). */
 export const DOC_PAGES: readonly DocPage[] = [
   { path: '/docs', document: '/api/v1/openapi.json', title: 'Token operations: agent API' },
   { path: '/v1/docs', document: '/v1/openapi.json', title: 'Token operations: agent API (variant)' },
@@ -38,7 +38,7 @@ const docsPolicy = helmet.contentSecurityPolicy({
     scriptSrc: ["'self'"],
     styleSrc: ["'self'", "'unsafe-inline'"],
     connectSrc: ["'self'"],
-    imgSrc: ["'self'", 'data:'],
+    imgSrc: ["'self'", 'data:'], // data: for the pages' empty icon (else a browser asks for /favicon.ico)
     baseUri: ["'none'"],
     formAction: ["'none'"],
     frameAncestors: ["'none'"],
