@@ -1,7 +1,8 @@
 /**
  * The API reference pages, as a reader sees them: each page opened in a real headless Chromium
- * (Debian's `chromium`, or CHROMIUM_PATH) shows every operation of the document it renders, and the
- * browser asked no host but the service for anything, nor had the page's policy refuse anything.
+ * (Debian's `chromium`, or CHROMIUM_PATH) shows every operation of the document it renders, its
+ * client sends a request to the service and shows the answer, and the browser asked no host but the
+ * service for anything, nor had the page's policy refuse anything.
  *
  * On the server topology only the HTTP part runs (the pages and the renderer are served by each API
  * process): the pages are the same code and the same static files there, so a second browser run
@@ -21,6 +22,7 @@ interface Operation {
   summary?: string;
 }
 interface Document {
+  servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
 }
 
@@ -99,12 +101,14 @@ describe.each(DOC_PAGES)('the reference page $path', (page) => {
   });
 
   (onTopology ? it.skip : it)(
-    'shows every operation of its document in a browser, asking no other host for anything',
+    'shows every operation of its document in a browser, tries one against the service, and asks no other host for anything',
     async () => {
       const doc = await world.client.call<Document>('GET', page.document);
       expect(doc.status).toBe(200);
       const titles = operationTitles(doc.body);
       expect(titles.length).toBeGreaterThan(0);
+      const origin = new URL(world.client.url).origin;
+      const api = new URL(doc.body.servers?.[0]?.url ?? '/', origin).href;
 
       const context = await browser!.newContext();
       const tab = await context.newPage();
@@ -120,16 +124,25 @@ describe.each(DOC_PAGES)('the reference page $path', (page) => {
         const text = await textShowing(tab, titles, 20_000);
         expect(titles.filter((t) => !text.includes(t))).toEqual([]);
         expect(await tab.title()).toBe(page.title);
+        expect(requested).toContain(`${origin}${page.document}`);
+        expect(failed).toEqual([]);
+
+        // The renderer's client: the first operation, sent as it is prefilled; the request goes to
+        // this service (whose answers carry a request id) and its answer is shown.
+        await tab.getByText('Test Request').first().click();
+        const [answer] = await Promise.all([
+          tab.waitForResponse((r) => r.url().startsWith(api) && r.url() !== `${origin}${page.document}`),
+          tab.keyboard.press('Control+Enter'),
+        ]);
+        expect(answer.headers()['x-request-id']).toBeTruthy();
+        await tab.getByRole('dialog').getByText(String(answer.status())).first().waitFor();
       } finally {
         await context.close();
       }
-      const origin = new URL(world.client.url).origin;
-      expect(requested).toContain(`${origin}${page.document}`);
       expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob):/.test(url))).toEqual(
         [],
       );
       expect(refused).toEqual([]);
-      expect(failed).toEqual([]);
     },
   );
 });
