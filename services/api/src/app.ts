@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { ServiceError, openApiDocument } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
 import { auditRoutes } from './audit/routes';
+import { docsRoutes } from './docs/pages';
 import { bearer } from './http/auth';
 import { errorHandler, jsonBody, notFound, requestContext } from './http/middleware';
 import { intentRoutes } from './intents/routes';
@@ -47,6 +48,7 @@ export function createApp(deps: ApiDeps): express.Express {
     });
   }
   app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.use(docsRoutes()); // the API reference pages (HTML, with a policy of their own)
   app.use(jsonBody);
   const v1 = express.Router();
   v1.use(
