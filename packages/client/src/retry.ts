@@ -28,6 +28,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   if (header === null) return undefined;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;
+  if (!/ GMT$/.test(value)) return undefined; // an HTTP date ends so (RFC 9110); Date.parse takes much else
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
