@@ -17,32 +17,30 @@ export type ClientErrorCode = 'network_error' | 'unexpected_response';
 
 export class TokenOpsError extends Error {
   override readonly name = 'TokenOpsError';
+  /** The failing fields of a `validation_error`. */
+  readonly details?: ErrorDetail[];
+  /** What the service's Retry-After asked for, in seconds (429, 503). */
+  readonly retryAfterSeconds?: number;
+  /** The spend's idempotency key: send it again to retry this very operation later. */
+  readonly idempotencyKey?: string;
+
   constructor(
     /** The contract's code (match on it, not on the message), or the client's own. */
     readonly code: ErrorCode | ClientErrorCode,
     message: string,
     /** The HTTP status; 0 when no answer came back. */
     readonly status: number,
-    readonly extra: {
+    extra: {
       details?: ErrorDetail[];
-      /** What the service's Retry-After asked for, in seconds (429, 503). */
       retryAfterSeconds?: number;
-      /** The spend's idempotency key: send it again to retry this very operation later. */
       idempotencyKey?: string;
       cause?: unknown;
     } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
-  }
-
-  get details(): ErrorDetail[] | undefined {
-    return this.extra.details;
-  }
-  get retryAfterSeconds(): number | undefined {
-    return this.extra.retryAfterSeconds;
-  }
-  get idempotencyKey(): string | undefined {
-    return this.extra.idempotencyKey;
+    if (extra.details) this.details = extra.details;
+    if (extra.retryAfterSeconds !== undefined) this.retryAfterSeconds = extra.retryAfterSeconds;
+    if (extra.idempotencyKey !== undefined) this.idempotencyKey = extra.idempotencyKey;
   }
 }
 
