@@ -77,14 +77,20 @@ interface Answer<T> {
 class Connection {
   readonly api: Client<paths>;
   readonly fetch: Record<RetryPolicy, Fetch>;
+  readonly root: string;
 
-  constructor(baseUrl: string, headers: Record<string, string>, options: ConnectionOptions) {
+  constructor(
+    baseUrl: string,
+    readonly headers: Record<string, string>,
+    options: ConnectionOptions,
+  ) {
     const base: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
     this.fetch = {
       all: retryingFetch(base, 'all', options.retry),
       'rate-limited': retryingFetch(base, 'rate-limited', options.retry),
     };
-    this.api = createClient<paths>({ baseUrl: apiRoot(baseUrl), headers, fetch: this.fetch.all });
+    this.root = apiRoot(baseUrl);
+    this.api = createClient<paths>({ baseUrl: this.root, headers, fetch: this.fetch.all });
   }
 
   /** The answer's body on success; otherwise the TokenOpsError of the refusal (or of no answer). */
@@ -205,15 +211,25 @@ export class TokenOpsClient {
     );
   }
 
-  /** A route the OpenAPI document does not describe yet, through the same client (headers, retries). */
-  private untyped<T>(
+  /** A route the OpenAPI document does not describe yet: the same root, headers and retries, untyped. */
+  private async untyped<T>(
     method: 'GET' | 'DELETE',
     path: string,
     policy: RetryPolicy = 'all',
   ): Promise<Answer<T>> {
-    // openapi-fetch types only the document's paths: its request() is told this one is GET /balance.
-    return this.c.api.request(method as 'get', path as '/balance', {
-      fetch: this.c.fetch[policy],
-    }) as Promise<Answer<T>>;
+    const request = new Request(`${this.c.root}${path}`, { method, headers: this.c.headers });
+    const response = await this.c.fetch[policy](request);
+    const text = await response.text();
+    if (!response.ok) return { error: parsed(text), response };
+    return { data: JSON.parse(text) as T, response }; // not JSON: a SyntaxError, unexpected_response
+  }
+}
+
+/** JSON if the text is JSON, else the text (an error page). */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
