@@ -184,6 +184,28 @@ describe('POST /mcp authentication', () => {
   });
 });
 
+describe('the rate limit at /mcp (60 requests a minute per agent)', () => {
+  it('counts a tool call once, as the API call it makes; past the limit a tool call is rate_limited', async () => {
+    const agent = await world.agent({}, 0);
+    const client = new McpClient({ name: 'e2e', version: '1.0.0' });
+    await client.connect(transports[0]![1](agent.key)); // initialize and its notification: 2 requests
+    const remaining = async () => {
+      const r = await world.client.call('GET', '/api/v1/limits', { token: agent.key });
+      return Number(r.headers.get('ratelimit-remaining'));
+    };
+    try {
+      expect(await remaining()).toBe(57);
+      await call(client, 'limits');
+      expect(await remaining()).toBe(55);
+      while ((await remaining()) > 0);
+      const refused = await call(client, 'balance');
+      expect(refused.error).toMatch(/^rate_limited: /);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('tokenops-mcp without TOKENOPS_API_KEY', () => {
   it('says so on stderr and exits 2', async () => {
     const child = spawn(process.execPath, [BIN], {
