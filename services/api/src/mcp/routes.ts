@@ -9,7 +9,7 @@
  */
 import { Router, type Request } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createMcpServer, httpAgentApi } from '@tokenops/mcp';
+import { TOOLS, createMcpServer, httpAgentApi } from '@tokenops/mcp';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, bearer } from '../http/auth';
 
@@ -45,15 +45,20 @@ export function mcpRoutes(deps: ApiDeps): Router {
   return router;
 }
 
-/** Whether every JSON-RPC message of the body is a tools/call (each counted as the API call it makes). */
+const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
+
+/**
+ * Whether every JSON-RPC message of the body is a call of one of the tools (each makes exactly one API
+ * call, which counts it); anything else (a call of no tool included) counts here.
+ */
 function onlyToolCalls(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
-  return (
-    messages.length > 0 &&
-    messages.every(
-      (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call',
-    )
-  );
+  return messages.length > 0 && messages.every(isToolCall);
+}
+
+function isToolCall(message: unknown): boolean {
+  const m = message as { method?: unknown; params?: { name?: unknown } } | null;
+  return m?.method === 'tools/call' && typeof m.params?.name === 'string' && TOOL_NAMES.has(m.params.name);
 }
 
 /** This API as the request reached it: the local end of its connection (the API serves plain HTTP). */
