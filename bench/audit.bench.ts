@@ -69,9 +69,9 @@ export async function auditBench(): Promise<string> {
       headers: { authorization: `Bearer ${operator.token}`, accept: 'application/x-ndjson' },
     });
     let exported = 0;
-    const decoder = new TextDecoder();
     for await (const chunk of res.body!) {
-      for (const c of decoder.decode(chunk as Uint8Array, { stream: true })) if (c === '\n') exported++;
+      const bytes = Buffer.from(chunk as Uint8Array);
+      for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) exported++;
     }
     const exportRate = exported / ((Date.now() - started) / 1000);
 

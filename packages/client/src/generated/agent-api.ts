@@ -1020,6 +1020,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `false`: the answer includes the agent’s own last write. `true`: the views did not include it within VIEW_WAIT_MS (the projector is down or far behind); the answer is what they had. They catch up once it is back. */
+                    "X-Data-Stale"?: "true" | "false";
+                    /** @description On a stale answer: the log position the views include (opaque). */
+                    "X-Data-Position"?: string;
+                    /** @description On a stale answer: how long ago the write the views lack was recorded, in milliseconds (they are at least that far behind). */
+                    "X-Data-Lag-Ms"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1123,6 +1129,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `false`: the answer includes the agent’s own last write. `true`: the views did not include it within VIEW_WAIT_MS (the projector is down or far behind); the answer is what they had. They catch up once it is back. */
+                    "X-Data-Stale"?: "true" | "false";
+                    /** @description On a stale answer: the log position the views include (opaque). */
+                    "X-Data-Position"?: string;
+                    /** @description On a stale answer: how long ago the write the views lack was recorded, in milliseconds (they are at least that far behind). */
+                    "X-Data-Lag-Ms"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1228,6 +1240,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `false`: the answer includes the agent’s own last write. `true`: the views did not include it within VIEW_WAIT_MS (the projector is down or far behind); the answer is what they had. They catch up once it is back. */
+                    "X-Data-Stale"?: "true" | "false";
+                    /** @description On a stale answer: the log position the views include (opaque). */
+                    "X-Data-Position"?: string;
+                    /** @description On a stale answer: how long ago the write the views lack was recorded, in milliseconds (they are at least that far behind). */
+                    "X-Data-Lag-Ms"?: number;
                     [name: string]: unknown;
                 };
                 content: {
