@@ -9,6 +9,7 @@ import type { JobQueue } from '../queue/port';
 export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  httpRequests: Counter<'method' | 'route' | 'status' | 'code'>;
   intents: Counter<'outcome'>;
   projectionLag: Gauge<'projection'>;
   projectionStalled: Gauge<'projection'>;
@@ -28,6 +29,12 @@ export function createMetrics(processName: string): Metrics {
       help: 'HTTP request latency, by route template and status',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    httpRequests: new Counter({
+      name: 'tokenops_http_requests_total',
+      help: 'HTTP requests answered, by route template, status and error code (empty when not refused)',
+      labelNames: ['method', 'route', 'status', 'code'],
       registers: [registry],
     }),
     intents: new Counter({
