@@ -23,6 +23,7 @@ import {
   createContext,
   createMetrics,
   observeAttempts,
+  observeJobs,
   settingsFor,
   embeddedSql,
   listen,
@@ -122,6 +123,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const executor = new Executor(ctx, (status) => metrics.intents.inc({ outcome: status }));
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: options.executorConcurrency ?? 8,
+    observe: observeJobs(logger, metrics),
   });
   const relay = await startRelay(store, new MemoryReadModelStore('relay'), queue);
 
@@ -153,10 +155,14 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       ...(hooks.retryForMs !== undefined && { forMs: hooks.retryForMs }),
     },
     now: () => ctx.now(),
-    observe: observeAttempts(metrics),
+    observe: observeAttempts(logger, metrics),
   };
   const webhookRelay = await startWebhookRelay(deliveryParts);
-  const deliveryWorkers = startDeliveryWorkers(deliveryParts, hooks.concurrency ?? 64);
+  const deliveryWorkers = startDeliveryWorkers(
+    deliveryParts,
+    hooks.concurrency ?? 64,
+    observeJobs(logger, metrics),
+  );
   const expiry = startExpiry({ store, now: () => ctx.now(), groups: ctx.groups }, (err) =>
     logger.warn('expiry scheduler: will try again', { error: String(err) }),
   );
