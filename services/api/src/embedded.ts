@@ -24,6 +24,7 @@ import {
   createMetrics,
   observeAttempts,
   observeJobs,
+  observeOutcomes,
   settingsFor,
   embeddedSql,
   listen,
@@ -120,7 +121,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   // the relay walks the log again, and the executor skips what has settled).
   const queue = new MemoryJobQueue<ExecuteJob>('execute', { attempts: 8, backoffMs: 200, jitter: 0.5 });
   const metrics = createMetrics('embedded');
-  const executor = new Executor(ctx, (status) => metrics.intents.inc({ outcome: status }));
+  const executor = new Executor(ctx, observeOutcomes(metrics));
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: options.executorConcurrency ?? 8,
     observe: observeJobs(logger, metrics),

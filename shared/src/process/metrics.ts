@@ -14,6 +14,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   httpRequests: Counter<'method' | 'route' | 'status' | 'code'>;
   intents: Counter<'outcome'>;
+  outcomeLatency: Histogram<'action' | 'outcome'>;
   projectionLag: Gauge<'projection'>;
   projectionStalled: Gauge<'projection'>;
   queueDepth: Gauge<'queue' | 'state'>;
@@ -47,6 +48,13 @@ export function createMetrics(processName: string): Metrics {
       name: 'tokenops_intents_total',
       help: 'Intents settled, by outcome (confirmed, failed)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    outcomeLatency: new Histogram({
+      name: 'tokenops_intent_outcome_seconds',
+      help: 'From an intent accepted to its outcome recorded (confirmed, failed), by action',
+      labelNames: ['action', 'outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
     projectionLag: new Gauge({

@@ -10,6 +10,14 @@ import type { JobEvent } from '../queue/port';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 
+/** Each outcome an executor records: `tokenops_intents_total{outcome}` and `tokenops_intent_outcome_seconds`. */
+export const observeOutcomes =
+  (metrics: Metrics, now: () => number = Date.now) =>
+  (outcome: string, intent: { action: string; at: number }): void => {
+    metrics.intents.inc({ outcome });
+    metrics.outcomeLatency.observe({ action: intent.action, outcome }, Math.max(0, now() - intent.at) / 1000);
+  };
+
 /** Each failed, dead or stalled job: `tokenops_job_failures_total{queue,fate}` and a log line. */
 export const observeJobs =
   (logger: Logger, metrics?: Metrics) =>

@@ -81,7 +81,7 @@ describe('a lease', () => {
         ttlMs: 600,
         retryMs: 50,
         onError: () => undefined,
-        onChange: (c) => changes.push([name, c.held, ...(c.held ? [] : [c.reason])]),
+        onChange: (c) => changes.push(c.held ? [name, true] : [name, false, c.reason]),
         work: async () => {
           running.push(name);
           let stop!: () => void;

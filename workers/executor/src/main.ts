@@ -22,6 +22,7 @@ import {
   openRedis,
   startPaymentWatcher,
   observeJobs,
+  observeOutcomes,
   observeLease,
   watchRelayLag,
 } from '@tokenops/shared';
@@ -53,11 +54,7 @@ runProcess('executor', async () => {
     prefix: `${redisConfig.prefix}:bull`,
   });
 
-  const executor = new Executor(
-    ctx,
-    (status) => metrics.intents.inc({ outcome: status }),
-    redisLocks(redis, redisConfig.prefix),
-  );
+  const executor = new Executor(ctx, observeOutcomes(metrics), redisLocks(redis, redisConfig.prefix));
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency,
     lockMs,
