@@ -66,15 +66,16 @@ export const observeAttempts =
   };
 
 /** A lease taken or given up: `tokenops_lease_held{lease}` 1 or 0, and a log line. */
-export const observeLease =
-  (logger: Logger, lease: string, metrics?: Metrics) =>
-  (change: LeaseChange): void => {
+export function observeLease(logger: Logger, lease: string, metrics?: Metrics) {
+  metrics?.leaseHeld.set({ lease }, 0); // a standby says so from its start
+  return (change: LeaseChange): void => {
     metrics?.leaseHeld.set({ lease }, change.held ? 1 : 0);
     if (change.held)
       logger.info('lease taken: this process runs it now', { lease, waited_ms: change.waitedMs });
     else if (change.reason === 'stopping') logger.info('lease given up: stopping', { lease });
     else logger.warn(`lease given up: ${REASONS[change.reason]}`, { lease });
   };
+}
 
 const REASONS = {
   lost: 'it ran out before this process renewed it (another may hold it now)',
