@@ -100,7 +100,14 @@ describe('what on-call sees of each request', () => {
       const wallet = generateSigner().address;
       expect((await call('POST', '/api/v1/orchestrator/auth/challenge', { wallet })).status).toBe(200);
       expect((await call('POST', '/api/v1/orchestrator/auth/challenge', { wallet: 7 })).status).toBe(400);
+      const notJson = await fetch(`${service.url}/api/v1/orchestrator/auth/challenge`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'wallet',
+      });
+      expect(notJson.status).toBe(400); // refused before the router reached the route
       expect((await call('GET', '/api/v1/limits')).status).toBe(401);
+      expect((await call('DELETE', '/api/v1/limits')).status).toBe(404);
       expect((await call('GET', '/api/v1/agents/a-1/nothing-here')).status).toBe(404);
       const requests = lines.filter((l) => l.message === 'request');
       expect(requests.map((l) => [l.route, l.path, l.status, l.code])).toEqual([
@@ -111,7 +118,14 @@ describe('what on-call sees of each request', () => {
           400,
           'validation_error',
         ],
+        [
+          '/api/v1/orchestrator/auth/challenge',
+          '/api/v1/orchestrator/auth/challenge',
+          400,
+          'validation_error',
+        ],
         ['/api/v1/limits', '/api/v1/limits', 401, 'unauthorized'],
+        ['unmatched', '/api/v1/limits', 404, 'not_found'],
         ['unmatched', '/api/v1/agents/a-1/nothing-here', 404, 'not_found'],
       ]);
       const scrape = await fetch(`${service.url}/metrics`, {
@@ -125,9 +139,10 @@ describe('what on-call sees of each request', () => {
       expect(counted).toEqual(
         expect.arrayContaining([
           'tokenops_http_requests_total{method="POST",route="/api/v1/orchestrator/auth/challenge",status="200",code=""} 1',
-          'tokenops_http_requests_total{method="POST",route="/api/v1/orchestrator/auth/challenge",status="400",code="validation_error"} 1',
+          'tokenops_http_requests_total{method="POST",route="/api/v1/orchestrator/auth/challenge",status="400",code="validation_error"} 2',
           'tokenops_http_requests_total{method="GET",route="/api/v1/limits",status="401",code="unauthorized"} 1',
           'tokenops_http_requests_total{method="GET",route="unmatched",status="404",code="not_found"} 1',
+          'tokenops_http_requests_total{method="DELETE",route="unmatched",status="404",code="not_found"} 1',
         ]),
       );
       expect(text).not.toContain('route="/limits"');

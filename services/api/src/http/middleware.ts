@@ -20,6 +20,7 @@ import {
 } from '@tokenops/shared';
 import type { Logger, Metrics } from '@tokenops/shared';
 import { AUTHENTICATION_FAILURES, type ClientRateLimit } from './rate-limit';
+import { templateFor } from './route-templates';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -41,19 +42,21 @@ export function requestContext(logger: Logger, metrics?: Metrics): RequestHandle
     const given = req.header('x-request-id');
     req.id = given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     res.setHeader('x-request-id', req.id);
-    const route = rememberRoute(req);
+    const matched = rememberRoute(req);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = { method: req.method, route: route(), status: String(res.statusCode) };
+      const path = pathOf(req.originalUrl);
+      const route = matched() ?? templateFor(req.app, req.method, path) ?? 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
       const code = errorCodeOf(res) ?? '';
       metrics?.httpDuration.observe(labels, seconds);
       metrics?.httpRequests.inc({ ...labels, code });
       logger.info('request', {
         request_id: req.id,
         method: req.method,
-        route: labels.route,
-        path: pathOf(req.originalUrl),
+        route,
+        path,
         status: res.statusCode,
         ...(code && { code }),
         ms: seconds * 1e3,
@@ -64,11 +67,11 @@ export function requestContext(logger: Logger, metrics?: Metrics): RequestHandle
 }
 
 /**
- * The template of the route that took the request (`/api/v1/transfer`), or `unmatched`. Taken when
- * the router matches it: `req.baseUrl` is the mount path then, but no longer once an error has left
- * the router, which is when refusals are answered.
+ * The template of the route that took the request (`/api/v1/transfer`), if one did. Taken when the
+ * router matches it: `req.baseUrl` is the mount path then, but no longer once an error has left the
+ * router, which is when refusals are answered.
  */
-function rememberRoute(req: Request): () => string {
+function rememberRoute(req: Request): () => string | undefined {
   let route: unknown;
   let template: string | undefined;
   Object.defineProperty(req, 'route', {
@@ -80,7 +83,7 @@ function rememberRoute(req: Request): () => string {
       if (value) template = `${req.baseUrl}${String(value.path)}`;
     },
   });
-  return () => template ?? 'unmatched';
+  return () => template;
 }
 
 const pathOf = (url: string): string => url.split('?', 1)[0]!;
