@@ -15,7 +15,7 @@ import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '@tokenops/share
 import { keys } from './agent-views';
 import { LiveViews, ViewGenerations } from './generations';
 import { startProjector, type Projector } from './projector';
-import { replay, verifyLive } from './rebuild';
+import { replay, verifyLive, type ReplayProgress } from './rebuild';
 
 const MINT = 'So11111111111111111111111111111111111111112';
 const tokens = [{ symbol: 'USDC', mint: MINT, decimals: 6 }];
@@ -108,7 +108,17 @@ describe('replay', () => {
       while (writing) await pay('agent-0', '0.01', 5);
     })();
     const phases = new Set<string>();
-    const report = await replay({ store, redis, prefix, tokens, onProgress: (p) => phases.add(p.phase) });
+    const build: ReplayProgress[] = [];
+    const report = await replay({
+      store,
+      redis,
+      prefix,
+      tokens,
+      onProgress: (p) => {
+        phases.add(p.phase);
+        if (p.phase === 'build') build.push(p);
+      },
+    });
     writing = false;
     await writer;
 
@@ -117,6 +127,10 @@ describe('replay', () => {
     expect(report.differences).toEqual([]);
     expect(report.compared).toBeGreaterThan(4);
     expect([...phases]).toEqual(expect.arrayContaining(['build', 'load', 'catch-up', 'verify']));
+    // The bar counts each event replayed, from 0 to all of them, and ends at the head it aimed for.
+    expect(build.map((p) => p.events)).toEqual(Array.from({ length: report.events + 1 }, (_, i) => i));
+    expect(report.events).toBeGreaterThanOrEqual(20);
+    expect(build.at(-1)!.done).toBe(build.at(-1)!.total);
     expect(await generations.live()).toBe(report.namespace);
     expect(await generations.existing()).toEqual([report.namespace]); // the old one is dropped
     await until(async () => views.namespace === report.namespace, 'readers to follow');

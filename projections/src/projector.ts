@@ -9,6 +9,7 @@ import type Redis from 'ioredis';
 import {
   FencedOut,
   RedisReadModelStore,
+  observeLease,
   whileLeader,
   type EventStore,
   type Logger,
@@ -39,6 +40,7 @@ export function startProjector(options: {
     redis,
     key: `${options.prefix}:views:lease`,
     ...(options.leaseTtlMs && { ttlMs: options.leaseTtlMs }),
+    onChange: observeLease(logger, 'projector', options.metrics),
     onError: (err) => {
       if (err instanceof FencedOut)
         logger.info('projection moved to the live generation', { from: err.namespace });

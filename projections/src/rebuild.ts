@@ -20,11 +20,16 @@ import { PROJECTION, project } from './agent-views';
 import { ViewGenerations } from './generations';
 import { startProjection } from './runner';
 
+/**
+ * Where a replay is: its phase; in the phases that go over the log (build, verify), the log position
+ * reached and the head's (events on PostgreSQL: the share done and the ETA come from these), and the
+ * events replayed so far in this phase. Told once per event then.
+ */
 export interface ReplayProgress {
   phase: 'build' | 'load' | 'catch-up' | 'verify';
-  /** Log positions done and to do (events on PostgreSQL). */
   done: number;
   total: number;
+  events: number;
 }
 
 export interface ReplayReport {
@@ -48,7 +53,8 @@ export async function projectInto(
   options: {
     from?: LogPosition;
     until?: LogPosition;
-    onBatch?(position: LogPosition, events: number): void;
+    /** Told after each event projected: its position and the events projected so far. */
+    onEvent?(position: LogPosition, events: number): void;
   } = {},
 ): Promise<{ position: LogPosition | undefined; events: number }> {
   let from = options.from;
@@ -66,8 +72,8 @@ export async function projectInto(
       await views.commit(PROJECTION, event.position, await project(event, views, tokens));
       from = event.position;
       events++;
+      options.onEvent?.(from, events);
     }
-    if (from) options.onBatch?.(from, events);
     if (batch.length < BATCH) return { position: from, events };
   }
 }
@@ -118,16 +124,17 @@ async function replayHolding(
   const head = await store.headPosition();
   const total = Number(head.prepare);
   const memory = new MemoryReadModelStore(namespace, true);
-  const progress = (phase: ReplayProgress['phase'], done: number) =>
-    options.onProgress?.({ phase, done, total: Math.max(total, done) });
-  progress('build', 0);
-  const built = await projectInto(store, memory, tokens, {
-    until: head,
-    onBatch: (p) => progress('build', Number(p.prepare)),
-  });
+  const progress = (phase: ReplayProgress['phase'], done: number, events: number) =>
+    options.onProgress?.({ phase, done, total: Math.max(total, done), events });
+  const counting =
+    (phase: ReplayProgress['phase']) =>
+    (p: LogPosition, events: number): void =>
+      progress(phase, Number(p.prepare), events);
+  progress('build', 0, 0);
+  const built = await projectInto(store, memory, tokens, { until: head, onEvent: counting('build') });
 
   // 2. Load it into the fresh generation.
-  progress('load', total);
+  progress('load', total, built.events);
   await target.load(memory.entries());
 
   // 3. Follow the log from there, batched like the live projector (so it keeps pace), and switch once
@@ -137,7 +144,7 @@ async function replayHolding(
   let replaced = '';
   try {
     await Promise.race([tail.caughtUp, tail.subscription.done]);
-    progress('catch-up', total);
+    progress('catch-up', total, built.events);
     const deadline = Date.now() + (options.switchTimeoutMs ?? 60_000);
     for (;;) {
       replaced = await generations.live();
@@ -157,9 +164,9 @@ async function replayHolding(
   let diff: string[] = [];
   let compared = 0;
   if (oldAt) {
-    progress('verify', total);
+    progress('verify', 0, 0);
     const check = new MemoryReadModelStore(replaced, true);
-    await projectInto(store, check, tokens, { until: oldAt });
+    await projectInto(store, check, tokens, { until: oldAt, onEvent: counting('verify') });
     const [expected, actual] = await Promise.all([check.dump(), old.dump()]);
     compared = expected.size;
     diff = differences(expected, actual);

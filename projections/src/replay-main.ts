@@ -1,12 +1,13 @@
 /**
- * `npm run replay`: rebuilds every read model from the log into a fresh generation with a progress
- * bar and an ETA, switches the live pointer to it, and checks it against the models it replaced.
- * `npm run replay -- --verify` only runs the equality check against the live models. Wiring only.
+ * `node bin/start.js replay` (`npm run replay`): rebuilds every read model from the log into a fresh
+ * generation with a progress bar counting the events replayed and an ETA, switches the live pointer
+ * to it, and checks it against the models it replaced. `--verify` only runs the equality check
+ * against the live models. Wiring only.
  */
 import { parseArgs } from 'node:util';
-import { SingleBar, Presets } from 'cli-progress';
 import Redis from 'ioredis';
 import { Env, openEventStore, runProcess } from '@tokenops/shared';
+import { replayProgressBar } from './progress';
 import { replay, verifyLive } from './rebuild';
 
 runProcess('replay', async () => {
@@ -30,29 +31,8 @@ runProcess('replay', async () => {
       );
       code = result.differences.length === 0 ? 0 : 1;
     } else {
-      const bar = new SingleBar(
-        {
-          format:
-            '{phase} [{bar}] {percentage}% | {value}/{total} events | ETA {eta_formatted} | {speed} ev/s',
-          etaBuffer: 50,
-          noTTYOutput: true,
-          notTTYSchedule: 2_000,
-        },
-        Presets.shades_classic,
-      );
-      const started = Date.now();
-      bar.start(1, 0, { phase: 'build', speed: 0 });
-      const report = await replay({
-        ...common,
-        onProgress: (p) => {
-          bar.setTotal(p.total);
-          bar.update(p.done, {
-            phase: p.phase,
-            speed: Math.round(p.done / ((Date.now() - started) / 1000 || 1)),
-          });
-        },
-      });
-      bar.stop();
+      const bar = replayProgressBar();
+      const report = await replay({ ...common, onProgress: bar.onProgress }).finally(bar.stop);
       console.log(
         `replayed ${report.events} events into ${report.namespace} in ${report.buildMs} ms and switched over from ${report.replaced}`,
       );

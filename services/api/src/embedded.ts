@@ -23,6 +23,8 @@ import {
   createContext,
   createMetrics,
   observeAttempts,
+  observeJobs,
+  observeOutcomes,
   settingsFor,
   embeddedSql,
   listen,
@@ -124,9 +126,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   // the relay walks the log again, and the executor skips what has settled).
   const queue = new MemoryJobQueue<ExecuteJob>('execute', { attempts: 8, backoffMs: 200, jitter: 0.5 });
   const metrics = createMetrics('embedded');
-  const executor = new Executor(ctx, (status) => metrics.intents.inc({ outcome: status }));
+  const executor = new Executor(ctx, observeOutcomes(metrics));
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: options.executorConcurrency ?? 8,
+    observe: observeJobs(logger, metrics),
   });
   const relay = await startRelay(store, new MemoryReadModelStore('relay'), queue);
 
@@ -158,10 +161,14 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       ...(hooks.retryForMs !== undefined && { forMs: hooks.retryForMs }),
     },
     now: () => ctx.now(),
-    observe: observeAttempts(metrics),
+    observe: observeAttempts(logger, metrics),
   };
   const webhookRelay = await startWebhookRelay(deliveryParts);
-  const deliveryWorkers = startDeliveryWorkers(deliveryParts, hooks.concurrency ?? 64);
+  const deliveryWorkers = startDeliveryWorkers(
+    deliveryParts,
+    hooks.concurrency ?? 64,
+    observeJobs(logger, metrics),
+  );
   const expiry = startExpiry({ store, now: () => ctx.now(), groups: ctx.groups }, (err) =>
     logger.warn('expiry scheduler: will try again', { error: String(err) }),
   );

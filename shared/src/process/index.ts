@@ -6,3 +6,4 @@ export * from './env';
 export * from './backends';
 export * from './settings';
 export * from './markets';
+export * from './observe';

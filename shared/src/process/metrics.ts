@@ -1,7 +1,10 @@
 /**
  * Prometheus metrics (prom-client). Each process has one registry with the default Node metrics and
- * the figures of its own part: request latency (API), intents by outcome (executor), projection lag
- * (projector), queue depth (executor), webhook attempts and their latency (delivery). Served on `/metrics` by the process's ops routes.
+ * the figures of its parts: requests by route, status and error code, and their latency (API), intents
+ * by outcome (executor), projection lag (projector), relay lag, leases held, queue depth and job
+ * failures (executor, delivery), webhook attempts and their latency (delivery). Every process builds
+ * the same catalogue (a figure a process does not produce has no series). Served on `/metrics` by the
+ * process's ops routes.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobQueue } from '../queue/port';
@@ -9,10 +12,15 @@ import type { JobQueue } from '../queue/port';
 export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  httpRequests: Counter<'method' | 'route' | 'status' | 'code'>;
   intents: Counter<'outcome'>;
+  outcomeLatency: Histogram<'action' | 'outcome'>;
   projectionLag: Gauge<'projection'>;
   projectionStalled: Gauge<'projection'>;
   queueDepth: Gauge<'queue' | 'state'>;
+  jobFailures: Counter<'queue' | 'fate'>;
+  leaseHeld: Gauge<'lease'>;
+  relayLag: Gauge<'relay'>;
   webhookAttempts: Counter<'outcome'>;
   webhookLatency: Histogram<'outcome'>;
 }
@@ -30,10 +38,23 @@ export function createMetrics(processName: string): Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
+    httpRequests: new Counter({
+      name: 'tokenops_http_requests_total',
+      help: 'HTTP requests answered, by route template, status and error code (empty when not refused)',
+      labelNames: ['method', 'route', 'status', 'code'],
+      registers: [registry],
+    }),
     intents: new Counter({
       name: 'tokenops_intents_total',
       help: 'Intents settled, by outcome (confirmed, failed)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    outcomeLatency: new Histogram({
+      name: 'tokenops_intent_outcome_seconds',
+      help: 'From an intent accepted to its outcome recorded (confirmed, failed), by action',
+      labelNames: ['action', 'outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
     projectionLag: new Gauge({
@@ -54,9 +75,27 @@ export function createMetrics(processName: string): Metrics {
       labelNames: ['queue', 'state'],
       registers: [registry],
     }),
+    jobFailures: new Counter({
+      name: 'tokenops_job_failures_total',
+      help: 'Failed job runs by fate: retry (attempts left), dead (none left: in the failed set, or a webhook delivery past its retry window), stalled (its worker stopped answering; handed on)',
+      labelNames: ['queue', 'fate'],
+      registers: [registry],
+    }),
+    leaseHeld: new Gauge({
+      name: 'tokenops_lease_held',
+      help: 'Whether this process holds the lease (1) and runs its work, or stands by (0)',
+      labelNames: ['lease'],
+      registers: [registry],
+    }),
+    relayLag: new Gauge({
+      name: 'tokenops_relay_lag_events',
+      help: "Events in the log after the relay's checkpoint (log positions on EventStoreDB), read by every process of the relay's kind",
+      labelNames: ['relay'],
+      registers: [registry],
+    }),
     webhookAttempts: new Counter({
       name: 'tokenops_webhook_attempts_total',
-      help: 'Webhook delivery attempts, by outcome (delivered, failed, gone, cancelled)',
+      help: 'Webhook delivery attempts recorded, by outcome (delivered, failed, gone, cancelled)',
       labelNames: ['outcome'],
       registers: [registry],
     }),
@@ -83,11 +122,3 @@ export function watchQueueDepth(metrics: Metrics, queue: Pick<JobQueue<unknown>,
   timer.unref();
   return () => clearInterval(timer);
 }
-
-/** The delivery workers' observer: each webhook attempt counted and timed, by outcome. */
-export const observeAttempts =
-  (metrics: Metrics) =>
-  (outcome: string, latencyMs: number): void => {
-    metrics.webhookAttempts.inc({ outcome });
-    metrics.webhookLatency.observe({ outcome }, latencyMs / 1000);
-  };

@@ -8,12 +8,14 @@ import { Queue, Worker as BullWorker, type ConnectionOptions, type JobsOptions }
 import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_RETRY,
+  failureEvent,
   type EnqueueOptions,
   type EnqueueResult,
   type FailedJob,
   type Job,
   type JobCounts,
   type JobQueue,
+  type ProcessOptions,
   type RetryPolicy,
   type Worker,
 } from './port';
@@ -80,13 +82,21 @@ export class BullJobQueue<T> implements JobQueue<T> {
    */
   process(
     handler: (job: Job<T>) => Promise<void>,
-    options: { concurrency?: number; lockMs?: number } = {},
+    options: ProcessOptions & { lockMs?: number } = {},
   ): Worker {
     const lockMs = options.lockMs ?? 30_000;
+    const { observe } = options;
     const worker = new BullWorker(
       this.name,
-      async (job) =>
-        handler({ id: job.id!, name: job.name, data: job.data as T, attempt: job.attemptsMade + 1 }),
+      async (job) => {
+        const run = { id: job.id!, name: job.name, data: job.data as T, attempt: job.attemptsMade + 1 };
+        try {
+          await handler(run);
+        } catch (err) {
+          observe?.(failureEvent(this.name, run, job.opts.attempts ?? 1, err));
+          throw err;
+        }
+      },
       {
         connection: this.connection,
         prefix: this.prefix,
@@ -97,6 +107,7 @@ export class BullJobQueue<T> implements JobQueue<T> {
       },
     );
     worker.on('error', () => undefined); // connection errors: the worker reconnects by itself
+    if (observe) worker.on('stalled', (jobId) => observe({ fate: 'stalled', queue: this.name, jobId }));
     this.workers.add(worker);
     return {
       close: async () => {

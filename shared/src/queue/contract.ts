@@ -1,6 +1,6 @@
 /** The job queue's contract, run against every adapter. Timings are lower bounds only (a noisy machine). */
 import { waitFor } from '../event-store/contract';
-import { backoffDelay, type Job, type JobQueue, type RetryPolicy } from './port';
+import { backoffDelay, type Job, type JobEvent, type JobQueue, type RetryPolicy } from './port';
 
 interface Payload {
   n: number;
@@ -65,10 +65,14 @@ export function jobQueueContract(
     it('keeps a job that used up its attempts in the failed set, where an operator can retry it', async () => {
       let healthy = false;
       const done: number[] = [];
-      const worker = queue.process(async (job) => {
-        if (!healthy) throw new Error('chain unavailable');
-        done.push(job.data.n);
-      });
+      const told: JobEvent[] = [];
+      const worker = queue.process(
+        async (job) => {
+          if (!healthy) throw new Error('chain unavailable');
+          done.push(job.data.n);
+        },
+        { observe: (e) => void told.push(e) },
+      );
       const { jobId } = await queue.enqueue('x', { n: 42 });
       let failed = await queue.failed();
       for (let i = 0; i < 200 && failed.length === 0; i++) {
@@ -79,6 +83,13 @@ export function jobQueueContract(
         { id: jobId, name: 'x', data: { n: 42 }, error: 'chain unavailable', attempts: 3 },
       ]);
       expect((await queue.counts()).failed).toBe(1);
+      // Each failed run was told: two retries, then dead.
+      const each = { queue: queue.name, jobId, name: 'x', attempts: 3, error: 'chain unavailable' };
+      expect(told).toEqual([
+        { ...each, fate: 'retry', attempt: 1 },
+        { ...each, fate: 'retry', attempt: 2 },
+        { ...each, fate: 'dead', attempt: 3 },
+      ]);
       healthy = true;
       await queue.retry(jobId);
       await waitFor(() => done.length === 1);

@@ -6,12 +6,14 @@ import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_RETRY,
   backoffDelay,
+  failureEvent,
   type EnqueueOptions,
   type EnqueueResult,
   type FailedJob,
   type Job,
   type JobCounts,
   type JobQueue,
+  type ProcessOptions,
   type RetryPolicy,
   type Worker,
 } from './port';
@@ -71,7 +73,7 @@ export class MemoryJobQueue<T> implements JobQueue<T> {
     for (const wake of this.workers) wake();
   }
 
-  process(handler: (job: Job<T>) => Promise<void>, options: { concurrency?: number } = {}): Worker {
+  process(handler: (job: Job<T>) => Promise<void>, options: ProcessOptions = {}): Worker {
     const concurrency = options.concurrency ?? 1;
     let inHand = 0;
     let stopping = false;
@@ -81,7 +83,7 @@ export class MemoryJobQueue<T> implements JobQueue<T> {
         const entry = this.ready.shift()!;
         inHand += 1;
         this.active += 1;
-        const run = this.runOne(entry, handler).finally(() => {
+        const run = this.runOne(entry, handler, options.observe).finally(() => {
           inHand -= 1;
           this.active -= 1;
           running.delete(run);
@@ -101,11 +103,16 @@ export class MemoryJobQueue<T> implements JobQueue<T> {
     };
   }
 
-  private async runOne(entry: Entry<T>, handler: (job: Job<T>) => Promise<void>): Promise<void> {
+  private async runOne(
+    entry: Entry<T>,
+    handler: (job: Job<T>) => Promise<void>,
+    observe: ProcessOptions['observe'],
+  ): Promise<void> {
     try {
       await handler({ ...entry.job });
     } catch (err) {
       entry.error = err instanceof Error ? err.message : String(err);
+      observe?.(failureEvent(this.name, entry.job, entry.policy.attempts, err));
       if (entry.job.attempt >= entry.policy.attempts) {
         this.failedJobs.unshift(entry);
         return;

@@ -37,6 +37,41 @@ export interface Job<T> {
   attempt: number;
 }
 
+/**
+ * What became of a job worth telling an operator: a run failed and the job will run again (`retry`),
+ * a run failed and it has no attempts left (`dead`: it waits in the failed set), or its worker stopped
+ * answering and the queue handed it on (`stalled`).
+ */
+export interface JobEvent {
+  fate: 'retry' | 'dead' | 'stalled';
+  queue: string;
+  jobId: string;
+  name?: string;
+  /** The attempt that failed, and how many the job has in all. */
+  attempt?: number;
+  attempts?: number;
+  error?: string;
+}
+
+export interface ProcessOptions {
+  concurrency?: number;
+  /** Told of each failed run, each dead job and each stalled job (logs, metrics). */
+  observe?(event: JobEvent): void;
+}
+
+/** The event of a failed run: a retry while the job has attempts left, else dead. */
+export function failureEvent(queue: string, job: Job<unknown>, attempts: number, err: unknown): JobEvent {
+  return {
+    fate: job.attempt >= attempts ? 'dead' : 'retry',
+    queue,
+    jobId: job.id,
+    name: job.name,
+    attempt: job.attempt,
+    attempts,
+    error: err instanceof Error ? err.message : String(err),
+  };
+}
+
 export interface FailedJob<T> {
   id: string;
   name: string;
@@ -60,7 +95,7 @@ export interface Worker {
 export interface JobQueue<T> {
   readonly name: string;
   enqueue(name: string, data: T, options?: EnqueueOptions): Promise<EnqueueResult>;
-  process(handler: (job: Job<T>) => Promise<void>, options?: { concurrency?: number }): Worker;
+  process(handler: (job: Job<T>) => Promise<void>, options?: ProcessOptions): Worker;
   /** Jobs that used up their attempts, newest first. */
   failed(limit?: number): Promise<FailedJob<T>[]>;
   /** Puts a failed job back to run again, with a fresh set of attempts. */

@@ -1,7 +1,7 @@
 /** Redis-only parts of the read models: guarded commits, bulk loads, and the lease they rest on. */
 import Redis from 'ioredis';
 import { REDIS_URL, uniqueName } from '../testing/servers';
-import { Lease, whileLeader } from './lease';
+import { Lease, whileLeader, type LeaseChange } from './lease';
 import { MemoryReadModelStore } from './memory';
 import { FencedOut, RedisReadModelStore } from './redis';
 
@@ -73,6 +73,7 @@ describe('a lease', () => {
   it('whileLeader: one runs the work; when it stops, a standby runs it', async () => {
     const key = uniqueName('leader');
     const running: string[] = [];
+    const changes: [string, LeaseChange['held'], string?][] = [];
     const start = (name: string) =>
       whileLeader({
         redis,
@@ -80,6 +81,7 @@ describe('a lease', () => {
         ttlMs: 600,
         retryMs: 50,
         onError: () => undefined,
+        onChange: (c) => changes.push(c.held ? [name, true] : [name, false, c.reason]),
         work: async () => {
           running.push(name);
           let stop!: () => void;
@@ -97,6 +99,19 @@ describe('a lease', () => {
     await first.stop();
     for (let i = 0; i < 40 && running.length < 2; i++) await sleep(50);
     expect(running).toEqual(['first', 'second']);
+    // The holder's lease taken from under it (it paused past its time to live): it is told it lost it.
+    await redis.set(key, 'stolen');
+    for (let i = 0; i < 40 && changes.length < 4; i++) await sleep(50);
+    await redis.del(key);
+    for (let i = 0; i < 40 && changes.length < 5; i++) await sleep(50);
     await second.stop();
+    expect(changes).toEqual([
+      ['first', true],
+      ['first', false, 'stopping'],
+      ['second', true],
+      ['second', false, 'lost'],
+      ['second', true],
+      ['second', false, 'stopping'],
+    ]);
   });
 });

@@ -70,6 +70,10 @@ export class Lease {
   }
 }
 
+/** A lease taken (after waiting so long for it), or given up and why. */
+export type LeaseChange =
+  { held: true; waitedMs: number } | { held: false; reason: 'lost' | 'failed' | 'ended' | 'stopping' };
+
 export interface Leadership {
   /** True while this process holds the lease and its work runs. */
   leading(): boolean;
@@ -89,6 +93,8 @@ export function whileLeader(options: {
   ttlMs?: number;
   retryMs?: number;
   onError(err: unknown): void;
+  /** Told when this process starts and stops running the work (logs, `tokenops_lease_held`). */
+  onChange?(change: LeaseChange): void;
   work(lease: Lease): Promise<{ done: Promise<void>; stop(): Promise<void> }>;
 }): Leadership {
   let stopped = false;
@@ -99,16 +105,30 @@ export function whileLeader(options: {
     while (!stopped) {
       const lease = new Lease(options.redis, options.key, options.ttlMs);
       let lost!: () => void;
+      let wasLost = false;
       const lostSignal = new Promise<void>((r) => (lost = r));
-      if (!(await lease.hold({ onLost: lost, aborted: () => stopped, pollMs: 500 }))) break;
+      const waitFrom = Date.now();
+      const held = lease.hold({
+        onLost: () => ((wasLost = true), lost()),
+        aborted: () => stopped,
+        pollMs: 500,
+      });
+      if (!(await held)) break;
       let running: { done: Promise<void>; stop(): Promise<void> } | undefined;
+      let failed = false;
       try {
         running = await options.work(lease);
         leading = true;
+        options.onChange?.({ held: true, waitedMs: Date.now() - waitFrom });
         await Promise.race([running.done, lostSignal, stopSignal]);
       } catch (err) {
+        failed = true;
         options.onError(err);
       } finally {
+        if (leading) {
+          const reason = stopped ? 'stopping' : wasLost ? 'lost' : failed ? 'failed' : 'ended';
+          options.onChange?.({ held: false, reason });
+        }
         leading = false;
         await running?.stop().catch(() => undefined);
         await lease.release();

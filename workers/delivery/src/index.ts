@@ -10,6 +10,8 @@ import {
   initialGroupState,
   startExpiryScheduler,
   startWebhookRelay,
+  type Attempt,
+  type AttemptRecord,
   type DeliveryJob,
   type DeliveryStore,
   type EventStore,
@@ -17,6 +19,7 @@ import {
   type GroupState,
   type JobQueue,
   type KeyVault,
+  type ProcessOptions,
   type RetrySettings,
   type Subscription,
   type WebhookTransport,
@@ -30,14 +33,21 @@ export interface DeliveryParts {
   transport: WebhookTransport;
   retry: RetrySettings;
   now: () => number;
-  /** Told of each attempt made (metrics). */
-  observe?: (outcome: string, latencyMs: number) => void;
+  /** Told of each attempt as it is recorded, with what comes next (metrics, logs). */
+  observe?: (attempt: Attempt, next: AttemptRecord['next']) => void;
 }
 
-/** The workers: `concurrency` attempts in flight in this process. */
-export function startDeliveryWorkers(parts: DeliveryParts, concurrency: number) {
+/** The workers: `concurrency` attempts in flight in this process; `observe` is told of failed jobs. */
+export function startDeliveryWorkers(
+  parts: DeliveryParts,
+  concurrency: number,
+  observe?: ProcessOptions['observe'],
+) {
   const deliverer = new Deliverer(parts);
-  return parts.queue.process((job) => deliverer.handle(job.data), { concurrency });
+  return parts.queue.process((job) => deliverer.handle(job.data), {
+    concurrency,
+    ...(observe && { observe }),
+  });
 }
 
 export const startRelay = (parts: DeliveryParts): Promise<Subscription> => startWebhookRelay(parts);

@@ -13,6 +13,9 @@ import {
   createLogger,
   createMetrics,
   observeAttempts,
+  observeJobs,
+  observeLease,
+  watchRelayLag,
   watchQueueDepth,
   dependenciesReady,
   openDeliveryStore,
@@ -62,18 +65,20 @@ runProcess('delivery', async () => {
     }),
     retry: { ...DEFAULT_DELIVERY_RETRY, baseMs: hooks.retryBaseMs, forMs: hooks.retryForMs },
     now: () => Date.now(),
-    observe: observeAttempts(metrics),
+    observe: observeAttempts(logger, metrics),
   };
-  const workers = startDeliveryWorkers(parts, hooks.concurrency);
+  const workers = startDeliveryWorkers(parts, hooks.concurrency, observeJobs(logger, metrics));
   const leader = (name: string, work: Parameters<typeof whileLeader>[0]['work']) =>
     whileLeader({
       redis,
       key: `${redisConfig.prefix}:${name}:lease`,
       onError: (err) => logger.error(`${name} stopped; resuming`, { error: String(err) }),
+      onChange: observeLease(logger, name, metrics),
       work,
     });
   const relay = leader('webhook-relay', () => startRelay(parts));
   const stopDepth = watchQueueDepth(metrics, queue, 'deliver');
+  const stopLag = watchRelayLag(metrics, 'webhook-relay', store, () => deliveries.relayCheckpoint());
   const expiry = leader('expiry', async () =>
     startExpiry(parts, (err) => logger.warn('expiry scheduler: will try again', { error: String(err) })),
   );
@@ -88,6 +93,7 @@ runProcess('delivery', async () => {
     running: {
       stop: async () => {
         stopDepth();
+        stopLag();
         await relay.stop();
         await expiry.stop();
         await workers.close();

@@ -43,8 +43,9 @@ type Receives = { mint: string; amount: string } | undefined;
 export class Executor {
   constructor(
     private readonly ctx: Context,
-    /** Told each outcome this executor records (metrics). */
-    private readonly onSettled: (status: IntentOutcome['status']) => void = () => undefined,
+    /** Told each outcome this executor records, with its intent (metrics). */
+    private readonly onSettled: (status: IntentOutcome['status'], intent: IntentData) => void = () =>
+      undefined,
     private readonly locks: Locks = processLocks(),
   ) {}
 
@@ -203,6 +204,6 @@ export class Executor {
   }
 
   private async settle(intent: IntentData, outcome: IntentOutcome): Promise<void> {
-    if (await settleIntent(this.ctx, intent, outcome)) this.onSettled(outcome.status);
+    if (await settleIntent(this.ctx, intent, outcome)) this.onSettled(outcome.status, intent);
   }
 }

@@ -21,6 +21,10 @@ import {
   dependenciesReady,
   openRedis,
   startPaymentWatcher,
+  observeJobs,
+  observeOutcomes,
+  observeLease,
+  watchRelayLag,
 } from '@tokenops/shared';
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
@@ -50,16 +54,17 @@ runProcess('executor', async () => {
     prefix: `${redisConfig.prefix}:bull`,
   });
 
-  const executor = new Executor(
-    ctx,
-    (status) => metrics.intents.inc({ outcome: status }),
-    redisLocks(redis, redisConfig.prefix),
-  );
-  const worker = queue.process((job) => executor.execute(job.data), { concurrency, lockMs });
+  const executor = new Executor(ctx, observeOutcomes(metrics), redisLocks(redis, redisConfig.prefix));
+  const worker = queue.process((job) => executor.execute(job.data), {
+    concurrency,
+    lockMs,
+    observe: observeJobs(logger, metrics),
+  });
   const relay = whileLeader({
     redis,
     key: `${redisConfig.prefix}:${RELAY}:lease`,
     onError: (err) => logger.error('relay stopped; resuming from its checkpoint', { error: String(err) }),
+    onChange: observeLease(logger, RELAY, metrics),
     work: (lease) =>
       startRelay(
         store,
@@ -67,6 +72,8 @@ runProcess('executor', async () => {
         queue,
       ),
   });
+  const relayCheckpoints = new RedisReadModelStore(redis, `${redisConfig.prefix}:${RELAY}`);
+  const stopLag = watchRelayLag(metrics, RELAY, store, () => relayCheckpoints.checkpoint(RELAY));
 
   const chain = ctx.chain;
   const payments =
@@ -75,6 +82,7 @@ runProcess('executor', async () => {
           redis,
           key: `${redisConfig.prefix}:payment-watcher:lease`,
           onError: (err) => logger.error('payment watcher stopped; starting again', { error: String(err) }),
+          onChange: observeLease(logger, 'payment-watcher', metrics),
           work: async () =>
             startPaymentWatcher(ctx, chain, {
               intervalMs: paymentWatchMs,
@@ -102,6 +110,7 @@ runProcess('executor', async () => {
     running: {
       stop: async () => {
         stopDepth();
+        stopLag();
         await relay.stop();
         await payments?.stop();
         await worker.close(); // finishes the jobs in hand; BullMQ releases the rest

@@ -4,7 +4,9 @@
  * own).
  */
 import { randomBytes } from 'node:crypto';
-import { createLogger } from '@tokenops/shared';
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { createLogger, generateSigner } from '@tokenops/shared';
 import { startEmbedded } from '../embedded';
 import { startWorld, type World } from '../testing/harness';
 
@@ -59,6 +61,92 @@ describe('metrics', () => {
       const own = await scrape(service.metricsUrl!);
       expect(own.status).toBe(200);
       expect(await own.text()).toContain('process_cpu_seconds_total');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('what on-call sees of each request', () => {
+  it('one route template per route whatever the status, and the error code of each refusal, in the log and the metrics', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+        done();
+      },
+    });
+    const logger = winston.createLogger({
+      format: winston.format.json(),
+      transports: [new winston.transports.Stream({ stream: sink })],
+    });
+    const metricsToken = randomBytes(16).toString('hex');
+    const service = await startEmbedded({
+      port: 0,
+      keyEncryptionKey: randomBytes(32),
+      jwtSecret: randomBytes(32),
+      logger,
+      metricsToken,
+    });
+    try {
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${service.url}${path}`, {
+          method,
+          ...(body !== undefined && {
+            body: JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          }),
+        });
+      const wallet = generateSigner().address;
+      expect((await call('POST', '/api/v1/orchestrator/auth/challenge', { wallet })).status).toBe(200);
+      expect((await call('POST', '/api/v1/orchestrator/auth/challenge', { wallet: 7 })).status).toBe(400);
+      const notJson = await fetch(`${service.url}/api/v1/orchestrator/auth/challenge`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'wallet',
+      });
+      expect(notJson.status).toBe(400); // refused before the router reached the route
+      expect((await call('GET', '/api/v1/limits')).status).toBe(401);
+      expect((await call('DELETE', '/api/v1/limits')).status).toBe(404);
+      expect((await call('GET', '/api/v1/agents/a-1/nothing-here')).status).toBe(404);
+      const requests = lines.filter((l) => l.message === 'request');
+      expect(requests.map((l) => [l.route, l.path, l.status, l.code])).toEqual([
+        ['/api/v1/orchestrator/auth/challenge', '/api/v1/orchestrator/auth/challenge', 200, undefined],
+        [
+          '/api/v1/orchestrator/auth/challenge',
+          '/api/v1/orchestrator/auth/challenge',
+          400,
+          'validation_error',
+        ],
+        [
+          '/api/v1/orchestrator/auth/challenge',
+          '/api/v1/orchestrator/auth/challenge',
+          400,
+          'validation_error',
+        ],
+        ['/api/v1/limits', '/api/v1/limits', 401, 'unauthorized'],
+        ['unmatched', '/api/v1/limits', 404, 'not_found'],
+        ['unmatched', '/api/v1/agents/a-1/nothing-here', 404, 'not_found'],
+      ]);
+      const scrape = await fetch(`${service.url}/metrics`, {
+        headers: { authorization: `Bearer ${metricsToken}` },
+      });
+      const text = await scrape.text();
+      const counted = text
+        .split('\n')
+        .filter((l) => l.startsWith('tokenops_http_requests_total{'))
+        .map((l) => l.replace(/,?process="[^"]*"/, ''));
+      expect(counted).toEqual(
+        expect.arrayContaining([
+          'tokenops_http_requests_total{method="POST",route="/api/v1/orchestrator/auth/challenge",status="200",code=""} 1',
+          'tokenops_http_requests_total{method="POST",route="/api/v1/orchestrator/auth/challenge",status="400",code="validation_error"} 2',
+          'tokenops_http_requests_total{method="GET",route="/api/v1/limits",status="401",code="unauthorized"} 1',
+          'tokenops_http_requests_total{method="GET",route="unmatched",status="404",code="not_found"} 1',
+          'tokenops_http_requests_total{method="DELETE",route="unmatched",status="404",code="not_found"} 1',
+        ]),
+      );
+      expect(text).not.toContain('route="/limits"');
+      expect(text).not.toContain('a-1');
     } finally {
       await service.close();
     }

@@ -20,6 +20,7 @@ import {
 } from '@tokenops/shared';
 import type { Logger, Metrics } from '@tokenops/shared';
 import { AUTHENTICATION_FAILURES, type ClientRateLimit } from './rate-limit';
+import { templateFor } from './route-templates';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -31,28 +32,64 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/**
+ * The request's id, and its access log line and metrics once answered: the route template (the same
+ * for every status, `unmatched` for unknown paths: never the raw path, whose ids would make a label
+ * per agent) and, for a refusal, its error code.
+ */
 export function requestContext(logger: Logger, metrics?: Metrics): RequestHandler {
   return (req, res, next) => {
     const given = req.header('x-request-id');
     req.id = given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     res.setHeader('x-request-id', req.id);
+    const matched = rememberRoute(req);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      // The route template (never the path: ids would make a label per agent).
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      metrics?.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      const path = pathOf(req.originalUrl);
+      const route = matched() ?? templateFor(req.app, req.method, path) ?? 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      const code = errorCodeOf(res) ?? '';
+      metrics?.httpDuration.observe(labels, seconds);
+      metrics?.httpRequests.inc({ ...labels, code });
       logger.info('request', {
         request_id: req.id,
         method: req.method,
-        path: req.path,
+        route,
+        path,
         status: res.statusCode,
+        ...(code && { code }),
         ms: seconds * 1e3,
       });
     });
     next();
   };
 }
+
+/**
+ * The template of the route that took the request (`/api/v1/transfer`), if one did. Taken when the
+ * router matches it: `req.baseUrl` is the mount path then, but no longer once an error has left the
+ * router, which is when refusals are answered.
+ */
+function rememberRoute(req: Request): () => string | undefined {
+  let route: unknown;
+  let template: string | undefined;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set: (value: { path?: unknown } | undefined) => {
+      route = value;
+      if (value) template = `${req.baseUrl}${String(value.path)}`;
+    },
+  });
+  return () => template;
+}
+
+const pathOf = (url: string): string => url.split('?', 1)[0]!;
+
+/** The error code an answer carried (set by the error handler), for the log line and the metric. */
+const errorCodeOf = (res: Response): string | undefined => res.locals.errorCode as string | undefined;
 
 const tooLarge = () =>
   validationError(
@@ -192,6 +229,7 @@ async function answerError(
   if (error.code === 'rate_limited' || error.code === 'service_unavailable')
     res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
   if (res.headersSent) return;
+  res.locals.errorCode = error.code;
   const body = isVariantPath(req.originalUrl) ? variantErrorBody(error) : error.toBody();
   res.status(error.status).type('application/json').send(stringifyJson(body));
 }

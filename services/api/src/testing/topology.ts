@@ -1,6 +1,6 @@
 /**
  * The server topology as separate processes, for integration tests and the benchmark: the chain node,
- * projectors, executors and API instances, each spawned with `node` on its entry point and configured
+ * projectors, executors and API instances, each spawned with `node bin/start.js <role>` and configured
  * by its environment, on the machine's PostgreSQL (a fresh schema) and Redis (a fresh key prefix).
  * Processes can be killed (SIGKILL, SIGTERM) and started again.
  */
@@ -15,23 +15,17 @@ import { RedisReadModelStore } from '@tokenops/shared';
 import { dropSchema } from '@tokenops/shared/src/testing/servers';
 
 const ROOT = resolve(__dirname, '../../../..');
-export const ENTRY = {
-  chain: 'services/chain/src/main.ts',
-  projector: 'projections/src/main.ts',
-  executor: 'workers/executor/src/main.ts',
-  api: 'services/api/src/server.ts',
-  delivery: 'workers/delivery/src/main.ts',
-  replay: 'projections/src/replay-main.ts',
-} as const;
-export type Role = keyof typeof ENTRY;
+/** The processes bin/start.js starts (each its entry point, as the node process itself). */
+export const ROLES = ['chain', 'projector', 'executor', 'api', 'delivery', 'replay'] as const;
+export type Role = (typeof ROLES)[number];
 
-/** Runs a process's entry point with `node`, TypeScript transpiled on load, stdout and stderr piped. */
+/** Runs a process the way docs/operations.md does (`node bin/start.js <role>`), stdout and stderr piped. */
 function spawnEntry(role: Role, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
   // NODE_ARGS: extra flags for node itself (e.g. --cpu-prof, which NODE_OPTIONS does not take).
   const flags = env.NODE_ARGS ? env.NODE_ARGS.split(' ') : [];
-  return spawn(process.execPath, [...flags, '-r', 'ts-node/register/transpile-only', ENTRY[role], ...args], {
+  return spawn(process.execPath, [...flags, 'bin/start.js', role, ...args], {
     cwd: ROOT,
-    env: { ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

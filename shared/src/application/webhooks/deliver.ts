@@ -110,8 +110,8 @@ export class Deliverer {
       /** At most this many attempts in flight per subscription in this process. */
       perEndpoint?: number;
       random?: () => number;
-      /** Told of each attempt made (metrics). */
-      observe?: (outcome: string, latencyMs: number) => void;
+      /** Told of each attempt as it is recorded, with what comes next (metrics, logs). */
+      observe?: (attempt: Attempt, next: AttemptRecord['next']) => void;
     },
   ) {}
 
@@ -157,7 +157,6 @@ export class Deliverer {
       if (left > 0) this.inFlight.set(sub.webhook_id, left);
       else this.inFlight.delete(sub.webhook_id);
     }
-    this.deps.observe?.(result.outcome, result.latencyMs);
     const attempt = {
       ...this.ids(job),
       attempt: job.attempt,
@@ -215,6 +214,7 @@ export class Deliverer {
 
   /** Records an attempt; resolves once it is stored (a job is done only then). */
   private record(attempt: Attempt, next: AttemptRecord['next']): Promise<void> {
+    this.deps.observe?.(attempt, next);
     return new Promise((done, failed) => {
       if (this.batch.length === 0) setImmediate(() => void this.flush());
       this.batch.push({ item: { attempt, next }, done, failed });
