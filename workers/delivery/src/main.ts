@@ -14,7 +14,7 @@ import {
   createMetrics,
   observeAttempts,
   watchQueueDepth,
-  dependenciesReady,
+  dependencyChecks,
   openDeliveryStore,
   openEventStore,
   openRedis,
@@ -80,7 +80,7 @@ runProcess('delivery', async () => {
 
   const ops = await serveOps(port, host, {
     registry: metrics.registry,
-    ready: () => dependenciesReady(redis, store),
+    dependencies: dependencyChecks({ store, redis, deliveries }),
   });
   logger.info('started', { ops: ops.url, concurrency: hooks.concurrency });
   return {
