@@ -2,8 +2,8 @@
  * Keyed locks for work that must not overlap (swaps on one pool: each is built from the pool's live
  * reserves and fixes its output in the transaction). In one process, a FIFO queue per key; across
  * executor processes, a Redis mutex (redis-semaphore) held while the work runs and refreshed every
- * second, so a dead holder's lock lapses by itself within 5 s (TAKEOVER), before BullMQ has handed its
- * job to another executor.
+ * second, so a dead holder's lock lapses by itself within 5 s (TAKEOVER): its swap, handed to another
+ * executor by then or soon after, is not held up past the fail-over bound.
  */
 import AsyncLock from 'async-lock';
 import type Redis from 'ioredis';
