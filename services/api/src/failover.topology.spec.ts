@@ -50,12 +50,14 @@ describe('work a process killed with -9 held is taken over within 10 s', () => {
     // Alone at start, the first executor and the first projector take every lease; the others
     // join as standbys. The executor holding the relay works one job at a time, so the one under
     // test below takes most of a burst.
-    topology = await new Topology({
+    topology = new Topology({
       apis: 1,
       executors: 1,
       projectors: 1,
       env: { RATE_LIMIT_PER_MINUTE: '100000', EXECUTOR_CONCURRENCY: '1' },
-    }).start();
+    });
+    await topology.start(); // assigned first, so that afterAll stops whatever started
+
     [relayHolder] = topology.byRole('executor') as [Proc];
     [activeProjector] = topology.byRole('projector') as [Proc];
     chainProxy = await TcpProxy.open(topology.env.SOLANA_RPC_URL!);

@@ -52,19 +52,19 @@ describe('/readyz names the dependency that stopped, and is ready again when it 
   beforeAll(async () => {
     const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
     [redis, postgres] = await Promise.all([privateRedis(), TcpProxy.open(databaseUrl)]);
-    topology = await new Topology({
+    // Assigned before it starts, so that afterAll stops whatever started should the start fail.
+    topology = new Topology({
       apis: 1,
       executors: 1,
       projectors: 1,
       deliveries: 1,
       databaseUrl: postgres.url(databaseUrl),
       redisUrl: redis.url,
-    }).start();
+    });
+    await topology.start();
     procs = topology.procs.filter((p) => p.role !== 'chain');
   });
   afterAll(async () => {
-    await postgres?.restore();
-    await redis?.start().catch(() => undefined);
     await topology?.destroy();
     await Promise.all([redis?.close(), postgres?.cut()]);
   });
@@ -75,24 +75,33 @@ describe('/readyz names the dependency that stopped, and is ready again when it 
 
   it('the chain node killed: the API and the executor name the chain; the others stay ready', async () => {
     await topology.chain.kill('SIGKILL');
-    await expectReadiness(procs, (role) => (role === 'api' || role === 'executor' ? ['chain'] : []));
-    await topology.chain.start().ready();
+    try {
+      await expectReadiness(procs, (role) => (role === 'api' || role === 'executor' ? ['chain'] : []));
+    } finally {
+      await topology.chain.start().ready();
+    }
     await expectReadiness(procs, none);
   });
 
   it('PostgreSQL cut off: every process names the log, and those that keep webhooks their database too', async () => {
     await postgres.cut();
-    await expectReadiness(procs, (role) =>
-      role === 'api' || role === 'delivery' ? ['eventstore', 'webhook-database'] : ['eventstore'],
-    );
-    await postgres.restore();
+    try {
+      await expectReadiness(procs, (role) =>
+        role === 'api' || role === 'delivery' ? ['eventstore', 'webhook-database'] : ['eventstore'],
+      );
+    } finally {
+      await postgres.restore();
+    }
     await expectReadiness(procs, none);
   });
 
   it('Redis stopped: every process names Redis', async () => {
     await redis.stop();
-    await expectReadiness(procs, () => ['redis']);
-    await redis.start();
+    try {
+      await expectReadiness(procs, () => ['redis']);
+    } finally {
+      await redis.start();
+    }
     await expectReadiness(procs, none);
   });
 });
