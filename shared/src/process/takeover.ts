@@ -1,10 +1,11 @@
 /**
  * How fast work a dead process held is taken over (docs/operations.md states the bounds). Every lease
- * (relays, projector, payment watcher, expiry), every lock (a swap's pool) and every job lock (BullMQ)
- * a live holder keeps is renewed about once a second and lapses `ttlMs` after the last renewal; the
- * standbys look every `pollMs` (leases) or `stallCheckMs` (BullMQ's stalled-job check). So a holder
- * killed with -9 gives its work up within about 5 s, well inside the 10 s the runbook promises, and a
- * live holder keeps it through a pause of its event loop of up to 4 s.
+ * (relays, projector, payment watcher, expiry) and every lock (a swap's pool) a live holder keeps is
+ * renewed every second and lapses `ttlMs` after the last renewal, and standbys try every `pollMs`;
+ * a BullMQ job lock (EXECUTOR_LOCK_MS, at most `maxJobLockMs`) is renewed every third of it, and
+ * BullMQ's stalled-job check runs every `stallCheckMs`. So a holder killed with -9 gives its work up
+ * within about 5 to 7 s, inside the 10 s the runbook promises, and a live holder keeps a lease
+ * through a pause of its event loop of up to 4 s.
  */
 export const TAKEOVER = {
   /** Time to live of a lease or lock: how long it outlasts its holder's last renewal. */
