@@ -4,7 +4,13 @@ import type { Config } from 'jest';
 //   *.unit.spec.ts  nothing but the code
 //   *.int.spec.ts   real servers (PostgreSQL, Redis) or real runtimes (LiteSVM)
 //   *.e2e.spec.ts   the whole service over HTTP
-const roots = ['<rootDir>/shared', '<rootDir>/services', '<rootDir>/projections', '<rootDir>/workers'];
+const roots = [
+  '<rootDir>/shared',
+  '<rootDir>/services',
+  '<rootDir>/projections',
+  '<rootDir>/workers',
+  '<rootDir>/packages',
+];
 // ts-jest transpiles each file alone (tsconfig's isolatedModules); `npm run typecheck` checks the types.
 const transform: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { diagnostics: false }],

@@ -26,7 +26,7 @@ import { measure, report } from './harness';
 import { fundedAgents, load, transferRequest } from './load';
 
 /** Real events: agents registered, funded, and transferring to each other. */
-async function template(): Promise<RecordedEvent[]> {
+export async function template(): Promise<RecordedEvent[]> {
   const service = await startEmbedded({
     port: 0,
     keyEncryptionKey: randomBytes(32),
@@ -47,8 +47,11 @@ async function template(): Promise<RecordedEvent[]> {
   return events;
 }
 
-/** The template's events with every agent and intent id (and the streams named by them) renamed for copy `k`. */
-function copier(events: RecordedEvent[]) {
+/**
+ * The template's events with every agent and intent id (and the streams named by them) renamed for
+ * copy `k`; an id in `fixed` becomes its value in every copy instead (all copies in one group).
+ */
+export function copier(events: RecordedEvent[], fixed: ReadonlyMap<string, string> = new Map()) {
   const ids = new Set<string>();
   for (const e of events) {
     const d = e.data as Record<string, unknown>;
@@ -59,10 +62,13 @@ function copier(events: RecordedEvent[]) {
   const texts = events.map((e) => ({ stream: e.stream, type: e.type, data: JSON.stringify(e.data) }));
   return (k: number): { stream: string; events: NewEvent[] }[] => {
     const rename = (text: string) =>
-      text.replace(pattern, (id) =>
-        id.length >= 32 && !id.includes('-')
-          ? bs58.encode(Buffer.from(`${k}:${id}`).subarray(0, 32))
-          : `${id}~${k}`,
+      text.replace(
+        pattern,
+        (id) =>
+          fixed.get(id) ??
+          (id.length >= 32 && !id.includes('-')
+            ? bs58.encode(Buffer.from(`${k}:${id}`).subarray(0, 32))
+            : `${id}~${k}`),
       );
     const byStream = new Map<string, NewEvent[]>();
     for (const t of texts) {

@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,http,spends,server,rebuild,webhooks
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,http,spends,server,rebuild,webhooks,audit
  * to choose.
  */
 import { cpus } from 'node:os';
+import { auditBench } from './audit.bench';
 import { chainBench } from './chain.bench';
 import { eventStoreBench } from './event-store.bench';
 import { httpBench } from './http.bench';
@@ -21,6 +22,7 @@ const all: Record<string, () => Promise<string>> = {
   server: serverBench,
   rebuild: rebuildBench,
   webhooks: () => webhooksBench([deliveryWorker, bullmqAlone]),
+  audit: auditBench,
 };
 
 async function main() {

@@ -1,13 +1,18 @@
-/** The HTTP service: the agent contract under /api/v1 (and its variant under /v1), the operator surface, health. Wiring only. */
+/**
+ * The HTTP service: the agent contract under /api/v1 (and its variant under /v1), the same operations as
+ * MCP tools at /mcp, the operator surface, health. Wiring only.
+ */
 import express from 'express';
 import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ServiceError, failingDependencies, openApiDocument, readinessAnswer } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
 import { auditRoutes } from './audit/routes';
+import { docsRoutes } from './docs/pages';
 import { bearer } from './http/auth';
 import { errorHandler, jsonBody, notFound, requestContext } from './http/middleware';
 import { intentRoutes } from './intents/routes';
+import { mcpRoutes } from './mcp/routes';
 import { onboardingRoutes } from './onboarding/routes';
 import { orchestratorRoutes } from './orchestrator/routes';
 import { stateRoutes } from './state/routes';
@@ -47,7 +52,9 @@ export function createApp(deps: ApiDeps): express.Express {
     });
   }
   app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.use(docsRoutes()); // the API reference pages (HTML, with a policy of their own)
   app.use(jsonBody);
+  app.use(mcpRoutes(deps)); // POST /mcp: the agent operations as MCP tools (Streamable HTTP)
   const v1 = express.Router();
   v1.use(
     onboardingRoutes(deps),

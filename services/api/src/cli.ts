@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateSigner, signerFromSeed, type Signer } from '@tokenops/shared';
 import { webhookCommands } from './webhooks/cli';
 import { reconcileCommand } from './audit/reconcile-cli';
+import { verifyCommand } from './audit/verify-cli';
 
 export interface Global {
   url: string;
@@ -92,6 +93,8 @@ export interface Cli {
   g(): Global;
   /** Calls the service (see `call`). */
   call: typeof call;
+  /** Signs in with the keypair file (an owner's or an auditor's) and answers the token. */
+  signIn(): Promise<string>;
   /**
    * An action that signs in first, calls `fn` with the operator token and the action's arguments,
    * then prints what it answers (`render`, given the same arguments, shows it to people; --json
@@ -274,8 +277,11 @@ export function program(): Command {
         call(g(), 'POST', `/orchestrator/agents/${agent}/rotate-key`, {}, token),
       ),
     );
-  webhookCommands(p, { g, call, authed });
-  reconcileCommand(p.command('audit').description('audit the log against the chain'), { g, call, authed });
+  const cli: Cli = { g, call, authed, signIn: () => signIn(g()) };
+  webhookCommands(p, cli);
+  const audit = p.command('audit').description('audit the log: its hash chains, and against the chain');
+  reconcileCommand(audit, cli);
+  verifyCommand(audit, cli);
   globalsAfterCommands(p);
   return p;
 }

@@ -27,6 +27,11 @@ export interface ApiDeps extends SendOptions {
   webhookUrls: UrlPolicy;
   /** Serves `/metrics` on the API's port to `Authorization: Bearer <metricsToken>` only; not at all when absent. */
   metricsToken?: string;
+  /**
+   * How long an answer from the agent views waits for them to include the write it must show (the
+   * agent's own last write, an operator's write) before answering, marked stale (state/freshness.ts).
+   */
+  viewWaitMs: number;
   /** Proxies in front of the API whose X-Forwarded-For names the client (0 or absent: none). */
   trustProxyHops?: number;
   /** What the service needs to take requests, by the name `/readyz` reports when it fails. */

@@ -32,6 +32,7 @@ import {
   serveOps,
   type Context,
   type ReadModelStore,
+  type Sql,
   type Settings,
 } from '@tokenops/shared';
 import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
@@ -41,7 +42,7 @@ import { createApp } from './app';
 import type { Logger } from '@tokenops/shared';
 import { OperatorAuth, usedChallengesIn } from './orchestrator/auth';
 import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
-import type { EdgeSettings } from './http/edge-settings';
+import { VIEW_WAIT_MS, type EdgeSettings } from './http/edge-settings';
 
 export interface EmbeddedOptions {
   /** Where the log and the chain live; in memory when absent (tests). */
@@ -63,6 +64,8 @@ export interface EmbeddedOptions {
   metricsListener?: EdgeSettings['metricsListener'];
   metricsToken?: string;
   trustProxyHops?: number;
+  /** How long an answer from the agent views waits for them to show its write (VIEW_WAIT_MS, 2 s when absent). */
+  viewWaitMs?: number;
   /** Webhook deliveries (WEBHOOK_* settings); a resolver in tests. */
   webhooks?: Partial<WebhookSettings> & { resolve?: Resolver };
   now?: () => number;
@@ -75,6 +78,8 @@ export interface Embedded {
   ctx: Context;
   /** The agent views (read models) the state endpoints answer from. */
   views: ReadModelStore;
+  /** The SQL of the event log (PGlite): what someone with access to the data folder could change. */
+  sql: Sql;
   close(): Promise<void>;
 }
 
@@ -190,6 +195,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     },
     ...(options.metricsToken && { metricsToken: options.metricsToken }),
     ...(options.trustProxyHops && { trustProxyHops: options.trustProxyHops }),
+    viewWaitMs: options.viewWaitMs ?? VIEW_WAIT_MS,
     logger,
     checkResponses: options.checkResponses ?? false,
     dependencies,
@@ -207,6 +213,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     ...(ops && { metricsUrl: `${ops.url}/metrics` }),
     ctx,
     views,
+    sql,
     close: async () => {
       await http.close();
       await ops?.close();

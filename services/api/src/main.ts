@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     ...(config.edge.metricsListener && { metricsListener: config.edge.metricsListener }),
     ...(config.edge.metricsToken && { metricsToken: config.edge.metricsToken }),
     trustProxyHops: config.edge.trustProxyHops,
+    viewWaitMs: config.edge.viewWaitMs,
     webhooks: config.webhooks,
   });
   logger.info('listening', {

@@ -85,6 +85,7 @@ runProcess('api', async () => {
     webhookUrls: { allowedPrivateHosts: hooks.allowedPrivateHosts },
     ...(edge.metricsToken && { metricsToken: edge.metricsToken }),
     trustProxyHops: edge.trustProxyHops,
+    viewWaitMs: edge.viewWaitMs,
     logger,
     checkResponses,
     dependencies,

@@ -31,6 +31,7 @@ import {
   type RecordedEvent,
 } from '../event-store/port';
 import type { Delivery, DeliveryStore } from '../deliveries/port';
+import { logPages } from '../event-store/pages';
 import { derivePublicEvents, type DeriveContext } from '../events/catalogue';
 import { isAddress } from '../domain/tokens';
 import type { Context } from './context';
@@ -171,6 +172,8 @@ export interface AuditEvent {
   data: unknown;
   metadata: { correlation_id: string | null; causation_id: string | null };
   recorded_at: string;
+  /** Its link in its stream's hash chain (docs/audit.md), hex; null for events older than the chain. */
+  hash: string | null;
 }
 
 /** Event data as an auditor sees it: sealed webhook secrets are left out. */
@@ -194,6 +197,7 @@ export function auditEventOf(e: RecordedEvent): AuditEvent {
       causation_id: typeof e.metadata.causation_id === 'string' ? e.metadata.causation_id : null,
     },
     recorded_at: e.metadata.timestamp,
+    hash: e.hash ?? null,
   };
 }
 
@@ -253,8 +257,7 @@ export async function readGroupLog(
   const beforeGroup = justBefore(scope.start);
   let last = options.after && comparePositions(options.after, beforeGroup) > 0 ? options.after : beforeGroup;
   let scanned = 0;
-  for (;;) {
-    const page = await store.readAll({ from: last, maxCount: AUDIT_READ_PAGE });
+  for await (const page of logPages(store, { from: last, pageSize: AUDIT_READ_PAGE })) {
     for (const e of page) {
       if (options.until && comparePositions(e.position, options.until) > 0) return { last, end: true };
       last = e.position;
@@ -266,6 +269,7 @@ export async function readGroupLog(
     if (page.length < AUDIT_READ_PAGE) return { last, end: true };
     if (options.maxScanned !== undefined && scanned >= options.maxScanned) return { last, end: false };
   }
+  return { last, end: true };
 }
 
 /** The position just before `p`: reading after it starts with the event at `p`. */
@@ -341,15 +345,11 @@ export async function intentStory(
   intentId: string,
 ) {
   const found: RecordedEvent[] = [];
-  let after: LogPosition = LOG_START;
-  for (;;) {
-    const page = await ctx.store.readAll({ from: after, maxCount: AUDIT_READ_PAGE * 4 });
+  for await (const page of logPages(ctx.store, { pageSize: AUDIT_READ_PAGE * 4 })) {
     for (const e of page) {
-      after = e.position;
       if (dataOf(e).intent_id !== intentId) continue;
       if (e.stream.startsWith('agent-') || e.stream.startsWith('budget-')) found.push(e);
     }
-    if (page.length < AUDIT_READ_PAGE * 4) break;
   }
   const decision = found.find(
     (e) => (e.type === 'intent.accepted' || e.type === 'intent.blocked') && e.stream.startsWith('agent-'),

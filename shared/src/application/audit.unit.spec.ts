@@ -84,6 +84,7 @@ describe('an event as shown', () => {
       data: { webhook_id: 'wh_1', url: 'https://x.test/', at: 1 },
       metadata: { correlation_id: null, causation_id: null },
       recorded_at: '2026-11-22T00:00:00.000Z',
+      hash: null,
     });
   });
 });

@@ -4,6 +4,7 @@
  */
 import type { LocalChain, Chain } from '../chain/port';
 import type { EventStore } from '../event-store/port';
+import { reportingAppends } from '../event-store/appends';
 import { evolveAgent, initialAgentState, type AgentState } from '../domain/agent';
 import { evolveBudget, initialBudgetState, type BudgetState } from '../domain/budget';
 import type { AgentEvent, BudgetEvent, GroupEvent } from '../domain/events';
@@ -59,23 +60,25 @@ export function createContext(deps: {
   venues?: readonly LendingVenue[];
 }): Context {
   const single = deps.singleWriter ?? false;
+  // Every append reports where it landed to the work it ran for (collectAppends).
+  const store = reportingAppends(deps.store);
   return {
-    store: deps.store,
+    store,
     chain: deps.chain,
     vault: deps.vault,
     settings: deps.settings,
     now: deps.now ?? Date.now,
-    groups: new Repository(deps.store, initialGroupState, evolveGroup, 50_000, single),
-    agents: new Repository(deps.store, initialAgentState, evolveAgent, 50_000, single),
-    budgets: new Repository(deps.store, initialBudgetState, evolveBudget, 50_000, single),
+    groups: new Repository(store, initialGroupState, evolveGroup, 50_000, single),
+    agents: new Repository(store, initialAgentState, evolveAgent, 50_000, single),
+    budgets: new Repository(store, initialBudgetState, evolveBudget, 50_000, single),
     idempotency: new Repository<IdempotencyRecord | undefined, IdempotencyEvent>(
-      deps.store,
+      store,
       () => undefined,
       evolveIdempotency,
       50_000,
       single,
     ),
-    wallets: new Wallets(deps.store, deps.vault),
+    wallets: new Wallets(store, deps.vault),
     ...(deps.aggregator && { aggregator: deps.aggregator }),
     venues: deps.venues ?? [],
   };

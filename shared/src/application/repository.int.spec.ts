@@ -100,3 +100,30 @@ describe('Repository.handle under 200 parallel decisions on one stream from two 
     ]);
   });
 });
+
+describe('Repository.load knows where its stream last wrote (what a read of the views must include)', () => {
+  it('the last event in the log, whichever instance appended it; none for an empty stream', async () => {
+    const a = counter(store);
+    const b = counter(other);
+    expect((await a.load('counter-4')).last).toBeUndefined();
+    const count = (n: number) => ({
+      events: [{ type: 'counted' as const, data: { by: 'b', n } }],
+      result: n,
+    });
+    await b.handle('counter-4', count);
+    expect((await a.load('counter-4')).last?.position).toEqual(
+      (await store.readStream('counter-4'))[0]!.position,
+    );
+    // Appended by the other instance after `a` cached the stream: `a` reads it from the log.
+    await b.handle('counter-4', count);
+    const [, second] = await store.readStream('counter-4');
+    const loaded = await a.load('counter-4');
+    expect(loaded.last?.position).toEqual(second!.position);
+    expect(loaded.last?.at).toBe(Date.parse(second!.metadata.timestamp));
+    // Its own append: the append's position, and nothing new to read after it.
+    const mine = await a.append('counter-4', loaded, [{ type: 'counted', data: { by: 'a', n: 2 } }]);
+    const third = (await store.readStream('counter-4'))[2]!;
+    expect(mine.last?.position).toEqual(third.position);
+    expect((await a.load('counter-4')).last?.position).toEqual(third.position);
+  });
+});

@@ -13,6 +13,7 @@ import {
   WrongExpectedRevision,
   type EventStore,
   type ExpectedRevision,
+  type LogPosition,
   type NewEvent,
 } from '../event-store/port';
 
@@ -20,6 +21,22 @@ export interface Loaded<S> {
   state: S;
   /** The last revision folded, or 'no_stream'. */
   revision: ExpectedRevision;
+  /**
+   * Where the last event folded is in the log, and when it was recorded (ms): what a read of the
+   * views must include to show this state's writes (read your writes). Absent for an empty stream.
+   */
+  last?: LastWrite;
+}
+
+export interface LastWrite {
+  position: LogPosition;
+  at: number;
+}
+
+interface Cached<S> {
+  state: S;
+  revision: bigint;
+  last: LastWrite;
 }
 
 /** How long a decision keeps retrying version conflicts before it gives up. */
@@ -44,8 +61,19 @@ export async function withPatience<R>(
   }
 }
 
+/**
+ * Every event of one intent (its decision, its budget's reservation and settlement, its submission and
+ * outcome) carries the intent's id as its correlation id: an auditor follows an intent across the
+ * agent's and the budget's streams by it.
+ */
+function withCorrelation(data: unknown, metadata: NewEvent['metadata']): NewEvent['metadata'] {
+  const intentId = (data as { intent_id?: unknown } | null)?.intent_id;
+  if (typeof intentId !== 'string' || metadata?.correlation_id !== undefined) return metadata;
+  return { ...metadata, correlation_id: intentId };
+}
+
 export class Repository<S, E extends { type: string; data: unknown }> {
-  private readonly cache = new Map<string, { state: S; revision: bigint }>();
+  private readonly cache = new Map<string, Cached<S>>();
   private readonly locks = new AsyncLock({ maxPending: Infinity });
 
   constructor(
@@ -63,18 +91,17 @@ export class Repository<S, E extends { type: string; data: unknown }> {
 
   async load(stream: string): Promise<Loaded<S>> {
     const cached = this.cache.get(stream);
-    if (cached && this.singleWriter) return { state: cached.state, revision: cached.revision };
+    if (cached && this.singleWriter) return { ...cached };
     const from = cached ? cached.revision + 1n : 0n;
     const events = await this.store.readStream(stream, { fromRevision: from });
     if (!cached && events.length === 0) return { state: this.initial(), revision: 'no_stream' };
+    if (cached && events.length === 0) return { ...cached };
     let state = cached ? cached.state : this.initial();
-    let revision = cached?.revision ?? -1n;
-    for (const e of events) {
-      state = this.evolve(state, { type: e.type, data: e.data } as E);
-      revision = e.revision;
-    }
-    this.remember(stream, state, revision);
-    return { state, revision };
+    for (const e of events) state = this.evolve(state, { type: e.type, data: e.data } as E);
+    const e = events[events.length - 1]!;
+    const last = { position: e.position, at: Date.parse(e.metadata.timestamp) || Date.now() };
+    this.remember(stream, { state, revision: e.revision, last });
+    return { state, revision: e.revision, last };
   }
 
   /**
@@ -92,7 +119,7 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     const result = await this.store
       .append(
         stream,
-        events.map((e) => ({ type: e.type, data: e.data, ...(metadata && { metadata }) })),
+        events.map((e) => ({ type: e.type, data: e.data, metadata: withCorrelation(e.data, metadata) })),
         loaded.revision,
       )
       .catch((err: unknown) => {
@@ -100,8 +127,9 @@ export class Repository<S, E extends { type: string; data: unknown }> {
         throw err;
       });
     const state = events.reduce(this.evolve, loaded.state);
-    this.remember(stream, state, result.nextRevision);
-    return { state, revision: result.nextRevision };
+    const last = { position: result.position, at: Date.now() };
+    this.remember(stream, { state, revision: result.nextRevision, last });
+    return { state, revision: result.nextRevision, last };
   }
 
   /** Runs `work` when no other exclusive work on `stream` runs in this process; the queue is FIFO. */
@@ -129,8 +157,8 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     this.cache.delete(stream);
   }
 
-  private remember(stream: string, state: S, revision: bigint): void {
+  private remember(stream: string, entry: Cached<S>): void {
     if (this.cache.size >= this.maxCached && !this.cache.has(stream)) this.cache.clear();
-    this.cache.set(stream, { state, revision });
+    this.cache.set(stream, entry);
   }
 }

@@ -132,6 +132,27 @@ export const OPERATIONS: readonly Operation[] = [
   },
 ];
 
+/**
+ * The headers of an answer drawn from the agent views (the state reads): whether the views included
+ * the agent's own last write when it was answered. The bodies stay exactly the contract's.
+ */
+export const VIEW_HEADERS = {
+  'X-Data-Stale': {
+    description:
+      '`false`: the answer includes the agent’s own last write. `true`: the views did not include it within VIEW_WAIT_MS (the projector is down or far behind); the answer is what they had. They catch up once it is back.',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
+  'X-Data-Position': {
+    description: 'On a stale answer: the log position the views include (opaque).',
+    schema: { type: 'string' },
+  },
+  'X-Data-Lag-Ms': {
+    description:
+      'On a stale answer: how long ago the write the views lack was recorded, in milliseconds (they are at least that far behind).',
+    schema: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
 const STATUS_MEANING: Record<number, string> = {
   400: 'Invalid input',
   401: 'Missing or invalid credential',
@@ -221,7 +242,14 @@ function operationObject<Name extends string>(op: Operation<Name>, contract: Con
       : {}),
     ...(op.query ? { parameters: queryParameters(contract.schemas, op.query) } : {}),
     ...(op.request ? { requestBody: { required: true, content: json(op.request) } } : {}),
-    responses: { '200': { description: 'OK', content: json(op.response) }, ...errors },
+    responses: {
+      '200': {
+        description: 'OK',
+        content: json(op.response),
+        ...(op.tag === 'state' && { headers: VIEW_HEADERS }),
+      },
+      ...errors,
+    },
   };
 }
 

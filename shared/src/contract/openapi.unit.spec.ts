@@ -76,6 +76,17 @@ describe('the OpenAPI 3.1 document', () => {
     for (const c of listed) expect(Boolean(c.why)).toBe(c.origin === 'service');
   });
 
+  it('documents the freshness headers on the state reads, and only there', () => {
+    for (const op of OPERATIONS) {
+      const ok = (doc.paths[op.path] as Record<string, { responses: { '200': { headers?: object } } }>)[
+        op.method
+      ]!.responses['200'];
+      if (op.tag === 'state')
+        expect(Object.keys(ok.headers ?? {})).toEqual(['X-Data-Stale', 'X-Data-Position', 'X-Data-Lag-Ms']);
+      else expect(ok.headers).toBeUndefined();
+    }
+  });
+
   it('uses the tags onboarding, intents, state and webhooks', () => {
     expect(doc.tags.map((t) => t.name)).toEqual(['onboarding', 'intents', 'state', 'webhooks']);
   });

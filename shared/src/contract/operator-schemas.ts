@@ -113,6 +113,21 @@ export const ReconciliationQuery = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** A verification of a group's log; `expect`: digests of an earlier run, `events:digest`, comma-separated. */
+export const VerificationQuery = {
+  type: 'object',
+  properties: {
+    expect: {
+      type: 'string',
+      maxLength: 8000,
+      pattern: '^[0-9]{1,12}:[0-9a-f]{64}(,[0-9]{1,12}:[0-9a-f]{64})*$',
+      description:
+        'Checkpoints an earlier verification gave, each `events:digest`: the running digest after that many events of the group must be the same.',
+    },
+  },
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
 export const ChallengeRequest = {
   type: 'object',
   properties: { wallet: Identifier },
@@ -204,6 +219,7 @@ export const OPERATOR_SCHEMAS = {
   AuditorRequest,
   AuditEventsQuery,
   ReconciliationQuery,
+  VerificationQuery,
 } as const;
 
 export type PathParams = Shape<typeof PathParams>;
@@ -221,3 +237,4 @@ export type DeliveriesQuery = Shape<typeof DeliveriesQuery>;
 export type AuditorRequest = Shape<typeof AuditorRequest>;
 export type AuditEventsQuery = Shape<typeof AuditEventsQuery>;
 export type ReconciliationQuery = Shape<typeof ReconciliationQuery>;
+export type VerificationQuery = Shape<typeof VerificationQuery>;

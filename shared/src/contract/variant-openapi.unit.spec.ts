@@ -33,6 +33,16 @@ describe('the variant OpenAPI 3.1 document', () => {
 
   type Responses = Record<string, { content: { 'application/json': { schema: { $ref: string } } } }>;
 
+  it('documents the freshness headers on its state reads (balance, limits, history)', () => {
+    for (const path of ['/balance', '/limits', '/history'])
+      expect(
+        Object.keys(
+          (doc.paths[path] as { get: { responses: { '200': { headers: object } } } }).get.responses['200']
+            .headers,
+        ),
+      ).toEqual(['X-Data-Stale', 'X-Data-Position', 'X-Data-Lag-Ms']);
+  });
+
   it('has every variant path, each answering its schema and the variant error body', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [

@@ -3,6 +3,7 @@
  * `*.int.spec.ts` calls `eventStoreContract` with a factory for a fresh, empty store.
  */
 import { randomUUID } from 'node:crypto';
+import { GENESIS_LINK, contentHash, linkHash } from './hash-chain';
 import { WrongExpectedRevision, comparePositions, type EventStore, type RecordedEvent } from './port';
 
 export function eventStoreContract(name: string, open: () => Promise<EventStore>): void {
@@ -161,6 +162,24 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       await store.append(s, [ev('after-stop')], 3n);
       await new Promise((r) => setTimeout(r, 100));
       expect(seen).toHaveLength(3);
+    });
+
+    it('chains every event to the one before it in its stream, also under concurrent appends', async () => {
+      const s = stream();
+      await store.append(s, [ev('first', { n: 0 }), ev('second', { list: [1, 'é', null] })], 'no_stream');
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) => store.append(s, [ev('parallel', { i })], 'any')),
+      );
+      const events = await store.readStream(s);
+      expect(events).toHaveLength(14);
+      let link = GENESIS_LINK;
+      for (const e of events) {
+        link = linkHash(link, contentHash(e));
+        expect(e.hash).toBe(link.toString('hex'));
+      }
+      // The log shows the same links as the stream.
+      const inLog = (await store.readAll({ maxCount: 1_000 })).filter((e) => e.stream === s);
+      expect(inLog.map((e) => e.hash)).toEqual(events.map((e) => e.hash));
     });
 
     it('ends a subscription whose handler throws, with that error', async () => {

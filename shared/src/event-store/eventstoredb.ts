@@ -20,6 +20,7 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { randomUUID } from 'node:crypto';
+import { GENESIS_LINK, contentHash, linkHash } from './hash-chain';
 import {
   LOG_START,
   WrongExpectedRevision,
@@ -45,9 +46,13 @@ const expectedFor = (expected: ExpectedRevision) =>
         ? STREAM_EXISTS
         : expected;
 
+/** The metadata key that carries an event's link in its stream's hash chain. */
+const CHAIN_LINK = 'chain_link';
+
 function toEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
   const e = resolved.event;
   if (!e || !e.isJson || e.type.startsWith('$')) return undefined;
+  const { [CHAIN_LINK]: link, ...metadata } = (e.metadata ?? {}) as JsonValue;
   return {
     id: e.id,
     type: e.type,
@@ -55,10 +60,8 @@ function toEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEven
     revision: e.revision,
     position: e.position ? { commit: e.position.commit, prepare: e.position.prepare } : LOG_START,
     data: e.data,
-    metadata: {
-      timestamp: e.created.toISOString(),
-      ...(e.metadata as JsonValue | undefined),
-    } as RecordedEvent['metadata'],
+    metadata: { timestamp: e.created.toISOString(), ...metadata } as RecordedEvent['metadata'],
+    ...(typeof link === 'string' && { hash: link }),
   };
 }
 
@@ -73,38 +76,76 @@ export class EventStoreDbEventStore implements EventStore {
     );
   }
 
+  /**
+   * Appends with each event's link in the stream's hash chain (hash-chain.ts) in its metadata
+   * (`chain_link`). The link needs the stream's last event, so the append is made at the exact
+   * revision that was read: `any` and `stream_exists` become that revision and are retried when
+   * another writer got there first (their callers asked for no particular revision); an exact or
+   * `no_stream` expectation is the caller's own and a conflict is theirs.
+   */
   async append(
     stream: string,
     events: readonly NewEvent[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
     const timestamp = new Date().toISOString();
-    try {
-      const result = await this.client.appendToStream(
-        stream,
-        events.map((e) =>
-          jsonEvent({
-            id: e.id ?? randomUUID(),
-            type: e.type,
-            data: e.data as JsonValue,
-            metadata: { ...e.metadata, timestamp: e.metadata?.timestamp ?? timestamp },
-          }),
-        ),
-        { expectedRevision: expectedFor(expected) },
-      );
-      return {
-        nextRevision: result.nextExpectedRevision,
-        position: result.position
-          ? { commit: result.position.commit, prepare: result.position.prepare }
-          : LOG_START,
-      };
-    } catch (err) {
-      if (err instanceof WrongExpectedVersionError) {
+    const batch = events.map((e) => ({
+      id: e.id ?? randomUUID(),
+      type: e.type,
+      data: e.data as JsonValue,
+      metadata: { ...e.metadata, timestamp: e.metadata?.timestamp ?? timestamp },
+    }));
+    for (let attempt = 0; ; attempt++) {
+      const tail = await this.tail(stream, batch.length);
+      const last = tail[0];
+      // The same events appended again (a retry after an answer was lost): answer, store nothing.
+      if (last && tail.some((e) => e.id === batch[0]!.id))
+        return { nextRevision: last.revision, position: last.position };
+      const at =
+        typeof expected === 'bigint' || expected === 'no_stream'
+          ? expected
+          : (last?.revision ?? (expected === 'any' ? 'no_stream' : 'stream_exists'));
+      let link = last?.hash ? Buffer.from(last.hash, 'hex') : GENESIS_LINK;
+      const linked = batch.map((e) => {
+        link = linkHash(link, contentHash(e));
+        return jsonEvent({ ...e, metadata: { ...e.metadata, [CHAIN_LINK]: link.toString('hex') } });
+      });
+      try {
+        const result = await this.client.appendToStream(stream, linked, {
+          expectedRevision: expectedFor(at),
+        });
+        return {
+          nextRevision: result.nextExpectedRevision,
+          position: result.position
+            ? { commit: result.position.commit, prepare: result.position.prepare }
+            : LOG_START,
+        };
+      } catch (err) {
+        if (!(err instanceof WrongExpectedVersionError)) throw err;
+        if (at !== expected && attempt < 20) continue;
         const actual = typeof err.actualVersion === 'bigint' ? err.actualVersion : undefined;
         throw new WrongExpectedRevision(stream, expected, actual);
       }
+    }
+  }
+
+  /** The stream's last `count` events, newest first ([] when it does not exist). */
+  private async tail(stream: string, count: number): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    try {
+      for await (const resolved of this.client.readStream(stream, {
+        fromRevision: END,
+        direction: BACKWARDS,
+        maxCount: count,
+      })) {
+        const event = toEvent(resolved);
+        if (event) out.push(event);
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
       throw err;
     }
+    return out;
   }
 
   async readStream(

@@ -40,6 +40,8 @@ export interface RecordedEvent {
   position: LogPosition;
   data: unknown;
   metadata: EventMetadata & { timestamp: string };
+  /** Its link in the stream's hash chain, hex (hash-chain.ts); absent for events older than the chain. */
+  hash?: string;
 }
 
 /** What the writer expects the stream to be: its exact last revision, or one of the three states. */

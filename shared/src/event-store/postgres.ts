@@ -17,6 +17,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../sql/sql';
+import { contentHash } from './hash-chain';
 import {
   LOG_START,
   WrongExpectedRevision,
@@ -50,6 +51,9 @@ CREATE TABLE IF NOT EXISTS es_events (
   -- The log order is the key: readers walk it, and it is one index less to write than a separate one.
   PRIMARY KEY (transaction_id, global_position)
 );
+-- Tamper evidence (hash-chain.ts): the event's link in its stream's hash chain. NULL for events
+-- appended before the chain existed; a stream is verified from its first hashed event.
+ALTER TABLE es_events ADD COLUMN IF NOT EXISTS hash bytea;
 
 -- Appends several batches, each to its stream with its own expected revision, in one transaction.
 -- A batch whose expectation fails is reported (conflict, actual revision) and the others still land.
@@ -66,6 +70,8 @@ DECLARE
   new_rev bigint;
   current_rev bigint;
   last_pos bigint;
+  link bytea;
+  links bytea[];
 BEGIN
   FOR it IN SELECT value FROM jsonb_array_elements(p_items) LOOP
     i := i + 1;
@@ -105,9 +111,19 @@ BEGIN
       CONTINUE;
     END IF;
 
+    -- Each event's link: SHA-256 of the previous event's link and its content hash (given by the
+    -- writer as 'h'). The stream's row is locked above, so the previous event is the one before.
+    SELECT e.hash INTO link FROM es_events e WHERE e.stream_name = p_stream AND e.stream_revision = new_rev - n;
+    link := COALESCE(link, decode(repeat('00', 32), 'hex'));
+    links := ARRAY[]::bytea[];
+    FOR k IN 0 .. n - 1 LOOP
+      link := sha256(link || decode(p_events->k->>'h', 'hex'));
+      links := links || link;
+    END LOOP;
+
     WITH inserted AS (
-      INSERT INTO es_events (stream_name, stream_revision, event_id, event_type, data, metadata)
-      SELECT p_stream, new_rev - n + t.ord, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata'
+      INSERT INTO es_events (stream_name, stream_revision, event_id, event_type, data, metadata, hash)
+      SELECT p_stream, new_rev - n + t.ord, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata', links[t.ord]
       FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, ord)
       ORDER BY t.ord
       RETURNING global_position
@@ -120,7 +136,7 @@ END
 $fn$;
 `;
 
-const SELECT_EVENT = `SELECT global_position, transaction_id::text AS tx, stream_name, stream_revision, event_id, event_type, data, metadata FROM es_events`;
+const SELECT_EVENT = `SELECT global_position, transaction_id::text AS tx, stream_name, stream_revision, event_id, event_type, data, metadata, encode(hash, 'hex') AS hash FROM es_events`;
 
 interface EventRow {
   global_position: string | bigint;
@@ -131,6 +147,7 @@ interface EventRow {
   event_type: string;
   data: unknown;
   metadata: RecordedEvent['metadata'];
+  hash: string | null;
 }
 
 const toEvent = (row: EventRow): RecordedEvent => ({
@@ -141,6 +158,7 @@ const toEvent = (row: EventRow): RecordedEvent => ({
   position: { commit: BigInt(row.tx), prepare: BigInt(row.global_position) },
   data: row.data,
   metadata: row.metadata,
+  ...(row.hash !== null && { hash: row.hash }),
 });
 
 export interface PostgresEventStoreOptions {
@@ -198,16 +216,24 @@ export class PostgresEventStore implements EventStore {
     return new PostgresEventStore(sql, options);
   }
 
+  /** Reads a log that is already there, creating nothing: for tools that may only read (audit verify). */
+  static reader(sql: Sql, options: PostgresEventStoreOptions = {}): PostgresEventStore {
+    return new PostgresEventStore(sql, options);
+  }
+
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     const timestamp = new Date().toISOString();
-    const batch = events.map((e) => ({
-      // Time-ordered ids land at the end of the event-id index instead of on a random page.
-      id: e.id ?? uuidv7(),
-      type: e.type,
-      data: e.data,
-      metadata: { ...e.metadata, timestamp: e.metadata?.timestamp ?? timestamp },
-    }));
+    const batch = events.map((e) => {
+      const event = {
+        // Time-ordered ids land at the end of the event-id index instead of on a random page.
+        id: e.id ?? uuidv7(),
+        type: e.type,
+        data: e.data,
+        metadata: { ...e.metadata, timestamp: e.metadata?.timestamp ?? timestamp },
+      };
+      return { ...event, h: contentHash(event).toString('hex') };
+    });
     return new Promise((resolve, reject) => {
       this.pending.push({ stream, expected, events: batch, resolve, reject });
       this.sendPending();

@@ -18,6 +18,7 @@ interface Shown {
   data: Record<string, unknown>;
   metadata: { correlation_id: string | null; causation_id: string | null };
   recorded_at: string;
+  hash: string | null;
 }
 interface Page {
   events: Shown[];
@@ -176,7 +177,14 @@ describe("the group's events", () => {
       data: recorded.data,
       metadata: { correlation_id: null, causation_id: null },
       recorded_at: recorded.metadata.timestamp,
+      hash: recorded.hash,
     });
+    expect(first.hash).toMatch(/^[0-9a-f]{64}$/);
+    // Every event of an intent, in the agent's stream and the budget's, carries the intent's id as its correlation id.
+    const ofIntents = events.filter((e) => typeof (e.data as { intent_id?: unknown }).intent_id === 'string');
+    expect(ofIntents.some((e) => e.stream.startsWith('budget-'))).toBe(true);
+    for (const e of ofIntents)
+      expect(e.metadata.correlation_id).toBe((e.data as { intent_id: string }).intent_id);
     expect(events.every((e) => e.revision === Number(log.find((r) => r.id === e.event_id)!.revision))).toBe(
       true,
     );

@@ -16,6 +16,8 @@ import {
   removeAuditor,
   stringifyJson,
   validate,
+  verifyLog,
+  type VerificationQuery,
   type AuditEventsQuery,
   type AuditFilter,
   type AuditorRequest,
@@ -79,6 +81,18 @@ export function auditRoutes(deps: ApiDeps): Router {
     });
   });
 
+  router.get('/audit/groups/:group/verification', async (req, res) => {
+    const w = await wallet(req);
+    const q = validate<VerificationQuery>('VerificationQuery', { ...req.query });
+    await auditScope(ctx, w, param(req, 'group'));
+    const expect = (q.expect ? q.expect.split(',') : []).map((pair) => {
+      const [events, digest] = pair.split(':') as [string, string];
+      return { events: Number(events), digest };
+    });
+    res.setHeader('cache-control', 'no-store');
+    ok(res, await verifyLog(ctx.store, { groupId: param(req, 'group'), expect }));
+  });
+
   router.get('/audit/intents/:intent', async (req, res) => {
     const w = await wallet(req);
     res.setHeader('cache-control', 'no-store');
@@ -88,9 +102,10 @@ export function auditRoutes(deps: ApiDeps): Router {
 }
 
 /**
- * Streams NDJSON: one event a line, written as the log is read, waiting for the client to drain what
- * it was sent (backpressure) and stopping when it goes away. A failure once lines are out cuts the
- * response (the client sees it incomplete); before that, the error envelope answers.
+ * Streams NDJSON: one event a line, written as the log is read, in chunks of about 64 KiB (one write
+ * per event would cost more than reading it), waiting for the client to drain what it was sent
+ * (backpressure) and stopping when it goes away. A failure once lines are out cuts the response (the
+ * client sees it incomplete); before that, the error envelope answers.
  */
 async function streamEvents(
   res: Response,
@@ -100,10 +115,13 @@ async function streamEvents(
   res.once('close', () => {
     closed = true;
   });
-  const write = async (event: unknown): Promise<boolean> => {
-    if (closed) return false;
+  let chunk = '';
+  const flush = async () => {
     if (!res.headersSent) res.status(200).type(NDJSON);
-    if (!res.write(`${stringifyJson(event)}\n`)) {
+    if (!chunk || closed) return;
+    const full = !res.write(chunk);
+    chunk = '';
+    if (full)
       await new Promise<void>((resolve) => {
         const done = () => {
           res.off('drain', done);
@@ -113,16 +131,22 @@ async function streamEvents(
         res.on('drain', done);
         res.on('close', done);
       });
-    }
+  };
+  const write = async (event: unknown): Promise<boolean> => {
+    if (closed) return false;
+    chunk += `${stringifyJson(event)}\n`;
+    if (chunk.length >= CHUNK) await flush();
     return !closed;
   };
   try {
     await read(write);
+    await flush();
   } catch (err) {
     if (!res.headersSent) throw err;
     res.destroy(err as Error);
     return;
   }
-  if (!res.headersSent) res.status(200).type(NDJSON);
   res.end();
 }
+
+const CHUNK = 64 * 1024;

@@ -50,12 +50,17 @@ function parseKey(key: string): ReturnType<typeof readApiKey> {
   return parsed;
 }
 
+/**
+ * The agent of the request's key; the request counts against the agent's rate limit unless `count` is
+ * false (the MCP endpoint: a tool call counts where it arrives, as the API call it makes).
+ */
 export async function authenticateAgent(
   req: Request,
   deps: AuthDeps & { rateLimit: AgentRateLimit },
+  { count = true }: { count?: boolean } = {},
 ): Promise<{ caller: Caller; view: AgentView }> {
   const found = await identify(req, deps);
-  await deps.rateLimit.consume(found.caller.agentId, req.res!);
+  if (count) await deps.rateLimit.consume(found.caller.agentId, req.res!);
   return found;
 }
 

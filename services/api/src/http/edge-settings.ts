@@ -13,7 +13,16 @@ export interface EdgeSettings {
   metricsToken?: string;
   /** Proxies in front of the API whose X-Forwarded-For names the client (TRUST_PROXY_HOPS). */
   trustProxyHops: number;
+  /** How long an answer from the agent views waits for them to show its write (VIEW_WAIT_MS): state/freshness.ts. */
+  viewWaitMs: number;
 }
+
+/**
+ * VIEW_WAIT_MS's default: the views apply the log within milliseconds when the projector runs (tens of
+ * milliseconds under load), so 2 s covers a busy projector and a short pause with room to spare,
+ * while a read during an outage still answers (marked stale) within 2 s.
+ */
+export const VIEW_WAIT_MS = 2_000;
 
 export function readEdgeSettings(env: Env): EdgeSettings {
   const unauthenticatedPerMinute = env.int('UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000);
@@ -23,10 +32,12 @@ export function readEdgeSettings(env: Env): EdgeSettings {
   if (metricsToken !== undefined && metricsToken.length < 16)
     env.problems.push('METRICS_TOKEN: expected at least 16 characters (e.g. `openssl rand -hex 16`)');
   const trustProxyHops = env.int('TRUST_PROXY_HOPS', 0, 0, 10);
+  const viewWaitMs = env.int('VIEW_WAIT_MS', VIEW_WAIT_MS, 100, 60_000);
   return {
     unauthenticatedPerMinute,
     ...(metricsPort > 0 && { metricsListener: { port: metricsPort, host: metricsHost } }),
     ...(metricsToken !== undefined && { metricsToken }),
     trustProxyHops,
+    viewWaitMs,
   };
 }

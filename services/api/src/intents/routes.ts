@@ -10,7 +10,6 @@ import {
   type SimulateRequest,
   type SpendKind,
 } from '@tokenops/shared';
-import { projectedPast } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
@@ -31,9 +30,7 @@ export function intentRoutes(deps: ApiDeps): Router {
       const { caller } = await authenticateAgent(req, deps);
       const body = bodyOf<{ idempotency_key: string }>(req, kind.requestSchema);
       idempotencyKeyOf(headerKey(req.header('idempotency-key')), body.idempotency_key);
-      const answer = await spend(deps.ctx, deps.waiter, caller, kind, body, async (position) => {
-        await projectedPast(deps.views, position);
-      });
+      const answer = await spend(deps.ctx, deps.waiter, caller, kind, body);
       send(res, answer.status, answer.body, kind.responseSchema, deps);
     });
   }

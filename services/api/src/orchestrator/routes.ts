@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import {
   LocalAggregator,
   ServiceError,
@@ -26,10 +26,10 @@ import {
   type TokenRequest,
   type WhitelistRequest,
 } from '@tokenops/shared';
-import { projectionAt } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
+import { showWrite } from '../state/freshness';
 
 type Limits = Pick<LimitsChangeRequest, 'per_tx_limit' | 'daily_limit' | 'hourly_tx_cap'>;
 
@@ -49,11 +49,9 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
   const ok = (res: Parameters<typeof send>[0], body: unknown, status = 200) =>
     send(res, status, body, undefined, deps);
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
-  // Changes agents read back (limits, keys, status) answer once the agent views include them.
-  const visible = async <T>(result: T): Promise<T> => {
-    await projectionAt(deps.ctx.store, deps.views).catch(() => undefined);
-    return result;
-  };
+  // Every write answers once the agent views include it (boundedly; state/freshness.ts): what it
+  // changed (limits, keys, status, a payment) reads back at once from any instance.
+  const visible = <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write);
   // Path parameters: each an identifier; U+0000 or a lone surrogate is refused like any string.
   for (const name of ['group', 'agent', 'entry'] as const)
     router.param(name, (req, _res, next, value: string) => {
@@ -76,7 +74,11 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     if (!deps.operators.mayCreateGroups(w))
       throw new ServiceError('forbidden', 'This wallet may not create groups (ORCHESTRATOR_WALLETS).');
     const b = bodyOf<CreateGroupRequest>(req, 'CreateGroupRequest');
-    ok(res, await createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) }), 201);
+    ok(
+      res,
+      await visible(res, () => createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
+      201,
+    );
   });
   router.get('/orchestrator/groups/:group', async (req, res) =>
     ok(res, await describeGroup(deps.ctx, await wallet(req), param(req, 'group'))),
@@ -104,55 +106,60 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     const b = bodyOf<WhitelistRequest>(req, 'WhitelistRequest');
     ok(
       res,
-      await addWhitelistEntry(deps.ctx, w, param(req, 'group'), {
-        address: b.address,
-        type: b.type,
-        ...(b.label !== undefined && { label: b.label }),
-        ...(b.approved_amount !== undefined && { approved_amount: b.approved_amount }),
-        ...(b.ttl_seconds !== undefined && { ttl_seconds: b.ttl_seconds }),
-      }),
+      await visible(res, () =>
+        addWhitelistEntry(deps.ctx, w, param(req, 'group'), {
+          address: b.address,
+          type: b.type,
+          ...(b.label !== undefined && { label: b.label }),
+          ...(b.approved_amount !== undefined && { approved_amount: b.approved_amount }),
+          ...(b.ttl_seconds !== undefined && { ttl_seconds: b.ttl_seconds }),
+        }),
+      ),
       201,
     );
   });
-  router.delete('/orchestrator/groups/:group/whitelist/:entry', async (req, res) =>
+  router.delete('/orchestrator/groups/:group/whitelist/:entry', async (req, res) => {
+    const w = await wallet(req);
     ok(
       res,
-      await removeWhitelistEntry(deps.ctx, await wallet(req), param(req, 'group'), param(req, 'entry')),
-    ),
-  );
+      await visible(res, () => removeWhitelistEntry(deps.ctx, w, param(req, 'group'), param(req, 'entry'))),
+    );
+  });
   router.post('/orchestrator/groups/:group/invitations', async (req, res) => {
     const w = await wallet(req);
     const b = bodyOf<InvitationRequest>(req, 'InvitationRequest');
     res.setHeader('cache-control', 'no-store');
     ok(
       res,
-      await invite(deps.ctx, w, param(req, 'group'), {
-        limits: limitsInput(b),
-        ...(b.label !== undefined && { label: b.label }),
-      }),
+      await visible(res, () =>
+        invite(deps.ctx, w, param(req, 'group'), {
+          limits: limitsInput(b),
+          ...(b.label !== undefined && { label: b.label }),
+        }),
+      ),
       201,
     );
   });
   router.patch('/orchestrator/agents/:agent/limits', async (req, res) => {
     const w = await wallet(req);
     const b = bodyOf<LimitsChangeRequest>(req, 'LimitsChangeRequest');
-    ok(res, await visible(await changeLimits(deps.ctx, w, param(req, 'agent'), limitsInput(b))));
+    ok(res, await visible(res, () => changeLimits(deps.ctx, w, param(req, 'agent'), limitsInput(b))));
   });
   router.post('/orchestrator/agents/:agent/revoke', async (req, res) => {
     const w = await wallet(req);
     bodyOf(req, 'EmptyRequest');
-    ok(res, await visible(await revoke(deps.ctx, w, param(req, 'agent'))));
+    ok(res, await visible(res, () => revoke(deps.ctx, w, param(req, 'agent'))));
   });
   router.post('/orchestrator/agents/:agent/emergency-withdraw', async (req, res) => {
     const w = await wallet(req);
     const body = bodyOf<EmergencyWithdrawRequest>(req, 'EmergencyWithdrawRequest');
-    ok(res, await visible(await emergencyWithdraw(deps.ctx, w, param(req, 'agent'), body)));
+    ok(res, await visible(res, () => emergencyWithdraw(deps.ctx, w, param(req, 'agent'), body)));
   });
   router.post('/orchestrator/agents/:agent/rotate-key', async (req, res) => {
     const w = await wallet(req);
     bodyOf(req, 'EmptyRequest');
     res.setHeader('cache-control', 'no-store');
-    ok(res, await visible(await rotateKey(deps.ctx, w, param(req, 'agent'))));
+    ok(res, await visible(res, () => rotateKey(deps.ctx, w, param(req, 'agent'))));
   });
 
   router.get('/tokens', (_req, res) =>
@@ -186,11 +193,13 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
     const b = bodyOf<AirdropRequest>(req, 'AirdropRequest');
     ok(
       res,
-      await airdrop(deps.ctx, {
-        to: b.to,
-        ...(b.mint !== undefined && { mint: b.mint }),
-        amount: b.amount,
-      }),
+      await visible(res, () =>
+        airdrop(deps.ctx, {
+          to: b.to,
+          ...(b.mint !== undefined && { mint: b.mint }),
+          amount: b.amount,
+        }),
+      ),
     );
   });
   return router;

@@ -5,17 +5,20 @@ import { balancesOf, historyOf, limitsOf } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent } from '../http/auth';
 import { send } from '../http/middleware';
+import { showOwnWrites } from './freshness';
 
-/** GET /balance, /limits, /history: answered from the agent views. */
+/** GET /balance, /limits, /history: answered from the agent views, once they show the agent's own writes (freshness.ts). */
 export function stateRoutes(deps: ApiDeps): Router {
   const router = Router();
   router.get('/limits', async (req, res) => {
     const { view } = await authenticateAgent(req, deps);
+    await showOwnWrites(deps, res, view.agent_id);
     const { spent_today: _s, hourly_count: _h, ...limits } = await limitsOf(deps.views, view, deps.ctx.now());
     send(res, 200, limits, 'LimitsResponse', deps);
   });
   router.get('/balance', async (req, res) => {
     const { view } = await authenticateAgent(req, deps);
+    await showOwnWrites(deps, res, view.agent_id);
     const [limits, balances] = await Promise.all([
       limitsOf(deps.views, view, deps.ctx.now()),
       balancesOf(deps.views, view.agent_id, deps.ctx.chain.tokens),
@@ -26,6 +29,7 @@ export function stateRoutes(deps: ApiDeps): Router {
   router.get('/history', async (req, res) => {
     const { view } = await authenticateAgent(req, deps);
     const query = validate<HistoryQuery & { limit: number }>('HistoryQuery', { ...req.query });
+    await showOwnWrites(deps, res, view.agent_id);
     send(
       res,
       200,

@@ -15,6 +15,7 @@ import {
   type Context,
   type ReadModelStore,
   type Signer,
+  type Sql,
 } from '@tokenops/shared';
 import { Proc, freePort } from './topology';
 import { CHAIN_SEED, startEmbedded, type EmbeddedOptions } from '../embedded';
@@ -85,6 +86,8 @@ export interface Service {
   seed: string;
   /** The chain node's JSON-RPC URL on the topology (a chain other suites share); absent when embedded. */
   rpcUrl?: string;
+  /** The event log's SQL (PGlite embedded, PostgreSQL on the topology), to change it behind the service's back. */
+  sql: Sql;
 }
 
 export interface World {
@@ -156,7 +159,13 @@ async function startService(
       ...(options.webhooks && { webhooks: options.webhooks }),
     });
     return {
-      service: { url: service.url, ctx: service.ctx, views: service.views, seed: CHAIN_SEED },
+      service: {
+        url: service.url,
+        ctx: service.ctx,
+        views: service.views,
+        seed: CHAIN_SEED,
+        sql: service.sql,
+      },
       urls: [service.url],
       close: () => service.close(),
     };
@@ -193,6 +202,7 @@ async function startService(
       ctx: { store, chain },
       seed: topology.env.CHAIN_SEED!,
       rpcUrl: topology.env.SOLANA_RPC_URL!,
+      sql,
     },
     urls,
     close: async () => {

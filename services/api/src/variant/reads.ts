@@ -1,6 +1,7 @@
 /**
  * GET /v1/balance, /v1/limits, /v1/history: the same agent views and queries as the primary's state
- * endpoints, answered in the variant's shapes. The history cursor is opaque to the caller: the
+ * endpoints (with the same wait for the agent's own writes: state/freshness.ts), answered in the
+ * variant's shapes. The history cursor is opaque to the caller: the
  * position (confirmation time, signature) of the last entry returned, base64url-encoded JSON; the
  * next page starts strictly after it (projections' historyPage), so paging never repeats or skips an
  * entry while new operations arrive at the newest end.
@@ -20,6 +21,7 @@ import { balancesOf, historyPage, limitsOf, type HistoryPosition } from '@tokeno
 import type { ApiDeps } from '../deps';
 import { authenticateAgent } from '../http/auth';
 import { send } from '../http/middleware';
+import { showOwnWrites } from '../state/freshness';
 
 export const encodeCursor = (p: HistoryPosition): string =>
   Buffer.from(JSON.stringify([p.at, p.tx_sig]), 'utf8').toString('base64url');
@@ -42,6 +44,7 @@ export function variantReadRoutes(deps: ApiDeps): Router {
   const router = Router();
   router.get('/limits', async (req, res) => {
     const { view } = await authenticateAgent(req, deps);
+    await showOwnWrites(deps, res, view.agent_id);
     const l = await limitsOf(deps.views, view, deps.ctx.now());
     send(
       res,
@@ -65,6 +68,7 @@ export function variantReadRoutes(deps: ApiDeps): Router {
     const query = validate<VariantBalanceQuery>('VariantBalanceQuery', { ...req.query });
     const { state: group } = await deps.ctx.groups.load(streams.group(view.group_id));
     const token = resolveToken(deps.ctx.chain.tokens, query.mint, group.baseMint);
+    await showOwnWrites(deps, res, view.agent_id);
     const balances = await balancesOf(deps.views, view.agent_id, [token]);
     send(
       res,
@@ -83,9 +87,11 @@ export function variantReadRoutes(deps: ApiDeps): Router {
     const { view } = await authenticateAgent(req, deps);
     const query = validate<VariantHistoryQuery & { limit: number }>('VariantHistoryQuery', { ...req.query });
     const from = since(query.since);
+    const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    await showOwnWrites(deps, res, view.agent_id);
     const page = await historyPage(deps.views, view.agent_id, {
       limit: query.limit,
-      ...(query.cursor !== undefined && { before: decodeCursor(query.cursor) }),
+      ...(before && { before }),
       ...(from !== undefined && { since: from }),
       ...(query.type !== undefined && { actions: [query.type] }),
     });

@@ -17,7 +17,6 @@ import {
   type VariantSimulateRequest,
   type VariantWebhookRequest,
 } from '@tokenops/shared';
-import { projectedPast } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
@@ -55,14 +54,7 @@ export function variantRoutes(deps: ApiDeps): Router {
       const { caller } = await authenticateAgent(req, deps);
       const body = bodyOf<object>(req, kind.requestSchema);
       const idempotency_key = variantIdempotencyKey(req.header('idempotency-key'));
-      const answer = await spend(
-        deps.ctx,
-        deps.waiter,
-        caller,
-        kind,
-        { ...body, idempotency_key },
-        async (position) => void (await projectedPast(deps.views, position)),
-      );
+      const answer = await spend(deps.ctx, deps.waiter, caller, kind, { ...body, idempotency_key });
       send(res, answer.status, answer.body, kind.responseSchema, deps);
     });
   }

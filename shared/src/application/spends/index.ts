@@ -14,7 +14,7 @@ export const SPEND_KINDS: { readonly [A in Action]?: SpendKind<never, A> } = {
 };
 
 export { depositKind, swapKind, transferDryRun, transferKind, withdrawKind };
-export { spend, simulate, dryRun, type Settled, type Answer, type DryRunAsk } from './pipeline';
+export { spend, simulate, dryRun, type Answer, type DryRunAsk } from './pipeline';
 export { BuildRefused, type Ask, type Built, type IntentOf, type SpendKind } from './kind';
 export { quoteOrUnavailable } from './quotes';
 export { valueInBase } from './valuation';

@@ -8,7 +8,9 @@
  *      A conflict means another decision got there first: read again, decide again (withPatience).
  *      So however many requests and API instances decide at once, no limit or budget is exceeded.
  *   4. The accepted intent is executed by an executor (workers/executor); this waits for its outcome
- *      and answers with kind.answer, or with the failure's code.
+ *      in the log and answers with kind.answer, or with the failure's code. It does not wait for the
+ *      read views: a read waits for the agent's own last write instead (services/api state/freshness.ts),
+ *      so a projector that is down slows no spend.
  *
  * Order of appends for a budgeted recipient: the budget reservation first, then the agent's
  * acceptance. Deciding again for the same intent is safe (its own reservation counts for it); if it is
@@ -23,7 +25,7 @@ import { decodeEvent, streams, type Action, type BlockCode, type IntentData } fr
 import type { AllowEntry, GroupState } from '../../domain/group';
 import { requestFingerprint } from '../../domain/idempotency';
 import { ERROR_CATALOGUE, ServiceError, isErrorCode } from '../../errors';
-import { WrongExpectedRevision, type LogPosition } from '../../event-store/port';
+import { WrongExpectedRevision } from '../../event-store/port';
 import { settleReservation } from '../budgets';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
@@ -33,9 +35,6 @@ import type { Ask, IntentOf, SpendKind, SpendRequest } from './kind';
 
 export type { Answer };
 
-/** Called with the outcome's log position before answering: lets the read views catch up (read your writes). */
-export type Settled = (position: LogPosition) => Promise<void>;
-
 /** Runs one spend operation under the limits, idempotently: one operation per (agent, key), its answer replayed. */
 export async function spend<Req extends SpendRequest>(
   ctx: Context,
@@ -43,16 +42,15 @@ export async function spend<Req extends SpendRequest>(
   caller: Caller,
   kind: SpendKind<Req>,
   req: Req,
-  settled?: Settled,
 ): Promise<Answer> {
   const fingerprint = requestFingerprint(kind.action, req);
   const claim = await claimKey(ctx, caller.agentId, req.idempotency_key, fingerprint, kind.answerAmounts);
   if (claim.kind === 'replay') return answered(claim.answer);
   const run: Run<Req> = { ctx, waiter, caller, kind, req, stream: claim.stream, intentId: claim.intentId };
-  if (claim.kind === 'run' && !claim.takenOver) return runOnce(run, settled);
+  if (claim.kind === 'run' && !claim.takenOver) return runOnce(run);
   // A claim another request holds, or one abandoned by an instance that died before deciding.
   const known = await intentRecord(ctx, caller.agentId, claim.intentId);
-  if (claim.kind === 'run' && !known.accepted && !known.blocked) return runOnce(run, settled);
+  if (claim.kind === 'run' && !known.accepted && !known.blocked) return runOnce(run);
   return answerWhenSettled(run, known);
 }
 
@@ -67,7 +65,7 @@ interface Run<Req extends SpendRequest> {
   intentId: string;
 }
 
-async function runOnce<Req extends SpendRequest>(run: Run<Req>, settled?: Settled): Promise<Answer> {
+async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer> {
   const { ctx, kind, stream, intentId } = run;
   let accepted = false;
   let answer: Answer;
@@ -80,7 +78,6 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>, settled?: Settle
         'idempotency_in_progress',
         `The ${kind.action} is still being executed; retry the same request to get its result.`,
       );
-    if (settled && outcome.position) await settled(outcome.position).catch(() => undefined);
     answer = answerFor(kind, intent, outcome);
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'idempotency_in_progress') throw err;

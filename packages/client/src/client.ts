@@ -1,0 +1,235 @@
+/**
+ * The agent's client: one method per operation of the /api/v1 contract, typed from its OpenAPI
+ * document (generated/agent-api.ts) and sent by openapi-fetch. A refusal is thrown as a TokenOpsError
+ * with the contract's code; a spend gets an idempotency key when the caller gives none, the same on
+ * every retry of the client (retry.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import createClient, { type Client } from 'openapi-fetch';
+import { TokenOpsError, errorOf } from './errors';
+import type { components, paths } from './generated/agent-api';
+import { retryAfterMs, retryingFetch, type Fetch, type RetryOptions, type RetryPolicy } from './retry';
+
+type Schemas = components['schemas'];
+/** A spend's request with its idempotency key optional: the client makes one when it is missing. */
+type Spend<T extends { idempotency_key: string }> = Omit<T, 'idempotency_key'> & { idempotency_key?: string };
+
+export type TransferInput = Spend<Schemas['TransferRequest']>;
+export type SwapInput = Spend<Schemas['SwapRequest']>;
+export type DepositInput = Spend<Schemas['DepositRequest']>;
+export type WithdrawInput = Spend<Schemas['WithdrawRequest']>;
+export type SimulateInput = Schemas['SimulateRequest'];
+export type WebhookInput = Schemas['WebhookRequest'];
+export type EventType = WebhookInput['event_types'][number];
+export type TransferResult = Schemas['TransferResponse'];
+export type SwapResult = Schemas['SwapResponse'];
+export type DepositResult = Schemas['DepositResponse'];
+export type WithdrawResult = Schemas['WithdrawResponse'];
+export type SimulateResult = Schemas['SimulateResponse'];
+export type Balance = Schemas['BalanceResponse'];
+export type Limits = Schemas['LimitsResponse'];
+export type HistoryEntry = Schemas['HistoryEntry'];
+export type Registration = Schemas['RegisterResponse'];
+export type WebhookCreated = Schemas['WebhookResponse'];
+
+/**
+ * One subscription as GET /api/v1/webhooks lists it. That route and DELETE /api/v1/webhooks/{id} are
+ * served (services/api/src/webhooks/routes.ts) but not yet described by the OpenAPI document, so these
+ * two shapes are written here by hand.
+ */
+export interface WebhookSubscription {
+  webhook_id: string;
+  scope: 'agent' | 'group';
+  agent_wallet_pda?: string;
+  group_config_pda: string;
+  url: string;
+  event_types: EventType[];
+  status: 'active' | 'disabled' | 'deleted';
+  status_reason?: string;
+  created_at: string;
+  previous_secret_valid_until?: string;
+}
+
+export interface ConnectionOptions {
+  /** Retries of 429, 5xx and failed connections (retry.ts). */
+  retry?: RetryOptions;
+  /** Another fetch (a proxy's, a test's); the global one by default. */
+  fetch?: Fetch;
+}
+
+export interface ClientOptions extends ConnectionOptions {
+  /** The service's URL, such as `https://tokenops.example.com` (`/api/v1` is added unless present). */
+  baseUrl: string;
+  /** The agent's API key, from register. */
+  apiKey: string;
+}
+
+/** The contract's root under a service URL. */
+const apiRoot = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}/api/v1`;
+
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The contract's connection: the typed client and a fetch per retry policy. */
+class Connection {
+  readonly api: Client<paths>;
+  readonly fetch: Record<RetryPolicy, Fetch>;
+  readonly root: string;
+
+  constructor(
+    baseUrl: string,
+    readonly headers: Record<string, string>,
+    options: ConnectionOptions,
+  ) {
+    const base: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+    this.fetch = {
+      all: retryingFetch(base, 'all', options.retry),
+      'rate-limited': retryingFetch(base, 'rate-limited', options.retry),
+    };
+    this.root = apiRoot(baseUrl);
+    this.api = createClient<paths>({ baseUrl: this.root, headers, fetch: this.fetch.all });
+  }
+
+  /** The answer's body on success; otherwise the TokenOpsError of the refusal (or of no answer). */
+  async result<T>(call: Promise<Answer<T>>, idempotencyKey?: string): Promise<T> {
+    const keyed = idempotencyKey === undefined ? {} : { idempotencyKey };
+    let answer: Answer<T>;
+    try {
+      answer = await call;
+    } catch (cause) {
+      if (cause instanceof SyntaxError)
+        throw new TokenOpsError('unexpected_response', 'the answer is not JSON', 0, { ...keyed, cause });
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new TokenOpsError('network_error', `no answer from the service: ${reason}`, 0, {
+        ...keyed,
+        cause,
+      });
+    }
+    const { data, error, response } = answer;
+    if (response.ok && data !== undefined) return data;
+    const wait = retryAfterMs(response.headers.get('retry-after'));
+    throw errorOf(response, error, wait === undefined ? undefined : Math.ceil(wait / 1000), idempotencyKey);
+  }
+}
+
+/** Exchanges a one-time invitation code for the agent's API key (shown once: keep it). */
+export async function register(
+  baseUrl: string,
+  invitationCode: string,
+  options: ConnectionOptions = {},
+): Promise<Registration> {
+  const c = new Connection(baseUrl, {}, options);
+  // Not retried but on 429: a code is redeemed once, and a lost answer cannot be asked for again.
+  const body = { invitation_code: invitationCode };
+  return c.result(c.api.POST('/register', { body, fetch: c.fetch['rate-limited'] }));
+}
+
+const withKey = <T extends { idempotency_key?: string }>(input: T) => ({
+  ...input,
+  idempotency_key: input.idempotency_key ?? randomUUID(),
+});
+
+export class TokenOpsClient {
+  /** The same as the standalone `register`. */
+  static readonly register = register;
+  private readonly c: Connection;
+
+  constructor(options: ClientOptions) {
+    this.c = new Connection(options.baseUrl, { authorization: `Bearer ${options.apiKey}` }, options);
+  }
+
+  // ---- intents (idempotent: the same key on every retry) ------------------------------------------
+
+  /** Sends tokens to an allow-listed recipient; the 0.10 % protocol fee is deducted from `amount`. */
+  transfer(input: TransferInput): Promise<TransferResult> {
+    const body = withKey(input);
+    return this.c.result(this.c.api.POST('/transfer', { body }), body.idempotency_key);
+  }
+
+  /** Swaps through the configured aggregator under the limits, with a minimum output. */
+  swap(input: SwapInput): Promise<SwapResult> {
+    const body = withKey(input);
+    return this.c.result(this.c.api.POST('/swap', { body }), body.idempotency_key);
+  }
+
+  /** Deposits into an allow-listed lending venue. */
+  deposit(input: DepositInput): Promise<DepositResult> {
+    const body = withKey(input);
+    return this.c.result(this.c.api.POST('/deposit', { body }), body.idempotency_key);
+  }
+
+  /** Withdraws from an allow-listed lending venue. */
+  withdraw(input: WithdrawInput): Promise<WithdrawResult> {
+    const body = withKey(input);
+    return this.c.result(this.c.api.POST('/withdraw', { body }), body.idempotency_key);
+  }
+
+  /** Dry-runs a transfer under the current limits: `would_succeed`, and the `reason` code when not. */
+  simulate(input: SimulateInput): Promise<SimulateResult> {
+    return this.c.result(this.c.api.POST('/intents/simulate', { body: input }));
+  }
+
+  // ---- state --------------------------------------------------------------------------------------
+
+  /** Balances by token symbol, and the limit counters. */
+  balance(): Promise<Balance> {
+    return this.c.result(this.c.api.GET('/balance'));
+  }
+
+  /** The limits, what remains of them, and the group. */
+  limits(): Promise<Limits> {
+    return this.c.result(this.c.api.GET('/limits'));
+  }
+
+  /** The most recent confirmed intents of the last 24 hours, newest first (`limit` 1-100, default 20). */
+  async history(query: { limit?: number } = {}): Promise<HistoryEntry[]> {
+    const page = await this.c.result(this.c.api.GET('/history', { params: { query } }));
+    return page.transactions;
+  }
+
+  // ---- webhooks -----------------------------------------------------------------------------------
+
+  /** Subscribes an HTTPS URL to this agent's events; `signing_secret` is shown once. */
+  createWebhook(input: WebhookInput): Promise<WebhookCreated> {
+    // Not retried but on 429: a retry after a lost answer would subscribe twice.
+    return this.c.result(this.c.api.POST('/webhooks', { body: input, fetch: this.c.fetch['rate-limited'] }));
+  }
+
+  /** This agent's subscriptions. */
+  async listWebhooks(): Promise<WebhookSubscription[]> {
+    const page = await this.c.result(this.untyped<{ webhooks: WebhookSubscription[] }>('GET', '/webhooks'));
+    return page.webhooks;
+  }
+
+  /** Deletes one of this agent's subscriptions. */
+  deleteWebhook(webhookId: string): Promise<{ webhook_id: string; status: 'deleted' }> {
+    return this.c.result(
+      this.untyped('DELETE', `/webhooks/${encodeURIComponent(webhookId)}`, 'rate-limited'),
+    );
+  }
+
+  /** A route the OpenAPI document does not describe yet: the same root, headers and retries, untyped. */
+  private async untyped<T>(
+    method: 'GET' | 'DELETE',
+    path: string,
+    policy: RetryPolicy = 'all',
+  ): Promise<Answer<T>> {
+    const request = new Request(`${this.c.root}${path}`, { method, headers: this.c.headers });
+    const response = await this.c.fetch[policy](request);
+    const text = await response.text();
+    if (!response.ok) return { error: parsed(text), response };
+    return { data: JSON.parse(text) as T, response }; // not JSON: a SyntaxError, unexpected_response
+  }
+}
+
+/** JSON if the text is JSON, else the text (an error page). */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

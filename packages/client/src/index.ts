@@ -1,0 +1,13 @@
+/** @tokenops/client: a typed client for agents of the token-operations service (README.md). */
+export * from './client';
+export * from './errors';
+export type { RetryOptions } from './retry';
+export type { components, operations, paths } from './generated/agent-api';
+// Webhook signatures from their one place (packages/webhook-signing), the same code the service signs with.
+export {
+  verifyWebhook,
+  webhookTestHeaders,
+  WebhookVerificationError,
+  type IncomingHeaders,
+  type WebhookHeaders,
+} from '@tokenops/webhook-signing';

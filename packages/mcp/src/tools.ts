@@ -1,0 +1,163 @@
+/**
+ * The agent API as MCP tools, one row per tool: its name, what it does, spends and is checked
+ * against, its input and output schemas, and the HTTP call it makes. The schemas are the contract's
+ * own (shared/src/contract/schemas.ts), handed to the agent as they are; the API validates every
+ * call with them, so a bad argument comes back as the contract's `validation_error`.
+ */
+// The schemas alone, not the package's index: the index loads the whole service (about 2 s more at
+// every start of the stdio server).
+import {
+  BalanceResponse,
+  DepositRequest,
+  DepositResponse,
+  HistoryQuery,
+  HistoryResponse,
+  LimitsResponse,
+  SimulateRequest,
+  SimulateResponse,
+  SwapRequest,
+  SwapResponse,
+  TransferRequest,
+  TransferResponse,
+  WithdrawRequest,
+  WithdrawResponse,
+} from '@tokenops/shared/src/contract/schemas';
+
+/** A JSON Schema of an object (what MCP takes as a tool's input and output schema). */
+export type ObjectSchema = { type: 'object' } & Record<string, unknown>;
+
+export interface ToolRow {
+  name: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
+  /** GET sends the arguments as the query string; POST as the JSON body. */
+  method: 'GET' | 'POST';
+  path: string;
+  /** A spend: `idempotency_key` is optional here, and generated when absent. */
+  spend: boolean;
+}
+
+/** A spend's request schema with `idempotency_key` no longer required (the tool generates one). */
+function keyOptional(schema: { required: readonly string[] }): ObjectSchema {
+  return {
+    ...(schema as unknown as ObjectSchema),
+    required: schema.required.filter((field) => field !== 'idempotency_key'),
+  };
+}
+
+/** balance and limits take nothing. */
+const NO_INPUT: ObjectSchema = { type: 'object', properties: {}, additionalProperties: false };
+const object = (schema: object): ObjectSchema => schema as ObjectSchema;
+
+const CHECKS =
+  'the per-transaction limit (per_tx_limit), the rolling 24-hour limit (daily_limit: the value spent in the 24 hours ' +
+  'before now) and the hourly transaction cap (hourly_tx_cap: operations in the last 60 minutes)';
+const LIMITS_NOTE =
+  'Limits and budgets are counted in the group base token (another token is valued at the aggregator quote). ' +
+  'A refused call spends nothing and returns the error code (e.g. per_tx_limit_exceeded).';
+const KEY_NOTE =
+  'Pass idempotency_key to make a retry safe (the same key never makes a second operation); ' +
+  'when absent, a new key is generated for this call.';
+
+export const TOOLS: readonly ToolRow[] = [
+  {
+    name: 'transfer',
+    description:
+      'Send `amount` of a token (the group base token unless `mint` names another) from the agent wallet to an ' +
+      'allow-listed recipient `to`. Spends the amount; a 0.10 % protocol fee is deducted from it (`net_amount` ' +
+      'reaches the recipient). Checked, in order: the recipient on the operator allow-list (an external ' +
+      'recipient entry has a TTL and a budget shared by the group), ' +
+      `${CHECKS}. ${LIMITS_NOTE} ${KEY_NOTE} Use simulate first to check without spending.`,
+    inputSchema: keyOptional(TransferRequest),
+    outputSchema: object(TransferResponse),
+    method: 'POST',
+    path: '/api/v1/transfer',
+    spend: true,
+  },
+  {
+    name: 'swap',
+    description:
+      'Swap `amount` of from_token (from_mint) for to_token (to_mint) through the aggregator the group ' +
+      'allow-lists, with a minimum output: minimum_amount_out, or by default the quote less slippage_bps ' +
+      '(default 50). Spends the amount of from_token. Checked: the aggregator on the allow-list, ' +
+      `${CHECKS}. ${LIMITS_NOTE} ${KEY_NOTE}`,
+    inputSchema: keyOptional(SwapRequest),
+    outputSchema: object(SwapResponse),
+    method: 'POST',
+    path: '/api/v1/swap',
+    spend: true,
+  },
+  {
+    name: 'deposit',
+    description:
+      'Deposit `amount` of a token (`mint`, by default the group base token) into an allow-listed lending venue ' +
+      '(`lending_program`, see the venues the service lists); the agent receives the venue receipt token. ' +
+      `Spends the amount. Checked: the venue on the allow-list, ${CHECKS}. ${LIMITS_NOTE} ${KEY_NOTE}`,
+    inputSchema: keyOptional(DepositRequest),
+    outputSchema: object(DepositResponse),
+    method: 'POST',
+    path: '/api/v1/deposit',
+    spend: true,
+  },
+  {
+    name: 'withdraw',
+    description:
+      'Withdraw from an allow-listed lending venue (`lending_program`): redeem `amount` receipt tokens for the ' +
+      'underlying token (`mint`), paid at the current rate (`received_amount`). Spends no limit headroom: ' +
+      'withdrawals are exempt from the per-transaction and 24-hour limits, but the venue must be on the ' +
+      'allow-list and the withdrawal counts toward the hourly transaction cap (hourly_tx_cap). ' +
+      `A refused call moves nothing and returns the error code. ${KEY_NOTE}`,
+    inputSchema: keyOptional(WithdrawRequest),
+    outputSchema: object(WithdrawResponse),
+    method: 'POST',
+    path: '/api/v1/withdraw',
+    spend: true,
+  },
+  {
+    name: 'simulate',
+    description:
+      'Dry-run a transfer of `amount` (to `to`, of `mint`): runs the same checks as transfer, in the same ' +
+      `order (allow-list with TTL and budget, ${CHECKS}) and reports would_succeed, the reason (an error ` +
+      'code) when it would not, the estimated fee and the remaining headroom. Spends nothing, submits nothing ' +
+      'and counts toward no limit.',
+    inputSchema: object(SimulateRequest),
+    outputSchema: object(SimulateResponse),
+    method: 'POST',
+    path: '/api/v1/intents/simulate',
+    spend: false,
+  },
+  {
+    name: 'balance',
+    description:
+      'Read the agent balances (token symbol to amount) with its limits and what remains of them now ' +
+      '(daily_remaining, hourly_tx_remaining). Spends nothing.',
+    inputSchema: NO_INPUT,
+    outputSchema: object(BalanceResponse),
+    method: 'GET',
+    path: '/api/v1/balance',
+    spend: false,
+  },
+  {
+    name: 'limits',
+    description:
+      'Read the limits the operator set for the agent (per_tx_limit, daily_limit over a rolling 24 hours, ' +
+      'hourly_tx_cap), what remains of them now, and the agent group. Spends nothing.',
+    inputSchema: NO_INPUT,
+    outputSchema: object(LimitsResponse),
+    method: 'GET',
+    path: '/api/v1/limits',
+    spend: false,
+  },
+  {
+    name: 'history',
+    description:
+      'Read the agent most recent confirmed transfers and swaps of the last 24 hours, newest first ' +
+      '(`limit`, default 20, at most 100). Spends nothing.',
+    inputSchema: object(HistoryQuery),
+    outputSchema: object(HistoryResponse),
+    method: 'GET',
+    path: '/api/v1/history',
+    spend: false,
+  },
+];

@@ -1,0 +1,142 @@
+import { CONTRACT_SCHEMAS } from '@tokenops/shared/src/contract/schemas';
+import type { AgentApi, ApiReply } from './agent-api';
+import { callTool } from './server';
+import { TOOLS } from './tools';
+
+const tool = (name: string) => TOOLS.find((t) => t.name === name)!;
+const SPENDS = ['transfer', 'swap', 'deposit', 'withdraw'];
+
+describe('the tool table', () => {
+  it('has the eight agent operations, each with the HTTP call of the contract', () => {
+    expect(TOOLS.map((t) => `${t.name} ${t.method} ${t.path}`)).toEqual([
+      'transfer POST /api/v1/transfer',
+      'swap POST /api/v1/swap',
+      'deposit POST /api/v1/deposit',
+      'withdraw POST /api/v1/withdraw',
+      'simulate POST /api/v1/intents/simulate',
+      'balance GET /api/v1/balance',
+      'limits GET /api/v1/limits',
+      'history GET /api/v1/history',
+    ]);
+  });
+
+  it("takes its schemas from the contract; the spends' idempotency_key is optional", () => {
+    const request = { transfer: 'Transfer', swap: 'Swap', deposit: 'Deposit', withdraw: 'Withdraw' } as const;
+    for (const [name, schema] of Object.entries(request)) {
+      const contract = CONTRACT_SCHEMAS[`${schema}Request`];
+      expect(tool(name).inputSchema).toEqual({
+        ...contract,
+        required: contract.required.filter((f) => f !== 'idempotency_key'),
+      });
+      expect(contract.required).toContain('idempotency_key');
+      expect(tool(name).outputSchema).toBe(CONTRACT_SCHEMAS[`${schema}Response`]);
+    }
+    expect(tool('simulate').inputSchema).toBe(CONTRACT_SCHEMAS.SimulateRequest);
+    expect(tool('history').inputSchema).toBe(CONTRACT_SCHEMAS.HistoryQuery);
+    expect(tool('limits').outputSchema).toBe(CONTRACT_SCHEMAS.LimitsResponse);
+  });
+
+  it('says what each tool spends and which limits apply', () => {
+    for (const name of ['transfer', 'swap', 'deposit'])
+      expect(tool(name).description).toEqual(
+        expect.stringMatching(
+          /allow-list[\s\S]*per-transaction limit[\s\S]*24-hour[\s\S]*hourly transaction cap/,
+        ),
+      );
+    expect(tool('transfer').description).toMatch(/TTL and a budget/);
+    expect(tool('withdraw').description).toMatch(/exempt from the per-transaction and 24-hour limits/);
+    for (const name of ['simulate', 'balance', 'limits', 'history'])
+      expect(tool(name).description).toMatch(/Spends nothing/);
+    expect(TOOLS.filter((t) => t.spend).map((t) => t.name)).toEqual(SPENDS);
+  });
+});
+
+/** The port answering from a list, recording what it was asked. */
+function api(...replies: (ApiReply | Error)[]): AgentApi & { calls: unknown[][] } {
+  const calls: unknown[][] = [];
+  return {
+    calls,
+    async call(...args) {
+      calls.push(args);
+      const next = replies.shift()!;
+      if (next instanceof Error) throw next;
+      return next;
+    },
+  };
+}
+
+describe('callTool', () => {
+  it("returns the API's JSON as text and as structured content", async () => {
+    const text = '{"per_tx_limit":100,"group_id":"g"}';
+    const port = api({ status: 200, text });
+    expect(await callTool(port, tool('limits'), {})).toEqual({
+      content: [{ type: 'text', text }],
+      structuredContent: { per_tx_limit: 100, group_id: 'g' },
+    });
+    expect(port.calls).toEqual([['GET', '/api/v1/limits']]);
+  });
+
+  it('sends a GET tool’s arguments as the query', async () => {
+    const port = api({ status: 200, text: '{"transactions":[]}' });
+    await callTool(port, tool('history'), { limit: 5 });
+    expect(port.calls).toEqual([['GET', '/api/v1/history?limit=5']]);
+  });
+
+  it('keeps the idempotency key given, and generates one when absent', async () => {
+    const ok = { status: 200, text: '{}' };
+    const port = api(ok, ok);
+    await callTool(port, tool('transfer'), { to: 'x', amount: 1, idempotency_key: 'mine' });
+    await callTool(port, tool('transfer'), { to: 'x', amount: 1 });
+    expect(port.calls[0]).toEqual([
+      'POST',
+      '/api/v1/transfer',
+      { to: 'x', amount: 1, idempotency_key: 'mine' },
+    ]);
+    expect(port.calls[1]![2]).toEqual({
+      to: 'x',
+      amount: 1,
+      idempotency_key: expect.stringMatching(/^mcp-[0-9a-f-]{36}$/),
+    });
+  });
+
+  it('turns an error envelope into a tool error with the code, the message and any details', async () => {
+    const refused = await callTool(
+      api({ status: 403, text: '{"error":"per_tx_limit_exceeded","message":"Amount over 100."}' }),
+      tool('swap'),
+      { idempotency_key: 'k' },
+    );
+    expect(refused).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'per_tx_limit_exceeded: Amount over 100.' }],
+    });
+    const invalid = await callTool(
+      api({
+        status: 400,
+        text: '{"error":"validation_error","message":"Bad.","details":[{"path":"/to","issue":"too short"}]}',
+      }),
+      tool('simulate'),
+      {},
+    );
+    expect(invalid.content).toEqual([
+      { type: 'text', text: 'validation_error: Bad. Details: [{"path":"/to","issue":"too short"}]' },
+    ]);
+  });
+
+  it('an answer without an envelope, or no answer at all, is a tool error naming the generated key', async () => {
+    const gateway = await callTool(
+      api({ status: 502, text: '<html>Bad Gateway</html>' }),
+      tool('deposit'),
+      {},
+    );
+    expect(gateway.isError).toBe(true);
+    expect(gateway.content[0]).toEqual({
+      type: 'text',
+      text: expect.stringMatching(/^http_502: .* idempotency_key mcp-[0-9a-f-]{36}: pass it to retry/),
+    });
+    const down = await callTool(api(new TypeError('fetch failed')), tool('balance'), {});
+    expect(down).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'unreachable: the agent API did not answer (fetch failed).' }],
+    });
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Tamper evidence as an auditor uses it: the owner grants an auditor, who verifies the group's log
+ * through the service (`tokenops audit verify --group`), keeps the checkpoints, and later finds
+ * exactly the event that someone with access to the database changed behind the service's back.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { generateSigner, streams } from '@tokenops/shared';
+import { key, signIn, startWorld, type World } from '../testing/harness';
+
+const run = promisify(execFile);
+const BIN = join(__dirname, '../../bin/tokenops.js');
+let world: World;
+let dir: string;
+let agent: { id: string; key: string };
+
+/** The CLI as the auditor, its exit code and what it printed. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const out = await run(
+      process.execPath,
+      [BIN, '--url', world.service.url, '--keypair', join(dir, 'auditor.json'), ...args],
+      { env: { ...process.env, NODE_OPTIONS: '' } },
+    );
+    return { code: 0, ...out };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+beforeAll(async () => {
+  world = await startWorld();
+  dir = mkdtempSync(join(tmpdir(), 'verify-'));
+  agent = await world.agent();
+  for (let i = 0; i < 3; i++) {
+    const sent = await world.client.call('POST', '/api/v1/transfer', {
+      token: agent.key,
+      body: { to: world.vendor, amount: 1 + i, idempotency_key: key() },
+    });
+    expect(sent.status).toBe(200);
+  }
+});
+afterAll(async () => world.close());
+
+const verification = (token: string, query = '') =>
+  world.client.call<{ events: number; broken: { reason: string; event_id: string }[]; digest: string }>(
+    'GET',
+    `/api/v1/audit/groups/${world.groupId}/verification${query}`,
+    { token },
+  );
+
+it('verifies the group through the service; owner and auditors only; bad input is a 400', async () => {
+  const wallet = /wallet: (\w+)/.exec((await cli('keygen', join(dir, 'auditor.json'))).stdout)![1]!;
+  const granted = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/auditors`, {
+    token: world.operator.token,
+    body: { wallet },
+  });
+  expect(granted.status).toBe(201);
+  const owner = await verification(world.operator.token);
+  expect(owner.status).toBe(200);
+  const shown = await world.client.call<{ events: unknown[] }>(
+    'GET',
+    `/api/v1/audit/groups/${world.groupId}/events?limit=1000`,
+    { token: world.operator.token },
+  );
+  expect(owner.body).toMatchObject({ group: world.groupId, events: shown.body.events.length, broken: [] });
+
+  const stranger = await signIn(world.client, generateSigner());
+  expect((await verification(stranger.token)).status).toBe(403);
+  const bad = await verification(world.operator.token, '?expect=12:nothex');
+  expect(bad.status).toBe(400);
+  expect(bad.body).toMatchObject({ error: 'validation_error' });
+
+  const first = await cli(
+    'audit',
+    'verify',
+    '--group',
+    world.groupId,
+    '--save',
+    join(dir, 'checkpoints.json'),
+  );
+  expect(first).toMatchObject({ code: 0 });
+  expect(first.stdout).toContain(`intact: group ${world.groupId}, ${owner.body.events} events`);
+  const saved = JSON.parse(readFileSync(join(dir, 'checkpoints.json'), 'utf8')) as {
+    checkpoints: { events: number; digest: string }[];
+  };
+  expect(saved.checkpoints.at(-1)).toMatchObject({ events: owner.body.events, digest: owner.body.digest });
+  expect(
+    await cli('audit', 'verify', '--group', world.groupId, '--expect', join(dir, 'checkpoints.json')),
+  ).toMatchObject({
+    code: 0,
+  });
+}, 60_000);
+
+it('names exactly the event changed in the database behind the service', async () => {
+  const confirmed = (await world.service.ctx.store.readStream(streams.agent(agent.id))).filter(
+    (e) => e.type === 'intent.confirmed',
+  )[1]!;
+  await world.service.sql.query(
+    `UPDATE es_events SET data = jsonb_set(data, '{amount}', '"0.000001"') WHERE event_id = $1`,
+    [confirmed.id],
+  );
+  const report = await verification(world.operator.token);
+  expect(report.body.broken).toEqual([
+    expect.objectContaining({
+      reason: 'hash_mismatch',
+      event_id: confirmed.id,
+      stream: streams.agent(agent.id),
+    }),
+  ]);
+  const found = await cli('audit', 'verify', '--group', world.groupId);
+  expect(found.code).toBe(1);
+  expect(found.stdout).toContain(`hash_mismatch: ${confirmed.stream}@${confirmed.revision} (${confirmed.id}`);
+  expect(found.stdout).toContain('1 broken');
+}, 60_000);

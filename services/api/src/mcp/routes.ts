@@ -1,0 +1,69 @@
+/**
+ * POST /mcp: the MCP server (packages/mcp) over Streamable HTTP, for an agent framework that speaks
+ * MCP over HTTP. Authenticated by the agent's key (`Authorization: Bearer <key>`; a missing or wrong
+ * key is the contract's 401). Stateless: each request gets a server and a transport of its own
+ * (no session, plain JSON answers). The tools call this same API over loopback HTTP with the same
+ * key, so every check of the agent API (validation, idempotency, limits, rate limit) applies to a
+ * tool call exactly as to the HTTP call it makes. Each MCP message counts once against the agent's
+ * rate limit: a tool call as that API call, any other message (initialize, tools/list) here.
+ */
+import { Router, type Request } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { TOOLS, createMcpServer, httpAgentApi } from '@tokenops/mcp';
+import type { ApiDeps } from '../deps';
+import { authenticateAgent, bearer } from '../http/auth';
+
+export const MCP_PATH = '/mcp';
+
+export function mcpRoutes(deps: ApiDeps): Router {
+  const router = Router();
+  router.post(MCP_PATH, async (req, res) => {
+    const calls = onlyToolCalls(req.json);
+    await authenticateAgent(req, deps, { count: !calls });
+    const server = createMcpServer(
+      httpAgentApi({ url: ownUrl(req), key: bearer(req)!, headers: { 'x-request-id': req.id } }),
+    );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    // The body as the API's JSON reader read it (at most 64 KiB; numbers a float cannot hold kept as text).
+    await transport.handleRequest(req, res, req.json);
+  });
+  // Stateless: no stream to open (GET) and no session to end (DELETE).
+  router.all(MCP_PATH, (_req, res) => {
+    res
+      .status(405)
+      .setHeader('allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST only.' }, id: null });
+  });
+  return router;
+}
+
+const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
+
+/**
+ * Whether every JSON-RPC message of the body is a call of one of the tools (each makes exactly one API
+ * call, which counts it); anything else (a call of no tool included) counts here.
+ */
+function onlyToolCalls(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.length > 0 && messages.every(isToolCall);
+}
+
+function isToolCall(message: unknown): boolean {
+  const m = message as { method?: unknown; params?: { name?: unknown } } | null;
+  return m?.method === 'tools/call' && typeof m.params?.name === 'string' && TOOL_NAMES.has(m.params.name);
+}
+
+/** This API as the request reached it: the local end of its connection (the API serves plain HTTP). */
+export function ownUrl(req: Request): string {
+  const address = req.socket.localAddress ?? '127.0.0.1';
+  const host = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${req.socket.localPort}`;
+}
