@@ -6,7 +6,7 @@ import {
   openEventStore,
   runProcess,
   serveOps,
-  dependenciesReady,
+  dependencyChecks,
   openRedis,
 } from '@tokenops/shared';
 import { startProjector } from './projector';
@@ -34,7 +34,7 @@ runProcess('projector', async () => {
   });
   const ops = await serveOps(port, host, {
     registry: metrics.registry,
-    ready: () => dependenciesReady(redis, store),
+    dependencies: dependencyChecks({ store, redis }),
   });
   logger.info('started', { ops: ops.url, role: 'projector' });
   return {

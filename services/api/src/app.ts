@@ -5,7 +5,7 @@
 import express from 'express';
 import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ServiceError, openApiDocument } from '@tokenops/shared';
+import { ServiceError, failingDependencies, openApiDocument, readinessAnswer } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
 import { auditRoutes } from './audit/routes';
 import { docsRoutes } from './docs/pages';
@@ -37,8 +37,8 @@ export function createApp(deps: ApiDeps): express.Express {
   );
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
-    const ready = await deps.ready().catch(() => false);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
+    const answer = readinessAnswer(await failingDependencies(deps.dependencies));
+    res.status(answer.status).json(answer.body);
   });
   if (deps.metrics && deps.metricsToken) {
     const { registry } = deps.metrics;

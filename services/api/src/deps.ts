@@ -1,6 +1,7 @@
 import type {
   Context,
   DeliveryStore,
+  Dependencies,
   Metrics,
   OutcomeWaiter,
   ReadModelStore,
@@ -33,6 +34,6 @@ export interface ApiDeps extends SendOptions {
   viewWaitMs: number;
   /** Proxies in front of the API whose X-Forwarded-For names the client (0 or absent: none). */
   trustProxyHops?: number;
-  /** Whether the service can take requests (its dependencies answered at start). */
-  ready(): Promise<boolean>;
+  /** What the service needs to take requests, by the name `/readyz` reports when it fails. */
+  dependencies: Dependencies;
 }

@@ -22,6 +22,7 @@ import {
   PostgresEventStore,
   createContext,
   createMetrics,
+  dependencyChecks,
   observeAttempts,
   observeJobs,
   observeOutcomes,
@@ -184,6 +185,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   if (!options.orchestratorWallets)
     logger.warn('ORCHESTRATOR_WALLETS is not set: any wallet may create groups (embedded default)');
 
+  // Everything but the log lives in this process.
+  const dependencies = dependencyChecks({ store });
   const app = createApp({
     ctx,
     views,
@@ -202,13 +205,13 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     viewWaitMs: options.viewWaitMs ?? VIEW_WAIT_MS,
     logger,
     checkResponses: options.checkResponses ?? false,
-    ready: async () => (await store.headPosition()) !== undefined,
+    dependencies,
   });
   const http = await listen(createServer(app), options.port ?? 8080, options.host ?? '127.0.0.1');
   const ops = options.metricsListener
     ? await serveOps(options.metricsListener.port, options.metricsListener.host, {
         registry: metrics.registry,
-        ready: async () => (await store.headPosition()) !== undefined,
+        dependencies,
       })
     : undefined;
 

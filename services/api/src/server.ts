@@ -16,7 +16,7 @@ import {
   openContext,
   runProcess,
   serveOps,
-  dependenciesReady,
+  dependencyChecks,
   openRedis,
   openDeliveryStore,
   webhookSettings,
@@ -66,8 +66,8 @@ runProcess('api', async () => {
   const views = await LiveViews.open(new ViewGenerations(redis, redisConfig.prefix));
   const waiter = new OutcomeWaiter(store);
   await waiter.start();
-  const ready = () => dependenciesReady(redis, store);
   const deliveries = await openDeliveryStore(deliveryDb);
+  const dependencies = dependencyChecks({ store, redis, chain: ctx.chain, deliveries });
 
   const app = createApp({
     ctx,
@@ -88,14 +88,14 @@ runProcess('api', async () => {
     viewWaitMs: edge.viewWaitMs,
     logger,
     checkResponses,
-    ready,
+    dependencies,
   });
   const http = await listen(createServer(app), port, host);
   // The metrics (with health and readiness) on a port of their own, apart from the API's.
   const ops = edge.metricsListener
     ? await serveOps(edge.metricsListener.port, edge.metricsListener.host, {
         registry: metrics.registry,
-        ready,
+        dependencies,
       })
     : undefined;
   logger.info('listening', { url: http.url, ...(ops && { metrics_url: `${ops.url}/metrics` }) });

@@ -40,7 +40,7 @@ runProcess('chain', async () => {
     port,
     host,
     slotMs,
-    ops: { registry: metrics.registry, ready: async () => true },
+    ops: { registry: metrics.registry, dependencies: {} }, // it needs nothing but itself
   });
   logger.info('started', { rpc: node.url, data_dir: dataDir });
   return {

@@ -285,6 +285,22 @@ export class RpcChain implements LocalChain, PaymentSource {
     },
   };
 
+  /**
+   * Readiness: the node answers `getHealth` with "ok" within `timeoutMs` (a node that is down, hangs,
+   * or says it is behind the cluster throws).
+   */
+  async health(timeoutMs: number): Promise<void> {
+    const response = await fetch(this.options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth' }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = (await response.json()) as { result?: string; error?: { message: string } };
+    if (body.result !== 'ok')
+      throw new Error(`the chain is not healthy: ${body.error?.message ?? response.status}`);
+  }
+
   /** Local chain node only (`tokenops_warpClock`, not a Solana method): moves its clock forward. */
   async warp(seconds: bigint): Promise<bigint> {
     const response = await fetch(this.options.url, {

@@ -8,7 +8,10 @@ import { RpcChain } from '../chain/rpc';
 import { SqlDeliveryStore } from '../deliveries/sql';
 import { createContext, type Context } from '../application/context';
 import { KeyVault } from '../application/credentials';
+import type { Chain } from '../chain/port';
+import type { DeliveryStore } from '../deliveries/port';
 import type { ChainConfig, EventStoreConfig } from './env';
+import { READINESS_TIMEOUT_MS, type Dependencies } from './readiness';
 import { settingsFor } from './settings';
 import { openMarkets } from './markets';
 import type { AggregatorConfig } from '../aggregator/config';
@@ -63,7 +66,28 @@ export function openRedis(url: string, options: RedisOptions = { maxRetriesPerRe
   return redis;
 }
 
-/** Readiness of a process on the log and Redis: both answer. */
-export async function dependenciesReady(redis: Redis, store: EventStore): Promise<boolean> {
-  return (await redis.ping()) === 'PONG' && (await store.headPosition()) !== undefined;
+/**
+ * The dependencies of a process, by the names `/readyz` reports: `eventstore` (its head
+ * position is read), `redis` (connected, and a PING comes back; a disconnected client fails at once),
+ * `chain` (a Solana JSON-RPC node answers `getHealth`; an in-process chain is not asked) and
+ * `webhook-database` (the delivery store reads the relay's checkpoint). Only those given are asked.
+ */
+export function dependencyChecks(parts: {
+  store: EventStore;
+  redis?: Redis;
+  chain?: Chain;
+  deliveries?: DeliveryStore;
+}): Dependencies {
+  const { store, redis, chain, deliveries } = parts;
+  return {
+    eventstore: () => store.headPosition(),
+    ...(redis && {
+      redis: async () => {
+        if (redis.status !== 'ready') throw new Error(`redis is ${redis.status}`);
+        if ((await redis.ping()) !== 'PONG') throw new Error('redis did not answer PONG');
+      },
+    }),
+    ...(chain instanceof RpcChain && { chain: () => chain.health(READINESS_TIMEOUT_MS) }),
+    ...(deliveries && { 'webhook-database': () => deliveries.relayCheckpoint() }),
+  };
 }

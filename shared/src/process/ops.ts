@@ -1,16 +1,17 @@
 /**
- * The operations endpoints every process serves: `/healthz` (the process is alive), `/readyz` (its
- * dependencies answer: 503 until they do) and `/metrics` (Prometheus text). The API mounts them on its
- * own port; workers serve them alone on theirs.
+ * The operations endpoints every process serves: `/healthz` (the process is alive), `/readyz` (every
+ * dependency it needs answers: 503 naming those that do not, readiness.ts) and `/metrics`
+ * (Prometheus text). The API mounts them on its own port; workers serve them alone on theirs.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { failingDependencies, readinessAnswer, type Dependencies } from './readiness';
 
 export interface OpsOptions {
   registry: Registry;
-  /** Resolves true when the process can do its work. */
-  ready(): Promise<boolean>;
+  /** What the process needs to do its work, by the name `/readyz` reports when it fails. */
+  dependencies: Dependencies;
 }
 
 /** Answers an ops path, or returns false for any other path. */
@@ -26,13 +27,8 @@ export async function answerOps(
     return true;
   }
   if (path === '/readyz') {
-    const ready = await ops.ready().catch(() => false);
-    send(
-      res,
-      ready ? 200 : 503,
-      'application/json',
-      JSON.stringify({ status: ready ? 'ready' : 'not ready' }),
-    );
+    const answer = readinessAnswer(await failingDependencies(ops.dependencies));
+    send(res, answer.status, 'application/json', JSON.stringify(answer.body));
     return true;
   }
   if (path === '/metrics') {

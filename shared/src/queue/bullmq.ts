@@ -2,10 +2,14 @@
  * The job queue on BullMQ (Redis). Deduplication uses BullMQ's `deduplication` option in throttle mode
  * (an id and a TTL), which holds whether the first job is waiting, done or already removed — unlike a
  * custom jobId, which stops deduplicating once the completed job is cleaned up. Retries use BullMQ's
- * exponential backoff with jitter. Stalled jobs (a worker that died) are put back by BullMQ itself.
+ * exponential backoff with jitter. Stalled jobs (a worker that died) are put back by BullMQ itself,
+ * within seconds: a job's lock lasts `lockMs` (3 s by default) and is renewed every third of it, and
+ * every worker runs BullMQ's stalled-job check every second, so a killed worker's jobs are back in the
+ * queue at most about `lockMs` + 2 s after its death (TAKEOVER).
  */
 import { Queue, Worker as BullWorker, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { randomUUID } from 'node:crypto';
+import { TAKEOVER } from '../process/takeover';
 import {
   DEFAULT_RETRY,
   failureEvent,
@@ -29,6 +33,9 @@ export interface BullJobQueueOptions {
   /** How long completed jobs are kept (seconds); failed ones stay until retried or cleaned. */
   keepCompletedSeconds?: number;
 }
+
+/** A job's lock when the caller names none: a dead worker's jobs move on within about 5 s. */
+export const DEFAULT_JOB_LOCK_MS = 3_000;
 
 function connectionFrom(url: string): ConnectionOptions {
   const u = new URL(url);
@@ -78,13 +85,15 @@ export class BullJobQueue<T> implements JobQueue<T> {
 
   /**
    * `lockMs`: how long a job stays with a worker that stops renewing its lock (killed) before BullMQ's
-   * stalled-job check hands it to another; a job may stall several times (the handler is idempotent).
+   * stalled-job check, which runs every second, hands it to another; a live worker renews it every
+   * third of it, so it keeps its jobs through a pause of its event loop shorter than two thirds of it.
+   * A job may stall several times (the handler is idempotent).
    */
   process(
     handler: (job: Job<T>) => Promise<void>,
     options: ProcessOptions & { lockMs?: number } = {},
   ): Worker {
-    const lockMs = options.lockMs ?? 30_000;
+    const lockMs = options.lockMs ?? DEFAULT_JOB_LOCK_MS;
     const { observe } = options;
     const worker = new BullWorker(
       this.name,
@@ -102,7 +111,8 @@ export class BullJobQueue<T> implements JobQueue<T> {
         prefix: this.prefix,
         concurrency: options.concurrency ?? 1,
         lockDuration: lockMs,
-        stalledInterval: lockMs,
+        lockRenewTime: Math.floor(lockMs / 3),
+        stalledInterval: TAKEOVER.stallCheckMs,
         maxStalledCount: 10,
       },
     );

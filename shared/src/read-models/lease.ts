@@ -1,11 +1,13 @@
 /**
  * A lease in Redis: one holder at a time among several processes (projectors, relays). The holder
- * renews it well inside its time to live; a holder that stops renewing (killed, paused, cut off)
- * loses it when it runs out, and another takes over. Writes made under a lease carry its token as a
- * commit guard, so a holder that lost the lease without knowing cannot write any more.
+ * renews it every second (TAKEOVER), well inside its time to live; a holder that stops renewing
+ * (killed, paused, cut off) loses it when it runs out (5 s), and a standby, which tries every half
+ * second, takes over. Writes made under a lease carry its token as a commit guard, so a holder that
+ * lost the lease without knowing cannot write any more.
  */
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
+import { TAKEOVER } from '../process/takeover';
 import type { CommitGuard } from './redis';
 
 const RENEW_LUA = `
@@ -22,7 +24,7 @@ export class Lease {
   constructor(
     private readonly redis: Redis,
     readonly key: string,
-    private readonly ttlMs = 10_000,
+    private readonly ttlMs: number = TAKEOVER.ttlMs,
   ) {}
 
   get guard(): CommitGuard {
@@ -34,13 +36,14 @@ export class Lease {
   }
 
   /**
-   * Waits until the lease is this process's (checking every `pollMs`), then renews it every third of
-   * its time to live; `onLost` is called once if a renewal finds it gone. `aborted` ends the wait.
+   * Waits until the lease is this process's (checking every `pollMs`), then renews it every second
+   * (every third of its time to live if that is shorter); `onLost` is called once if a renewal finds
+   * it gone. `aborted` ends the wait.
    */
   async hold(options: { onLost(): void; aborted(): boolean; pollMs?: number }): Promise<boolean> {
     while (!(await this.tryAcquire().catch(() => false))) {
       if (options.aborted()) return false;
-      await new Promise((r) => setTimeout(r, options.pollMs ?? 1_000));
+      await new Promise((r) => setTimeout(r, options.pollMs ?? TAKEOVER.pollMs));
     }
     this.timer = setInterval(
       () => {
@@ -53,7 +56,7 @@ export class Lease {
           () => undefined, // Redis unreachable: the next renewal tries again; commits are guarded anyway
         );
       },
-      Math.floor(this.ttlMs / 3),
+      Math.min(TAKEOVER.renewMs, Math.floor(this.ttlMs / 3)),
     );
     return true;
   }
@@ -111,7 +114,6 @@ export function whileLeader(options: {
       const held = lease.hold({
         onLost: () => ((wasLost = true), lost()),
         aborted: () => stopped,
-        pollMs: 500,
       });
       if (!(await held)) break;
       let running: { done: Promise<void>; stop(): Promise<void> } | undefined;

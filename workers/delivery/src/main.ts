@@ -17,7 +17,7 @@ import {
   observeLease,
   watchRelayLag,
   watchQueueDepth,
-  dependenciesReady,
+  dependencyChecks,
   openDeliveryStore,
   openEventStore,
   openRedis,
@@ -85,7 +85,7 @@ runProcess('delivery', async () => {
 
   const ops = await serveOps(port, host, {
     registry: metrics.registry,
-    ready: () => dependenciesReady(redis, store),
+    dependencies: dependencyChecks({ store, redis, deliveries }),
   });
   logger.info('started', { ops: ops.url, concurrency: hooks.concurrency });
   return {

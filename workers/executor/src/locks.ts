@@ -1,12 +1,14 @@
 /**
  * Keyed locks for work that must not overlap (swaps on one pool: each is built from the pool's live
  * reserves and fixes its output in the transaction). In one process, a FIFO queue per key; across
- * executor processes, a Redis mutex (redis-semaphore) held while the work runs and refreshed, so a
- * dead holder's lock expires by itself.
+ * executor processes, a Redis mutex (redis-semaphore) held while the work runs and refreshed every
+ * second, so a dead holder's lock lapses by itself within 5 s (TAKEOVER): its swap, handed to another
+ * executor by then or soon after, is not held up past the fail-over bound.
  */
 import AsyncLock from 'async-lock';
 import type Redis from 'ioredis';
 import { Mutex } from 'redis-semaphore';
+import { TAKEOVER } from '@tokenops/shared';
 
 export type Locks = <R>(key: string, work: () => Promise<R>) => Promise<R>;
 
@@ -20,7 +22,7 @@ export function processLocks(): Locks {
 export function redisLocks(
   redis: Redis,
   prefix: string,
-  options = { lockTimeoutMs: 10_000, acquireTimeoutMs: 60_000 },
+  options = { lockTimeoutMs: TAKEOVER.ttlMs, acquireTimeoutMs: 60_000 },
 ): Locks {
   const local = processLocks();
   return (key, work) =>
@@ -28,7 +30,7 @@ export function redisLocks(
       const mutex = new Mutex(redis, `${prefix}:lock:${key}`, {
         lockTimeout: options.lockTimeoutMs,
         acquireTimeout: options.acquireTimeoutMs,
-        refreshInterval: Math.floor(options.lockTimeoutMs / 3),
+        refreshInterval: Math.min(TAKEOVER.renewMs, Math.floor(options.lockTimeoutMs / 3)),
         retryInterval: 5,
       });
       await mutex.acquire();

@@ -7,7 +7,9 @@
  */
 import {
   BullJobQueue,
+  DEFAULT_JOB_LOCK_MS,
   Env,
+  TAKEOVER,
   RpcChain,
   RedisReadModelStore,
   createLogger,
@@ -18,7 +20,7 @@ import {
   runProcess,
   serveOps,
   whileLeader,
-  dependenciesReady,
+  dependencyChecks,
   openRedis,
   startPaymentWatcher,
   observeJobs,
@@ -38,7 +40,8 @@ runProcess('executor', async () => {
   const chainConfig = env.chain({ rpc: true });
   const kek = env.keyEncryptionKey();
   const concurrency = env.int('EXECUTOR_CONCURRENCY', 16, 1, 256);
-  const lockMs = env.int('EXECUTOR_LOCK_MS', 30_000, 1_000, 600_000);
+  // Up to 5 s, so a dead executor's jobs move on within the runbook's 10 s whatever it is set to.
+  const lockMs = env.int('EXECUTOR_LOCK_MS', DEFAULT_JOB_LOCK_MS, 1_000, TAKEOVER.maxJobLockMs);
   const paymentWatchMs = env.int('PAYMENT_WATCH_INTERVAL_MS', 2_000, 100, 600_000);
   const { port, host } = env.listenAddress(9102);
   const aggregator = aggregatorConfig(env);
@@ -102,7 +105,7 @@ runProcess('executor', async () => {
 
   const ops = await serveOps(port, host, {
     registry: metrics.registry,
-    ready: () => dependenciesReady(redis, store),
+    dependencies: dependencyChecks({ store, redis, chain: ctx.chain }),
   });
   logger.info('started', { ops: ops.url, concurrency });
   return {
