@@ -6,11 +6,11 @@
  * The log is real traffic multiplied (rebuild.bench.ts): agents registered, funded and transferring,
  * appended again and again with agent and intent ids renamed, all in one group.
  */
-import { PostgresEventStore, serverSql, verifyLog, type RecordedEvent } from '@tokenops/shared';
+import { PostgresEventStore, serverSql, verifyLog } from '@tokenops/shared';
 import { Client, signIn } from '../services/api/src/testing/harness';
 import { Topology } from '../services/api/src/testing/topology';
-import { measure, report } from './harness';
-import { copier, template } from './rebuild.bench';
+import { report } from './harness';
+import { copier, rawCatchUp, template, writeCopies } from './rebuild.bench';
 
 const PAGE = 2_000;
 
@@ -41,30 +41,12 @@ export async function auditBench(): Promise<string> {
     );
     const groups = new Set(events.filter((e) => e.stream.startsWith('group-')).map((e) => e.stream.slice(6)));
     const copy = copier(events, new Map([...groups].map((g) => [g, group])));
-    const copies = Math.ceil(target / events.length);
-    await measure(
-      `writing the log (${copies} copies of ${events.length} events)`,
-      copies,
-      16,
-      async (_w, k) => {
-        for (const { stream, events: evs } of copy(k)) await store.append(stream, evs, 'any');
-        return 1;
-      },
-    );
-
-    console.log('  raw catch-up read of the whole log…');
-    let read = 0;
-    let started = Date.now();
-    for (let from: RecordedEvent['position'] | undefined; ;) {
-      const batch = await store.readAll({ ...(from && { from }), maxCount: PAGE });
-      read += batch.length;
-      if (batch.length < PAGE) break;
-      from = batch[batch.length - 1]!.position;
-    }
-    const raw = read / ((Date.now() - started) / 1000);
+    await writeCopies(store, copy, events.length, target);
+    const raw = await rawCatchUp(store, PAGE);
+    const read = Number((await store.headPosition()).prepare);
 
     console.log('  NDJSON export over HTTP…');
-    started = Date.now();
+    let started = Date.now();
     const res = await fetch(`${topology.apis[0]!.url}/api/v1/audit/groups/${group}/events`, {
       headers: { authorization: `Bearer ${operator.token}`, accept: 'application/x-ndjson' },
     });

@@ -15,6 +15,7 @@ import {
   createLogger,
   localFixtures,
   serverSql,
+  type EventStore,
   type NewEvent,
   type RecordedEvent,
 } from '@tokenops/shared';
@@ -81,6 +82,35 @@ export function copier(events: RecordedEvent[], fixed: ReadonlyMap<string, strin
   };
 }
 
+/** Appends copies of the template until the log holds `target` events, 16 at a time; the number of copies. */
+export async function writeCopies(
+  store: EventStore,
+  copy: ReturnType<typeof copier>,
+  templateSize: number,
+  target: number,
+): Promise<number> {
+  const copies = Math.ceil(target / templateSize);
+  await measure(`writing the log (${copies} copies of ${templateSize} events)`, copies, 16, async (_w, k) => {
+    for (const { stream, events } of copy(k)) await store.append(stream, events, 'any');
+    return 1;
+  });
+  return copies;
+}
+
+/** The baseline of the log's readers: the whole log read in pages, doing nothing with it; events/s. */
+export async function rawCatchUp(store: EventStore, pageSize: number): Promise<number> {
+  console.log('  raw catch-up read of the whole log…');
+  let read = 0;
+  const started = Date.now();
+  for (let from: RecordedEvent['position'] | undefined; ;) {
+    const batch = await store.readAll({ ...(from && { from }), maxCount: pageSize });
+    read += batch.length;
+    if (batch.length < pageSize) break;
+    from = batch[batch.length - 1]!.position;
+  }
+  return read / ((Date.now() - started) / 1000);
+}
+
 export async function rebuildBench(): Promise<string> {
   const scale = Number(process.env.BENCH_SCALE ?? 1);
   const target = Math.round(1_000_000 * scale);
@@ -93,28 +123,10 @@ export async function rebuildBench(): Promise<string> {
   try {
     const events = await template();
     const copy = copier(events);
-    const copies = Math.ceil(target / events.length);
-    await measure(
-      `writing the log (${copies} copies of ${events.length} events)`,
-      copies,
-      16,
-      async (_w, k) => {
-        for (const { stream, events: evs } of copy(k)) await store.append(stream, evs, 'any');
-        return 1;
-      },
-    );
+    const copies = await writeCopies(store, copy, events.length, target);
     const total = copies * events.length;
 
-    console.log('  raw catch-up read of the whole log…');
-    let read = 0;
-    const readStart = Date.now();
-    for (let from: RecordedEvent['position'] | undefined; ;) {
-      const batch = await store.readAll({ ...(from && { from }), maxCount: 5_000 });
-      read += batch.length;
-      if (batch.length < 5_000) break;
-      from = batch[batch.length - 1]!.position;
-    }
-    const raw = read / ((Date.now() - readStart) / 1000);
+    const raw = await rawCatchUp(store, 5_000);
     console.log('  rebuilding (replay)…');
     const tokens = localFixtures(CHAIN_SEED).mints;
     const started = Date.now();
