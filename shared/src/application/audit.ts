@@ -335,8 +335,8 @@ const deliveryView = (d: Delivery) => ({
  * Everything the log and the delivery store hold about one intent, for the owner or an auditor of its
  * group: the decision (`intent.accepted` with its valuation, or `intent.blocked` with the check that
  * failed), the budget events naming it, `intent.submitting` (the signature), the outcome, and the
- * webhook deliveries of the events derived from them. There is no index by intent: the log is read
- * from its start.
+ * webhook deliveries of the events derived from them. Found by the intent's correlation id (an index
+ * on PostgreSQL), or by reading the log from its start.
  */
 export async function intentStory(
   ctx: Pick<Context, 'groups' | 'store'>,
@@ -344,13 +344,14 @@ export async function intentStory(
   wallet: string,
   intentId: string,
 ) {
-  const found: RecordedEvent[] = [];
-  for await (const page of logPages(ctx.store, { pageSize: AUDIT_READ_PAGE * 4 })) {
-    for (const e of page) {
-      if (dataOf(e).intent_id !== intentId) continue;
-      if (e.stream.startsWith('agent-') || e.stream.startsWith('budget-')) found.push(e);
-    }
-  }
+  const ofIntent = (e: RecordedEvent) =>
+    dataOf(e).intent_id === intentId && (e.stream.startsWith('agent-') || e.stream.startsWith('budget-'));
+  // By the intent's correlation id where the store has an index; else, or for an intent recorded before
+  // correlation ids were written, by a walk of the log from its start.
+  const found = ctx.store.readCorrelated ? (await ctx.store.readCorrelated(intentId)).filter(ofIntent) : [];
+  if (found.length === 0)
+    for await (const page of logPages(ctx.store, { pageSize: AUDIT_READ_PAGE * 4 }))
+      found.push(...page.filter(ofIntent));
   const decision = found.find(
     (e) => (e.type === 'intent.accepted' || e.type === 'intent.blocked') && e.stream.startsWith('agent-'),
   );

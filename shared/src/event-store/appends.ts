@@ -6,13 +6,13 @@
  * not do: on PostgreSQL it leaves out a transaction that committed while an older one is in flight.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { comparePositions, type EventStore, type LogPosition } from './port';
+import { comparePositions, decorate, type EventStore, type LogPosition } from './port';
 
 const scope = new AsyncLocalStorage<{ last?: LogPosition }>();
 
 /** The store, whose appends report their log position to the `collectAppends` scope they run in. */
 export function reportingAppends(store: EventStore): EventStore {
-  return {
+  return decorate(store, {
     append: async (stream, events, expected) => {
       const result = await store.append(stream, events, expected);
       const seen = scope.getStore();
@@ -20,12 +20,7 @@ export function reportingAppends(store: EventStore): EventStore {
         seen.last = result.position;
       return result;
     },
-    readStream: (...a) => store.readStream(...a),
-    readAll: (...a) => store.readAll(...a),
-    headPosition: () => store.headPosition(),
-    subscribeToAll: (options) => store.subscribeToAll(options),
-    close: () => store.close(),
-  };
+  });
 }
 
 /** Runs `work`; its result, and the position of the last event it appended (none when it appended nothing). */

@@ -6,6 +6,7 @@
 import {
   LOG_START,
   comparePositions,
+  decorate,
   type EventStore,
   type LogPosition,
   type RecordedEvent,
@@ -31,15 +32,7 @@ export class LogFanout {
 
   /** An event store whose subscriptions share this fanout; everything else goes to the store. */
   view(): EventStore {
-    const store = this.store;
-    return {
-      append: (...a) => store.append(...a),
-      readStream: (...a) => store.readStream(...a),
-      readAll: (...a) => store.readAll(...a),
-      headPosition: () => store.headPosition(),
-      subscribeToAll: (options) => this.subscribe(options),
-      close: () => store.close(),
-    };
+    return decorate(this.store, { subscribeToAll: (options) => this.subscribe(options) });
   }
 
   private subscribe(options: SubscribeOptions): Subscription {

@@ -96,5 +96,25 @@ export interface EventStore {
   headPosition(): Promise<LogPosition>;
   /** Catches up from `from`, then delivers live events as they commit. */
   subscribeToAll(options: SubscribeOptions): Subscription;
+  /**
+   * The events whose metadata names this correlation id (every event of one intent), in log order.
+   * Only adapters that answer it from an index have it (PostgreSQL); readers without it scan the log.
+   */
+  readCorrelated?(correlationId: string): Promise<RecordedEvent[]>;
   close(): Promise<void>;
+}
+
+/** A store that answers as `store` does but for the methods given: how wrappers (fanout, reporting appends) are made. */
+export function decorate(store: EventStore, overrides: Partial<EventStore>): EventStore {
+  const readCorrelated = store.readCorrelated?.bind(store);
+  return {
+    append: (...a) => store.append(...a),
+    readStream: (...a) => store.readStream(...a),
+    readAll: (...a) => store.readAll(...a),
+    headPosition: () => store.headPosition(),
+    subscribeToAll: (options) => store.subscribeToAll(options),
+    close: () => store.close(),
+    ...(readCorrelated && { readCorrelated }),
+    ...overrides,
+  };
 }

@@ -36,3 +36,27 @@ describe('PGlite in a data folder', () => {
     await second.close();
   });
 });
+
+describe('the events of one correlation id (PostgreSQL server)', () => {
+  it('reads them by the index, in log order, whatever their streams', async () => {
+    const schema = uniqueName('es');
+    schemas.push(schema);
+    const store = await PostgresEventStore.open(await serverSql({ connectionString: DATABASE_URL, schema }));
+    const of = (id: string, type: string) => ({ type, data: {}, metadata: { correlation_id: id } });
+    await store.append('agent-a', [of('i-1', 'intent.accepted'), of('i-2', 'intent.accepted')], 'no_stream');
+    await store.append('budget-b', [of('i-1', 'budget.reserved')], 'no_stream');
+    await store.append(
+      'agent-a',
+      [{ type: 'agent.limits_changed', data: {} }, of('i-1', 'intent.confirmed')],
+      1n,
+    );
+    const found = await store.readCorrelated('i-1');
+    expect(found.map((e) => [e.stream, e.type])).toEqual([
+      ['agent-a', 'intent.accepted'],
+      ['budget-b', 'budget.reserved'],
+      ['agent-a', 'intent.confirmed'],
+    ]);
+    expect(await store.readCorrelated('nothing')).toEqual([]);
+    await store.close();
+  });
+});

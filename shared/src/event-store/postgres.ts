@@ -54,6 +54,9 @@ CREATE TABLE IF NOT EXISTS es_events (
 -- Tamper evidence (hash-chain.ts): the event's link in its stream's hash chain. NULL for events
 -- appended before the chain existed; a stream is verified from its first hashed event.
 ALTER TABLE es_events ADD COLUMN IF NOT EXISTS hash bytea;
+-- The events of one intent (their correlation id): the audit's story of an intent without a scan.
+CREATE INDEX IF NOT EXISTS es_events_correlation ON es_events ((metadata->>'correlation_id'))
+  WHERE metadata ? 'correlation_id';
 
 -- Appends several batches, each to its stream with its own expected revision, in one transaction.
 -- A batch whose expectation fails is reported (conflict, actual revision) and the others still land.
@@ -305,6 +308,15 @@ export class PostgresEventStore implements EventStore {
        LIMIT $3`,
       [String(from.commit), String(from.prepare), options.maxCount ?? this.batchSize],
       'es_read_all',
+    );
+    return rows.map(toEvent);
+  }
+
+  async readCorrelated(correlationId: string): Promise<RecordedEvent[]> {
+    const rows = await this.sql.query<EventRow>(
+      `${SELECT_EVENT} WHERE metadata ? 'correlation_id' AND metadata->>'correlation_id' = $1
+       ORDER BY transaction_id, global_position`,
+      [correlationId],
     );
     return rows.map(toEvent);
   }
