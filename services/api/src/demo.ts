@@ -5,7 +5,7 @@
  * try the contract with curl is printed, and kept in the data folder.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   addWhitelistEntry,
   airdrop,
@@ -74,8 +74,8 @@ export function demoInstructions(
   return [
     '',
     created
-      ? 'A demo group is ready (kept in data/demo.json):'
-      : 'The demo group from the first start (data/demo.json):',
+      ? `A demo group is ready (kept in ${join(dirname(demo.operator_keypair), 'demo.json')}):`
+      : `The demo group from the first start (${join(dirname(demo.operator_keypair), 'demo.json')}):`,
     `  operator wallet   ${demo.operator_wallet} (keypair: ${demo.operator_keypair})`,
     `  group             ${demo.group_config_pda}`,
     `  agent wallet      ${demo.agent_wallet_pda} (funded with 1,000 USDC)`,
