@@ -353,7 +353,11 @@ export function operatorOpenApiDocument(serverUrl = OPERATOR_SERVER_URL) {
       { name: 'sign-in', description: 'A wallet signs a challenge and gets a JWT (operators and auditors).' },
       { name: 'groups', description: 'Groups, their allow-list, invitations and reconciliation.' },
       { name: 'agents', description: 'Limits, revocation, key rotation, the emergency withdrawal.' },
-      { name: 'fleet webhooks', description: 'A group’s subscriptions and their delivery logs.' },
+      {
+        name: 'fleet webhooks',
+        description:
+          'A group’s subscriptions and their delivery logs (served under /v1 too, with the variant’s error envelope).',
+      },
       { name: 'audit', description: 'Auditors, the audit query and the story of one intent.' },
       { name: 'reference', description: 'Tokens, venues, pools; the local chain’s airdrop.' },
     ],

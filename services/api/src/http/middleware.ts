@@ -167,14 +167,19 @@ export function send(
 ): void {
   const text = stringifyJson(body);
   if (options.checkResponses) {
-    const violations = schema ? responseViolations(schema, JSON.parse(text)) : [];
-    if (violations.length > 0) {
-      options.logger.error('response does not match the contract', { schema, violations });
-      throw new Error(`response does not match ${schema}: ${JSON.stringify(violations)}`);
-    }
+    if (schema) checkAgainst(schema, text, options);
     checkOperatorAnswer(res.req, status, text, options.logger);
   }
   res.status(status).type('application/json').send(text);
+}
+
+/** Checks one JSON text against a schema when `checkResponses` is on (a streamed line too); throws when it does not match. */
+export function checkAgainst(schema: SchemaName, text: string, options: SendOptions): void {
+  if (!options.checkResponses) return;
+  const violations = responseViolations(schema, JSON.parse(text));
+  if (violations.length === 0) return;
+  options.logger.error('response does not match the contract', { schema, violations });
+  throw new Error(`response does not match ${schema}: ${JSON.stringify(violations)}`);
 }
 
 /**
