@@ -24,6 +24,8 @@ export interface Operation<Name extends string = ContractSchemaName, TagName ext
   status?: 200 | 201 | 202;
   /** Other media types of a success, each with its schema (the JSON one is `response`). */
   alternatives?: Record<string, { schema: object; description?: string }>;
+  /** The headers of a success (the state reads': VIEW_HEADERS, when absent). */
+  headers?: Record<string, object>;
   /** The error codes it answers (every code of the catalogue when absent). */
   errors?: readonly ErrorCode[];
   /** Who may call it, when not the document's default scheme (`public` for nobody signed in). */
@@ -289,7 +291,9 @@ function operationObject<Name extends string, TagName extends string>(
   const success = {
     description: op.status === 202 ? 'Accepted' : op.status === 201 ? 'Created' : 'OK',
     content: { ...json(op.response), ...op.alternatives },
-    ...(op.tag === 'state' && { headers: VIEW_HEADERS }),
+    ...((op.headers ?? (op.tag === 'state' && VIEW_HEADERS)) && {
+      headers: op.headers ?? VIEW_HEADERS,
+    }),
   };
   return {
     tags: [op.tag],

@@ -8,7 +8,7 @@
  */
 import type { ErrorCode, ValidationDetail } from '../errors';
 import { ERROR_CATALOGUE } from '../errors';
-import { buildOpenApiDocument, type Operation } from './openapi';
+import { VIEW_HEADERS, buildOpenApiDocument, type Operation } from './openapi';
 import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
 import { OPERATOR_SCHEMAS } from './operator-schemas';
 import { ErrorBody, WebhookRequest, WebhookResponse } from './schemas';
@@ -35,6 +35,16 @@ const ANY: readonly ErrorCode[] = ['validation_error', 'internal_error', 'servic
 const SIGNED_IN: readonly ErrorCode[] = [...ANY, 'unauthorized', 'rate_limited'];
 /** Routes on a group (or its agent, entry, subscription): someone else's, or none. */
 const OWNER: readonly ErrorCode[] = [...SIGNED_IN, 'forbidden', 'not_found'];
+
+/** The writes that answer once the agent views include them (or say they do not). */
+const WRITE_HEADERS = {
+  ...VIEW_HEADERS,
+  'X-Data-Stale': {
+    ...VIEW_HEADERS['X-Data-Stale'],
+    description:
+      '`false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back.',
+  },
+};
 
 const READERS: readonly Record<string, string[]>[] = [{ operatorToken: [] }, { auditorToken: [] }];
 
@@ -66,6 +76,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/groups',
     tag: 'groups',
     operationId: 'createGroup',
+    headers: WRITE_HEADERS,
     summary: 'Create a group owned by the signed-in wallet, with default limits for its agents.',
     description: 'Only wallets in ORCHESTRATOR_WALLETS may (any wallet when it is unset).',
     request: 'CreateGroupRequest',
@@ -101,6 +112,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/groups/{group}/whitelist',
     tag: 'groups',
     operationId: 'addWhitelistEntry',
+    headers: WRITE_HEADERS,
     summary: 'Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2).',
     request: 'WhitelistRequest',
     response: 'WhitelistEntryResponse',
@@ -112,6 +124,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/groups/{group}/whitelist/{entry}',
     tag: 'groups',
     operationId: 'removeWhitelistEntry',
+    headers: WRITE_HEADERS,
     summary: 'Remove an allow-list entry (an agent of the group stays allowed: revoke it instead).',
     response: 'WhitelistRemovedResponse',
     errors: [...OWNER, 'conflict'],
@@ -121,6 +134,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/groups/{group}/invitations',
     tag: 'groups',
     operationId: 'inviteAgent',
+    headers: WRITE_HEADERS,
     summary: 'Invite an agent: a wallet in custody, its limits, and a one-time code (shown once).',
     request: 'InvitationRequest',
     optionalBody: true,
@@ -133,6 +147,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/agents/{agent}/limits',
     tag: 'agents',
     operationId: 'changeLimits',
+    headers: WRITE_HEADERS,
     summary: 'Change an agent’s limits (any of them); a revoked agent’s stay.',
     request: 'LimitsChangeRequest',
     response: 'AgentLimitsResponse',
@@ -143,6 +158,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/agents/{agent}/revoke',
     tag: 'agents',
     operationId: 'revokeAgent',
+    headers: WRITE_HEADERS,
     summary: 'Revoke an agent: its key is refused from now on, for good.',
     request: 'EmptyRequest',
     optionalBody: true,
@@ -154,6 +170,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/agents/{agent}/emergency-withdraw',
     tag: 'agents',
     operationId: 'emergencyWithdraw',
+    headers: WRITE_HEADERS,
     summary: 'Revoke an agent, redeem its venue positions and move every token it holds to a destination.',
     description:
       'The destination is the operator’s own wallet when absent. Safe to repeat: a drain cut short is finished by the next call.',
@@ -167,6 +184,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/agents/{agent}/rotate-key',
     tag: 'agents',
     operationId: 'rotateKey',
+    headers: WRITE_HEADERS,
     summary: 'A new API key for the agent (shown once); the old one is refused from now on.',
     request: 'EmptyRequest',
     optionalBody: true,
@@ -276,6 +294,20 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
   },
   {
     method: 'get',
+    path: '/audit/groups/{group}/verification',
+    tag: 'audit',
+    operationId: 'verifyGroupLog',
+    summary:
+      'Check the hash chain of the group’s events: what no longer holds, the running digest, checkpoints.',
+    description:
+      'For the owner or an auditor of the group. Checkpoints kept from an earlier verification (?expect=) must give the same digest (docs/audit.md).',
+    query: 'VerificationQuery',
+    response: 'VerificationResponse',
+    security: READERS,
+    errors: OWNER,
+  },
+  {
+    method: 'get',
     path: '/audit/intents/{intent}',
     tag: 'audit',
     operationId: 'intentStory',
@@ -321,6 +353,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/dev/airdrop',
     tag: 'reference',
     operationId: 'airdrop',
+    headers: WRITE_HEADERS,
     summary: 'Local chain only: mint demo tokens to an address, as an outside payer would.',
     description: 'For wallets that may create groups; not_found on any other chain.',
     request: 'AirdropRequest',

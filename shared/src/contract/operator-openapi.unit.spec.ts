@@ -68,6 +68,17 @@ describe('the operator OpenAPI 3.1 document', () => {
     expect(Object.keys(challenge).sort()).toEqual(['200', '400', '500', '503']);
   });
 
+  it('documents the freshness headers on the writes that wait for the agent views', () => {
+    const headers = (method: string, path: string, status: string) =>
+      Object.keys((operation(method, path)!.responses[status] as { headers?: object }).headers ?? {});
+    expect(headers('post', '/orchestrator/agents/{agent}/revoke', '200')).toEqual([
+      'X-Data-Stale',
+      'X-Data-Position',
+      'X-Data-Lag-Ms',
+    ]);
+    expect(headers('get', '/orchestrator/groups/{group}', '200')).toEqual([]);
+  });
+
   it('names only schemas that compile in strict mode', () => {
     for (const name of Object.keys(doc.components.schemas)) {
       try {

@@ -382,8 +382,62 @@ export const AuditEventView = {
       additionalProperties: false,
     },
     recorded_at: Timestamp,
+    hash: {
+      type: ['string', 'null'],
+      pattern: '^[0-9a-f]{64}$',
+      description:
+        'Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain.',
+    },
   },
-  required: ['position', 'event_id', 'stream', 'revision', 'type', 'data', 'metadata', 'recorded_at'],
+  required: ['position', 'event_id', 'stream', 'revision', 'type', 'data', 'metadata', 'recorded_at', 'hash'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+export const VerificationResponse = {
+  type: 'object',
+  properties: {
+    group: { type: ['string', 'null'], description: 'The group verified.' },
+    events: Count,
+    hashed: Count,
+    unhashed: { ...Count, description: 'Events written before the chain existed: not verifiable, counted.' },
+    streams: Count,
+    broken: {
+      type: 'array',
+      description: 'What no longer holds, in the order found; empty when the log is intact.',
+      items: {
+        type: 'object',
+        properties: {
+          reason: {
+            type: 'string',
+            enum: ['hash_mismatch', 'missing_event', 'hash_removed', 'digest_differs'],
+          },
+          event_id: NullableText,
+          stream: NullableText,
+          revision: { type: ['integer', 'null'], minimum: 0 },
+          position: NullableText,
+          message: Text,
+        },
+        required: ['reason', 'event_id', 'stream', 'revision', 'position', 'message'],
+        additionalProperties: false,
+      },
+    },
+    digest: {
+      type: 'string',
+      pattern: '^[0-9a-f]{64}$',
+      description: 'The running digest of the group’s events.',
+    },
+    checkpoints: {
+      type: 'array',
+      description: 'Keep them: pass them as ?expect= to a later verification.',
+      items: {
+        type: 'object',
+        properties: { events: Count, position: Text, digest: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+        required: ['events', 'position', 'digest'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['group', 'events', 'hashed', 'unhashed', 'streams', 'broken', 'digest', 'checkpoints'],
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
@@ -566,6 +620,7 @@ export const OPERATOR_RESPONSE_SCHEMAS = {
   AuditorsResponse,
   AuditEventView,
   AuditEventsResponse,
+  VerificationResponse,
   IntentStoryResponse,
   TokensResponse,
   VenuesResponse,
