@@ -414,12 +414,13 @@ export function operatorOpenApiDocument(serverUrl = OPERATOR_SERVER_URL) {
 
 const MATCHERS = OPERATOR_OPERATIONS.map((op) => ({
   op,
-  pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+  // Express matches paths case-insensitively, and with a trailing slash.
+  pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i'),
 }));
 
 /** The operation a request names (its path from the server's root), if it is one of the operator surface's. */
 export function operatorOperation(method: string, path: string): OperatorOperation | undefined {
-  if (!path.startsWith(`${OPERATOR_SERVER_URL}/`)) return undefined;
+  if (!path.toLowerCase().startsWith(`${OPERATOR_SERVER_URL}/`)) return undefined;
   const rest = path.slice(OPERATOR_SERVER_URL.length);
   const m = method.toLowerCase();
   return MATCHERS.find(({ op, pattern }) => op.method === m && pattern.test(rest))?.op;
