@@ -5,7 +5,13 @@
 import express from 'express';
 import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ServiceError, failingDependencies, openApiDocument, readinessAnswer } from '@tokenops/shared';
+import {
+  ServiceError,
+  failingDependencies,
+  openApiDocument,
+  operatorOpenApiDocument,
+  readinessAnswer,
+} from '@tokenops/shared';
 import type { ApiDeps } from './deps';
 import { auditRoutes } from './audit/routes';
 import { docsRoutes } from './docs/pages';
@@ -52,6 +58,7 @@ export function createApp(deps: ApiDeps): express.Express {
     });
   }
   app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.get('/api/v1/orchestrator/openapi.json', (_req, res) => void res.json(operatorOpenApiDocument()));
   app.use(docsRoutes()); // the API reference pages (HTML, with a policy of their own)
   app.use(jsonBody);
   app.use(mcpRoutes(deps)); // POST /mcp: the agent operations as MCP tools (Streamable HTTP)
@@ -68,7 +75,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use('/api/v1', v1);
   app.use(VARIANT_PREFIX, variantRoutes(deps), fleetWebhookRoutes(deps)); // the variant contract, and its path of fleet webhooks
   app.use(notFound);
-  app.use(errorHandler(deps.logger, deps.clientLimit));
+  app.use(errorHandler(deps.logger, deps.clientLimit, deps.checkResponses));
   return app;
 }
 

@@ -9,6 +9,7 @@ import { unstorableText } from './text';
 import type { SchemaName } from './validator';
 import { CONTRACT_SCHEMAS } from './schemas';
 import { OPERATOR_SCHEMAS } from './operator-schemas';
+import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'; // 44 chars
 const TO = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'; // 44 chars
@@ -420,7 +421,7 @@ describe('the operator surface', () => {
 });
 
 describe('every schema', () => {
-  it.each(Object.keys({ ...CONTRACT_SCHEMAS, ...OPERATOR_SCHEMAS }))(
+  it.each(Object.keys({ ...CONTRACT_SCHEMAS, ...OPERATOR_SCHEMAS, ...OPERATOR_RESPONSE_SCHEMAS }))(
     '%s compiles in strict mode (a schema that does not is a 500 at its first request)',
     (name) => {
       try {

@@ -9,31 +9,52 @@ import { CONTRACT_SCHEMAS, IdempotencyKey, type ContractSchemaName } from './sch
 
 type Tag = 'onboarding' | 'intents' | 'state' | 'webhooks';
 
-export interface Operation<Name extends string = ContractSchemaName> {
-  method: 'get' | 'post';
+export interface Operation<Name extends string = ContractSchemaName, TagName extends string = Tag> {
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
-  tag: Tag;
+  tag: TagName;
   summary: string;
   operationId: string;
   request?: Name;
+  /** The body may be left out (an empty object is the same). */
+  optionalBody?: true;
   query?: Name;
   response: Name;
+  /** The status of a success (200 when absent). */
+  status?: 200 | 201 | 202;
+  /** Other media types of a success, each with its schema (the JSON one is `response`). */
+  alternatives?: Record<string, { schema: object; description?: string }>;
+  /** The headers of a success (the state reads': VIEW_HEADERS, when absent). */
+  headers?: Record<string, object>;
+  /** The error codes it answers (every code of the catalogue when absent). */
+  errors?: readonly ErrorCode[];
+  /** Who may call it, when not the document's default scheme (`public` for nobody signed in). */
+  security?: readonly Record<string, string[]>[];
+  description?: string;
   idempotent?: true;
   public?: true;
 }
 
 /** What differs between the contracts' documents. */
-export interface ContractDescription<Name extends string> {
+export interface ContractDescription<Name extends string, TagName extends string = Tag> {
   title: string;
+  /** What the API is (the agent contract's sentence when absent). */
+  description?: string;
   serverUrl: string;
-  operations: readonly Operation<Name>[];
+  operations: readonly Operation<Name, TagName>[];
   schemas: Record<Name, object>;
   /** The schema of every error body. */
   errorBody: Name;
   /** An error code as this contract names it. */
   codeName(code: ErrorCode): string;
   /** The idempotency-key header of the idempotent operations. */
-  idempotencyHeader: { required: boolean; schema: object; description: string };
+  idempotencyHeader?: { required: boolean; schema: object; description: string };
+  /** The schema whose properties are the path parameters (`{name}` in a path). */
+  pathParameters?: Name;
+  /** The tags (the agent contract's when absent). */
+  tags?: readonly { name: TagName; description: string }[];
+  /** The security schemes, the first the default (the agent's API key when absent). */
+  securitySchemes?: Record<string, object>;
 }
 
 export const OPERATIONS: readonly Operation[] = [
@@ -165,19 +186,23 @@ const STATUS_MEANING: Record<number, string> = {
   503: 'A dependency is unavailable; retry after Retry-After seconds',
 };
 
-/** Every status the service answers errors with, and the codes it carries (as the contract names them). */
-function errorStatuses(codeName: (code: ErrorCode) => string): Record<string, string> {
+/** Every status `codes` are answered with, and the codes it carries (as the contract names them). */
+function errorStatuses(
+  codeName: (code: ErrorCode) => string,
+  codes: readonly ErrorCode[] = ERROR_CODES,
+): Record<string, { description: string; codes: string[] }> {
   return Object.fromEntries(
-    [...new Set(ERROR_CODES.map((c) => ERROR_CATALOGUE[c].status))]
+    [...new Set(codes.map((c) => ERROR_CATALOGUE[c].status))]
       .sort((a, b) => a - b)
-      .map((status) => [
-        String(status),
-        `${STATUS_MEANING[status] ?? 'Error'}: ${ERROR_CODES.filter(
-          (c) => ERROR_CATALOGUE[c].status === status,
-        )
-          .map(codeName)
-          .join(', ')}.`,
-      ]),
+      .map((status) => {
+        const names = ERROR_CODES.filter(
+          (c) => codes.includes(c) && ERROR_CATALOGUE[c].status === status,
+        ).map(codeName);
+        return [
+          String(status),
+          { description: `${STATUS_MEANING[status] ?? 'Error'}: ${names.join(', ')}.`, codes: names },
+        ];
+      }),
   );
 }
 
@@ -208,13 +233,39 @@ function queryParameters(schemas: Record<string, object>, name: string) {
   }));
 }
 
-function operationObject<Name extends string>(op: Operation<Name>, contract: ContractDescription<Name>) {
+/** The path parameters of a path (`{name}`), each with its schema from the contract's path-parameter schema. */
+function pathParameters(schemas: Record<string, object>, name: string | undefined, path: string) {
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  if (names.length === 0) return [];
+  const properties = name ? (schemas[name] as { properties: Record<string, object> }).properties : {};
+  return names.map((param) => ({
+    name: param,
+    in: 'path',
+    required: true,
+    schema: properties[param] ?? { type: 'string' },
+  }));
+}
+
+/** The error body of an operation that answers some codes only: the envelope, its code one of them. */
+const errorContent = (errorBody: string, codes: string[] | undefined) =>
+  codes
+    ? {
+        'application/json': {
+          schema: { allOf: [ref(errorBody), { properties: { error: { enum: codes } } }] },
+        },
+      }
+    : json(errorBody);
+
+function operationObject<Name extends string, TagName extends string>(
+  op: Operation<Name, TagName>,
+  contract: ContractDescription<Name, TagName>,
+) {
   const errors = Object.fromEntries(
-    Object.entries(errorStatuses(contract.codeName)).map(([status, description]) => [
+    Object.entries(errorStatuses(contract.codeName, op.errors)).map(([status, { description, codes }]) => [
       status,
       {
         description,
-        content: json(contract.errorBody),
+        content: errorContent(contract.errorBody, op.errors && codes),
         ...(status === '429' || status === '503'
           ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } }
           : {}),
@@ -222,64 +273,71 @@ function operationObject<Name extends string>(op: Operation<Name>, contract: Con
     ]),
   );
   const header = contract.idempotencyHeader;
+  const parameters = [
+    ...pathParameters(contract.schemas, contract.pathParameters, op.path),
+    ...(op.idempotent && header
+      ? [
+          {
+            name: 'idempotency-key',
+            in: 'header',
+            required: header.required,
+            schema: header.schema,
+            description: header.description,
+          },
+        ]
+      : []),
+    ...(op.query ? queryParameters(contract.schemas, op.query) : []),
+  ];
+  const success = {
+    description: op.status === 202 ? 'Accepted' : op.status === 201 ? 'Created' : 'OK',
+    content: { ...json(op.response), ...op.alternatives },
+    ...((op.headers ?? (op.tag === 'state' && VIEW_HEADERS)) && {
+      headers: op.headers ?? VIEW_HEADERS,
+    }),
+  };
   return {
     tags: [op.tag],
     operationId: op.operationId,
     summary: op.summary,
-    ...(op.public ? { security: [] } : {}),
-    ...(op.idempotent
-      ? {
-          parameters: [
-            {
-              name: 'idempotency-key',
-              in: 'header',
-              required: header.required,
-              schema: header.schema,
-              description: header.description,
-            },
-          ],
-        }
-      : {}),
-    ...(op.query ? { parameters: queryParameters(contract.schemas, op.query) } : {}),
-    ...(op.request ? { requestBody: { required: true, content: json(op.request) } } : {}),
-    responses: {
-      '200': {
-        description: 'OK',
-        content: json(op.response),
-        ...(op.tag === 'state' && { headers: VIEW_HEADERS }),
-      },
-      ...errors,
-    },
+    ...(op.description ? { description: op.description } : {}),
+    ...(op.public ? { security: [] } : op.security ? { security: op.security } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(op.request ? { requestBody: { required: !op.optionalBody, content: json(op.request) } } : {}),
+    responses: { [String(op.status ?? 200)]: success, ...errors },
   };
 }
 
+const AGENT_TAGS = [
+  { name: 'onboarding', description: 'Register with an invitation code.' },
+  { name: 'intents', description: 'Transfer, swap, deposit, withdraw, simulate.' },
+  { name: 'state', description: 'Balance, limits, history.' },
+  { name: 'webhooks', description: 'Event subscriptions.' },
+] as const;
+
 /** The OpenAPI 3.1 document of one contract. */
-export function buildOpenApiDocument<Name extends string>(contract: ContractDescription<Name>) {
+export function buildOpenApiDocument<Name extends string, TagName extends string = Tag>(
+  contract: ContractDescription<Name, TagName>,
+) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of contract.operations) (paths[op.path] ??= {})[op.method] = operationObject(op, contract);
+  const securitySchemes = contract.securitySchemes ?? {
+    bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key from register.' },
+  };
   return {
     openapi: '3.1.0',
     info: {
       title: contract.title,
       version: '1.0.0',
-      description: 'Autonomous agents move and convert tokens on Solana under limits an operator sets.',
+      description:
+        contract.description ??
+        'Autonomous agents move and convert tokens on Solana under limits an operator sets.',
     },
     servers: [{ url: contract.serverUrl }],
-    tags: [
-      { name: 'onboarding', description: 'Register with an invitation code.' },
-      { name: 'intents', description: 'Transfer, swap, deposit, withdraw, simulate.' },
-      { name: 'state', description: 'Balance, limits, history.' },
-      { name: 'webhooks', description: 'Event subscriptions.' },
-    ],
-    security: [{ bearerAuth: [] }],
+    tags: (contract.tags ?? AGENT_TAGS).map((t) => ({ name: t.name as string, description: t.description })),
+    security: [{ [Object.keys(securitySchemes)[0]!]: [] as string[] }],
     paths,
     'x-error-codes': errorCodesExtension(contract.codeName),
-    components: {
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key from register.' },
-      },
-      schemas: contract.schemas,
-    },
+    components: { securitySchemes, schemas: contract.schemas },
   };
 }
 

@@ -1,16 +1,6 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../errors';
 import { OPERATIONS, openApiDocument } from './openapi';
-
-/** The problems swagger-parser finds in a document (OpenAPI 3.1 schema and semantics); '' when none. */
-async function openApiProblems(document: unknown): Promise<string> {
-  try {
-    await SwaggerParser.validate(JSON.parse(JSON.stringify(document)));
-    return '';
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
-}
+import { openApiProblems } from '../testing/openapi';
 
 describe('the OpenAPI 3.1 document', () => {
   const doc = openApiDocument();

@@ -4,11 +4,17 @@ import { parseAmount } from '../money';
 import { ServiceError, validationError, type ValidationDetail } from '../errors';
 import { CONTRACT_SCHEMAS } from './schemas';
 import { OPERATOR_SCHEMAS } from './operator-schemas';
+import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
 import { VARIANT_SCHEMAS } from './variant-schemas';
 import { unstorableText, utf8Bytes } from './text';
 
-const SCHEMAS = { ...CONTRACT_SCHEMAS, ...OPERATOR_SCHEMAS, ...VARIANT_SCHEMAS };
-/** The name of a schema the validator knows: the agent contract's (primary and variant) and the operator surface's. */
+const SCHEMAS = {
+  ...CONTRACT_SCHEMAS,
+  ...OPERATOR_SCHEMAS,
+  ...OPERATOR_RESPONSE_SCHEMAS,
+  ...VARIANT_SCHEMAS,
+};
+/** The name of a schema the validator knows: the agent contract's (primary and variant) and the operator surface's (requests and answers). */
 export type SchemaName = keyof typeof SCHEMAS;
 
 /**

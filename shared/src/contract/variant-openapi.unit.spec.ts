@@ -1,17 +1,8 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { ServiceError } from '../errors';
 import { validate } from './validator';
 import { VARIANT_OPERATIONS, variantOpenApiDocument } from './variant-openapi';
 import { VARIANT_SCHEMAS, variantErrorBody, type VariantSchemaName } from './variant-schemas';
-
-async function openApiProblems(document: unknown): Promise<string> {
-  try {
-    await SwaggerParser.validate(JSON.parse(JSON.stringify(document)));
-    return '';
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
-}
+import { openApiProblems } from '../testing/openapi';
 
 const refusal = (name: VariantSchemaName, data: unknown): ServiceError => {
   try {

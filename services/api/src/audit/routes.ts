@@ -23,7 +23,7 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
-import { bodyOf, readJsonBody, send } from '../http/middleware';
+import { bodyOf, checkAgainst, readJsonBody, send, type SendOptions } from '../http/middleware';
 
 const NDJSON = 'application/x-ndjson';
 
@@ -73,7 +73,7 @@ export function auditRoutes(deps: ApiDeps): Router {
     }
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
     const scope = await auditScope(ctx, w, param(req, 'group'));
-    await streamEvents(res, async (write) => {
+    await streamEvents(res, deps, async (write) => {
       // The range is the log as it is now: events appended while it streams are for the next read.
       const until = await ctx.store.headPosition();
       await readGroupLog(ctx.store, scope, filter, { ...(after && { after }), until, onEvent: write });
@@ -108,6 +108,7 @@ export function auditRoutes(deps: ApiDeps): Router {
  */
 async function streamEvents(
   res: Response,
+  options: SendOptions,
   read: (write: (event: unknown) => Promise<boolean>) => Promise<void>,
 ): Promise<void> {
   let closed = false;
@@ -134,7 +135,10 @@ async function streamEvents(
   const write = async (event: unknown): Promise<boolean> => {
     if (closed) return false;
     // Plain JSON.stringify: the log's events hold JSON only (no bigint), and a replacer costs a call per value.
-    chunk += `${JSON.stringify(event)}\n`;
+    const line = JSON.stringify(event);
+    checkAgainst('AuditEventView', line, options); // with checkResponses: each line is one event of the operator document
+    chunk += `${line}
+`;
     if (chunk.length >= CHUNK) await flush();
     return !closed;
   };

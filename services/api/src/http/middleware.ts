@@ -10,6 +10,7 @@ import {
   ServiceError,
   WrongExpectedRevision,
   decodeUtf8,
+  operatorAnswerViolations,
   parseJson,
   responseViolations,
   stringifyJson,
@@ -165,14 +166,34 @@ export function send(
   options: SendOptions,
 ): void {
   const text = stringifyJson(body);
-  if (options.checkResponses && schema) {
-    const violations = responseViolations(schema, JSON.parse(text));
-    if (violations.length > 0) {
-      options.logger.error('response does not match the contract', { schema, violations });
-      throw new Error(`response does not match ${schema}: ${JSON.stringify(violations)}`);
-    }
+  if (options.checkResponses) {
+    if (schema) checkAgainst(schema, text, options);
+    checkOperatorAnswer(res.req, status, text, options.logger);
   }
   res.status(status).type('application/json').send(text);
+}
+
+/** Checks one JSON text against a schema when `checkResponses` is on (a streamed line too); throws when it does not match. */
+export function checkAgainst(schema: SchemaName, text: string, options: SendOptions): void {
+  if (!options.checkResponses) return;
+  const violations = responseViolations(schema, JSON.parse(text));
+  if (violations.length === 0) return;
+  options.logger.error('response does not match the contract', { schema, violations });
+  throw new Error(`response does not match ${schema}: ${JSON.stringify(violations)}`);
+}
+
+/**
+ * Checks an answer of the operator surface against its OpenAPI document (operator-openapi.ts): a status
+ * it lists for the operation, a body its schema describes, an error code it lists. Throws otherwise.
+ */
+function checkOperatorAnswer(req: Request, status: number, text: string, logger: Logger): void {
+  const path = req.originalUrl.split('?')[0]!;
+  const violations = operatorAnswerViolations(req.method, path, status, JSON.parse(text));
+  if (!violations || violations.length === 0) return;
+  logger.error('response does not match the operator document', { path, status, violations });
+  throw new Error(
+    `response ${status} to ${req.method} ${path} does not match the operator document: ${JSON.stringify(violations)}`,
+  );
 }
 
 /** Unknown routes: the envelope, 404. */
@@ -193,9 +214,9 @@ function httpStatusOf(err: unknown): number | undefined {
  * against the client's address, and past the limit the answer is rate_limited instead. Under /v1 the
  * envelope is the variant's (`{"error": {"code", "message", "details"?}}`, two codes renamed).
  */
-export function errorHandler(logger: Logger, clientLimit?: ClientRateLimit) {
+export function errorHandler(logger: Logger, clientLimit?: ClientRateLimit, checkResponses = false) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    void answerError(err, req, res, logger, clientLimit).catch((failure: unknown) => {
+    void answerError(err, req, res, logger, clientLimit, checkResponses).catch((failure: unknown) => {
       logger.error('error handler failed', { request_id: req.id, error: String(failure) });
       if (!res.headersSent) res.status(500).end();
     });
@@ -208,6 +229,7 @@ async function answerError(
   res: Response,
   logger: Logger,
   clientLimit: ClientRateLimit | undefined,
+  checkResponses: boolean,
 ): Promise<void> {
   let error: ServiceError;
   const httpStatus = httpStatusOf(err);
@@ -231,7 +253,9 @@ async function answerError(
   if (res.headersSent) return;
   res.locals.errorCode = error.code;
   const body = isVariantPath(req.originalUrl) ? variantErrorBody(error) : error.toBody();
-  res.status(error.status).type('application/json').send(stringifyJson(body));
+  const text = stringifyJson(body);
+  if (checkResponses) checkOperatorAnswer(req, error.status, text, logger);
+  res.status(error.status).type('application/json').send(text);
 }
 
 /** The variant contract's paths (/v1): their errors nest the code, as the variant names it. */

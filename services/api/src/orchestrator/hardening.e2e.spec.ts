@@ -5,7 +5,7 @@
  * After each refusal, the state a user reads (the group, a simulation, the log) has not moved.
  */
 import bs58 from 'bs58';
-import { generateSigner } from '@tokenops/shared';
+import { generateSigner, operatorOpenApiDocument } from '@tokenops/shared';
 import { key, startWorld, type World } from '../testing/harness';
 
 let world: World;
@@ -253,5 +253,13 @@ describe('the airdrop (local chain)', () => {
       }),
       '/to',
     );
+  });
+});
+
+describe('the operator OpenAPI document', () => {
+  it('is served at /api/v1/orchestrator/openapi.json, without a token', async () => {
+    const r = await world.client.call('GET', '/api/v1/orchestrator/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual(JSON.parse(JSON.stringify(operatorOpenApiDocument())));
   });
 });

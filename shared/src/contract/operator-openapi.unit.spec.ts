@@ -1,0 +1,124 @@
+import { ERROR_CATALOGUE } from '../errors';
+import { openApiProblems } from '../testing/openapi';
+import { OPERATOR_OPERATIONS, operatorAnswerViolations, operatorOpenApiDocument } from './operator-openapi';
+import { validate, type SchemaName } from './validator';
+
+type Responses = Record<string, { content?: Record<string, { schema: unknown }> }>;
+type Op = { security?: unknown; parameters?: { name: string; in: string }[]; responses: Responses };
+
+describe('the operator OpenAPI 3.1 document', () => {
+  const doc = operatorOpenApiDocument();
+  const operation = (method: string, path: string) =>
+    (doc.paths[path] as Record<string, Op> | undefined)?.[method];
+
+  it('is a valid OpenAPI 3.1 document, served under /api/v1', async () => {
+    expect(await openApiProblems(doc)).toBe('');
+    expect(doc.servers).toEqual([{ url: '/api/v1' }]);
+  });
+
+  it('is checked by a validator that refuses a broken one', async () => {
+    const broken = JSON.parse(JSON.stringify(doc));
+    broken.paths['/orchestrator/groups'].post.responses['201'].content['application/json'].schema = {
+      $ref: '#/components/schemas/Nope',
+    };
+    expect(await openApiProblems(broken)).not.toBe('');
+  });
+
+  it('has one operation per entry of the table, each with its success answer and its path parameters', () => {
+    for (const op of OPERATOR_OPERATIONS) {
+      const o = operation(op.method, op.path)!;
+      expect(o.responses[String(op.status ?? 200)]?.content?.['application/json']?.schema).toEqual({
+        $ref: `#/components/schemas/${op.response}`,
+      });
+      const inPath = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      expect((o.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name)).toEqual(inPath);
+    }
+    const count = Object.values(doc.paths).reduce((n, p) => n + Object.keys(p).length, 0);
+    expect(count).toBe(OPERATOR_OPERATIONS.length);
+  });
+
+  it('asks for the operator token, the auditor token on the audit reads, none to sign in', () => {
+    expect(doc.security).toEqual([{ operatorToken: [] }]);
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(['operatorToken', 'auditorToken']);
+    expect(operation('post', '/orchestrator/auth/token')!.security).toEqual([]);
+    expect(operation('get', '/audit/groups/{group}/events')!.security).toEqual([
+      { operatorToken: [] },
+      { auditorToken: [] },
+    ]);
+    expect(operation('post', '/orchestrator/groups/{group}/auditors')!.security).toBeUndefined();
+  });
+
+  it('lists, per status, the error codes each route answers in the error envelope', () => {
+    const whitelist = operation('post', '/orchestrator/groups/{group}/whitelist')!.responses;
+    expect(Object.keys(whitelist).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(whitelist['403']!.content!['application/json']!.schema).toEqual({
+      allOf: [{ $ref: '#/components/schemas/ErrorBody' }, { properties: { error: { enum: ['forbidden'] } } }],
+    });
+    const challenge = operation('post', '/orchestrator/auth/challenge')!.responses;
+    expect(Object.keys(challenge).sort()).toEqual(['200', '400', '500', '503']);
+  });
+
+  it('documents the freshness headers on the writes that wait for the agent views', () => {
+    const headers = (method: string, path: string, status: string) =>
+      Object.keys((operation(method, path)!.responses[status] as { headers?: object }).headers ?? {});
+    expect(headers('post', '/orchestrator/agents/{agent}/revoke', '200')).toEqual([
+      'X-Data-Stale',
+      'X-Data-Position',
+      'X-Data-Lag-Ms',
+    ]);
+    expect(headers('get', '/orchestrator/groups/{group}', '200')).toEqual([]);
+  });
+
+  it('names only schemas that compile in strict mode', () => {
+    for (const name of Object.keys(doc.components.schemas)) {
+      try {
+        validate(name as SchemaName, {});
+      } catch (err) {
+        expect((err as { code?: string }).code).toMatch(/validation_error|invalid_amount/);
+      }
+    }
+  });
+});
+
+describe('an answer checked against the document', () => {
+  const group = '/api/v1/orchestrator/groups/11111111111111111111111111111111';
+  const removed = { removed: '11111111111111111111111111111111' };
+
+  it('passes the documented answer, status and code', () => {
+    expect(operatorAnswerViolations('DELETE', `${group}/whitelist/x`, 200, removed)).toEqual([]);
+    expect(operatorAnswerViolations('GET', group.toUpperCase(), 202, {})).toHaveLength(1); // as Express routes it
+    const forbidden = { error: 'forbidden', message: ERROR_CATALOGUE.forbidden.message };
+    expect(operatorAnswerViolations('GET', group, 403, forbidden)).toEqual([]);
+  });
+
+  it('refuses a body its schema does not describe, an undocumented status, an unlisted code', () => {
+    expect(operatorAnswerViolations('DELETE', `${group}/whitelist/x`, 200, { ...removed, x: 1 })).not.toEqual(
+      [],
+    );
+    expect(operatorAnswerViolations('GET', group, 202, {})).toEqual([
+      { path: '', issue: 'status 202 is not documented for GET /orchestrator/groups/{group}' },
+    ]);
+    expect(operatorAnswerViolations('GET', group, 400, { error: 'invalid_amount', message: 'no' })).toEqual([
+      {
+        path: '/error',
+        issue: 'invalid_amount is not documented for GET /orchestrator/groups/{group} (400)',
+      },
+    ]);
+  });
+
+  it('leaves requests alone that are no operation of the operator surface', () => {
+    expect(operatorAnswerViolations('POST', '/api/v1/transfer', 200, {})).toBeUndefined();
+    expect(operatorAnswerViolations('PUT', group, 404, {})).toBeUndefined();
+    expect(operatorAnswerViolations('GET', '/v1/orchestrator/groups/x/webhooks', 403, {})).toBeUndefined();
+  });
+});
