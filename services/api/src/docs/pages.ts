@@ -16,11 +16,15 @@ export interface DocPage {
   title: string;
 }
 
-/** Every reference page: one row each (the operator's, once its document is served, is the third). */
+/** Every reference page: one row each. */
 export const DOC_PAGES: readonly DocPage[] = [
   { path: '/docs', document: '/api/v1/openapi.json', title: 'Token operations: agent API' },
   { path: '/v1/docs', document: '/v1/openapi.json', title: 'Token operations: agent API (variant)' },
-  // { path: '/orchestrator/docs', document: '/api/v1/orchestrator/openapi.json', title: 'Token operations: operator API' },
+  {
+    path: '/orchestrator/docs',
+    document: '/api/v1/orchestrator/openapi.json',
+    title: 'Token operations: operator API',
+  },
 ];
 
 /**
