@@ -25,7 +25,7 @@ import {
   type SignatureStatus,
   type TokenAccount,
 } from './port';
-import { Confirmations } from './confirmations';
+import { Confirmations, type ConfirmationSource } from './confirmations';
 import { ata, mintToInstructions, signTransaction, type SignedTransaction } from './transactions';
 import {
   readIncomingPayments,
@@ -49,6 +49,47 @@ export interface RpcChainOptions {
   wsUrl?: string;
   /** How long a confirmation waits for its notification before the batched status check takes it up, and how often that check runs (ms). */
   sweepMs?: number;
+}
+
+/** Confirmation over a web3.js Connection: its WebSocket's signature subscriptions, its batched statuses. */
+export function confirmationSource(connection: Connection): ConfirmationSource {
+  return {
+    subscribe: (signature, settled) => {
+      let open = true;
+      const id = connection.onSignature(
+        signature,
+        (result) => {
+          open = false;
+          settled(result.err !== null);
+        },
+        'confirmed',
+      );
+      return () => {
+        // Once notified, web3.js has already forgotten it (the node ends a notified subscription).
+        if (open) void connection.removeSignatureListener(id).catch(() => undefined);
+        open = false;
+      };
+    },
+    statuses: (signatures) => signatureStatuses(connection, signatures),
+    blockHeight: () => connection.getBlockHeight(),
+  };
+}
+
+async function signatureStatuses(
+  connection: Connection,
+  signatures: readonly string[],
+): Promise<SignatureStatus[]> {
+  const { value } = await connection.getSignatureStatuses([...signatures], {
+    searchTransactionHistory: true,
+  });
+  return signatures.map((_, i) => {
+    const s = value[i];
+    if (!s) return 'unknown';
+    if (s.err) return 'failed';
+    return s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'
+      ? 'confirmed'
+      : 'unknown';
+  });
 }
 
 /** What close() needs of web3.js's private WebSocket client (rpc-websockets). */
@@ -76,28 +117,7 @@ export class RpcChain implements LocalChain, PaymentSource {
         ...(options.wsUrl && { wsEndpoint: options.wsUrl }),
       }),
     );
-    this.confirmations = new Confirmations(
-      {
-        subscribe: (signature, settled) => {
-          let open = true;
-          const id = this.connection.onSignature(
-            signature,
-            (result) => {
-              open = false;
-              settled(result.err !== null);
-            },
-            'confirmed',
-          );
-          return () => {
-            if (open) void this.connection.removeSignatureListener(id).catch(() => undefined);
-            open = false;
-          };
-        },
-        statuses: (signatures) => this.statuses(signatures),
-        blockHeight: () => this.connection.getBlockHeight(),
-      },
-      options.sweepMs,
-    );
+    this.confirmations = new Confirmations(confirmationSource(this.connection), options.sweepMs);
     this.tokens = options.tokens;
     this.treasury = options.treasury;
   }
@@ -196,21 +216,7 @@ export class RpcChain implements LocalChain, PaymentSource {
   }
 
   async status(signature: string): Promise<SignatureStatus> {
-    return (await this.statuses([signature]))[0]!;
-  }
-
-  private async statuses(signatures: readonly string[]): Promise<SignatureStatus[]> {
-    const { value } = await this.connection.getSignatureStatuses([...signatures], {
-      searchTransactionHistory: true,
-    });
-    return signatures.map((_, i) => {
-      const s = value[i];
-      if (!s) return 'unknown';
-      if (s.err) return 'failed';
-      return s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'
-        ? 'confirmed'
-        : 'unknown';
-    });
+    return (await signatureStatuses(this.connection, [signature]))[0]!;
   }
 
   mintable(mint: string): boolean {
