@@ -109,6 +109,28 @@ describe('signature subscriptions (the chain node over WebSocket)', () => {
     expect(messages.filter((m) => m.method === 'signatureNotification')).toEqual([]);
   });
 
+  it('confirms a transfer by the notification: with the batched status check a minute away, at once', async () => {
+    const f = localFixtures(seed);
+    const patient = new RpcChain({
+      url: node.url,
+      wsUrl: node.wsUrl,
+      tokens: client.tokens,
+      payer: f.payer,
+      treasury: f.treasury.address,
+      mintAuthority: f.authority,
+      sweepMs: 60_000,
+    });
+    try {
+      const started = Date.now();
+      const tx = await mint();
+      await patient.submit(tx);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await patient.status(tx.signature)).toBe('confirmed');
+    } finally {
+      await patient.close();
+    }
+  });
+
   it('refuses a malformed signature and an unknown method with JSON-RPC errors', async () => {
     expect((await call('signatureSubscribe', ['not-a-signature'])).error).toMatchObject({ code: -32602 });
     expect((await call('slotSubscribe', [])).error).toMatchObject({ code: -32601 });
