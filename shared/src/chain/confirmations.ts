@@ -25,8 +25,8 @@ interface Pending {
   signature: string;
   lastValidBlockHeight: bigint;
   since: number;
-  resolve(): void;
-  reject(err: unknown): void;
+  /** Everyone waiting for it (the same transaction sent twice at once waits once). */
+  waiters: Set<{ resolve(): void; reject(err: unknown): void }>;
   unsubscribe(): void;
 }
 
@@ -50,18 +50,35 @@ export class Confirmations {
 
   /** Starts watching `signature`; start before sending, so no notification can be missed. */
   watch(signature: string, lastValidBlockHeight: bigint): Watch {
-    let entry!: Pending;
-    const done = new Promise<void>((resolve, reject) => {
-      entry = { signature, lastValidBlockHeight, since: Date.now(), resolve, reject, unsubscribe: () => {} };
-    });
+    let waiter!: { resolve(): void; reject(err: unknown): void };
+    const done = new Promise<void>((resolve, reject) => (waiter = { resolve, reject }));
     // Settled before anyone awaits it (a send refused after its notification came) is no unhandled rejection.
     done.catch(() => undefined);
-    this.pending.set(signature, entry);
-    entry.unsubscribe = this.source.subscribe(signature, (failed) =>
-      this.settle(signature, failed ? 'failed' : 'confirmed'),
-    );
+    let entry = this.pending.get(signature);
+    if (!entry) {
+      const fresh: Pending = {
+        signature,
+        lastValidBlockHeight,
+        since: Date.now(),
+        waiters: new Set(),
+        unsubscribe: () => {},
+      };
+      this.pending.set(signature, fresh);
+      fresh.unsubscribe = this.source.subscribe(signature, (failed) =>
+        this.settle(signature, failed ? 'failed' : 'confirmed'),
+      );
+      entry = fresh;
+    }
+    entry.waiters.add(waiter);
     this.schedule();
-    return { done, cancel: () => this.remove(signature) };
+    const watched = entry;
+    return {
+      done,
+      cancel: () => {
+        watched.waiters.delete(waiter);
+        if (watched.waiters.size === 0 && this.pending.get(signature) === watched) this.remove(signature);
+      },
+    };
   }
 
   /** How many signatures are in flight. */
@@ -86,13 +103,18 @@ export class Confirmations {
   private settle(signature: string, outcome: 'confirmed' | 'failed' | 'expired' | { error: unknown }): void {
     const entry = this.remove(signature);
     if (!entry) return;
-    if (outcome === 'confirmed') entry.resolve();
-    else if (outcome === 'failed') entry.reject(new ChainFailure('transaction failed'));
-    else if (outcome === 'expired')
-      entry.reject(
-        new ChainFailure('BlockhashExpired: the transaction did not land before its blockhash expired'),
-      );
-    else entry.reject(outcome.error);
+    const error =
+      outcome === 'failed'
+        ? new ChainFailure('transaction failed')
+        : outcome === 'expired'
+          ? new ChainFailure('BlockhashExpired: the transaction did not land before its blockhash expired')
+          : outcome === 'confirmed'
+            ? undefined
+            : outcome.error;
+    for (const w of entry.waiters) {
+      if (error === undefined) w.resolve();
+      else w.reject(error);
+    }
   }
 
   private schedule(): void {

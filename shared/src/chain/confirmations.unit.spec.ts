@@ -94,3 +94,19 @@ describe('confirmation by subscription', () => {
     expect(n.calls.statuses).toEqual([]);
   });
 });
+
+describe('the same transaction watched twice at once', () => {
+  it('settles both waiters with one subscription, and a cancelled one does not stop the other', async () => {
+    const n = node();
+    const confirmations = new Confirmations(n.source, 60_000);
+    const first = confirmations.watch('a', 100n);
+    const second = confirmations.watch('a', 100n);
+    const third = confirmations.watch('a', 100n);
+    third.cancel(); // its send was refused (already processed)
+    expect(n.calls.unsubscribed).toEqual([]);
+    n.notify('a');
+    await expect(first.done).resolves.toBeUndefined();
+    await expect(second.done).resolves.toBeUndefined();
+    expect(confirmations.inFlight).toBe(0);
+  });
+});
