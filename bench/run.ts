@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,http,spends,server,rebuild,webhooks,audit
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,confirm,http,spends,server,rebuild,webhooks,audit
  * to choose.
  */
 import { cpus } from 'node:os';
 import { auditBench } from './audit.bench';
 import { chainBench } from './chain.bench';
+import { confirmBench } from './confirm.bench';
 import { eventStoreBench } from './event-store.bench';
 import { httpBench } from './http.bench';
 import { rebuildBench } from './rebuild.bench';
@@ -17,6 +18,7 @@ import { webhooksBench } from './webhooks.bench';
 const all: Record<string, () => Promise<string>> = {
   'event-store': eventStoreBench,
   chain: chainBench,
+  confirm: confirmBench,
   http: httpBench,
   spends: spendsBench,
   server: serverBench,

@@ -1,7 +1,9 @@
 /**
  * `npm run start:chain`: the local chain node. LiteSVM (the real Solana runtime and SPL Token
  * program) with its state in DATA_DIR, served over Solana JSON-RPC on PORT (8899, like a validator),
- * so every process of the server topology shares one chain the way they would share a cluster. Its
+ * so every process of the server topology shares one chain the way they would share a cluster; its
+ * WebSocket (signature subscriptions) on the same port and, with WS_PORT (0: none), on that port too,
+ * as a validator serves it on PORT + 1. Its
  * fixtures (fee payer, mint authority, treasury, mints), the local swap pools and the lending venue
  * (VENUE_APY_BPS a year) derive from CHAIN_SEED, which its clients set too. It keeps the history of
  * its newest CHAIN_HISTORY transactions (getSignaturesForAddress, getTransaction: the payment
@@ -26,6 +28,7 @@ runProcess('chain', async () => {
   const seed = env.text('CHAIN_SEED', 'local-chain');
   const dataDir = resolve(env.text('DATA_DIR', './data/chain'));
   const { port, host } = env.listenAddress(8899);
+  const wsPort = env.int('WS_PORT', 0, 0, 65_535);
   const slotMs = env.int('SLOT_MS', 400, 10, 10_000);
   const venueApyBps = env.int('VENUE_APY_BPS', DEFAULT_VENUE_APY_BPS, 0, 100_000);
   const history = env.int('CHAIN_HISTORY', 50_000, 1, 10_000_000);
@@ -38,6 +41,7 @@ runProcess('chain', async () => {
   const metrics = createMetrics('chain');
   const node = await serveChainRpc(chain.node(), {
     port,
+    ...(wsPort > 0 && { wsPort }),
     host,
     slotMs,
     ops: { registry: metrics.registry, dependencies: {} }, // it needs nothing but itself

@@ -11,6 +11,10 @@
  * balances carry `uiAmountString` and a null `uiAmount` (deprecated, a float); inner instructions and
  * logs are not recorded (null, as a node that does not record them answers); lookup tables are not
  * resolved (`loadedAddresses` is empty: the service sends legacy transactions).
+ *
+ * Its WebSocket (rpc-pubsub.ts: signatureSubscribe, signatureUnsubscribe) answers on the same port
+ * (the URL with ws://, as a provider behind a proxy serves it) and, with `wsPort`, on that port too:
+ * a validator serves it on the RPC port + 1, where web3.js looks by default.
  */
 import { getTransactionDecoder } from '@solana/kit';
 import bs58 from 'bs58';
@@ -24,6 +28,7 @@ import { ChainFailure } from './port';
 import { isAddress } from '../domain/tokens';
 import { amountText, fromBaseUnits } from '../money';
 import { answerOps, type OpsOptions } from '../process/ops';
+import { signaturePubsub } from './rpc-pubsub';
 
 const decoder = getTransactionDecoder();
 const MAX_BODY = 1024 * 1024;
@@ -47,13 +52,16 @@ class RpcError extends Error {
 
 export interface ChainNode {
   url: string;
+  /** The WebSocket (signature subscriptions), on the RPC port. */
+  wsUrl: string;
   close(): Promise<void>;
 }
 
 export async function serveChainRpc(
   backend: ChainNodeBackend,
-  options: { port?: number; host?: string; slotMs?: number; ops?: OpsOptions } = {},
+  options: { port?: number; wsPort?: number; host?: string; slotMs?: number; ops?: OpsOptions } = {},
 ): Promise<ChainNode> {
+  const pubsub = signaturePubsub(backend);
   const context = () => ({ slot: Number(backend.slot()), apiVersion: '2.2.0' });
   const history = () => {
     if (!backend.history) throw new RpcError(-32011, 'Transaction history is not available from this node');
@@ -96,9 +104,12 @@ export async function serveChainRpc(
       } catch {
         throw new RpcError(-32602, 'failed to deserialize the transaction');
       }
+      const signature = bs58.encode(Object.values(transaction.signatures)[0] ?? new Uint8Array(64));
       try {
         await backend.send(transaction);
+        void pubsub.processed(signature);
       } catch (err) {
+        void pubsub.processed(signature); // a transaction that ran and failed is processed too
         if (err instanceof ChainFailure) {
           throw new RpcError(-32002, `Transaction simulation failed: ${err.error}`, {
             err: err.error,
@@ -109,7 +120,7 @@ export async function serveChainRpc(
         }
         throw err;
       }
-      return bs58.encode(Object.values(transaction.signatures)[0]!);
+      return signature;
     },
     getSignatureStatuses: async ([signatures]) => ({
       context: context(),
@@ -215,18 +226,27 @@ export async function serveChainRpc(
       res.end(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
     });
   });
+  server.on('upgrade', pubsub.upgrade);
+  const host = options.host ?? '127.0.0.1';
+  const pubsubServer =
+    options.wsPort === undefined ? undefined : createServer((_req, res) => res.writeHead(426).end());
+  pubsubServer?.on('upgrade', pubsub.upgrade);
   const slots = setInterval(() => backend.advanceSlot(), options.slotMs ?? 400);
   slots.unref();
-  await new Promise<void>((resolve) =>
-    server.listen(options.port ?? 8899, options.host ?? '127.0.0.1', resolve),
-  );
+  await new Promise<void>((resolve) => server.listen(options.port ?? 8899, host, resolve));
+  if (pubsubServer) await new Promise<void>((resolve) => pubsubServer.listen(options.wsPort, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url: `http://${host}:${port}`,
+    wsUrl: `ws://${host}:${port}`,
     close: async () => {
       clearInterval(slots);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      pubsub.close();
+      for (const s of [server, pubsubServer]) {
+        if (!s) continue;
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
     },
   };
 }

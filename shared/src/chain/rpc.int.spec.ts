@@ -1,8 +1,11 @@
 import { chainContract } from './contract';
 import { LiteSvmChain } from './litesvm';
-import { RpcChain, awaitConfirmation } from './rpc';
-import { serveChainRpc } from './rpc-node';
-import type { SignatureStatus } from './port';
+import { RpcChain } from './rpc';
+import { WebSocket } from 'ws';
+import { serveChainRpc, type ChainNode } from './rpc-node';
+import { generateSigner } from './keys';
+import { localFixtures } from './local-fixtures';
+import { mintToInstructions } from './transactions';
 
 // The RPC adapter against the local chain node: LiteSVM served over Solana JSON-RPC on loopback.
 chainContract('Solana JSON-RPC (local chain node)', async () => {
@@ -18,33 +21,118 @@ chainContract('Solana JSON-RPC (local chain node)', async () => {
   return client;
 });
 
-describe('confirmation over RPC', () => {
-  const script = (statuses: SignatureStatus[], heights: number[]) => {
-    let s = 0;
-    let h = 0;
-    return {
-      status: async () => statuses[Math.min(s++, statuses.length - 1)]!,
-      height: async () => heights[Math.min(h++, heights.length - 1)]!,
-    };
+// The node's WebSocket, as a Solana client speaks to it: JSON-RPC over ws on the RPC port.
+describe('signature subscriptions (the chain node over WebSocket)', () => {
+  const seed = 'rpc-pubsub';
+  let backend: LiteSvmChain;
+  let node: ChainNode;
+  let client: RpcChain;
+  let socket: WebSocket;
+  const messages: Record<string, unknown>[] = [];
+  let id = 0;
+  const next = (match: (m: Record<string, unknown>) => boolean) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const look = () => {
+        const i = messages.findIndex(match);
+        if (i >= 0) return resolve(messages.splice(i, 1)[0]!);
+        setTimeout(look, 2);
+      };
+      look();
+    });
+  const call = async (method: string, params: unknown[]) => {
+    const request = ++id;
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: request, method, params }));
+    return next((m) => m.id === request);
+  };
+  const notification = (subscription: unknown) =>
+    next((m) => (m.params as { subscription?: unknown } | undefined)?.subscription === subscription);
+  const mint = async () => {
+    const f = localFixtures(seed);
+    const usdc = f.mints[0]!;
+    const owner = generateSigner().address;
+    return client.prepare(
+      await mintToInstructions(f.payer, f.authority, owner, usdc.mint, usdc.decimals, 1n, `ws-${id}`),
+      [f.authority],
+    );
   };
 
-  it('waits until the signature lands', async () => {
-    const { status, height } = script(['unknown', 'unknown', 'confirmed'], [10, 11, 12]);
-    await expect(awaitConfirmation(status, height, 100n, 1)).resolves.toBeUndefined();
+  beforeAll(async () => {
+    backend = await LiteSvmChain.open({ seed });
+    node = await serveChainRpc(backend.node(), { port: 0 });
+    client = RpcChain.local(node.url, seed);
+    socket = new WebSocket(node.wsUrl);
+    socket.on('message', (data) => messages.push(JSON.parse(String(data)) as Record<string, unknown>));
+    await new Promise((resolve) => socket.once('open', resolve));
+  });
+  afterAll(async () => {
+    socket.close();
+    await client.close();
+    await node.close();
+    await backend.close();
   });
 
-  it('reports a transaction that did not land before its blockhash expired', async () => {
-    const { status, height } = script(['unknown'], [99, 100, 101]);
-    await expect(awaitConfirmation(status, height, 100n, 1)).rejects.toThrow(/BlockhashExpired/);
+  it('notifies a subscribed signature once it is processed, then ends the subscription', async () => {
+    const tx = await mint();
+    const { result: subscription } = await call('signatureSubscribe', [
+      tx.signature,
+      { commitment: 'confirmed' },
+    ]);
+    expect(typeof subscription).toBe('number');
+    await client.submit(tx);
+    const note = await notification(subscription);
+    expect(note).toEqual({
+      jsonrpc: '2.0',
+      method: 'signatureNotification',
+      params: { result: { context: { slot: expect.any(Number) }, value: { err: null } }, subscription },
+    });
+    // The node ended it: there is nothing left to unsubscribe.
+    expect((await call('signatureUnsubscribe', [subscription])).error).toEqual({
+      code: -32602,
+      message: 'Invalid subscription id.',
+    });
   });
 
-  it('still accepts one that landed right at expiry', async () => {
-    const { status, height } = script(['unknown', 'confirmed'], [101]);
-    await expect(awaitConfirmation(status, height, 100n, 1)).resolves.toBeUndefined();
+  it('notifies at once a signature processed before the subscription arrived', async () => {
+    const tx = await mint();
+    await client.submit(tx);
+    const { result: subscription } = await call('signatureSubscribe', [tx.signature]);
+    const note = await notification(subscription);
+    expect((note.params as { result: { value: unknown } }).result.value).toEqual({ err: null });
   });
 
-  it('reports a failed transaction', async () => {
-    const { status, height } = script(['failed'], [1]);
-    await expect(awaitConfirmation(status, height, 100n, 1)).rejects.toThrow(/failed/);
+  it('unsubscribes a signature still pending, which is then never notified', async () => {
+    const tx = await mint();
+    const { result: subscription } = await call('signatureSubscribe', [tx.signature]);
+    expect(await call('signatureUnsubscribe', [subscription])).toMatchObject({ result: true });
+    await client.submit(tx);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(messages.filter((m) => m.method === 'signatureNotification')).toEqual([]);
+  });
+
+  it('confirms a transfer by the notification: with the batched status check a minute away, at once', async () => {
+    const f = localFixtures(seed);
+    const patient = new RpcChain({
+      url: node.url,
+      wsUrl: node.wsUrl,
+      tokens: client.tokens,
+      payer: f.payer,
+      treasury: f.treasury.address,
+      mintAuthority: f.authority,
+      sweepMs: 60_000,
+    });
+    try {
+      const started = Date.now();
+      const tx = await mint();
+      await patient.submit(tx);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await patient.status(tx.signature)).toBe('confirmed');
+    } finally {
+      await patient.close();
+    }
+  });
+
+  it('refuses a malformed signature and an unknown method with JSON-RPC errors', async () => {
+    expect((await call('signatureSubscribe', ['not-a-signature'])).error).toMatchObject({ code: -32602 });
+    expect((await call('slotSubscribe', [])).error).toMatchObject({ code: -32601 });
   });
 });

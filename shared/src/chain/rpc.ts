@@ -1,9 +1,11 @@
 /**
  * The chain over Solana JSON-RPC (`@solana/web3.js` Connection): any cluster, or the local chain node.
  * Transactions are built and signed by the same code as the LiteSVM adapter and sent raw.
- * Confirmation polls the signature's status until it lands, fails, or its blockhash expires (the
- * block height passes the transaction's last valid height): then it is reported as expired, and the
- * caller may check `status` and sign anew, never resending a transaction that could still land.
+ * Confirmation subscribes to the signature over the node's WebSocket (confirmations.ts): it settles
+ * when the node notifies it landed or failed; what is still in flight after a short bound is checked
+ * in one batched getSignatureStatuses, and reported as expired once its blockhash expired (the block
+ * height passed the transaction's last valid height): the caller may then check `status` and sign
+ * anew, never resending a transaction that could still land.
  * Incoming payments are read from the node's history (getSignaturesForAddress, getTransaction at
  * `confirmed`), as payments.ts says.
  */
@@ -23,6 +25,7 @@ import {
   type SignatureStatus,
   type TokenAccount,
 } from './port';
+import { Confirmations, type ConfirmationSource } from './confirmations';
 import { ata, mintToInstructions, signTransaction, type SignedTransaction } from './transactions';
 import {
   readIncomingPayments,
@@ -42,28 +45,57 @@ export interface RpcChainOptions {
   mintAuthority?: Signer;
   /** Local chain only: the mints that authority mints (by default every token of `tokens`). */
   mintable?: readonly string[];
-  /** How often confirmation polls (ms). */
-  pollMs?: number;
+  /** The node's WebSocket; by default web3.js's: the RPC URL with ws(s)://, its port (if any) + 1. */
+  wsUrl?: string;
+  /** How long a confirmation waits for its notification before the batched status check takes it up, and how often that check runs (ms). */
+  sweepMs?: number;
 }
 
-/** Waits for a signature to land or fail, or for its blockhash to expire. */
-export async function awaitConfirmation(
-  status: () => Promise<SignatureStatus>,
-  blockHeight: () => Promise<number>,
-  lastValidBlockHeight: bigint,
-  pollMs: number,
-): Promise<void> {
-  for (;;) {
-    const s = await status();
-    if (s === 'confirmed') return;
-    if (s === 'failed') throw new ChainFailure('transaction failed');
-    if (BigInt(await blockHeight()) > lastValidBlockHeight) {
-      // Expired: it can no longer land. One last look, in case it landed at the very end.
-      if ((await status()) === 'confirmed') return;
-      throw new ChainFailure('BlockhashExpired: the transaction did not land before its blockhash expired');
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
+/** Confirmation over a web3.js Connection: its WebSocket's signature subscriptions, its batched statuses. */
+export function confirmationSource(connection: Connection): ConfirmationSource {
+  return {
+    subscribe: (signature, settled) => {
+      let open = true;
+      const id = connection.onSignature(
+        signature,
+        (result) => {
+          open = false;
+          settled(result.err !== null);
+        },
+        'confirmed',
+      );
+      return () => {
+        // Once notified, web3.js has already forgotten it (the node ends a notified subscription).
+        if (open) void connection.removeSignatureListener(id).catch(() => undefined);
+        open = false;
+      };
+    },
+    statuses: (signatures) => signatureStatuses(connection, signatures),
+    blockHeight: () => connection.getBlockHeight(),
+  };
+}
+
+async function signatureStatuses(
+  connection: Connection,
+  signatures: readonly string[],
+): Promise<SignatureStatus[]> {
+  const { value } = await connection.getSignatureStatuses([...signatures], {
+    searchTransactionHistory: true,
+  });
+  return signatures.map((_, i) => {
+    const s = value[i];
+    if (!s) return 'unknown';
+    if (s.err) return 'failed';
+    return s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'
+      ? 'confirmed'
+      : 'unknown';
+  });
+}
+
+/** What close() needs of web3.js's private WebSocket client (rpc-websockets). */
+interface RpcWebSocket {
+  setAutoReconnect(reconnect: boolean): void;
+  close(): void;
 }
 
 export class RpcChain implements LocalChain, PaymentSource {
@@ -73,22 +105,32 @@ export class RpcChain implements LocalChain, PaymentSource {
   /** Token accounts known to exist (they are never closed here), and those a pending transfer creates. */
   private readonly existing = new Set<string>();
   private readonly creates = new Map<string, readonly string[]>();
+  private readonly confirmations: Confirmations;
 
   constructor(private readonly options: RpcChainOptions) {
     // A node that does not answer is DependencyUnavailable (503 at the edge; an executor's job retries).
     this.connection = guarded(
       'the chain (Solana JSON-RPC)',
-      new Connection(options.url, { commitment: 'confirmed', disableRetryOnRateLimit: false }),
+      new Connection(options.url, {
+        commitment: 'confirmed',
+        disableRetryOnRateLimit: false,
+        ...(options.wsUrl && { wsEndpoint: options.wsUrl }),
+      }),
     );
+    this.confirmations = new Confirmations(confirmationSource(this.connection), options.sweepMs);
     this.tokens = options.tokens;
     this.treasury = options.treasury;
   }
 
-  /** A client of the local chain node, with the fixtures derived from the node's seed. */
+  /**
+   * A client of the local chain node, with the fixtures derived from the node's seed. The node serves
+   * its WebSocket on its RPC port (rpc-node.ts), where this client looks for it.
+   */
   static local(url: string, seed?: string): RpcChain {
     const f = localFixtures(seed);
     return new RpcChain({
       url,
+      wsUrl: url.replace(/^http/, 'ws'),
       tokens: localTokens(f),
       payer: f.payer,
       treasury: f.treasury.address,
@@ -155,9 +197,12 @@ export class RpcChain implements LocalChain, PaymentSource {
   }
 
   async submit(tx: SignedTransaction): Promise<void> {
+    // Watched before it is sent, so its notification cannot come before the subscription.
+    const confirmation = this.confirmations.watch(tx.signature, tx.lastValidBlockHeight);
     try {
       await this.connection.sendRawTransaction(tx.wire, { skipPreflight: false, maxRetries: 0 });
     } catch (err) {
+      confirmation.cancel();
       if (err instanceof SendTransactionError) {
         // The node moved past the blockhash we keep: the next transaction asks for a new one.
         if (/BlockhashNotFound/.test(err.transactionError.message)) this.recentHash = undefined;
@@ -165,26 +210,13 @@ export class RpcChain implements LocalChain, PaymentSource {
       }
       throw err;
     }
-    await awaitConfirmation(
-      () => this.status(tx.signature),
-      () => this.connection.getBlockHeight(),
-      tx.lastValidBlockHeight,
-      this.options.pollMs ?? 200,
-    );
+    await confirmation.done;
     for (const account of this.creates.get(tx.signature) ?? []) this.existing.add(account);
     this.creates.delete(tx.signature);
   }
 
   async status(signature: string): Promise<SignatureStatus> {
-    const { value } = await this.connection.getSignatureStatuses([signature], {
-      searchTransactionHistory: true,
-    });
-    const s = value[0];
-    if (!s) return 'unknown';
-    if (s.err) return 'failed';
-    return s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'
-      ? 'confirmed'
-      : 'unknown';
+    return (await signatureStatuses(this.connection, [signature]))[0]!;
   }
 
   mintable(mint: string): boolean {
@@ -319,7 +351,13 @@ export class RpcChain implements LocalChain, PaymentSource {
     return BigInt(body.result);
   }
 
-  async close(): Promise<void> {}
+  /** Stops watching what is in flight and closes the WebSocket (web3.js keeps no handle for it). */
+  async close(): Promise<void> {
+    this.confirmations.close();
+    const socket = (this.connection as unknown as { _rpcWebSocket?: RpcWebSocket })._rpcWebSocket;
+    socket?.setAutoReconnect(false);
+    socket?.close();
+  }
 }
 
 export type { Chain };
