@@ -221,10 +221,14 @@ describe("the group's events", () => {
       expect.arrayContaining(['agent.invited', 'agent.registered', 'intent.blocked']),
     );
 
-    const all = (await readToEnd()).events;
+    // The expiry scheduler may announce the vendor's entry between two of these reads: its event is
+    // left out, as in the first test (the others are all written by the time these reads begin).
+    const settledOnes = async (filter?: Record<string, string>) =>
+      (await readToEnd(filter)).events.filter((e) => e.type !== 'policy.whitelist_expiring');
+    const all = await settledOnes();
     const middle = all[Math.floor(all.length / 2)]!.recorded_at;
-    const since = (await readToEnd({ from: middle })).events;
-    const before = (await readToEnd({ to: middle })).events;
+    const since = await settledOnes({ from: middle });
+    const before = await settledOnes({ to: middle });
     expect(since.every((e) => Date.parse(e.recorded_at) >= Date.parse(middle))).toBe(true);
     expect(before.every((e) => Date.parse(e.recorded_at) < Date.parse(middle))).toBe(true);
     expect(new Set([...ids(before), ...ids(since)])).toEqual(new Set(ids(all)));
