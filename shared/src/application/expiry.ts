@@ -21,6 +21,7 @@ export function startExpiryScheduler(deps: {
   /** Entries with a TTL not yet announced: entry id → group and expiry. */
   const due = new Map<string, { groupId: string; expiresAt: number }>();
   const following = deps.store.subscribeToAll({
+    wakeFor: ['whitelist.entry_added', 'whitelist.entry_removed', 'policy.whitelist_expiring'],
     onEvent: (recorded) => {
       const e = decodeEvent(recorded);
       if (e?.type === 'whitelist.entry_added' && e.data.ttl_expires_at !== undefined)

@@ -30,6 +30,7 @@ export class OutcomeWaiter {
     const follow = () => {
       const subscription = this.store.subscribeToAll({
         from,
+        wakeFor: ['intent.confirmed', 'intent.failed'],
         onCaughtUp: () => ready(),
         onEvent: (e) => {
           from = e.position;

@@ -116,6 +116,7 @@ export function startPaymentWatcher(
   let wake: (() => void) | undefined;
 
   const following = ctx.store.subscribeToAll({
+    wakeFor: ['agent.registered', 'intent.submitting'],
     onEvent: (event) => {
       const e = decodeEvent(event);
       if (e?.type === 'agent.registered') agents.add(e.data.agent_id);

@@ -81,6 +81,12 @@ export interface SubscribeOptions {
   onEvent(event: RecordedEvent): Promise<void> | void;
   /** Called once the subscription has delivered everything committed when it caught up. */
   onCaughtUp?(): void;
+  /**
+   * The event types this subscriber acts on: a hint that lets a store that is told what was appended
+   * skip reading for appends of other types (PostgreSQL). Every event is still delivered, in order:
+   * those of other types arrive with the next read.
+   */
+  wakeFor?: readonly string[];
 }
 
 export interface EventStore {

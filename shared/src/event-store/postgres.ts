@@ -12,15 +12,17 @@
  * transaction (one WAL flush) for all of them. Each keeps its own expected revision and its own answer:
  * a conflict on one does not fail the others.
  *
- * Live subscriptions sleep until a NOTIFY (sent after appends commit, at most one per 10 ms per
+ * Live subscriptions sleep until a NOTIFY (sent after appends commit, at most one in flight per
  * process) or, as a safety net, a slow timer.
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../sql/sql';
 import { contentHash } from './hash-chain';
+import { WakePolicy, announcementPayload } from './announce';
 import {
   LOG_START,
   WrongExpectedRevision,
+  comparePositions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -171,8 +173,6 @@ export interface PostgresEventStoreOptions {
   idlePollMs?: number;
 }
 
-/** How long appends in one process gather before one NOTIFY tells every subscriber. */
-const NOTIFY_EVERY_MS = 10;
 /** Append transactions in flight at once per process, and batches per transaction at most. */
 const APPENDS_IN_FLIGHT = 4;
 const BATCHES_PER_APPEND = 64;
@@ -180,7 +180,7 @@ const BATCHES_PER_APPEND = 64;
 interface PendingAppend {
   stream: string;
   expected: ExpectedRevision;
-  events: unknown[];
+  events: { type: string }[];
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
@@ -195,8 +195,9 @@ interface AppendRow {
 }
 
 export class PostgresEventStore implements EventStore {
-  private notifyTimer: NodeJS.Timeout | undefined;
-  private notifyInFlight: Promise<void> = Promise.resolve();
+  /** A NOTIFY is in flight; what committed since is announced by the next one. */
+  private notifying: Promise<void> | undefined;
+  private unannounced: { position: LogPosition; types: Set<string> } | undefined;
   private readonly pending: PendingAppend[] = [];
   private appendsInFlight = 0;
   private readonly batchSize: number;
@@ -269,6 +270,11 @@ export class PostgresEventStore implements EventStore {
     }
     for (const row of rows) {
       const p = group[row.item]!;
+      if (!row.conflict)
+        this.announce(
+          { commit: BigInt(row.commit_position!), prepare: BigInt(row.prepare_position!) },
+          p.events,
+        );
       if (row.conflict) {
         p.reject(
           new WrongExpectedRevision(
@@ -334,7 +340,9 @@ export class PostgresEventStore implements EventStore {
     let stopped = false;
     let wake: (() => void) | undefined;
     let dirty = true;
-    const poke = () => {
+    const policy = new WakePolicy(options.wakeFor);
+    const poke = (payload?: string) => {
+      if (!policy.announced(payload)) return;
       dirty = true;
       wake?.();
     };
@@ -361,6 +369,7 @@ export class PostgresEventStore implements EventStore {
             await options.onEvent(event);
             position = event.position;
           }
+          policy.readUpTo(position);
           if (batch.length === this.batchSize) continue;
           if (!caughtUp) {
             caughtUp = true;
@@ -384,31 +393,35 @@ export class PostgresEventStore implements EventStore {
     };
   }
 
+  /** Remembers what committed appends reached, for the next NOTIFY, and sends it. */
+  private announce(position: LogPosition, events: readonly { type: string }[]): void {
+    if (!this.unannounced || comparePositions(position, this.unannounced.position) > 0)
+      this.unannounced = { position, types: this.unannounced?.types ?? new Set() };
+    for (const e of events) this.unannounced.types.add(e.type);
+    this.notifySubscribers();
+  }
+
   /**
-   * Tells every subscriber (in every process) that the log moved: one NOTIFY for all the appends of
-   * the last 10 ms, sent after they committed, outside their transactions. NOTIFY serialises commits
-   * on a global lock; one per append would cost the writers dearly.
+   * Tells every subscriber (in every process) that the log moved, and how far and with which event
+   * types (announce.ts): a NOTIFY sent as soon as appends commit, outside their transactions (NOTIFY
+   * inside them would serialise their commits on a global lock). At most one is in flight per
+   * process: appends that commit meanwhile are told by the next one, sent when it returns. So a
+   * subscriber hears of an append one round trip after its commit, and a busy writer sends one
+   * NOTIFY per round trip, not one per append.
    */
   private notifySubscribers(): void {
-    if (this.notifyTimer) return;
-    this.notifyTimer = setTimeout(() => {
-      this.notifyTimer = undefined;
-      this.notifyInFlight = this.notifyInFlight.then(() =>
-        this.sql.query(`SELECT pg_notify('${CHANNEL}', '')`).then(
-          () => undefined,
-          () => undefined,
-        ),
-      );
-    }, NOTIFY_EVERY_MS);
+    if (this.notifying) return;
+    this.notifying = (async () => {
+      for (let next = this.unannounced; next; next = this.unannounced) {
+        this.unannounced = undefined;
+        const payload = announcementPayload(next.position, next.types);
+        await this.sql.query(`SELECT pg_notify('${CHANNEL}', $1)`, [payload]).catch(() => undefined);
+      }
+    })().finally(() => (this.notifying = undefined));
   }
 
   async close(): Promise<void> {
-    if (this.notifyTimer) {
-      clearTimeout(this.notifyTimer);
-      this.notifyTimer = undefined;
-      await this.sql.query(`SELECT pg_notify('${CHANNEL}', '')`).catch(() => undefined);
-    }
-    await this.notifyInFlight;
+    await this.notifying;
     await this.sql.close();
   }
 }

@@ -13,8 +13,11 @@ export interface Sql {
   query<R = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<R[]>;
   /** Runs several statements, no parameters (migrations). */
   exec(text: string): Promise<void>;
-  /** Calls `onNotify` on each NOTIFY on `channel`; resolves to an unlisten function. */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onNotify` with the payload of each NOTIFY on `channel`, and with no payload when anything
+   * may have been missed (listening started or started again); resolves to an unlisten function.
+   */
+  listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
   /** Runs `fn` on one connection inside a transaction. */
   transaction<T>(fn: (tx: Pick<Sql, 'query' | 'exec'>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -79,7 +82,7 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
           c = await pool.connect();
           client = c;
           const mine = c;
-          c.on('notification', (msg) => msg.channel === channel && onNotify());
+          c.on('notification', (msg) => msg.channel === channel && onNotify(msg.payload));
           c.on('error', () => drop(mine));
           await c.query(`LISTEN ${channel}`);
           onNotify(); // anything committed while we were not listening
@@ -134,7 +137,7 @@ export async function embeddedSql(dataDir?: string): Promise<Sql> {
       await db.exec(text);
     },
     async listen(channel, onNotify) {
-      const unlisten = await db.listen(channel, () => onNotify());
+      const unlisten = await db.listen(channel, (payload) => onNotify(payload));
       return unlisten;
     },
     async transaction(fn) {

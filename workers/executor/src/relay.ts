@@ -45,6 +45,7 @@ export async function startRelay(
   };
   const following = store.subscribeToAll({
     ...(from && { from }),
+    wakeFor: ['intent.accepted'],
     onEvent: async (event) => {
       if (failure) throw failure;
       const e = decodeEvent(event);

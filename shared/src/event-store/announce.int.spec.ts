@@ -1,0 +1,108 @@
+/**
+ * Subscribers that name the event types they act on (`wakeFor`) read the log only when an append of
+ * one of those types is announced, yet still get every event, in order, and promptly even when an
+ * older transaction held the announced one back.
+ */
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { serverSql } from '../sql/sql';
+import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
+import { announcementPayload } from './announce';
+import { waitFor } from './contract';
+import type { RecordedEvent } from './port';
+import { CHANNEL, PostgresEventStore } from './postgres';
+
+const schema = uniqueName('es_announce');
+let pool: Pool;
+let store: PostgresEventStore;
+
+beforeAll(async () => {
+  // The safety timer is a minute: whatever arrives here arrives because it was announced.
+  store = await PostgresEventStore.open(await serverSql({ connectionString: DATABASE_URL, schema }), {
+    idlePollMs: 60_000,
+  });
+  pool = new Pool({ connectionString: DATABASE_URL, options: `-c search_path=${schema}`, max: 2 });
+});
+afterAll(async () => {
+  await store.close();
+  await pool.end();
+  await dropSchema(schema);
+});
+
+async function follow(wakeFor: string[]) {
+  const seen: RecordedEvent[] = [];
+  let caughtUp!: () => void;
+  const ready = new Promise<void>((r) => (caughtUp = r));
+  const sub = store.subscribeToAll({
+    from: await store.headPosition(),
+    wakeFor,
+    onCaughtUp: () => caughtUp(),
+    onEvent: (e) => void seen.push(e),
+  });
+  await ready;
+  return { seen, sub };
+}
+
+it('skips reading for appends of other types, then gets them all, in order, with the one it waits for', async () => {
+  const { seen, sub } = await follow(['test.wanted']);
+  const stream = `announce-${randomUUID()}`;
+  await store.append(stream, [{ type: 'test.other', data: { n: 1 } }], 'no_stream');
+  await store.append(stream, [{ type: 'test.other', data: { n: 2 } }], 0n);
+  await new Promise((r) => setTimeout(r, 300));
+  expect(seen).toHaveLength(0);
+
+  await store.append(stream, [{ type: 'test.wanted', data: { n: 3 } }], 1n);
+  await waitFor(() => seen.length === 3, 2_000);
+  expect(seen.map((e) => [e.type, (e.data as { n: number }).n])).toEqual([
+    ['test.other', 1],
+    ['test.other', 2],
+    ['test.wanted', 3],
+  ]);
+  await sub.stop();
+});
+
+it('gets an announced event promptly when an older transaction held it back and announced only its own type', async () => {
+  const { seen, sub } = await follow(['test.wanted']);
+  const early = randomUUID();
+  const writer = await pool.connect();
+  try {
+    // A writer of another process takes the earlier place in the log and stays open.
+    await writer.query('BEGIN');
+    const [row] = (
+      await writer.query<{ commit_position: string; prepare_position: string }>(
+        `SELECT commit_position::text, prepare_position::text FROM es_append_batches($1::jsonb)`,
+        [
+          JSON.stringify([
+            {
+              s: `held-${early}`,
+              x: 'any',
+              e: [
+                {
+                  id: early,
+                  type: 'test.other',
+                  data: {},
+                  metadata: { timestamp: new Date().toISOString() },
+                },
+              ],
+            },
+          ]),
+        ],
+      )
+    ).rows;
+    // The wanted event commits and is announced, but cannot be read yet.
+    await store.append(`announce-${randomUUID()}`, [{ type: 'test.wanted', data: {} }], 'any');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toHaveLength(0);
+
+    // The older writer commits and announces its own append, of a type the subscriber skips.
+    await writer.query('COMMIT');
+    const position = { commit: BigInt(row!.commit_position), prepare: BigInt(row!.prepare_position) };
+    await writer.query(`SELECT pg_notify($1, $2)`, [CHANNEL, announcementPayload(position, ['test.other'])]);
+    await waitFor(() => seen.length === 2, 2_000);
+    expect(seen.map((e) => e.type)).toEqual(['test.other', 'test.wanted']);
+    expect(seen[0]!.id).toBe(early);
+  } finally {
+    writer.release();
+    await sub.stop();
+  }
+});
