@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { serverSql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
-import { announcementPayload } from './announce';
+import { parseAnnouncement } from './announce';
 import { waitFor } from './contract';
 import type { RecordedEvent } from './port';
 import { CHANNEL, PostgresEventStore } from './postgres';
@@ -42,6 +42,31 @@ async function follow(wakeFor: string[]) {
   await ready;
   return { seen, sub };
 }
+
+it('is told, when an append commits, how far the log reached and which types it held', async () => {
+  const listener = await pool.connect();
+  try {
+    const payloads: string[] = [];
+    listener.on('notification', (msg) => payloads.push(msg.payload ?? ''));
+    await listener.query(`LISTEN ${CHANNEL}`);
+    const result = await store.append(
+      `announce-${randomUUID()}`,
+      [
+        { type: 'test.first', data: {} },
+        { type: 'test.second', data: {} },
+        { type: 'test.first', data: {} },
+      ],
+      'no_stream',
+    );
+    await waitFor(() => payloads.length > 0, 2_000);
+    const announced = parseAnnouncement(payloads[0]);
+    expect(announced?.position).toEqual(result.position);
+    expect([...announced!.types].sort()).toEqual(['test.first', 'test.second']);
+    await listener.query(`UNLISTEN ${CHANNEL}`);
+  } finally {
+    listener.release();
+  }
+});
 
 it('skips reading for appends of other types, then gets them all, in order, with the one it waits for', async () => {
   const { seen, sub } = await follow(['test.wanted']);
@@ -97,7 +122,10 @@ it('gets an announced event promptly when an older transaction held it back and 
     // The older writer commits and announces its own append, of a type the subscriber skips.
     await writer.query('COMMIT');
     const position = { commit: BigInt(row!.commit_position), prepare: BigInt(row!.prepare_position) };
-    await writer.query(`SELECT pg_notify($1, $2)`, [CHANNEL, announcementPayload(position, ['test.other'])]);
+    await writer.query(`SELECT pg_notify($1, $2)`, [
+      CHANNEL,
+      `${position.commit}/${position.prepare} test.other`,
+    ]);
     await waitFor(() => seen.length === 2, 2_000);
     expect(seen.map((e) => e.type)).toEqual(['test.other', 'test.wanted']);
     expect(seen[0]!.id).toBe(early);

@@ -1,9 +1,10 @@
 /**
- * What a writer tells subscribers after its appends commit (the PostgreSQL store's NOTIFY payload),
- * and when a subscriber reads because of it.
+ * What an append transaction tells subscribers when it commits (the PostgreSQL store's NOTIFY payload,
+ * sent by `es_append_batches`: `<transaction>/<position> <type>,<type>...`), and when a subscriber
+ * reads because of it.
  *
- * An announcement names the furthest log position the writer's appends reached and the event types
- * they held. A subscriber that acts on a few types (`wakeFor`: the executor relay on
+ * An announcement names the furthest log position the transaction's appends reached and the event
+ * types they held. A subscriber that acts on a few types (`wakeFor`: the executor relay on
  * `intent.accepted`, an outcome waiter on `intent.confirmed` and `intent.failed`) reads only when an
  * announcement names one of them, not after every append of the service: most appends are of types
  * it skips anyway, and each read is a round trip to the database.
@@ -17,18 +18,9 @@
  */
 import { comparePositions, type LogPosition } from './port';
 
-/** PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more. */
-const MAX_PAYLOAD = 7_900;
-
 export interface Announcement {
   position: LogPosition;
   types: ReadonlySet<string>;
-}
-
-/** The payload for appends that reached `position` with events of `types`; empty when too long. */
-export function announcementPayload(position: LogPosition, types: Iterable<string>): string {
-  const payload = `${position.commit}/${position.prepare} ${[...types].join(',')}`;
-  return payload.length < MAX_PAYLOAD ? payload : '';
 }
 
 export function parseAnnouncement(payload: string | undefined): Announcement | undefined {

@@ -12,17 +12,19 @@
  * transaction (one WAL flush) for all of them. Each keeps its own expected revision and its own answer:
  * a conflict on one does not fail the others.
  *
- * Live subscriptions sleep until a NOTIFY (sent after appends commit, at most one in flight per
- * process) or, as a safety net, a slow timer.
+ * Live subscriptions sleep until a NOTIFY or, as a safety net, a slow timer. The append transaction
+ * sends the NOTIFY itself (PostgreSQL delivers it when it commits), announcing how far it reached and
+ * which event types it held (announce.ts), so a subscriber reads only for the types it acts on. It
+ * costs no round trip of its own; it does take PostgreSQL's notification lock at each commit, which
+ * orders the commits of append transactions (measured in docs/performance.md).
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../sql/sql';
 import { contentHash } from './hash-chain';
-import { WakePolicy, announcementPayload } from './announce';
+import { WakePolicy } from './announce';
 import {
   LOG_START,
   WrongExpectedRevision,
-  comparePositions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -77,6 +79,9 @@ DECLARE
   last_pos bigint;
   link bytea;
   links bytea[];
+  reached bigint;
+  kinds text[] := ARRAY[]::text[];
+  announcement text;
 BEGIN
   FOR it IN SELECT value FROM jsonb_array_elements(p_items) LOOP
     i := i + 1;
@@ -134,9 +139,19 @@ BEGIN
       RETURNING global_position
     )
     SELECT max(global_position) INTO last_pos FROM inserted;
+    reached := GREATEST(reached, last_pos);
+    kinds := kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(p_events) x);
 
     RETURN QUERY SELECT i, new_rev, pg_current_xact_id(), last_pos, false, NULL::bigint;
   END LOOP;
+
+  -- Subscribers are told once this transaction commits, how far it reached and what it held
+  -- (announce.ts): '<transaction>/<position> <type>,<type>...', or '' when that would not fit.
+  IF reached IS NOT NULL THEN
+    announcement := pg_current_xact_id()::text || '/' || reached || ' '
+      || array_to_string(ARRAY(SELECT DISTINCT unnest(kinds)), ',');
+    PERFORM pg_notify('es_events', CASE WHEN length(announcement) < 7900 THEN announcement ELSE '' END);
+  END IF;
 END
 $fn$;
 `;
@@ -180,7 +195,7 @@ const BATCHES_PER_APPEND = 64;
 interface PendingAppend {
   stream: string;
   expected: ExpectedRevision;
-  events: { type: string }[];
+  events: unknown[];
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
@@ -195,9 +210,6 @@ interface AppendRow {
 }
 
 export class PostgresEventStore implements EventStore {
-  /** A NOTIFY is in flight; what committed since is announced by the next one. */
-  private notifying: Promise<void> | undefined;
-  private unannounced: { position: LogPosition; types: Set<string> } | undefined;
   private readonly pending: PendingAppend[] = [];
   private appendsInFlight = 0;
   private readonly batchSize: number;
@@ -270,11 +282,6 @@ export class PostgresEventStore implements EventStore {
     }
     for (const row of rows) {
       const p = group[row.item]!;
-      if (!row.conflict)
-        this.announce(
-          { commit: BigInt(row.commit_position!), prepare: BigInt(row.prepare_position!) },
-          p.events,
-        );
       if (row.conflict) {
         p.reject(
           new WrongExpectedRevision(
@@ -290,7 +297,6 @@ export class PostgresEventStore implements EventStore {
         });
       }
     }
-    this.notifySubscribers();
   }
 
   async readStream(
@@ -393,35 +399,7 @@ export class PostgresEventStore implements EventStore {
     };
   }
 
-  /** Remembers what committed appends reached, for the next NOTIFY, and sends it. */
-  private announce(position: LogPosition, events: readonly { type: string }[]): void {
-    if (!this.unannounced || comparePositions(position, this.unannounced.position) > 0)
-      this.unannounced = { position, types: this.unannounced?.types ?? new Set() };
-    for (const e of events) this.unannounced.types.add(e.type);
-    this.notifySubscribers();
-  }
-
-  /**
-   * Tells every subscriber (in every process) that the log moved, and how far and with which event
-   * types (announce.ts): a NOTIFY sent as soon as appends commit, outside their transactions (NOTIFY
-   * inside them would serialise their commits on a global lock). At most one is in flight per
-   * process: appends that commit meanwhile are told by the next one, sent when it returns. So a
-   * subscriber hears of an append one round trip after its commit, and a busy writer sends one
-   * NOTIFY per round trip, not one per append.
-   */
-  private notifySubscribers(): void {
-    if (this.notifying) return;
-    this.notifying = (async () => {
-      for (let next = this.unannounced; next; next = this.unannounced) {
-        this.unannounced = undefined;
-        const payload = announcementPayload(next.position, next.types);
-        await this.sql.query(`SELECT pg_notify('${CHANNEL}', $1)`, [payload]).catch(() => undefined);
-      }
-    })().finally(() => (this.notifying = undefined));
-  }
-
   async close(): Promise<void> {
-    await this.notifying;
     await this.sql.close();
   }
 }
