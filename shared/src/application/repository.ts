@@ -137,20 +137,54 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     return this.locks.acquire(stream, work);
   }
 
-  /** Load, decide, append, exclusively; again on a version conflict, for up to `patienceMs`. */
+  /**
+   * The state this process last saw of `stream`, without reading the store: the initial state when it
+   * has seen none. A decision made on it is safe only through the append's expected revision, so a
+   * decision that appends nothing must be made again on a fresh `load`.
+   */
+  peek(stream: string): Loaded<S> {
+    const cached = this.cache.get(stream);
+    return cached ? { ...cached } : { state: this.initial(), revision: 'no_stream' };
+  }
+
+  /** The state this process last saw of `stream` (as `peek`), or a fresh load when it has seen none. */
+  async recall(stream: string): Promise<Loaded<S>> {
+    const cached = this.cache.get(stream);
+    return cached ? { ...cached } : this.load(stream);
+  }
+
+  /**
+   * Decide and append, exclusively; again on a version conflict, for up to `patienceMs`. The first
+   * decision is made on the state this process last saw (no read): a stream only one process writes
+   * at a time costs one append, not a read and an append. If that state was stale the append
+   * conflicts, and the decision is made again on a fresh load; a first decision that appends nothing
+   * is made again on a fresh load too, since a stale state may know too little to act.
+   */
   handle<R>(
     stream: string,
     decide: (state: S) => { events: E[]; result: R },
     patienceMs = CONFLICT_PATIENCE_MS,
   ): Promise<R> {
-    return this.exclusive(stream, () =>
-      withPatience(async () => {
+    return this.exclusive(stream, async () => {
+      const seen = this.peek(stream);
+      if (!this.singleWriter && seen.revision !== 'no_stream') {
+        const first = decide(seen.state);
+        if (first.events.length > 0) {
+          try {
+            await this.append(stream, seen, first.events);
+            return first.result;
+          } catch (err) {
+            if (!(err instanceof WrongExpectedRevision)) throw err;
+          }
+        }
+      }
+      return withPatience(async () => {
         const loaded = await this.load(stream);
         const { events, result } = decide(loaded.state);
         await this.append(stream, loaded, events);
         return result;
-      }, patienceMs),
-    );
+      }, patienceMs);
+    });
   }
 
   forget(stream: string): void {

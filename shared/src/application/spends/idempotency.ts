@@ -36,9 +36,12 @@ export async function claimKey(
   amountFields: readonly string[],
 ): Promise<Claim> {
   const stream = streams.idempotency(agentId, key);
-  for (;;) {
-    const loaded = await ctx.idempotency.load(stream);
+  // A key is new almost always: claim it on what this process knows (nothing, for a new key) without
+  // reading; the append's expected revision says if that was wrong, and then the key is read.
+  for (let fresh = false; ; fresh = true) {
+    const loaded = fresh ? await ctx.idempotency.load(stream) : ctx.idempotency.peek(stream);
     const decision = decideIdempotency(loaded.state, fingerprint, ctx.now());
+    if (decision.kind !== 'proceed' && !fresh) continue; // only a fresh read may answer without appending
     if (decision.kind === 'replay')
       return {
         kind: 'replay',

@@ -100,16 +100,21 @@ async function decide<Req extends SpendRequest>(
   const agentStream = streams.agent(caller.agentId);
   const first = await ctx.agents.load(agentStream);
   if (!acceptsKey(first.state, caller.keyDigest)) throw new ServiceError('unauthorized');
-  const { state: groupAtAsk } = await ctx.groups.load(streams.group(first.state.groupId));
-  const ask = await kind.ask(ctx, req, groupAtAsk);
+  const groupAtAsk = await ctx.groups.load(streams.group(first.state.groupId));
+  const ask = await kind.ask(ctx, req, groupAtAsk.state);
   let reservedOn: AllowEntry | undefined;
+  let attempts = 0;
 
   // One decision at a time per agent in this process; a conflict then comes from another instance.
   return ctx.agents.exclusive(agentStream, () =>
     withPatience(async () => {
-      const agent = await ctx.agents.load(agentStream);
+      // The first decision is made on what this request read (with what this process appended since):
+      // its append expects that revision, so if another process wrote meanwhile it conflicts, and the
+      // next attempt reads again.
+      const fresh = attempts++ > 0;
+      const agent = fresh ? await ctx.agents.load(agentStream) : await ctx.agents.recall(agentStream);
       if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
-      const group = await ctx.groups.load(streams.group(agent.state.groupId));
+      const group = fresh ? await ctx.groups.load(streams.group(agent.state.groupId)) : groupAtAsk;
       const cmd = command(ctx, kind, req, ask, intentId);
       const entry = group.state.entries.get(cmd.counterparty!);
       const budgetStream = entry?.type === 1 ? streams.budget(entry.entryId) : undefined;
