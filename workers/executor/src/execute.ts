@@ -61,6 +61,10 @@ export class Executor {
     intent: IntentData,
     locked: boolean,
   ): Promise<void> {
+    // The funds are asked of the chain while the agent's stream is read: they are needed before
+    // signing, and a job with nothing to do (settled already, a submission on record) drops the answer.
+    const funds = this.shortOfFunds(intent);
+    funds.catch(() => undefined);
     const agent = await this.ctx.agents.load(streams.agent(intent.agent_id));
     const item = agent.state.intents.get(intent.intent_id);
     if (!item) return;
@@ -99,7 +103,7 @@ export class Executor {
         code: 'internal_error',
         message: `${intent.action} is not executed by this service`,
       });
-    return this.buildAndSend(kind, intent, previous?.signature);
+    return this.buildAndSend(kind, intent, previous?.signature, previous ? this.shortOfFunds(intent) : funds);
   }
 
   /** Builds, records and sends; the record replaces `replaces` (the submission this job found), or none. */
@@ -107,8 +111,9 @@ export class Executor {
     kind: SpendKind<never, IntentData['action']>,
     intent: IntentData,
     replaces: string | undefined,
+    funds: Promise<IntentOutcome | undefined>,
   ): Promise<void> {
-    const short = await this.shortOfFunds(intent);
+    const short = await funds;
     if (short) return this.settle(intent, short);
     const signer = await this.ctx.wallets.signer(intent.agent_id);
     let built;

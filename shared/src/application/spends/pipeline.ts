@@ -23,13 +23,14 @@ import { acceptsKey } from '../../domain/agent';
 import { decideIntent, simulateIntent, type IntentCommand, type Simulation } from '../../domain/intent';
 import { decodeEvent, streams, type Action, type BlockCode, type IntentData } from '../../domain/events';
 import type { AllowEntry, GroupState } from '../../domain/group';
+import type { AgentState } from '../../domain/agent';
 import { requestFingerprint } from '../../domain/idempotency';
 import { ERROR_CATALOGUE, ServiceError, isErrorCode } from '../../errors';
 import { WrongExpectedRevision } from '../../event-store/port';
 import { settleReservation } from '../budgets';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
-import { withPatience } from '../repository';
+import { withPatience, type Loaded } from '../repository';
 import { answered, claimKey, complete, release, type Answer } from './idempotency';
 import type { Ask, IntentOf, SpendKind, SpendRequest } from './kind';
 
@@ -44,9 +45,21 @@ export async function spend<Req extends SpendRequest>(
   req: Req,
 ): Promise<Answer> {
   const fingerprint = requestFingerprint(kind.action, req);
+  // What the decision is made on is read while the key is claimed (two round trips at once, not in turn).
+  const model = readModel(ctx, caller);
+  model.catch(() => undefined); // not needed when the key answers by itself: a replay, a wait
   const claim = await claimKey(ctx, caller.agentId, req.idempotency_key, fingerprint, kind.answerAmounts);
   if (claim.kind === 'replay') return answered(claim.answer);
-  const run: Run<Req> = { ctx, waiter, caller, kind, req, stream: claim.stream, intentId: claim.intentId };
+  const run: Run<Req> = {
+    ctx,
+    waiter,
+    caller,
+    kind,
+    req,
+    model,
+    stream: claim.stream,
+    intentId: claim.intentId,
+  };
   if (claim.kind === 'run' && !claim.takenOver) return runOnce(run);
   // A claim another request holds, or one abandoned by an instance that died before deciding.
   const known = await intentRecord(ctx, caller.agentId, claim.intentId);
@@ -60,6 +73,8 @@ interface Run<Req extends SpendRequest> {
   caller: Caller;
   kind: SpendKind<Req>;
   req: Req;
+  /** The agent's stream and its group's, as the request read them. */
+  model: Promise<WriteModel>;
   /** The idempotency stream and the intent the claim names. */
   stream: string;
   intentId: string;
@@ -98,9 +113,7 @@ async function decide<Req extends SpendRequest>(
 ): Promise<{ wait: Promise<Outcome | undefined>; intent: IntentData }> {
   const { ctx, waiter, caller, kind, req, intentId } = run;
   const agentStream = streams.agent(caller.agentId);
-  const first = await ctx.agents.load(agentStream);
-  if (!acceptsKey(first.state, caller.keyDigest)) throw new ServiceError('unauthorized');
-  const groupAtAsk = await ctx.groups.load(streams.group(first.state.groupId));
+  const { group: groupAtAsk } = await run.model;
   const ask = await kind.ask(ctx, req, groupAtAsk.state);
   let reservedOn: AllowEntry | undefined;
   let attempts = 0;
@@ -161,6 +174,18 @@ async function decide<Req extends SpendRequest>(
       throw err;
     }),
   );
+}
+
+interface WriteModel {
+  agent: Loaded<AgentState>;
+  group: Loaded<GroupState>;
+}
+
+/** The agent's stream (its key checked) and its group's, read fresh. */
+async function readModel(ctx: Context, caller: Caller): Promise<WriteModel> {
+  const agent = await ctx.agents.load(streams.agent(caller.agentId));
+  if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
+  return { agent, group: await ctx.groups.load(streams.group(agent.state.groupId)) };
 }
 
 /**
