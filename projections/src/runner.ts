@@ -33,6 +33,9 @@ export async function startProjection(
   const batch = new BatchedProjection(views, tokens, (err) => fail(err));
   const following = store.subscribeToAll({
     ...(from && { from }),
+    // Every append but the idempotency records (two of a spend's five): the views' checkpoint is also
+    // how far reads and operator writes wait for (read your writes), so it follows all the rest promptly.
+    wakeFor: (type) => !type.startsWith('idempotency.'),
     onCaughtUp: () => void batch.flush().then(ready, ready),
     onEvent: (event) => batch.apply(event),
   });

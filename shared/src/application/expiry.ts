@@ -8,7 +8,7 @@
  */
 import { decodeEvent, streams, type GroupEvent } from '../domain/events';
 import { EXPIRING_NOTICE_MS, decideWhitelistExpiring, type GroupState } from '../domain/group';
-import type { EventStore, Subscription } from '../event-store/port';
+import { ofTypes, type EventStore, type Subscription } from '../event-store/port';
 import type { Repository } from './repository';
 
 export function startExpiryScheduler(deps: {
@@ -21,7 +21,7 @@ export function startExpiryScheduler(deps: {
   /** Entries with a TTL not yet announced: entry id → group and expiry. */
   const due = new Map<string, { groupId: string; expiresAt: number }>();
   const following = deps.store.subscribeToAll({
-    wakeFor: ['whitelist.entry_added', 'whitelist.entry_removed', 'policy.whitelist_expiring'],
+    wakeFor: ofTypes('whitelist.entry_added', 'whitelist.entry_removed', 'policy.whitelist_expiring'),
     onEvent: (recorded) => {
       const e = decodeEvent(recorded);
       if (e?.type === 'whitelist.entry_added' && e.data.ttl_expires_at !== undefined)

@@ -3,7 +3,7 @@
  * request registers its intent before appending it, so the outcome cannot slip past. Whichever
  * executor writes the outcome, every API instance sees it.
  */
-import type { EventStore, Subscription } from '../event-store/port';
+import { ofTypes, type EventStore, type Subscription } from '../event-store/port';
 import type { IntentConfirmed, IntentFailed } from '../domain/events';
 
 import type { LogPosition } from '../event-store/port';
@@ -30,7 +30,7 @@ export class OutcomeWaiter {
     const follow = () => {
       const subscription = this.store.subscribeToAll({
         from,
-        wakeFor: ['intent.confirmed', 'intent.failed'],
+        wakeFor: ofTypes('intent.confirmed', 'intent.failed'),
         onCaughtUp: () => ready(),
         onEvent: (e) => {
           from = e.position;

@@ -21,7 +21,7 @@
  */
 import { v5 as uuidv5 } from 'uuid';
 import { decodeEvent, streams, type PaymentReceived } from '../domain/events';
-import { WrongExpectedRevision, type EventStore } from '../event-store/port';
+import { WrongExpectedRevision, ofTypes, type EventStore } from '../event-store/port';
 import type { IncomingPayment, PaymentCursor, PaymentSource } from '../chain/payments';
 import type { Context } from './context';
 
@@ -116,7 +116,7 @@ export function startPaymentWatcher(
   let wake: (() => void) | undefined;
 
   const following = ctx.store.subscribeToAll({
-    wakeFor: ['agent.registered', 'intent.submitting'],
+    wakeFor: ofTypes('agent.registered', 'intent.submitting'),
     onEvent: (event) => {
       const e = decodeEvent(event);
       if (e?.type === 'agent.registered') agents.add(e.data.agent_id);

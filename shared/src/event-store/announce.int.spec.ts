@@ -9,7 +9,7 @@ import { serverSql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
 import { parseAnnouncement } from './announce';
 import { waitFor } from './contract';
-import type { RecordedEvent } from './port';
+import { ofTypes, type RecordedEvent } from './port';
 import { CHANNEL, PostgresEventStore } from './postgres';
 
 const schema = uniqueName('es_announce');
@@ -29,13 +29,13 @@ afterAll(async () => {
   await dropSchema(schema);
 });
 
-async function follow(wakeFor: string[]) {
+async function follow(...types: string[]) {
   const seen: RecordedEvent[] = [];
   let caughtUp!: () => void;
   const ready = new Promise<void>((r) => (caughtUp = r));
   const sub = store.subscribeToAll({
     from: await store.headPosition(),
-    wakeFor,
+    wakeFor: ofTypes(...types),
     onCaughtUp: () => caughtUp(),
     onEvent: (e) => void seen.push(e),
   });
@@ -69,7 +69,7 @@ it('is told, when an append commits, how far the log reached and which types it 
 });
 
 it('skips reading for appends of other types, then gets them all, in order, with the one it waits for', async () => {
-  const { seen, sub } = await follow(['test.wanted']);
+  const { seen, sub } = await follow('test.wanted');
   const stream = `announce-${randomUUID()}`;
   await store.append(stream, [{ type: 'test.other', data: { n: 1 } }], 'no_stream');
   await store.append(stream, [{ type: 'test.other', data: { n: 2 } }], 0n);
@@ -87,7 +87,7 @@ it('skips reading for appends of other types, then gets them all, in order, with
 });
 
 it('gets an announced event promptly when an older transaction held it back and announced only its own type', async () => {
-  const { seen, sub } = await follow(['test.wanted']);
+  const { seen, sub } = await follow('test.wanted');
   const early = randomUUID();
   const writer = await pool.connect();
   try {

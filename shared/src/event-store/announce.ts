@@ -34,19 +34,19 @@ export function parseAnnouncement(payload: string | undefined): Announcement | u
 
 /** Decides, for one subscriber, whether an announcement calls for a read. */
 export class WakePolicy {
-  private readonly wanted: ReadonlySet<string> | undefined;
+  private readonly wanted: ((type: string) => boolean) | undefined;
   /** The furthest position announced with a type this subscriber acts on, not read up to yet. */
   private owed: LogPosition | undefined;
 
-  constructor(wakeFor: readonly string[] | undefined) {
-    this.wanted = wakeFor && new Set(wakeFor);
+  constructor(wakeFor: ((type: string) => boolean) | undefined) {
+    this.wanted = wakeFor;
   }
 
   /** True when the subscriber should read now. */
   announced(payload: string | undefined): boolean {
     const a = this.wanted && parseAnnouncement(payload);
     if (!a) return true;
-    if ([...a.types].some((t) => this.wanted!.has(t))) {
+    if ([...a.types].some(this.wanted)) {
       if (!this.owed || comparePositions(a.position, this.owed) > 0) this.owed = a.position;
       return true;
     }

@@ -1,4 +1,5 @@
 import { WakePolicy, parseAnnouncement } from './announce';
+import { ofTypes } from './port';
 
 /** A payload as the append function writes it. */
 const announcementPayload = (position: { commit: bigint; prepare: bigint }, types: string[]) =>
@@ -20,7 +21,7 @@ describe('announcements', () => {
 });
 
 describe('a subscriber woken for some types', () => {
-  const relay = () => new WakePolicy(['intent.accepted']);
+  const relay = () => new WakePolicy(ofTypes('intent.accepted'));
 
   it('reads when an append of its types is announced, not for the others', () => {
     const policy = relay();

@@ -86,8 +86,14 @@ export interface SubscribeOptions {
    * skip reading for appends of other types (PostgreSQL). Every event is still delivered, in order:
    * those of other types arrive with the next read.
    */
-  wakeFor?: readonly string[];
+  wakeFor?: (type: string) => boolean;
 }
+
+/** `wakeFor` for a subscriber that acts on these types only. */
+export const ofTypes =
+  (...types: string[]) =>
+  (type: string): boolean =>
+    types.includes(type);
 
 export interface EventStore {
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;

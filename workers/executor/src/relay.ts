@@ -8,6 +8,7 @@
 import {
   LOG_START,
   decodeEvent,
+  ofTypes,
   type EventStore,
   type JobQueue,
   type LogPosition,
@@ -45,7 +46,7 @@ export async function startRelay(
   };
   const following = store.subscribeToAll({
     ...(from && { from }),
-    wakeFor: ['intent.accepted'],
+    wakeFor: ofTypes('intent.accepted'),
     onEvent: async (event) => {
       if (failure) throw failure;
       const e = decodeEvent(event);
