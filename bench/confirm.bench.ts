@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { Connection } from '@solana/web3.js';
 import { Confirmations } from '../shared/src/chain/confirmations';
 import { RpcChain, confirmationSource } from '../shared/src/chain/rpc';
+import { JsonRpcClient } from '../shared/src/chain/json-rpc';
 import { generateSigner } from '../shared/src/chain/keys';
 import { prepareTransfer } from '../shared/src/chain/transactions';
 import type { SignedTransaction } from '../shared/src/chain/transactions';
@@ -114,6 +115,7 @@ export async function confirmBench(): Promise<string> {
     const watcher = new Confirmations(
       confirmationSource(
         new Connection(node.url, { commitment: 'confirmed', wsEndpoint: node.url.replace(/^http/, 'ws') }),
+        new JsonRpcClient(node.url),
       ),
     );
     const lag = async (n: number, way: keyof typeof ways) => {

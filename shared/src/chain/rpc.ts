@@ -1,5 +1,7 @@
 /**
- * The chain over Solana JSON-RPC (`@solana/web3.js` Connection): any cluster, or the local chain node.
+ * The chain over Solana JSON-RPC: any cluster, or the local chain node. Calls go over HTTP through a
+ * lean client (json-rpc.ts); signature subscriptions over the node's WebSocket through
+ * `@solana/web3.js`'s Connection, which keeps that socket and its subscriptions alive.
  * Transactions are built and signed by the same code as the LiteSVM adapter and sent raw.
  * Confirmation subscribes to the signature over the node's WebSocket (confirmations.ts): it settles
  * when the node notifies it landed or failed; what is still in flight after a short bound is checked
@@ -10,12 +12,14 @@
  * `confirmed`), as payments.ts says.
  */
 import type { Address, Instruction } from '@solana/kit';
-import { Connection, PublicKey, SendTransactionError } from '@solana/web3.js';
+import { Connection } from '@solana/web3.js';
+import bs58 from 'bs58';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { localFixtures, localTokens } from './local-fixtures';
 import { guarded } from '../errors/unavailable';
+import { JsonRpcClient, RpcError } from './json-rpc';
 import {
   ChainFailure,
   SYSVAR_CLOCK_ADDRESS,
@@ -51,8 +55,8 @@ export interface RpcChainOptions {
   sweepMs?: number;
 }
 
-/** Confirmation over a web3.js Connection: its WebSocket's signature subscriptions, its batched statuses. */
-export function confirmationSource(connection: Connection): ConfirmationSource {
+/** Confirmation: the WebSocket's signature subscriptions (web3.js), batched statuses over HTTP. */
+export function confirmationSource(connection: Connection, rpc: JsonRpcClient): ConfirmationSource {
   return {
     subscribe: (signature, settled) => {
       let open = true;
@@ -70,18 +74,24 @@ export function confirmationSource(connection: Connection): ConfirmationSource {
         open = false;
       };
     },
-    statuses: (signatures) => signatureStatuses(connection, signatures),
-    blockHeight: () => connection.getBlockHeight(),
+    statuses: (signatures) => signatureStatuses(rpc, signatures),
+    blockHeight: () => rpc.call<number>('getBlockHeight', [{ commitment: 'confirmed' }]),
   };
 }
 
+interface StatusJson {
+  err: unknown;
+  confirmationStatus: string | null;
+}
+
 async function signatureStatuses(
-  connection: Connection,
+  rpc: JsonRpcClient,
   signatures: readonly string[],
 ): Promise<SignatureStatus[]> {
-  const { value } = await connection.getSignatureStatuses([...signatures], {
-    searchTransactionHistory: true,
-  });
+  const { value } = await rpc.call<{ value: (StatusJson | null)[] }>('getSignatureStatuses', [
+    [...signatures],
+    { searchTransactionHistory: true },
+  ]);
   return signatures.map((_, i) => {
     const s = value[i];
     if (!s) return 'unknown';
@@ -101,6 +111,9 @@ interface RpcWebSocket {
 export class RpcChain implements LocalChain, PaymentSource {
   readonly tokens: readonly Token[];
   readonly treasury: string;
+  /** HTTP calls. */
+  private readonly rpc: JsonRpcClient;
+  /** The WebSocket's signature subscriptions only. */
   private readonly connection: Connection;
   /** Token accounts known to exist (they are never closed here), and those a pending transfer creates. */
   private readonly existing = new Set<string>();
@@ -109,15 +122,15 @@ export class RpcChain implements LocalChain, PaymentSource {
 
   constructor(private readonly options: RpcChainOptions) {
     // A node that does not answer is DependencyUnavailable (503 at the edge; an executor's job retries).
+    this.rpc = new JsonRpcClient(options.url);
     this.connection = guarded(
       'the chain (Solana JSON-RPC)',
       new Connection(options.url, {
         commitment: 'confirmed',
-        disableRetryOnRateLimit: false,
         ...(options.wsUrl && { wsEndpoint: options.wsUrl }),
       }),
     );
-    this.confirmations = new Confirmations(confirmationSource(this.connection), options.sweepMs);
+    this.confirmations = new Confirmations(confirmationSource(this.connection, this.rpc), options.sweepMs);
     this.tokens = options.tokens;
     this.treasury = options.treasury;
   }
@@ -139,18 +152,34 @@ export class RpcChain implements LocalChain, PaymentSource {
     });
   }
 
+  /** The accounts at these addresses (null where none), as the node has them at `confirmed`. */
+  private async accounts(addresses: readonly string[]): Promise<(ChainAccount | null)[]> {
+    const { value } = await this.rpc.call<{ value: (AccountJson | null)[] }>('getMultipleAccounts', [
+      addresses,
+      { encoding: 'base64', commitment: 'confirmed' },
+    ]);
+    return value.map((a) =>
+      a
+        ? {
+            owner: a.owner,
+            lamports: BigInt(a.lamports),
+            data: new Uint8Array(Buffer.from(a.data[0], 'base64')),
+          }
+        : null,
+    );
+  }
+
   async tokenAccount(owner: string, mint: string): Promise<TokenAccount> {
     const address = await ata(owner, mint);
-    const [info] = await this.connection.getMultipleAccountsInfo([new PublicKey(address)]);
+    const [info] = await this.accounts([address]);
     return info
-      ? { address, exists: true, amount: info.data.readBigUInt64LE(64) }
+      ? { address, exists: true, amount: tokenAmount(info) }
       : { address, exists: false, amount: 0n };
   }
 
   async balances(owner: string): Promise<Map<string, bigint>> {
-    const addresses = await Promise.all(this.tokens.map((t) => ata(owner, t.mint)));
-    const infos = await this.connection.getMultipleAccountsInfo(addresses.map((a) => new PublicKey(a)));
-    return new Map(this.tokens.map((t, i) => [t.mint, infos[i] ? infos[i]!.data.readBigUInt64LE(64) : 0n]));
+    const infos = await this.accounts(await Promise.all(this.tokens.map((t) => ata(owner, t.mint))));
+    return new Map(this.tokens.map((t, i) => [t.mint, infos[i] ? tokenAmount(infos[i]!) : 0n]));
   }
 
   get feePayer(): string {
@@ -189,24 +218,38 @@ export class RpcChain implements LocalChain, PaymentSource {
   private blockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
     const now = Date.now();
     if (!this.recentHash || now - this.recentHash.at > 1_000) {
-      const value = this.connection.getLatestBlockhash();
+      const value = this.latestBlockhash();
       this.recentHash = { at: now, value };
       value.catch(() => (this.recentHash = undefined));
     }
     return this.recentHash.value;
   }
 
+  private async latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
+    const { value } = await this.rpc.call<{ value: { blockhash: string; lastValidBlockHeight: number } }>(
+      'getLatestBlockhash',
+      [{ commitment: 'confirmed' }],
+    );
+    return value;
+  }
+
   async submit(tx: SignedTransaction): Promise<void> {
     // Watched before it is sent, so its notification cannot come before the subscription.
     const confirmation = this.confirmations.watch(tx.signature, tx.lastValidBlockHeight);
     try {
-      await this.connection.sendRawTransaction(tx.wire, { skipPreflight: false, maxRetries: 0 });
+      await this.rpc.call('sendTransaction', [
+        Buffer.from(tx.wire).toString('base64'),
+        { encoding: 'base64', skipPreflight: false, preflightCommitment: 'confirmed', maxRetries: 0 },
+      ]);
     } catch (err) {
       confirmation.cancel();
-      if (err instanceof SendTransactionError) {
+      // A transaction the node refused: its preflight failed (-32002, with the logs), or it was refused
+      // outright (a blockhash it does not know, a signature that does not verify).
+      if (err instanceof RpcError) {
+        const logs = (err.data as { logs?: string[] | null } | undefined)?.logs ?? [];
         // The node moved past the blockhash we keep: the next transaction asks for a new one.
-        if (/BlockhashNotFound/.test(err.transactionError.message)) this.recentHash = undefined;
-        throw new ChainFailure(err.transactionError.message, err.transactionError.logs ?? []);
+        if (/BlockhashNotFound/.test(err.message)) this.recentHash = undefined;
+        throw new ChainFailure(err.message, logs);
       }
       throw err;
     }
@@ -216,7 +259,7 @@ export class RpcChain implements LocalChain, PaymentSource {
   }
 
   async status(signature: string): Promise<SignatureStatus> {
-    return (await signatureStatuses(this.connection, [signature]))[0]!;
+    return (await signatureStatuses(this.rpc, [signature]))[0]!;
   }
 
   mintable(mint: string): boolean {
@@ -232,7 +275,7 @@ export class RpcChain implements LocalChain, PaymentSource {
     const token = this.tokens.find((t) => t.mint === mint);
     if (!authority || !token || !this.mintable(mint))
       throw new ChainFailure('minting needs the local chain and one of the tokens it mints');
-    const hash = await this.connection.getLatestBlockhash();
+    const hash = await this.latestBlockhash();
     const tx = signTransaction(
       await mintToInstructions(this.options.payer, authority, owner, mint, token.decimals, amount, reference),
       this.options.payer,
@@ -247,7 +290,7 @@ export class RpcChain implements LocalChain, PaymentSource {
   }
 
   async fund(address: string, lamports: bigint): Promise<void> {
-    await this.connection.requestAirdrop(new PublicKey(address), Number(lamports));
+    await this.rpc.call('requestAirdrop', [address, Number(lamports)]);
   }
 
   async clock(): Promise<bigint> {
@@ -258,9 +301,8 @@ export class RpcChain implements LocalChain, PaymentSource {
   }
 
   async readAccount(address: string): Promise<ChainAccount | undefined> {
-    const [info] = await this.connection.getMultipleAccountsInfo([new PublicKey(address)]);
-    if (!info) return undefined;
-    return { owner: info.owner.toBase58(), lamports: BigInt(info.lamports), data: new Uint8Array(info.data) };
+    const [info] = await this.accounts([address]);
+    return info ?? undefined;
   }
 
   async incomingPayments(owner: string, mints: readonly string[], query?: PaymentQuery) {
@@ -274,21 +316,20 @@ export class RpcChain implements LocalChain, PaymentSource {
 
   private readonly history: TransactionHistoryReader = {
     signaturesFor: async (address, options) =>
-      (await this.connection.getSignaturesForAddress(new PublicKey(address), options)).map((s) => ({
-        signature: s.signature,
-        failed: s.err !== null,
-      })),
+      (
+        await this.rpc.call<{ signature: string; err: unknown }[]>('getSignaturesForAddress', [
+          address,
+          { commitment: 'confirmed', ...options },
+        ])
+      ).map((s) => ({ signature: s.signature, failed: s.err !== null })),
     transaction: async (signature) => {
-      const tx = await this.connection.getTransaction(signature, {
-        commitment: 'confirmed',
-        maxSupportedTransactionVersion: 0,
-      });
+      const tx = await this.rpc.call<TransactionJson | null>('getTransaction', [
+        signature,
+        { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 },
+      ]);
       if (!tx?.meta) return undefined;
       const { message } = tx.transaction;
-      const keys = message.getAccountKeys({
-        ...(tx.meta.loadedAddresses && { accountKeysFromLookups: tx.meta.loadedAddresses }),
-      });
-      const balances = (list: typeof tx.meta.preTokenBalances): TokenBalance[] =>
+      const balances = (list: TokenBalanceJson[] | null | undefined): TokenBalance[] =>
         (list ?? []).map((b) => ({
           accountIndex: b.accountIndex,
           mint: b.mint,
@@ -300,16 +341,17 @@ export class RpcChain implements LocalChain, PaymentSource {
         signature,
         slot: BigInt(tx.slot),
         failed: tx.meta.err !== null,
+        // Static keys, then those loaded from lookup tables: writable, then read-only.
         accountKeys: [
-          ...keys.staticAccountKeys,
-          ...(keys.accountKeysFromLookups?.writable ?? []),
-          ...(keys.accountKeysFromLookups?.readonly ?? []),
-        ].map((k) => k.toBase58()),
+          ...message.accountKeys,
+          ...(tx.meta.loadedAddresses?.writable ?? []),
+          ...(tx.meta.loadedAddresses?.readonly ?? []),
+        ],
         numRequiredSignatures: message.header.numRequiredSignatures,
-        instructions: message.compiledInstructions.map((ix) => ({
+        instructions: message.instructions.map((ix) => ({
           programIdIndex: ix.programIdIndex,
-          accounts: ix.accountKeyIndexes,
-          data: ix.data,
+          accounts: ix.accounts,
+          data: bs58.decode(ix.data),
         })),
         preTokenBalances: balances(tx.meta.preTokenBalances),
         postTokenBalances: balances(tx.meta.postTokenBalances),
@@ -354,10 +396,46 @@ export class RpcChain implements LocalChain, PaymentSource {
   /** Stops watching what is in flight and closes the WebSocket (web3.js keeps no handle for it). */
   async close(): Promise<void> {
     this.confirmations.close();
+    await this.rpc.close();
     const socket = (this.connection as unknown as { _rpcWebSocket?: RpcWebSocket })._rpcWebSocket;
     socket?.setAutoReconnect(false);
     socket?.close();
   }
+}
+
+/** An account in a getMultipleAccounts answer (base64 encoding). */
+interface AccountJson {
+  owner: string;
+  lamports: number;
+  data: [string, 'base64'];
+}
+
+/** An SPL token account's amount: a u64 at byte 64. */
+const tokenAmount = (account: ChainAccount): bigint => Buffer.from(account.data).readBigUInt64LE(64);
+
+interface TokenBalanceJson {
+  accountIndex: number;
+  mint: string;
+  owner?: string;
+  uiTokenAmount: { amount: string; decimals: number };
+}
+
+/** getTransaction's answer in the json encoding: the fields read here. */
+interface TransactionJson {
+  slot: number;
+  transaction: {
+    message: {
+      accountKeys: string[];
+      header: { numRequiredSignatures: number };
+      instructions: { programIdIndex: number; accounts: number[]; data: string }[];
+    };
+  };
+  meta: {
+    err: unknown;
+    loadedAddresses?: { writable: string[]; readonly: string[] };
+    preTokenBalances?: TokenBalanceJson[] | null;
+    postTokenBalances?: TokenBalanceJson[] | null;
+  } | null;
 }
 
 export type { Chain };
