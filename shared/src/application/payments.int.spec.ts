@@ -23,6 +23,7 @@ import { KeyVault } from './credentials';
 import { register } from './onboarding';
 import { airdrop, createGroup, invite } from './operator';
 import { paymentEventId, startPaymentWatcher, type PaymentData, type PaymentWatcher } from './payments';
+import type { PaymentSource } from '../chain/payments';
 
 const SEED = 'watcher-test';
 const fixtures = localFixtures(SEED);
@@ -73,12 +74,26 @@ afterAll(async () => {
   await dropSchema(schema);
 });
 
-/** A watcher polling every 50 ms; `passes()` counts its passes over the agents. */
-function watch(on: Context = ctx) {
+/** Asks the chain as `chain` does, and notes whom it asked about; its notifications dropped when `deaf`. */
+function askingChain({ deaf = false } = {}) {
+  const asked: string[] = [];
+  const source: PaymentSource = {
+    incomingPayments: (owner, mints, query) => {
+      asked.push(owner);
+      return chain.incomingPayments(owner, mints, query);
+    },
+    watchAccount: (address, touched) => chain.watchAccount(address, (sig) => deaf || touched(sig)),
+  };
+  return { source, asked };
+}
+
+/** A watcher asking every 50 ms; `passes()` counts its passes over the agents. */
+function watch(on: Context = ctx, source: PaymentSource = chain, sweepMs?: number) {
   let passes = 0;
   const errors: unknown[] = [];
-  const watcher = startPaymentWatcher(on, chain, {
+  const watcher = startPaymentWatcher(on, source, {
     intervalMs: 50,
+    ...(sweepMs !== undefined && { sweepMs }),
     onPass: (failures) => {
       passes++;
       errors.push(...failures);
@@ -275,6 +290,42 @@ describe('the payment watcher', () => {
     const all = (await Promise.all(agents.map(recorded))).flat();
     expect(all.map((p) => p.tx_signature).sort()).toEqual([...sigs].sort());
     expect(new Set(all.map((p) => p.id)).size).toBe(9);
+  });
+
+  it('asks the chain only about accounts it was told were touched: an agent nobody pays costs nothing between sweeps', async () => {
+    const idle = await newAgent();
+    const paid = await newAgent();
+    const { source, asked } = askingChain();
+    const { passes } = watch(ctx, source, 60_000);
+    await passes(3); // the sweep at start, and a first look at each agent
+    asked.length = 0;
+    await passes(5);
+    expect(asked).toEqual([]);
+    const sig = await pay(await stranger(), paid, 4_000_000n, 'told');
+    const [payment] = await until(
+      () => recorded(paid),
+      (r) => r.length > 0,
+      'the payment',
+    );
+    expect(payment?.tx_signature).toBe(sig);
+    expect(asked).toContain(paid);
+    expect(asked).not.toContain(idle);
+  });
+
+  it('finds a payment whose notification was lost at the next sweep', async () => {
+    const agent = await newAgent();
+    const { source, asked } = askingChain({ deaf: true });
+    const { passes } = watch(ctx, source, 400);
+    await passes(2);
+    const sig = await pay(await stranger(), agent, 1_500_000n, 'unheard');
+    const [payment] = await until(
+      () => recorded(agent),
+      (r) => r.length > 0,
+      'the payment',
+    );
+    expect(payment?.tx_signature).toBe(sig);
+    // Asked about at sweeps (every 400 ms) and at its first look, not at every 50 ms pass.
+    expect(asked.filter((a) => a === agent).length).toBeLessThan(8);
   });
 
   it('records an airdrop it also sees on chain once: the airdrop and the watcher use the same id', async () => {

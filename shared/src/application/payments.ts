@@ -11,8 +11,14 @@
  * EventStoreDB server need not).
  *
  * The watcher (server topology, the chain over JSON-RPC) learns the agents from the log
- * (`agent.registered`) and asks the chain every `intervalMs` for the payments into each since the last
- * time (chain/payments.ts: transactions the agent did not sign that raised its balances). It leaves
+ * (`agent.registered`) and asks the chain for the payments into each since the last time
+ * (chain/payments.ts: transactions the agent did not sign that raised its balances). It asks about
+ * what the chain says was touched: it watches each agent's token accounts (a subscription: the
+ * chain tells it the signature of every transaction that touches one), and every `intervalMs` asks
+ * about the accounts that transactions other than the service's own touched. Every `sweepMs` it asks
+ * about every account of every agent, which finds what a lost notification missed; a source that
+ * cannot tell what was touched is swept every `intervalMs`. So an agent nobody pays costs nothing
+ * between sweeps, however many agents there are. It leaves
  * out transactions signed by any wallet in custody: the service's own agents pay each other only
  * through intents, and `intent.confirmed` already credits the receiving agent; recording the same
  * transfer as a payment would count it twice. The transactions the log names before they are sent
@@ -23,6 +29,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { decodeEvent, streams, type PaymentReceived } from '../domain/events';
 import { WrongExpectedRevision, ofTypes, type EventStore } from '../event-store/port';
 import type { IncomingPayment, PaymentCursor, PaymentSource } from '../chain/payments';
+import { ata } from '../chain/transactions';
 import type { Context } from './context';
 
 /** The namespace of payment event ids (UUID v5 of `<signature>:<mint>`). */
@@ -80,7 +87,10 @@ export class PaymentLog {
 }
 
 export interface PaymentWatcherOptions {
+  /** How often the accounts transactions touched are asked about (every account, without notifications). */
   intervalMs: number;
+  /** How often every account of every agent is asked about, notified or not (60 s when absent). */
+  sweepMs?: number;
   /** Transactions per token account a first look (or a restart) reads back. */
   window?: number;
   /** Agents asked about at once. */
@@ -106,6 +116,20 @@ export function startPaymentWatcher(
   options: PaymentWatcherOptions,
 ): PaymentWatcher {
   const agents = new Set<string>();
+  /** Token accounts touched since the last pass, by transactions not known as the service's own. */
+  let touches: { agent: string; mint: string; signature: string }[] = [];
+  const unwatch: (() => void)[] = [];
+  const watchAgent = (agent: string) => {
+    const watchAccount = source.watchAccount?.bind(source);
+    if (!watchAccount) return;
+    // A first look at what it was paid before it was watched (or before this watcher started).
+    for (const mint of mints) touches.push({ agent, mint, signature: '' });
+    for (const mint of mints)
+      void ata(agent, mint).then((address) => {
+        if (!stopped)
+          unwatch.push(watchAccount(address, (signature) => touches.push({ agent, mint, signature })));
+      });
+  };
   const cursors = new Map<string, PaymentCursor>();
   const custody = new Map<string, boolean>();
   /** Signatures of the executor's own transactions (the newest SUBMITTED_KEPT), from the log. */
@@ -119,7 +143,10 @@ export function startPaymentWatcher(
     wakeFor: ofTypes('agent.registered', 'intent.submitting'),
     onEvent: (event) => {
       const e = decodeEvent(event);
-      if (e?.type === 'agent.registered') agents.add(e.data.agent_id);
+      if (e?.type === 'agent.registered' && !agents.has(e.data.agent_id)) {
+        agents.add(e.data.agent_id);
+        watchAgent(e.data.agent_id);
+      }
       if (e?.type === 'intent.submitting') {
         submitted.add(e.data.signature);
         if (submitted.size > SUBMITTED_KEPT) submitted.delete(submitted.values().next().value!);
@@ -141,9 +168,9 @@ export function startPaymentWatcher(
     return false;
   };
 
-  const watch = async (agent: string) => {
+  const watch = async (agent: string, watched: readonly string[]) => {
     const after = cursors.get(agent);
-    const { payments, cursor } = await source.incomingPayments(agent, mints, {
+    const { payments, cursor } = await source.incomingPayments(agent, watched, {
       ...(after && { after }),
       ...(options.window && { window: options.window }),
       skip: (signature) => submitted.has(signature),
@@ -163,13 +190,34 @@ export function startPaymentWatcher(
     cursors.set(agent, cursor); // only once every payment up to it is recorded
   };
 
+  let sweptAt = -Infinity;
+  /** The agents to ask about in this pass, each with its mints: every one at a sweep, else the touched. */
+  const due = (): [string, string[]][] => {
+    const touched = touches;
+    touches = [];
+    if (!source.watchAccount || Date.now() - sweptAt >= (options.sweepMs ?? 60_000)) {
+      sweptAt = Date.now();
+      return [...agents].map((agent) => [agent, mints]);
+    }
+    const byAgent = new Map<string, Set<string>>();
+    for (const t of touched)
+      if (!submitted.has(t.signature)) byAgent.set(t.agent, (byAgent.get(t.agent) ?? new Set()).add(t.mint));
+    return [...byAgent].map(([agent, m]) => [agent, [...m]]);
+  };
+
   const pass = async () => {
-    const queue = [...agents];
+    const queue = due();
     let next = 0;
     const failures: { agent: string; error: unknown }[] = [];
     const worker = async () => {
-      for (let agent = queue[next++]; agent !== undefined && !stopped; agent = queue[next++])
-        await watch(agent).catch((error: unknown) => failures.push({ agent: agent!, error }));
+      for (let item = queue[next++]; item !== undefined && !stopped; item = queue[next++]) {
+        const [agent, watched] = item;
+        await watch(agent, watched).catch((error: unknown) => {
+          failures.push({ agent, error });
+          // Asked again at the next pass.
+          for (const mint of watched) touches.push({ agent, mint, signature: '' });
+        });
+      }
     };
     await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
     if (!stopped) options.onPass?.(failures);
@@ -199,6 +247,7 @@ export function startPaymentWatcher(
       wake?.();
       await running;
       await following.stop();
+      unwatch.splice(0).forEach((stop) => stop());
     },
   };
 }

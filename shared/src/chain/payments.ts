@@ -53,6 +53,13 @@ export interface PaymentSource {
    * same payments again: the caller records each once.
    */
   incomingPayments(owner: string, mints: readonly string[], query?: PaymentQuery): Promise<IncomingPayments>;
+  /**
+   * Calls `touched` with the signature of each transaction that touches the token account `address`
+   * from now on, as the chain tells it (a subscription; a source without one has no such method).
+   * A notification can be lost (a socket that reconnects): callers keep a slower sweep of their own.
+   * Returns a way to stop.
+   */
+  watchAccount?(address: string, touched: (signature: string) => void): () => void;
 }
 
 /** How many transactions of an account a first look reads (getSignaturesForAddress's largest page). */

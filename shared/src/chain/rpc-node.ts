@@ -12,7 +12,7 @@
  * logs are not recorded (null, as a node that does not record them answers); lookup tables are not
  * resolved (`loadedAddresses` is empty: the service sends legacy transactions).
  *
- * Its WebSocket (rpc-pubsub.ts: signatureSubscribe, signatureUnsubscribe) answers on the same port
+ * Its WebSocket (rpc-pubsub.ts: signature and logs subscriptions) answers on the same port
  * (the URL with ws://, as a provider behind a proxy serves it) and, with `wsPort`, on that port too:
  * a validator serves it on the RPC port + 1, where web3.js looks by default.
  */
@@ -105,11 +105,15 @@ export async function serveChainRpc(
         throw new RpcError(-32602, 'failed to deserialize the transaction');
       }
       const signature = bs58.encode(Object.values(transaction.signatures)[0] ?? new Uint8Array(64));
+      // The accounts it touches, for those who watch accounts (logsSubscribe).
+      const accounts = pubsub.watchingAccounts
+        ? readMessage(new Uint8Array(transaction.messageBytes)).accountKeys
+        : undefined;
       try {
         await backend.send(transaction);
-        void pubsub.processed(signature);
+        void pubsub.processed(signature, accounts);
       } catch (err) {
-        void pubsub.processed(signature); // a transaction that ran and failed is processed too
+        void pubsub.processed(signature, accounts); // a transaction that ran and failed is processed too
         if (err instanceof ChainFailure) {
           throw new RpcError(-32002, `Transaction simulation failed: ${err.error}`, {
             err: err.error,

@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { serveChainRpc, type ChainNode } from './rpc-node';
 import { generateSigner } from './keys';
 import { localFixtures } from './local-fixtures';
-import { mintToInstructions } from './transactions';
+import { ata, mintToInstructions } from './transactions';
 
 // The RPC adapter against the local chain node: LiteSVM served over Solana JSON-RPC on loopback.
 chainContract('Solana JSON-RPC (local chain node)', async () => {
@@ -46,12 +46,12 @@ describe('signature subscriptions (the chain node over WebSocket)', () => {
   };
   const notification = (subscription: unknown) =>
     next((m) => (m.params as { subscription?: unknown } | undefined)?.subscription === subscription);
-  const mint = async () => {
+  let minted = 0;
+  const mint = async (owner = generateSigner().address) => {
     const f = localFixtures(seed);
     const usdc = f.mints[0]!;
-    const owner = generateSigner().address;
     return client.prepare(
-      await mintToInstructions(f.payer, f.authority, owner, usdc.mint, usdc.decimals, 1n, `ws-${id}`),
+      await mintToInstructions(f.payer, f.authority, owner, usdc.mint, usdc.decimals, 1n, `ws-${id}-${++minted}`),
       [f.authority],
     );
   };
@@ -129,6 +129,46 @@ describe('signature subscriptions (the chain node over WebSocket)', () => {
     } finally {
       await patient.close();
     }
+  });
+
+  it('tells a watched account of each transaction that touches it (logsSubscribe mentions), until unsubscribed', async () => {
+    const owner = generateSigner().address;
+    const account = await ata(owner, localFixtures(seed).mints[0]!.mint);
+    const { result: subscription } = await call('logsSubscribe', [
+      { mentions: [account] },
+      { commitment: 'confirmed' },
+    ]);
+    expect(typeof subscription).toBe('number');
+    const first = await mint(owner);
+    await client.submit(first);
+    expect(await notification(subscription)).toEqual({
+      jsonrpc: '2.0',
+      method: 'logsNotification',
+      params: {
+        result: {
+          context: { slot: expect.any(Number) },
+          value: { signature: first.signature, err: null, logs: [] },
+        },
+        subscription,
+      },
+    });
+    // A transaction that does not touch it is not told; the next one that does is.
+    await client.submit(await mint());
+    const second = await mint(owner);
+    await client.submit(second);
+    const note = await notification(subscription);
+    expect((note.params as { result: { value: { signature: string } } }).result.value.signature).toBe(
+      second.signature,
+    );
+    expect(await call('logsUnsubscribe', [subscription])).toMatchObject({ result: true });
+    await client.submit(await mint(owner));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(messages.filter((m) => m.method === 'logsNotification')).toEqual([]);
+  });
+
+  it('refuses logsSubscribe for anything but one address', async () => {
+    for (const filter of ['all', { mentions: [] }, { mentions: ['not-an-address'] }, {}])
+      expect((await call('logsSubscribe', [filter])).error).toMatchObject({ code: -32602 });
   });
 
   it('refuses a malformed signature and an unknown method with JSON-RPC errors', async () => {

@@ -12,7 +12,7 @@
  * `confirmed`), as payments.ts says.
  */
 import type { Address, Instruction } from '@solana/kit';
-import { Connection } from '@solana/web3.js';
+import { Connection, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Token } from '../domain/tokens';
@@ -307,6 +307,12 @@ export class RpcChain implements LocalChain, PaymentSource {
 
   async incomingPayments(owner: string, mints: readonly string[], query?: PaymentQuery) {
     return readIncomingPayments(this.history, owner, mints, query);
+  }
+
+  /** Over the WebSocket: logsSubscribe with `mentions` (web3.js resubscribes after a reconnect). */
+  watchAccount(address: string, touched: (signature: string) => void): () => void {
+    const id = this.connection.onLogs(new PublicKey(address), (logs) => touched(logs.signature), 'confirmed');
+    return () => void this.connection.removeOnLogsListener(id).catch(() => undefined);
   }
 
   /** The node's history (getSignaturesForAddress, getTransaction), which reconciliation reads. */

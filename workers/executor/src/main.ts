@@ -43,6 +43,7 @@ runProcess('executor', async () => {
   // Up to 5 s, so a dead executor's jobs move on within the runbook's 10 s whatever it is set to.
   const lockMs = env.int('EXECUTOR_LOCK_MS', DEFAULT_JOB_LOCK_MS, 1_000, TAKEOVER.maxJobLockMs);
   const paymentWatchMs = env.int('PAYMENT_WATCH_INTERVAL_MS', 2_000, 100, 600_000);
+  const paymentSweepMs = env.int('PAYMENT_SWEEP_INTERVAL_MS', 60_000, 1_000, 86_400_000);
   const { port, host } = env.listenAddress(9102);
   const aggregator = aggregatorConfig(env);
   env.check();
@@ -89,6 +90,7 @@ runProcess('executor', async () => {
           work: async () =>
             startPaymentWatcher(ctx, chain, {
               intervalMs: paymentWatchMs,
+              sweepMs: paymentSweepMs,
               onPayment: (p) => logger.info('payment received', { agent: p.agent_id, tx: p.tx_signature }),
               onPass: (failures) => {
                 if (failures.length > 0)
