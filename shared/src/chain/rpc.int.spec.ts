@@ -51,7 +51,15 @@ describe('signature subscriptions (the chain node over WebSocket)', () => {
     const f = localFixtures(seed);
     const usdc = f.mints[0]!;
     return client.prepare(
-      await mintToInstructions(f.payer, f.authority, owner, usdc.mint, usdc.decimals, 1n, `ws-${id}-${++minted}`),
+      await mintToInstructions(
+        f.payer,
+        f.authority,
+        owner,
+        usdc.mint,
+        usdc.decimals,
+        1n,
+        `ws-${id}-${++minted}`,
+      ),
       [f.authority],
     );
   };
