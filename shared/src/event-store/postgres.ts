@@ -306,6 +306,7 @@ export class PostgresEventStore implements EventStore {
     const rows = await this.sql.query<EventRow>(
       `${SELECT_EVENT} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`,
       [stream, String(options.fromRevision ?? 0n), options.maxCount ?? 1_000_000_000],
+      'es_read_stream',
     );
     return rows.map(toEvent);
   }
@@ -338,6 +339,8 @@ export class PostgresEventStore implements EventStore {
       `SELECT transaction_id::text AS tx, global_position AS pos FROM es_events
        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
        ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+      [],
+      'es_head',
     );
     return row?.tx ? { commit: BigInt(row.tx), prepare: BigInt(row.pos!) } : LOG_START;
   }
