@@ -1,7 +1,8 @@
 /**
  * The local chain: LiteSVM, the real Solana runtime with the real SPL Token, Associated Token and
- * Memo programs, in this process. Its whole state is written to a file after transactions (coalesced,
- * one write at a time) and on close, and loaded at start, so a restart keeps every account.
+ * Memo programs, in this process. With a state file, every change is journaled before it is answered
+ * and the whole state is written at most every SNAPSHOT_EVERY_MS and on close (journal.ts), so a
+ * restart, or a crash, keeps every account and every transaction that was answered.
  *
  * The fixtures (fee payer, mint authority, treasury, the mints, the lending venue's receipt mints)
  * derive from a seed, so their addresses stay the same across restarts and machines. A mint missing
@@ -25,6 +26,7 @@
  */
 import {
   getTransactionDecoder,
+  getTransactionEncoder,
   lamports,
   type Address,
   type EncodedAccount,
@@ -32,12 +34,12 @@ import {
   type Signature,
   type Transaction,
 } from '@solana/kit';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import bs58 from 'bs58';
 import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
+import { StateJournal, type JournalEntry } from './journal';
 import { TransactionHistory, transactionView, type AccountReader, type Captured } from './history';
 import {
   readIncomingPayments,
@@ -89,10 +91,15 @@ export interface ChainNodeBackend {
 }
 
 const wireDecoder = getTransactionDecoder();
+const wireEncoder = getTransactionEncoder();
 
 /** Transactions between two blockhash rotations, and how many the runtime remembers (more). */
 const ROTATE_EVERY = 5_000;
 const HISTORY = 4n * BigInt(ROTATE_EVERY);
+/** How often at most the whole state is written (about 3 ms of work for 1.4 MB); the journal has the rest. */
+const SNAPSHOT_EVERY_MS = 1_000;
+/** Slots advance without a snapshot; one is due when the journal grows this long all the same. */
+const JOURNAL_LINES = 10_000;
 
 export class LiteSvmChain implements LocalChain, PaymentSource {
   readonly tokens: readonly Token[];
@@ -101,20 +108,21 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   private readonly authority: Signer;
   /** The mints `mintTo` may mint: the tokens, not the venue's receipt tokens. */
   private readonly mintable_: ReadonlyMap<string, number>;
-  private saving: Promise<void> = Promise.resolve();
+  private snapshotDue: NodeJS.Timeout | undefined;
+  private closed = false;
   /** Accounts seen to exist (token accounts are never closed here): no lookup next time. */
   private readonly existing = new Set<string>();
   /** Every signature that landed or failed, and what is not yet written to the ledger file. */
   private readonly ledger = new Map<string, 'confirmed' | 'failed'>();
   private unsaved: string[] = [];
   private sinceRotation = 0;
-  private saveQueued = false;
   private readonly history: TransactionHistory | undefined;
 
   private constructor(
     private readonly svm: LiteSVM,
     private readonly options: LiteSvmChainOptions,
     fixtures: LocalFixtures,
+    private readonly journal: StateJournal | undefined,
   ) {
     this.payer = fixtures.payer;
     this.authority = fixtures.authority;
@@ -132,14 +140,12 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   static async open(options: LiteSvmChainOptions = {}): Promise<LiteSvmChain> {
     const fixtures = localFixtures(options.seed, options.tokens ?? DEFAULT_LOCAL_TOKENS);
     const { payer, authority, mints, venue } = fixtures;
-    const restored = options.stateFile !== undefined && existsSync(options.stateFile);
-    const svm = (restored ? LiteSVM.loadFromFile(options.stateFile!) : new LiteSVM()).withTransactionHistory(
-      HISTORY,
-    );
-    const chain = new LiteSvmChain(svm, options, fixtures);
+    const opened = options.stateFile === undefined ? undefined : StateJournal.open(options.stateFile);
+    const state = opened?.restored.state;
+    const restored = state !== undefined;
+    const svm = (restored ? LiteSVM.fromBytes(state) : new LiteSVM()).withTransactionHistory(HISTORY);
+    const chain = new LiteSvmChain(svm, options, fixtures, opened?.journal);
     if (restored) {
-      // Whatever was signed before the restart can no longer land; what landed is in the ledger.
-      svm.expireBlockhash();
       const ledgerFile = `${options.stateFile}.ledger`;
       if (existsSync(ledgerFile)) {
         for (const line of readFileSync(ledgerFile, 'utf8').split('\n')) {
@@ -147,6 +153,9 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
           if (sig && (status === 'confirmed' || status === 'failed')) chain.ledger.set(sig, status);
         }
       }
+      chain.replay(opened!.restored.entries);
+      // Whatever was signed before the restart can no longer land; what landed is in the ledger.
+      svm.expireBlockhash();
     }
     if (!restored) svm.airdrop(payer.address as Address, lamports(1_000n * 1_000_000_000n));
     const wanted = [
@@ -165,7 +174,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
         ),
       );
     }
-    if (!restored || missing.length > 0) await chain.save();
+    if (!restored || missing.length > 0) chain.save();
     return chain;
   }
 
@@ -212,29 +221,57 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
 
   private async send(tx: SignedTransaction): Promise<void> {
     if (this.ledger.get(tx.signature) === 'confirmed') throw new ChainFailure('AlreadyProcessed');
-    const captured = this.history?.capture(new Uint8Array(tx.transaction.messageBytes));
-    const result = this.svm.sendTransaction(tx.transaction);
-    const failed = result instanceof FailedTransactionMetadata;
-    const error = failed ? describe(result.err()) : '';
-    // A transaction refused before it ran (duplicate, stale blockhash) leaves no trace to record.
-    if (!failed || !/^(AlreadyProcessed|BlockhashNotFound|SignatureFailure|SanitizeFailure)$/.test(error)) {
-      this.ledger.set(tx.signature, failed ? 'failed' : 'confirmed');
-      this.unsaved.push(`${tx.signature} ${failed ? 'failed' : 'confirmed'}`);
-      if (captured) this.recordHistory(tx, captured, failed ? error : undefined);
+    const { ran, failure } = this.run(tx.transaction, tx.signature);
+    if (ran) {
+      const wire = tx.wire.length > 0 ? tx.wire : wireEncoder.encode(tx.transaction);
+      this.changed({ tx: Buffer.from(wire).toString('base64') });
     }
     if (++this.sinceRotation >= ROTATE_EVERY) {
       this.svm.expireBlockhash();
       this.sinceRotation = 0;
     }
-    this.scheduleSave();
-    if (failed) throw new ChainFailure(error, (result as FailedTransactionMetadata).meta().logs());
+    if (failure) throw failure;
   }
 
-  private recordHistory(tx: SignedTransaction, captured: Captured, error: string | undefined): void {
+  /** Runs a transaction: whether it ran (a refused one leaves no trace), and how it failed. */
+  private run(transaction: Transaction, signature: string): { ran: boolean; failure?: ChainFailure } {
+    const captured = this.history?.capture(new Uint8Array(transaction.messageBytes));
+    const result = this.svm.sendTransaction(transaction);
+    if (!(result instanceof FailedTransactionMetadata)) {
+      this.landed(transaction, signature, 'confirmed', captured);
+      return { ran: true };
+    }
+    const error = describe(result.err());
+    const failure = new ChainFailure(error, result.meta().logs());
+    // A transaction refused before it ran (duplicate, stale blockhash) leaves no trace to record.
+    if (/^(AlreadyProcessed|BlockhashNotFound|SignatureFailure|SanitizeFailure)$/.test(error))
+      return { ran: false, failure };
+    this.landed(transaction, signature, 'failed', captured, error);
+    return { ran: true, failure };
+  }
+
+  private landed(
+    transaction: Transaction,
+    signature: string,
+    status: 'confirmed' | 'failed',
+    captured: Captured | undefined,
+    error?: string,
+  ): void {
+    this.ledger.set(signature, status);
+    this.unsaved.push(`${signature} ${status}`);
+    if (captured) this.recordHistory(transaction, signature, captured, error);
+  }
+
+  private recordHistory(
+    transaction: Transaction,
+    signature: string,
+    captured: Captured,
+    error: string | undefined,
+  ): void {
     const clock = this.svm.getClock();
     this.history!.landed(captured, {
-      signature: tx.signature,
-      signatures: Object.values(tx.transaction.signatures).map((s) => s ?? new Uint8Array(64)),
+      signature,
+      signatures: Object.values(transaction.signatures).map((s) => s ?? new Uint8Array(64)),
       slot: clock.slot,
       blockTime: clock.unixTimestamp,
       ...(error !== undefined && { error }),
@@ -296,7 +333,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
 
   async fund(address: string, amount: bigint): Promise<void> {
     this.svm.airdrop(address as Address, lamports(amount));
-    this.scheduleSave();
+    this.changed({ airdrop: [address, amount.toString()] });
   }
 
   async clock(): Promise<bigint> {
@@ -305,11 +342,24 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
 
   async warp(seconds: bigint): Promise<bigint> {
     if (seconds < 0n) throw new RangeError('the clock only moves forward');
+    const now = this.moveClock(seconds);
+    this.changed({ warp: seconds.toString() });
+    return now;
+  }
+
+  private moveClock(seconds: bigint): bigint {
     const clock = this.svm.getClock();
     clock.unixTimestamp += seconds;
     this.svm.setClock(clock);
-    this.scheduleSave();
     return clock.unixTimestamp;
+  }
+
+  private advanceSlot(): void {
+    const slot = this.svm.getClock().slot + 1n;
+    this.svm.warpToSlot(slot);
+    // A slot alone is no reason to write the whole state (the node advances one every 400 ms).
+    this.journal?.record({ slot: slot.toString() });
+    if ((this.journal?.lines ?? 0) >= JOURNAL_LINES) this.changed();
   }
 
   async readAccount(address: string): Promise<ChainAccount | undefined> {
@@ -325,37 +375,55 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
    */
   async preloadAccount(address: string, account: { owner: string; data: Uint8Array }): Promise<boolean> {
     if (this.svm.getAccount(address as Address).exists) return false;
-    this.svm.setAccount({
-      address: address as Address,
-      programAddress: account.owner as Address,
-      executable: false,
-      lamports: lamports(this.svm.minimumBalanceForRentExemption(BigInt(account.data.length))),
-      data: account.data,
-      space: BigInt(account.data.length),
+    this.writeAccount(address, account.owner, account.data);
+    this.changed({
+      preload: [address, account.owner, Buffer.from(account.data).toString('base64')],
     });
-    this.scheduleSave();
     return true;
   }
 
-  /** Writes the state after the current work; at most one write in flight and one queued. */
-  private scheduleSave(): void {
-    if (!this.options.stateFile || this.saveQueued) return;
-    this.saveQueued = true;
-    this.saving = this.saving
-      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-      .then(() => {
-        this.saveQueued = false;
-        return this.save();
-      });
+  private writeAccount(address: string, owner: string, data: Uint8Array): void {
+    this.svm.setAccount({
+      address: address as Address,
+      programAddress: owner as Address,
+      executable: false,
+      lamports: lamports(this.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+      data,
+      space: BigInt(data.length),
+    });
   }
 
-  private async save(): Promise<void> {
+  /** Applies what the journal holds after the snapshot, in order, as it first happened. */
+  private replay(entries: readonly JournalEntry[]): void {
+    // Transactions signed before a blockhash rotation still ran then.
+    this.svm.withBlockhashCheck(false);
+    for (const entry of entries) {
+      if ('tx' in entry) {
+        const transaction = wireDecoder.decode(Buffer.from(entry.tx, 'base64')) as Transaction;
+        const first = Object.values(transaction.signatures)[0];
+        this.run(transaction, first ? bs58.encode(first) : '');
+      } else if ('airdrop' in entry)
+        this.svm.airdrop(entry.airdrop[0] as Address, lamports(BigInt(entry.airdrop[1])));
+      else if ('warp' in entry) this.moveClock(BigInt(entry.warp));
+      else if ('slot' in entry) this.svm.warpToSlot(BigInt(entry.slot));
+      else this.writeAccount(entry.preload[0], entry.preload[1], Buffer.from(entry.preload[2], 'base64'));
+    }
+    this.svm.withBlockhashCheck(true);
+  }
+
+  /** Journals a change (none: only the snapshot is due) and writes the whole state within SNAPSHOT_EVERY_MS. */
+  private changed(entry?: JournalEntry): void {
+    if (!this.journal || this.closed) return;
+    if (entry) this.journal.record(entry);
+    this.snapshotDue ??= setTimeout(() => this.save(), SNAPSHOT_EVERY_MS).unref();
+  }
+
+  private save(): void {
+    clearTimeout(this.snapshotDue);
+    this.snapshotDue = undefined;
     const file = this.options.stateFile;
-    if (!file) return;
-    mkdirSync(dirname(file), { recursive: true });
-    const tmp = `${file}.tmp`;
-    writeFileSync(tmp, this.svm.toBytes());
-    renameSync(tmp, file); // a crash mid-write leaves the previous state whole
+    if (!file || !this.journal || this.closed) return;
+    this.journal.snapshot(this.svm.toBytes());
     if (this.unsaved.length > 0) {
       appendFileSync(`${file}.ledger`, `${this.unsaved.join('\n')}\n`);
       this.unsaved = [];
@@ -364,8 +432,9 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   }
 
   async close(): Promise<void> {
-    await this.saving;
-    await this.save();
+    this.save();
+    this.closed = true;
+    this.journal?.close();
   }
 
   /** What a JSON-RPC node serving this chain needs (rpc-node.ts). */
@@ -373,7 +442,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     return {
       blockhash: () => this.svm.latestBlockhash(),
       slot: () => this.svm.getClock().slot,
-      advanceSlot: () => this.svm.warpToSlot(this.svm.getClock().slot + 1n),
+      advanceSlot: () => this.advanceSlot(),
       account: (address) => {
         const account = this.svm.getAccount(address as Address);
         return account.exists ? account : null;
