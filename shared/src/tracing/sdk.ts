@@ -12,6 +12,7 @@
  * `@opentelemetry/api`).
  */
 import { context, propagation, trace } from '@opentelemetry/api';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { setTracingOn } from './spans';
 
 export interface Tracing {
@@ -33,7 +34,7 @@ export async function startTracing(serviceName: string): Promise<Tracing> {
   ]);
   const resource = resources
     .defaultResource()
-    .merge(resources.resourceFromAttributes({ 'service.name': serviceName }))
+    .merge(resources.resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({
     resource,

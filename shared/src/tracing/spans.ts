@@ -18,6 +18,11 @@ import {
   type Attributes,
   type Span,
 } from '@opentelemetry/api';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+} from '@opentelemetry/semantic-conventions';
 
 const tracer = trace.getTracer('tokenops');
 let on = false;
@@ -131,7 +136,7 @@ export function serveInSpan(
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
   const span = tracer.startSpan(
     method,
-    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+    { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method } },
     parent,
   );
   const active = trace.setSpan(parent, span);
@@ -139,7 +144,7 @@ export function serveInSpan(
   context.with(active, () =>
     handle((route, status) => {
       span.updateName(`${method} ${route}`);
-      span.setAttributes({ 'http.route': route, 'http.response.status_code': status });
+      span.setAttributes({ [ATTR_HTTP_ROUTE]: route, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     }),
