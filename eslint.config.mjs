@@ -1,6 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// What only shared/src/tracing/sdk.ts may import: the SDK, its exporters and resources.
+const OTEL_SDK = {
+  group: ['@opentelemetry/*', '!@opentelemetry/api', '!@opentelemetry/semantic-conventions'],
+  message:
+    'Only shared/src/tracing/sdk.ts starts the OpenTelemetry SDK; elsewhere use @opentelemetry/api (or tracing/spans.ts).',
+};
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'data/**', '.stryker-tmp/**', 'reports/**'],
@@ -62,6 +69,7 @@ export default tseslint.config(
               ],
               message: 'The domain does no I/O.',
             },
+            { group: ['@opentelemetry/*', '../tracing/*'], message: 'The domain is pure: no tracing in it.' },
           ],
         },
       ],
@@ -103,9 +111,19 @@ export default tseslint.config(
               message:
                 'The application talks to ports (the */port.ts files), not adapters or process wiring.',
             },
+            OTEL_SDK,
           ],
         },
       ],
+    },
+  },
+  {
+    // Tracing: code uses @opentelemetry/api (a no-op while tracing is off); only the tracing module
+    // starts the SDK and its exporter.
+    files: ['**/*.ts'],
+    ignores: ['shared/src/tracing/sdk.ts', 'shared/src/application/**/*.ts', 'shared/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [OTEL_SDK] }],
     },
   },
   {

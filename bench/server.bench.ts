@@ -11,16 +11,24 @@ import { Topology } from '../services/api/src/testing/topology';
 import { measure, report } from './harness';
 import { cpuSnapshot, cpuTable } from './cpu';
 import { fundedAgents, load, transferRequest } from './load';
+import { startSpanCollector } from './stages';
 
 const CONNECTIONS = 64; // per API instance
 
 export async function serverBench(): Promise<string> {
   const scale = Number(process.env.BENCH_SCALE ?? 1);
+  // Where the time goes: the processes' spans (a sample of the intents), stage by stage (stages.ts).
+  const stages = await startSpanCollector();
   const topology = await new Topology({
     apis: 2,
     executors: 2,
     projectors: 1,
-    env: { RATE_LIMIT_PER_MINUTE: '1000000', EXECUTOR_CONCURRENCY: '64', LOG_LEVEL: 'error' },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      EXECUTOR_CONCURRENCY: '64',
+      LOG_LEVEL: 'error',
+      ...stages.env(),
+    },
   }).start();
   try {
     const urls = topology.apis.map((p) => p.url);
@@ -59,7 +67,9 @@ export async function serverBench(): Promise<string> {
     const p50 = Math.max(...full.map((r) => r.latency.p50));
     const p99 = Math.max(...full.map((r) => r.latency.p99));
 
-    // Half that load, at a steady rate (split between the instances).
+    // Half that load, at a steady rate (split between the instances); its stages from the spans.
+    await stages.settled();
+    stages.reset();
     const half = await spread({
       duration: Math.max(5, Math.round(10 * scale)),
       overallRate: Math.max(1, rate / 4),
@@ -67,6 +77,8 @@ export async function serverBench(): Promise<string> {
     const halfRate = half.reduce((n, r) => n + r['2xx'], 0) / Math.max(...half.map((r) => r.duration));
     const halfP50 = Math.max(...half.map((r) => r.latency.p50));
     const halfP99 = Math.max(...half.map((r) => r.latency.p99));
+    await stages.settled();
+    console.log(`\nAt half load: ${stages.table()}\n`);
 
     // Baseline: the chain node alone, same transfers over JSON-RPC, same concurrency.
     const chain = RpcChain.local(topology.chain.url, topology.env.CHAIN_SEED);
@@ -118,5 +130,6 @@ export async function serverBench(): Promise<string> {
     ]);
   } finally {
     await topology.destroy();
+    await stages.close();
   }
 }

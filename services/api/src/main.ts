@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { readConfig } from './config';
 import { demoInstructions, ensureDemo } from './demo';
 import { startEmbedded } from './embedded';
-import { ConfigError, createLogger } from '@tokenops/shared';
+import { ConfigError, createLogger, startTracing } from '@tokenops/shared';
 
 async function main(): Promise<void> {
   let config;
@@ -16,6 +16,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // As every process does (shared/src/process/lifecycle.ts): tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracing = await startTracing('tokenops-embedded');
   const logger = createLogger(config.logLevel);
   for (const note of config.notes) logger.warn(note);
   mkdirSync(config.dataDir, { recursive: true });
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info('stopping', { signal });
     await service.close();
+    await tracing.shutdown();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

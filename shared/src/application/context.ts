@@ -5,6 +5,7 @@
 import type { LocalChain, Chain } from '../chain/port';
 import type { EventStore } from '../event-store/port';
 import { reportingAppends } from '../event-store/appends';
+import { tracedAppends } from '../tracing/traced-store';
 import { evolveAgent, initialAgentState, type AgentState } from '../domain/agent';
 import { evolveBudget, initialBudgetState, type BudgetState } from '../domain/budget';
 import type { AgentEvent, BudgetEvent, GroupEvent } from '../domain/events';
@@ -60,8 +61,8 @@ export function createContext(deps: {
   venues?: readonly LendingVenue[];
 }): Context {
   const single = deps.singleWriter ?? false;
-  // Every append reports where it landed to the work it ran for (collectAppends).
-  const store = reportingAppends(deps.store);
+  // Every append reports where it landed to the work it ran for (collectAppends), and is traced.
+  const store = reportingAppends(tracedAppends(deps.store));
   return {
     store,
     chain: deps.chain,

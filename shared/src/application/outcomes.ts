@@ -5,6 +5,7 @@
  */
 import { ofTypes, type EventStore, type Subscription } from '../event-store/port';
 import type { IntentConfirmed, IntentFailed } from '../domain/events';
+import { recordWait } from '../tracing/spans';
 
 import type { LogPosition } from '../event-store/port';
 
@@ -39,6 +40,8 @@ export class OutcomeWaiter {
           const waiters = this.waiting.get(data.intent_id);
           if (waiters) {
             this.waiting.delete(data.intent_id);
+            // From the outcome's append (in the executor) to this wake, in the intent's trace.
+            recordWait('waiter.wake', e.metadata, Date.parse(e.metadata.timestamp));
             for (const resolve of waiters) resolve({ type: e.type, data, position: e.position } as Outcome);
           }
         },

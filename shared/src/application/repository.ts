@@ -16,6 +16,7 @@ import {
   type LogPosition,
   type NewEvent,
 } from '../event-store/port';
+import { bindContext } from '../tracing/spans';
 
 export interface Loaded<S> {
   state: S;
@@ -132,9 +133,12 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     return { state, revision: result.nextRevision, last };
   }
 
-  /** Runs `work` when no other exclusive work on `stream` runs in this process; the queue is FIFO. */
+  /**
+   * Runs `work` when no other exclusive work on `stream` runs in this process; the queue is FIFO. The
+   * work keeps its caller's trace, whoever's turn ends before it.
+   */
   exclusive<R>(stream: string, work: () => Promise<R>): Promise<R> {
-    return this.locks.acquire(stream, work);
+    return this.locks.acquire(stream, bindContext(work));
   }
 
   /**

@@ -38,6 +38,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import bs58 from 'bs58';
 import type { Token } from '../domain/tokens';
+import { inSpan } from '../tracing/spans';
 import type { Signer } from './keys';
 import { StateJournal, type JournalEntry } from './journal';
 import { TransactionHistory, transactionView, type AccountReader, type Captured } from './history';
@@ -214,9 +215,14 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     return signTransaction(instructions, this.payer, signers, this.blockhash());
   }
 
-  /** Sends a prepared transaction, or the wire bytes of one on record (an executor resending after a crash). */
+  /**
+   * Sends a prepared transaction, or the wire bytes of one on record (an executor resending after a
+   * crash). It lands (or fails) as it is sent: one `chain.send` span, no confirmation to wait for.
+   */
   async submit(tx: SignedTransaction): Promise<void> {
-    await this.send(tx.transaction ? tx : { ...tx, transaction: wireDecoder.decode(tx.wire) as Transaction });
+    await inSpan('chain.send', () =>
+      this.send(tx.transaction ? tx : { ...tx, transaction: wireDecoder.decode(tx.wire) as Transaction }),
+    );
   }
 
   private async send(tx: SignedTransaction): Promise<void> {

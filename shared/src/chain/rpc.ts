@@ -19,6 +19,7 @@ import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { localFixtures, localTokens } from './local-fixtures';
 import { guarded } from '../errors/unavailable';
+import { inSpan } from '../tracing/spans';
 import { JsonRpcClient, RpcError } from './json-rpc';
 import {
   ChainFailure,
@@ -237,10 +238,12 @@ export class RpcChain implements LocalChain, PaymentSource {
     // Watched before it is sent, so its notification cannot come before the subscription.
     const confirmation = this.confirmations.watch(tx.signature, tx.lastValidBlockHeight);
     try {
-      await this.rpc.call('sendTransaction', [
-        Buffer.from(tx.wire).toString('base64'),
-        { encoding: 'base64', skipPreflight: false, preflightCommitment: 'confirmed', maxRetries: 0 },
-      ]);
+      await inSpan('chain.send', () =>
+        this.rpc.call('sendTransaction', [
+          Buffer.from(tx.wire).toString('base64'),
+          { encoding: 'base64', skipPreflight: false, preflightCommitment: 'confirmed', maxRetries: 0 },
+        ]),
+      );
     } catch (err) {
       confirmation.cancel();
       // A transaction the node refused: its preflight failed (-32002, with the logs), or it was refused
@@ -253,7 +256,7 @@ export class RpcChain implements LocalChain, PaymentSource {
       }
       throw err;
     }
-    await confirmation.done;
+    await inSpan('chain.confirm', () => confirmation.done);
     for (const account of this.creates.get(tx.signature) ?? []) this.existing.add(account);
     this.creates.delete(tx.signature);
   }

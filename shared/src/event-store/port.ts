@@ -20,6 +20,9 @@ export interface EventMetadata {
   causation_id?: string;
   /** ISO 8601, set at append when absent. */
   timestamp?: string;
+  /** The W3C trace context of the span that appended it, when tracing is on (tracing/traced-store.ts). */
+  traceparent?: string;
+  tracestate?: string;
   [key: string]: unknown;
 }
 

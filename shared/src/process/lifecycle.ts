@@ -2,8 +2,11 @@
  * How every process starts and stops: configuration problems are printed and exit 2; SIGTERM or
  * SIGINT stop it gracefully (in-flight work finishes, jobs are released) and a second signal, or a
  * stop that takes longer than `graceMs`, exits at once; an error nothing caught is logged and exits 1.
+ * Tracing (tracing/sdk.ts) starts before the process does, when configured, and its last spans are
+ * exported once the process has stopped.
  */
 import type { Logger } from './logger';
+import { startTracing, type Tracing } from '../tracing/sdk';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -30,7 +33,10 @@ export function runProcess(
     else console.error(err);
     process.exit(1);
   };
-  start()
+  let tracing: Tracing | undefined;
+  startTracing(`tokenops-${name}`)
+    .then((t) => (tracing = t))
+    .then(start)
     .then((started) => {
       logger = started.logger;
       let stopping = false;
@@ -46,10 +52,13 @@ export function runProcess(
           process.exit(1);
         }, graceMs);
         timer.unref();
-        started.running.stop().then(() => {
-          logger!.info('stopped', { process: name });
-          process.exit(0);
-        }, fail);
+        started.running
+          .stop()
+          .then(() => tracing?.shutdown())
+          .then(() => {
+            logger!.info('stopped', { process: name });
+            process.exit(0);
+          }, fail);
       };
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));

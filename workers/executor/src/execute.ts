@@ -22,11 +22,15 @@ import {
   checkFunds,
   classifyChainFailure,
   fromBaseUnits,
+  inSpan,
+  resume,
   settleBudget,
   settleIntent,
   streams,
   ServiceError,
+  bindContext,
   type Context,
+  type Handoff,
   type IntentData,
   type IntentOutcome,
   type SignedTransaction,
@@ -36,6 +40,8 @@ import { processLocks, type Locks } from './locks';
 
 export interface ExecuteJob {
   intent: IntentData;
+  /** The intent's trace, as the relay handed it on (when tracing is on). */
+  trace?: Handoff;
 }
 
 type Receives = { mint: string; amount: string } | undefined;
@@ -49,11 +55,13 @@ export class Executor {
     private readonly locks: Locks = processLocks(),
   ) {}
 
-  async execute({ intent }: ExecuteJob): Promise<void> {
+  async execute({ intent, trace }: ExecuteJob): Promise<void> {
     const kind = SPEND_KINDS[intent.action] as SpendKind<never, IntentData['action']> | undefined;
     const lockKey = kind?.lockKey?.(intent as never);
     const run = () => this.executeOnce(kind, intent, lockKey !== undefined);
-    return lockKey ? this.locks(lockKey, run) : run();
+    return resume(trace, 'queue.wait', 'executor.execute', () =>
+      lockKey ? this.locks(lockKey, bindContext(run)) : run(),
+    );
   }
 
   private async executeOnce(
@@ -209,6 +217,7 @@ export class Executor {
   }
 
   private async settle(intent: IntentData, outcome: IntentOutcome): Promise<void> {
-    if (await settleIntent(this.ctx, intent, outcome)) this.onSettled(outcome.status, intent);
+    const recorded = await inSpan('outcome.append', () => settleIntent(this.ctx, intent, outcome));
+    if (recorded) this.onSettled(outcome.status, intent);
   }
 }

@@ -4,10 +4,15 @@
  * most every CHECKPOINT_MS (and on stop), not per event: after a crash the relay goes over at most
  * that much of the log again, and the jobs it enqueues again are deduplicated by intent id for a day
  * (the executor is idempotent anyway).
+ *
+ * Each job carries the trace of its intent on (a `Handoff` in its data): `relay.pickup` is the span from
+ * the intent's append (its timestamp) to its job queued, child of the append that wrote it.
  */
 import {
   LOG_START,
   decodeEvent,
+  handoff,
+  inSpanFrom,
   ofTypes,
   type EventStore,
   type JobQueue,
@@ -52,8 +57,12 @@ export async function startRelay(
       const e = decodeEvent(event);
       if (e?.type === 'intent.accepted') {
         const intent = e.data;
-        const job = queue
-          .enqueue('execute', { intent }, { dedup: { id: intent.intent_id, ttlMs: DAY_MS } })
+        const job = inSpanFrom(
+          event.metadata,
+          'relay.pickup',
+          () => queue.enqueue('execute', jobOf(intent), { dedup: { id: intent.intent_id, ttlMs: DAY_MS } }),
+          { startTime: Date.parse(event.metadata.timestamp) },
+        )
           .catch((err: unknown) => (failure ??= err))
           .finally(() => inFlight.delete(job));
         inFlight.add(job);
@@ -74,4 +83,10 @@ export async function startRelay(
       await save().catch(() => undefined);
     },
   };
+}
+
+/** The job of an intent, with the trace it continues when tracing is on. */
+function jobOf(intent: ExecuteJob['intent']): ExecuteJob {
+  const trace = handoff();
+  return trace ? { intent, trace } : { intent };
 }

@@ -13,6 +13,7 @@ import {
   operatorAnswerViolations,
   parseJson,
   responseViolations,
+  serveInSpan,
   stringifyJson,
   validate,
   validationError,
@@ -36,35 +37,38 @@ declare module 'express-serve-static-core' {
 /**
  * The request's id, and its access log line and metrics once answered: the route template (the same
  * for every status, `unmatched` for unknown paths: never the raw path, whose ids would make a label
- * per agent) and, for a refusal, its error code.
+ * per agent) and, for a refusal, its error code. With tracing on, the request is a server span named
+ * after its method and route template (`POST /api/v1/transfer`).
  */
 export function requestContext(logger: Logger, metrics?: Metrics): RequestHandler {
-  return (req, res, next) => {
-    const given = req.header('x-request-id');
-    req.id = given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
-    res.setHeader('x-request-id', req.id);
-    const matched = rememberRoute(req);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const path = pathOf(req.originalUrl);
-      const route = matched() ?? templateFor(req.app, req.method, path) ?? 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      const code = errorCodeOf(res) ?? '';
-      metrics?.httpDuration.observe(labels, seconds);
-      metrics?.httpRequests.inc({ ...labels, code });
-      logger.info('request', {
-        request_id: req.id,
-        method: req.method,
-        route,
-        path,
-        status: res.statusCode,
-        ...(code && { code }),
-        ms: seconds * 1e3,
+  return (req, res, next) =>
+    serveInSpan(req, (answered) => {
+      const given = req.header('x-request-id');
+      req.id = given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+      res.setHeader('x-request-id', req.id);
+      const matched = rememberRoute(req);
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const path = pathOf(req.originalUrl);
+        const route = matched() ?? templateFor(req.app, req.method, path) ?? 'unmatched';
+        const labels = { method: req.method, route, status: String(res.statusCode) };
+        const code = errorCodeOf(res) ?? '';
+        answered(route, res.statusCode);
+        metrics?.httpDuration.observe(labels, seconds);
+        metrics?.httpRequests.inc({ ...labels, code });
+        logger.info('request', {
+          request_id: req.id,
+          method: req.method,
+          route,
+          path,
+          status: res.statusCode,
+          ...(code && { code }),
+          ms: seconds * 1e3,
+        });
       });
+      next();
     });
-    next();
-  };
 }
 
 /**

@@ -31,6 +31,7 @@ import { settleReservation } from '../budgets';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
 import { withPatience, type Loaded } from '../repository';
+import { inSpan } from '../../tracing/spans';
 import { answered, claimKey, complete, release, type Answer } from './idempotency';
 import type { Ask, IntentOf, SpendKind, SpendRequest } from './kind';
 
@@ -85,7 +86,7 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
   let accepted = false;
   let answer: Answer;
   try {
-    const { wait, intent } = await decide(run);
+    const { wait, intent } = await inSpan('spend.decide', () => decide(run));
     accepted = true;
     const outcome = await wait;
     if (!outcome)
