@@ -56,3 +56,11 @@ export function cpuTable(
     `| all | ${(total / units).toFixed(2)} | ${Math.round(total / seconds / 10)} % |`,
   ].join('\n');
 }
+
+/** The machine's busy CPU time so far, in ms over all cores (/proc/stat: all but idle and iowait). */
+export function machineBusyMs(): number {
+  if (!existsSync('/proc/stat')) return 0;
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return (user + nice + system + irq + softirq + steal) * TICK_MS;
+}
