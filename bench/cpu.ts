@@ -38,22 +38,29 @@ export function cpuSnapshot(named: Record<string, number>): Record<string, numbe
   return out;
 }
 
-/** A Markdown table of CPU ms per unit of work between two snapshots. */
+/**
+ * A Markdown table of CPU ms per unit of work between two snapshots. `outside` (CPU ms during the same
+ * work, e.g. the load generator's) is listed apart, below the total of the system measured.
+ */
 export function cpuTable(
   before: Record<string, number>,
   after: Record<string, number>,
   units: number,
   seconds: number,
+  outside: Record<string, number> = {},
 ): string {
   const rows = Object.keys(after)
     .map((k) => ({ k, ms: (after[k] ?? 0) - (before[k] ?? 0) }))
     .sort((a, b) => b.ms - a.ms);
   const total = rows.reduce((n, r) => n + r.ms, 0);
+  const row = (k: string, ms: number) =>
+    `| ${k} | ${(ms / units).toFixed(2)} | ${Math.round(ms / seconds / 10)} % |`;
   return [
     '| process | CPU ms per confirmed transfer | share of one core |',
     '|---|---|---|',
-    ...rows.map((r) => `| ${r.k} | ${(r.ms / units).toFixed(2)} | ${Math.round(r.ms / seconds / 10)} % |`),
-    `| all | ${(total / units).toFixed(2)} | ${Math.round(total / seconds / 10)} % |`,
+    ...rows.map((r) => row(r.k, r.ms)),
+    row('all', total),
+    ...Object.entries(outside).map(([k, ms]) => row(`${k} (not in all)`, ms)),
   ].join('\n');
 }
 
