@@ -6,9 +6,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-function ticks(pid: number): number {
+function ticks(pid: number, file = `/proc/${pid}/stat`): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
     return Number(fields[11]) + Number(fields[12]); // utime + stime
   } catch {
     return 0;
@@ -36,6 +36,17 @@ export function cpuSnapshot(named: Record<string, number>): Record<string, numbe
     if (c.startsWith('redis-server')) out.redis = (out.redis ?? 0) + ticks(pid) * TICK_MS;
   }
   return out;
+}
+
+/**
+ * CPU milliseconds so far of one process, split into its main thread (the event loop) and its other
+ * threads (worker threads, GC helpers, libuv's pool): the main thread's share sets how fast a Node
+ * process can go on one core.
+ */
+export function threadSnapshot(name: string, pid: number): Record<string, number> {
+  if (!existsSync(`/proc/${pid}/task`)) return {};
+  const main = ticks(pid, `/proc/${pid}/task/${pid}/stat`) * TICK_MS;
+  return { [`${name}: main thread`]: main, [`${name}: other threads`]: ticks(pid) * TICK_MS - main };
 }
 
 /**

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '../services/api/src/testing/harness';
 import { Proc, freePort } from '../services/api/src/testing/topology';
-import { cpuSnapshot, cpuTable } from './cpu';
+import { cpuTable, threadSnapshot } from './cpu';
 import { fundedAgents, load } from './load';
 import { report } from './harness';
 
@@ -50,14 +50,11 @@ export async function httpBench(): Promise<string> {
         requests: { kind: 'transfer', agents, tag },
       });
     await transfers(300, 'warm-up');
-    const pids = { service: service.child!.pid!, 'bench (this process)': process.pid };
-    const cpuBefore = cpuSnapshot(pids);
+    const cpuBefore = threadSnapshot('service', service.child!.pid!);
     const run = await transfers(Math.round(3000 * scale), 'bench');
-    const cpuAfter = cpuSnapshot(pids);
+    const cpuAfter = threadSnapshot('service', service.child!.pid!);
     const confirmed = run['2xx'];
     const transferRate = confirmed / (run.duration || 1);
-    delete cpuAfter.postgres; // not used by the embedded default
-    delete cpuAfter.redis;
     console.log(
       `\nCPU by process during the transfers:\n\n${cpuTable(cpuBefore, cpuAfter, confirmed, run.duration, {
         'load generator': run.cpuMs,
@@ -101,7 +98,9 @@ export async function httpBench(): Promise<string> {
       { name: 'transfer latency p99', value: run.latency.p99, unit: 'ms' },
       {
         name: 'CPU per confirmed transfer: service / load generator',
-        value: (cpuAfter.service! - cpuBefore.service!) / (confirmed || 1),
+        value:
+          Object.keys(cpuAfter).reduce((n, k) => n + cpuAfter[k]! - (cpuBefore[k] ?? 0), 0) /
+          (confirmed || 1),
         unit: `ms / ${(run.cpuMs / (confirmed || 1)).toFixed(2)} ms`,
       },
       {
