@@ -6,9 +6,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-function ticks(pid: number): number {
+function ticks(pid: number, file = `/proc/${pid}/stat`): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
     return Number(fields[11]) + Number(fields[12]); // utime + stime
   } catch {
     return 0;
@@ -38,22 +38,40 @@ export function cpuSnapshot(named: Record<string, number>): Record<string, numbe
   return out;
 }
 
-/** A Markdown table of CPU ms per unit of work between two snapshots. */
+/**
+ * CPU milliseconds so far of one process, split into its main thread (the event loop) and its other
+ * threads (worker threads, GC helpers, libuv's pool): the main thread's share sets how fast a Node
+ * process can go on one core.
+ */
+export function threadSnapshot(name: string, pid: number): Record<string, number> {
+  if (!existsSync(`/proc/${pid}/task`)) return {};
+  const main = ticks(pid, `/proc/${pid}/task/${pid}/stat`) * TICK_MS;
+  return { [`${name}: main thread`]: main, [`${name}: other threads`]: ticks(pid) * TICK_MS - main };
+}
+
+/**
+ * A Markdown table of CPU ms per unit of work between two snapshots. `outside` (CPU ms during the same
+ * work, e.g. the load generator's) is listed apart, below the total of the system measured.
+ */
 export function cpuTable(
   before: Record<string, number>,
   after: Record<string, number>,
   units: number,
   seconds: number,
+  outside: Record<string, number> = {},
 ): string {
   const rows = Object.keys(after)
     .map((k) => ({ k, ms: (after[k] ?? 0) - (before[k] ?? 0) }))
     .sort((a, b) => b.ms - a.ms);
   const total = rows.reduce((n, r) => n + r.ms, 0);
+  const row = (k: string, ms: number) =>
+    `| ${k} | ${(ms / units).toFixed(2)} | ${Math.round(ms / seconds / 10)} % |`;
   return [
     '| process | CPU ms per confirmed transfer | share of one core |',
     '|---|---|---|',
-    ...rows.map((r) => `| ${r.k} | ${(r.ms / units).toFixed(2)} | ${Math.round(r.ms / seconds / 10)} % |`),
-    `| all | ${(total / units).toFixed(2)} | ${Math.round(total / seconds / 10)} % |`,
+    ...rows.map((r) => row(r.k, r.ms)),
+    row('all', total),
+    ...Object.entries(outside).map(([k, ms]) => row(`${k} (not in all)`, ms)),
   ].join('\n');
 }
 

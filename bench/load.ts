@@ -1,21 +1,47 @@
-/** Load over HTTP for the benchmarks: autocannon runs, and funded agents set up through the API. */
+/**
+ * Load over HTTP for the benchmarks: autocannon in a process of its own (./load-runner.ts), and funded
+ * agents set up through the API.
+ */
 import autocannon from 'autocannon';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { createLogger } from '@tokenops/shared';
 import { startEmbedded } from '../services/api/src/embedded';
 import { Client, signIn, type Operator } from '../services/api/src/testing/harness';
+import type { BenchAgent, LoadResult, LoadSpec } from './load-runner';
 
-/** One autocannon run (progress on the terminal), to its result. */
-export function load(opts: autocannon.Options): Promise<autocannon.Result> {
+export type { BenchAgent, LoadSpec } from './load-runner';
+export { transferRequest } from './load-runner';
+
+/**
+ * One autocannon run in a forked load generator (progress on the terminal): autocannon's result, and
+ * the CPU milliseconds the load generator spent (`cpuMs`).
+ */
+export function load(spec: LoadSpec): Promise<autocannon.Result & { cpuMs: number }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(__dirname, 'load-runner.ts'), [], {
+      execArgv: ['-r', 'ts-node/register/transpile-only'],
+      stdio: 'inherit',
+    });
+    let answered = false;
+    child.once('message', (msg: { answer?: LoadResult; error?: string }) => {
+      answered = true;
+      if (msg.answer) resolve(Object.assign(msg.answer.result, { cpuMs: msg.answer.cpuMs }));
+      else reject(new Error(`load generator: ${msg.error}`));
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => !answered && reject(new Error(`load generator exited with ${code}`)));
+    child.send(spec);
+  });
+}
+
+/** One autocannon run in this very process, for benches that load the service in-process too. */
+export function loadHere(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     const instance = autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
     autocannon.track(instance, { renderResultsTable: false, renderLatencyTable: false });
   });
-}
-
-export interface BenchAgent {
-  id: string;
-  key: string;
 }
 
 export async function fundedAgents(client: Client, count: number): Promise<BenchAgent[]> {
@@ -55,22 +81,6 @@ export async function fundedGroup(
     agents.push({ id: inv.agent_wallet_pda, key: reg.api_key });
   }
   return { operator, group, agents };
-}
-
-/** A transfer request of the i-th agent to the next one, with a key never used before. */
-export function transferRequest(agents: BenchAgent[], tag: string) {
-  let n = 0;
-  return () => {
-    const i = n++;
-    const from = agents[i % agents.length]!;
-    const to = agents[(i + 1) % agents.length]!;
-    return {
-      method: 'POST' as const,
-      path: '/api/v1/transfer',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${from.key}` },
-      body: JSON.stringify({ to: to.id, amount: 1, idempotency_key: `${tag}-${i}` }),
-    };
-  };
 }
 
 /** The embedded service as the benchmarks load it: in memory, silent, no per-agent rate limit in the way. */

@@ -24,7 +24,7 @@ import { CHAIN_SEED, startEmbedded } from '../services/api/src/embedded';
 import { Client } from '../services/api/src/testing/harness';
 import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '../shared/src/testing/servers';
 import { measure, report } from './harness';
-import { fundedAgents, load, transferRequest } from './load';
+import { fundedAgents, loadHere as load, transferRequest } from './load';
 
 /** Real events: agents registered, funded, and transferring to each other. */
 export async function template(): Promise<RecordedEvent[]> {

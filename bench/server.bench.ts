@@ -1,16 +1,17 @@
 /**
  * The server topology, as separate processes on this machine's PostgreSQL and Redis: two API
  * instances, two executors, a projector and the chain node. Confirmed transfers/s and latency over
- * HTTP (autocannon, one run per API instance at once, as a load balancer would spread them), then
- * p99 at half that rate; the baseline, in the same run, is the chain node alone: the same transfers
- * signed and sent over Solana JSON-RPC, confirmed, at the same concurrency, without the service.
+ * HTTP (autocannon, one load-generator process per API instance at once, each with its half of the
+ * agents, as a load balancer would spread them), then p99 at half that rate; the baseline, in the same
+ * run, is the chain node alone: the same transfers signed and sent over Solana JSON-RPC, confirmed,
+ * at the same concurrency, without the service.
  */
 import { ChainFailure, RpcChain, generateSigner, prepareTransfer } from '@tokenops/shared';
 import { Client } from '../services/api/src/testing/harness';
 import { Topology } from '../services/api/src/testing/topology';
 import { measure, report } from './harness';
 import { cpuSnapshot, cpuTable } from './cpu';
-import { fundedAgents, load, transferRequest } from './load';
+import { fundedAgents, load } from './load';
 import { startSpanCollector } from './stages';
 
 const CONNECTIONS = 64; // per API instance
@@ -33,25 +34,27 @@ export async function serverBench(): Promise<string> {
   try {
     const urls = topology.apis.map((p) => p.url);
     const agents = await fundedAgents(new Client(urls), 64);
-    const next = transferRequest(agents, `server-${Date.now()}`);
+    // Each instance gets its own half of the agents, as a load balancer keeping an agent on one would.
+    const tag = `server-${Date.now()}`;
+    const share = urls.map((_, i) => agents.filter((_, j) => j % urls.length === i));
     const spread = (opts: { amount?: number; duration?: number; overallRate?: number }) =>
       Promise.all(
-        urls.map((url) =>
+        urls.map((url, i) =>
           load({
             url,
             connections: CONNECTIONS,
             ...opts,
-            requests: [{ setupRequest: (r) => ({ ...r, ...next() }) }],
+            requests: { kind: 'transfer', agents: share[i]!, tag },
           }),
         ),
       );
 
     await spread({ amount: 500 }); // warm-up
     const pids = Object.fromEntries(topology.procs.map((p) => [p.name, p.child!.pid!]));
-    const cpuBefore = cpuSnapshot({ ...pids, 'load generator (this process)': process.pid });
+    const cpuBefore = cpuSnapshot({ ...pids, 'bench (this process)': process.pid });
     const loadStart = Date.now();
     const full = await spread({ amount: Math.round(4000 * scale) });
-    const cpuAfter = cpuSnapshot({ ...pids, 'load generator (this process)': process.pid });
+    const cpuAfter = cpuSnapshot({ ...pids, 'bench (this process)': process.pid });
     const loadSeconds = (Date.now() - loadStart) / 1000;
     const confirmed = full.reduce((n, r) => n + r['2xx'], 0);
     const others = full.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
@@ -112,7 +115,9 @@ export async function serverBench(): Promise<string> {
     });
 
     console.log(
-      `\nCPU by process during the full load:\n\n${cpuTable(cpuBefore, cpuAfter, confirmed, loadSeconds)}\n`,
+      `\nCPU by process during the full load:\n\n${cpuTable(cpuBefore, cpuAfter, confirmed, loadSeconds, {
+        'load generators': full.reduce((n, r) => n + r.cpuMs, 0),
+      })}\n`,
     );
     return report('Server topology (2 API, 2 executors, projector, chain node; PostgreSQL + Redis)', [
       {

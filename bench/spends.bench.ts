@@ -10,7 +10,7 @@
  */
 import type { RecordedEvent } from '@tokenops/shared';
 import { Client } from '../services/api/src/testing/harness';
-import { benchService, fundedGroup, load as run, transferRequest, type BenchAgent } from './load';
+import { benchService, fundedGroup, loadHere as run, transferRequest, type BenchAgent } from './load';
 import { report } from './harness';
 
 type Body = Record<string, unknown>;

@@ -16,7 +16,7 @@ import { dropSchema } from '@tokenops/shared/src/testing/servers';
 
 const ROOT = resolve(__dirname, '../../../..');
 /** The processes bin/start.js starts (each its entry point, as the node process itself). */
-export const ROLES = ['chain', 'projector', 'executor', 'api', 'delivery', 'replay'] as const;
+export const ROLES = ['chain', 'projector', 'executor', 'api', 'delivery', 'replay', 'embedded'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Runs a process the way docs/operations.md does (`node bin/start.js <role>`), stdout and stderr piped. */

@@ -3,8 +3,9 @@
  * events), derives each event's webhook events through the catalogue, and turns each into one
  * delivery per matching subscription, kept once per (webhook, event id) in the delivery store; then
  * one job per delivery. Events are gathered in small batches, each committed with the checkpoint in
- * one transaction. One relay runs at a time (a lease in the server topology); a relay that lost its
- * lease cannot commit (the checkpoint moves only from where it read it).
+ * one transaction (a batch that only moves the checkpoint is written at most once a second). One
+ * relay runs at a time (a lease in the server topology); a relay that lost its lease cannot commit
+ * (the checkpoint moves only from where it read it).
  *
  * A crash between a commit and its jobs leaves deliveries pending: at start the relay enqueues every
  * pending delivery again (the job ids deduplicate what the queue still holds).
@@ -25,6 +26,11 @@ import { decodeWebhookEvent, evolveSubscription } from './subscriptions';
 import { enqueueDelivery, type DeliveryJob } from './deliver';
 
 const MAX_BATCH = 500;
+/**
+ * A batch with nothing to deliver only moves the checkpoint: that is written at most this often (a
+ * relay started again reads those events again and derives nothing from them, as now).
+ */
+const IDLE_CHECKPOINT_MS = 1_000;
 
 /** Whether a subscription receives a webhook event. */
 export const receives = (sub: WebhookSubscription, e: PublicEvent): boolean =>
@@ -48,6 +54,8 @@ export async function startWebhookRelay(deps: {
   let flushing: Promise<void> = Promise.resolve();
   let failure: unknown;
   let scheduled = false;
+  let lastCommit = 0;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   function fresh() {
     return {
@@ -56,11 +64,20 @@ export async function startWebhookRelay(deps: {
       redeliver: [] as RelayCommit['redeliver'],
     };
   }
-  const flush = (): Promise<void> => {
+  const flush = (force = false): Promise<void> => {
     scheduled = false;
     const b = batch;
-    batch = fresh();
     if (!b.to) return flushing;
+    const positionOnly = b.deliveries.length + b.subscriptions.length + b.redeliver.length === 0;
+    if (positionOnly && !force && Date.now() - lastCommit < IDLE_CHECKPOINT_MS) {
+      idleTimer ??= setTimeout(() => {
+        idleTimer = undefined;
+        void flush(true);
+      }, IDLE_CHECKPOINT_MS).unref();
+      return flushing;
+    }
+    batch = fresh();
+    lastCommit = Date.now();
     const to = b.to;
     flushing = flushing.then(async () => {
       if (failure) return;
@@ -143,7 +160,8 @@ export async function startWebhookRelay(deps: {
     done: following.done,
     stop: async () => {
       await following.stop();
-      await flush();
+      clearTimeout(idleTimer);
+      await flush(true);
     },
   };
 }
