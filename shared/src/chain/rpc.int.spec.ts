@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { chainContract } from './contract';
 import { LiteSvmChain } from './litesvm';
 import { RpcChain } from './rpc';
@@ -183,4 +185,43 @@ describe('signature subscriptions (the chain node over WebSocket)', () => {
     expect((await call('signatureSubscribe', ['not-a-signature'])).error).toMatchObject({ code: -32602 });
     expect((await call('slotSubscribe', [])).error).toMatchObject({ code: -32601 });
   });
+});
+
+describe('watches ended while the WebSocket is closing (the node going away as the process stops)', () => {
+  // web3.js retries a failed unsubscribe at once, in promises alone: were it asked to here, the
+  // process would spin and never reach a timer again. So the scenario runs in a child process.
+  it('leaves the process responsive: a timer still fires, and no unsubscribe is tried on the closing socket', async () => {
+    const script = `
+      const { LiteSvmChain } = require('./litesvm');
+      const { RpcChain } = require('./rpc');
+      const { serveChainRpc } = require('./rpc-node');
+      const { generateSigner } = require('./keys');
+      (async () => {
+        const backend = await LiteSvmChain.open({ seed: 'closing' });
+        const node = await serveChainRpc(backend.node(), { port: 0 });
+        const client = RpcChain.local(node.url, 'closing');
+        const stops = Array.from({ length: 20 }, () => client.watchAccount(generateSigner().address, () => {}));
+        await new Promise((r) => setTimeout(r, 500)); // subscribed
+        client.connection._rpcWebSocket.underlyingSocket.close(); // CLOSING until its close handshake
+        stops.forEach((stop) => stop());
+        const t0 = Date.now();
+        await new Promise((r) => setTimeout(r, 50));
+        console.log('timer fired after', Date.now() - t0, 'ms');
+        process.exit(0);
+      })();`;
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+      cwd: __dirname,
+      env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '../../../tsconfig.json') },
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+      child.once('exit', (c) => (clearTimeout(timer), resolve(c)));
+    });
+    expect(output).not.toMatch(/logsUnsubscribe error/);
+    expect(output).toMatch(/timer fired after \d+ ms/);
+    expect(code).toBe(0);
+  }, 30_000);
 });

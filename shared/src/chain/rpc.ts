@@ -71,7 +71,7 @@ export function confirmationSource(connection: Connection, rpc: JsonRpcClient): 
       );
       return () => {
         // Once notified, web3.js has already forgotten it (the node ends a notified subscription).
-        if (open) void connection.removeSignatureListener(id).catch(() => undefined);
+        if (open) removeWhenOpen(connection, () => connection.removeSignatureListener(id));
         open = false;
       };
     },
@@ -103,10 +103,28 @@ async function signatureStatuses(
   });
 }
 
-/** What close() needs of web3.js's private WebSocket client (rpc-websockets). */
+/** What close() and removeWhenOpen need of web3.js's private WebSocket client (rpc-websockets). */
 interface RpcWebSocket {
   setAutoReconnect(reconnect: boolean): void;
   close(): void;
+  once(event: 'open', listener: () => void): void;
+  underlyingSocket?: { readyState: number };
+}
+
+const webSocketOf = (connection: Connection) =>
+  (connection as unknown as { _rpcWebSocket?: RpcWebSocket })._rpcWebSocket;
+
+/**
+ * Removes a web3.js subscription now if its WebSocket is open, else once it opens again. web3.js
+ * retries a failed unsubscribe at once, and again, in promises alone: with the socket closing (the
+ * node gone), that loop never yields to timers or I/O, and the process spins at full CPU and cannot
+ * even stop (seen: an executor asked to stop while the chain node stopped, spinning until killed).
+ */
+function removeWhenOpen(connection: Connection, remove: () => Promise<void>): void {
+  const socket = webSocketOf(connection);
+  const removeNow = () => void remove().catch(() => undefined);
+  if (!socket || socket.underlyingSocket?.readyState === 1) return removeNow();
+  socket.once('open', removeNow);
 }
 
 export class RpcChain implements LocalChain, PaymentSource {
@@ -315,7 +333,7 @@ export class RpcChain implements LocalChain, PaymentSource {
   /** Over the WebSocket: logsSubscribe with `mentions` (web3.js resubscribes after a reconnect). */
   watchAccount(address: string, touched: (signature: string) => void): () => void {
     const id = this.connection.onLogs(new PublicKey(address), (logs) => touched(logs.signature), 'confirmed');
-    return () => void this.connection.removeOnLogsListener(id).catch(() => undefined);
+    return () => removeWhenOpen(this.connection, () => this.connection.removeOnLogsListener(id));
   }
 
   /** The node's history (getSignaturesForAddress, getTransaction), which reconciliation reads. */
@@ -406,7 +424,7 @@ export class RpcChain implements LocalChain, PaymentSource {
   async close(): Promise<void> {
     this.confirmations.close();
     await this.rpc.close();
-    const socket = (this.connection as unknown as { _rpcWebSocket?: RpcWebSocket })._rpcWebSocket;
+    const socket = webSocketOf(this.connection);
     socket?.setAutoReconnect(false);
     socket?.close();
   }
