@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createLogger } from '@tokenops/shared';
 import { startEmbedded } from '../services/api/src/embedded';
 import { Client, signIn, type Operator } from '../services/api/src/testing/harness';
-import type { BenchAgent, LoadResult, LoadSpec } from './load-runner';
+import type { BenchAgent, LoadResult, LoadSpec, PacedResult, PacedSpec } from './load-runner';
 
 export type { BenchAgent, LoadSpec } from './load-runner';
 export { transferRequest } from './load-runner';
@@ -19,15 +19,24 @@ export { transferRequest } from './load-runner';
  * the CPU milliseconds the load generator spent (`cpuMs`).
  */
 export function load(spec: LoadSpec): Promise<autocannon.Result & { cpuMs: number }> {
+  return inRunner<LoadResult>(spec).then((a) => Object.assign(a.result, { cpuMs: a.cpuMs }));
+}
+
+/** A steady open loop of transfers at a rate, in a forked load generator (load-runner.ts `paced`). */
+export function loadPaced(spec: PacedSpec): Promise<PacedResult> {
+  return inRunner<PacedResult>({ ...spec, paced: true });
+}
+
+function inRunner<A>(spec: object): Promise<A> {
   return new Promise((resolve, reject) => {
     const child = fork(join(__dirname, 'load-runner.ts'), [], {
       execArgv: ['-r', 'ts-node/register/transpile-only'],
       stdio: 'inherit',
     });
     let answered = false;
-    child.once('message', (msg: { answer?: LoadResult; error?: string }) => {
+    child.once('message', (msg: { answer?: A; error?: string }) => {
       answered = true;
-      if (msg.answer) resolve(Object.assign(msg.answer.result, { cpuMs: msg.answer.cpuMs }));
+      if (msg.answer) resolve(msg.answer);
       else reject(new Error(`load generator: ${msg.error}`));
     });
     child.once('error', reject);
