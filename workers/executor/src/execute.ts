@@ -38,6 +38,9 @@ import {
 } from '@tokenops/shared';
 import { processLocks, type Locks } from './locks';
 
+/** Signings of one intent in one run whose bytes the node refused for their blockhash, at most. */
+const SIGNINGS = 3;
+
 export interface ExecuteJob {
   intent: IntentData;
   /** The intent's trace, as the relay handed it on (when tracing is on). */
@@ -114,12 +117,18 @@ export class Executor {
     return this.buildAndSend(kind, intent, previous?.signature, previous ? this.shortOfFunds(intent) : funds);
   }
 
-  /** Builds, records and sends; the record replaces `replaces` (the submission this job found), or none. */
+  /**
+   * Builds, records and sends; the record replaces `replaces` (the submission this job found), or none.
+   * Bytes the node refuses for their blockhash (it moved past it while they were signed: the local node
+   * rotates every few thousand transactions, a cluster's expire) never landed: they are signed anew on
+   * the next at once, a few times, then the job retries.
+   */
   private async buildAndSend(
     kind: SpendKind<never, IntentData['action']>,
     intent: IntentData,
     replaces: string | undefined,
     funds: Promise<IntentOutcome | undefined>,
+    attempt = 1,
   ): Promise<void> {
     const short = await funds;
     if (short) return this.settle(intent, short);
@@ -160,7 +169,10 @@ export class Executor {
         result: true,
       };
     });
-    if (recorded) await this.send(intent, tx, receives);
+    if (!recorded || (await this.send(intent, tx, receives)) !== 'expired') return;
+    if (attempt >= SIGNINGS)
+      throw new Error(`signed ${attempt} times on blockhashes the node no longer knew: the job retries`);
+    return this.buildAndSend(kind, intent, tx.signature, this.shortOfFunds(intent), attempt + 1);
   }
 
   /** A failure when the agent does not hold what the intent pays (checked before anything is signed). */

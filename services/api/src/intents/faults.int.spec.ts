@@ -122,6 +122,31 @@ describe('a failure in the executor', () => {
     expect((await chain.balances(vendor)).get(usdc.mint)).toBe(9_990_000n);
   });
 
+  it('the node moved past the blockhash it was signed on: signed anew at once, the transfer confirms once', async () => {
+    const vendor = await vendorOf10();
+    const agent = await world.agent(limits, 100);
+    const chain = ctx().chain;
+    const submit = chain.submit.bind(chain);
+    const sent: string[] = [];
+    jest.spyOn(chain, 'submit').mockImplementation(async (tx: SignedTransaction) => {
+      sent.push(tx.signature);
+      // The node refuses the first bytes without running them, as after a blockhash rotation.
+      if (sent.length === 1) throw new ChainFailure('BlockhashNotFound');
+      return submit(tx);
+    });
+    const reply = await world.client.call('POST', '/api/v1/transfer', {
+      token: agent.key,
+      body: { to: vendor, amount: 10, idempotency_key: key() },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.status).toBe('confirmed');
+    // Sent twice (here on the same blockhash, which this fault leaves as it was: the same bytes).
+    expect(sent).toHaveLength(2);
+    expect(reply.body.tx_sig).toBe(sent[1]);
+    const usdc = chain.tokens.find((t) => t.symbol === 'USDC')!;
+    expect((await chain.balances(vendor)).get(usdc.mint)).toBe(9_990_000n);
+  });
+
   it('the chain refuses the transaction: the intent fails and its reservation is released', async () => {
     const vendor = await vendorOf10();
     const [first, second] = [await world.agent(limits, 100), await world.agent(limits, 100)];
