@@ -95,9 +95,7 @@ export const defaultSettings = (outcomeTimeoutMs = 30_000): Settings =>
 export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
   const { logger } = options;
   const sql = await embeddedSql(options.dataDir ? join(options.dataDir, 'events') : undefined);
-  // One append call at a time: PGlite runs one statement at a time, so appends arriving meanwhile go
-  // together in the next call instead of waiting in line as calls of their own.
-  const log = await PostgresEventStore.open(sql, { appendsInFlight: 1 });
+  const log = await PostgresEventStore.open(sql);
   const deliveries = await SqlDeliveryStore.open(sql);
   // One reading of the log, shared by the projection, the relay and the outcome waiter.
   const store = new LogFanout(log).view();
@@ -131,7 +129,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const metrics = createMetrics('embedded');
   const executor = new Executor(ctx, observeOutcomes(metrics));
   const worker = queue.process((job) => executor.execute(job.data), {
-    concurrency: options.executorConcurrency ?? 32,
+    concurrency: options.executorConcurrency ?? 8,
     observe: observeJobs(logger, metrics),
   });
   const relay = await startRelay(store, new MemoryReadModelStore('relay'), queue);

@@ -2,8 +2,7 @@
  * The SQL a PostgreSQL adapter needs, over either a server (`pg`) or PGlite (PostgreSQL compiled to
  * WebAssembly, in-process, in a data folder). Both speak the same SQL, so one adapter serves both.
  */
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
 import { reaching, unavailableOr } from '../errors/unavailable';
 import { Pool, type PoolClient } from 'pg';
 
@@ -126,105 +125,29 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
   };
 }
 
-/** PGlite in a data folder (or in memory when `dataDir` is absent), on a thread of its own. */
+/** PGlite in a data folder (or in memory when `dataDir` is absent). */
 export async function embeddedSql(dataDir?: string): Promise<Sql> {
-  const thread = new PGliteThread(dataDir);
-  await thread.ready;
+  const db = dataDir ? new PGlite(dataDir) : new PGlite();
+  await db.waitReady;
   return {
     async query<R>(text: string, params?: unknown[]) {
-      return (await thread.call({ op: 'query', text, params })).rows as R[];
+      return (await db.query<R>(text, params)).rows;
     },
     async exec(text) {
-      await thread.call({ op: 'exec', text });
+      await db.exec(text);
     },
     async listen(channel, onNotify) {
-      const id = thread.nextId();
-      thread.listeners.set(id, (payload) => onNotify(payload));
-      await thread.call({ op: 'listen', channel }, id);
-      return async () => {
-        thread.listeners.delete(id);
-        await thread.call({ op: 'unlisten', listener: id });
-      };
+      const unlisten = await db.listen(channel, (payload) => onNotify(payload));
+      return unlisten;
     },
     async transaction(fn) {
-      const tx = thread.nextId();
-      await thread.call({ op: 'begin' }, tx);
-      try {
-        const result = await fn({
-          query: async <R>(text: string, params?: unknown[]) =>
-            (await thread.call({ op: 'query', text, params, tx })).rows as R[],
-          exec: async (text: string) => void (await thread.call({ op: 'exec', text, tx })),
-        });
-        await thread.call({ op: 'commit', tx });
-        return result;
-      } catch (err) {
-        await thread.call({ op: 'rollback', tx }).catch(() => undefined);
-        throw err;
-      }
-    },
-    close: () => thread.close(),
-  };
-}
-
-type ThreadAnswer = { id: number; rows?: unknown[]; error?: Record<string, unknown> };
-
-/**
- * The client side of pglite-thread.js: one call a message, answered by id. The thread keeps the
- * process alive only while a call is in flight, as PGlite in this thread did.
- */
-class PGliteThread {
-  readonly ready: Promise<void>;
-  readonly listeners = new Map<number, (payload: string) => void>();
-  private readonly worker: Worker;
-  private readonly calls = new Map<number, { resolve(a: ThreadAnswer): void; reject(e: Error): void }>();
-  private lastId = 0;
-
-  constructor(dataDir?: string) {
-    this.worker = new Worker(join(__dirname, 'pglite-thread.js'), { workerData: { dataDir } });
-    this.ready = new Promise((resolve, reject) => {
-      this.worker.once('error', reject);
-      this.worker.once('message', (m: { ready: boolean; error?: Record<string, unknown> }) =>
-        m.ready ? resolve(void (this.calls.size === 0 && this.worker.unref())) : reject(asError(m.error!)),
+      return db.transaction(async (tx) =>
+        fn({
+          query: async <R>(t: string, p?: unknown[]) => (await tx.query<R>(t, p)).rows,
+          exec: async (t: string) => void (await tx.exec(t)),
+        }),
       );
-    });
-    this.worker.on('message', (m: ThreadAnswer & { notify?: number; payload?: string }) => {
-      if (m.notify !== undefined) return this.listeners.get(m.notify)?.(m.payload!);
-      const call = this.calls.get(m.id);
-      if (!call) return;
-      this.calls.delete(m.id);
-      if (this.calls.size === 0) this.worker.unref();
-      if (m.error) call.reject(asError(m.error));
-      else call.resolve(m);
-    });
-    // A thread that dies fails what waits on it; the service's readiness reports the log unreachable.
-    this.worker.on('error', (err) => this.failAll(err));
-    this.worker.on('exit', (code) => this.failAll(new Error(`the PGlite thread exited (${code})`)));
-  }
-
-  nextId(): number {
-    return ++this.lastId;
-  }
-
-  call(message: Record<string, unknown>, id = this.nextId()): Promise<ThreadAnswer> {
-    return new Promise((resolve, reject) => {
-      if (this.calls.size === 0) this.worker.ref();
-      this.calls.set(id, { resolve, reject });
-      this.worker.postMessage({ ...message, id });
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.call({ op: 'close' });
-    await this.worker.terminate();
-  }
-
-  private failAll(err: Error): void {
-    for (const call of this.calls.values()) call.reject(err);
-    this.calls.clear();
-  }
-}
-
-/** An error of the thread as this side's Error, with its fields (code, detail, ...). */
-function asError(fields: Record<string, unknown>): Error {
-  return Object.assign(new Error(String(fields.message)), fields);
+    },
+    close: () => db.close(),
+  };
 }

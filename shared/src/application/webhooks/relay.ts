@@ -3,9 +3,8 @@
  * events), derives each event's webhook events through the catalogue, and turns each into one
  * delivery per matching subscription, kept once per (webhook, event id) in the delivery store; then
  * one job per delivery. Events are gathered in small batches, each committed with the checkpoint in
- * one transaction (a batch that only moves the checkpoint is written at most once a second). One
- * relay runs at a time (a lease in the server topology); a relay that lost its lease cannot commit
- * (the checkpoint moves only from where it read it).
+ * one transaction. One relay runs at a time (a lease in the server topology); a relay that lost its
+ * lease cannot commit (the checkpoint moves only from where it read it).
  *
  * A crash between a commit and its jobs leaves deliveries pending: at start the relay enqueues every
  * pending delivery again (the job ids deduplicate what the queue still holds).
@@ -26,11 +25,6 @@ import { decodeWebhookEvent, evolveSubscription } from './subscriptions';
 import { enqueueDelivery, type DeliveryJob } from './deliver';
 
 const MAX_BATCH = 500;
-/**
- * A batch with nothing to deliver only moves the checkpoint: that is written at most this often (a
- * relay started again reads those events again and derives nothing from them, as now).
- */
-const IDLE_CHECKPOINT_MS = 1_000;
 
 /** Whether a subscription receives a webhook event. */
 export const receives = (sub: WebhookSubscription, e: PublicEvent): boolean =>
@@ -54,8 +48,6 @@ export async function startWebhookRelay(deps: {
   let flushing: Promise<void> = Promise.resolve();
   let failure: unknown;
   let scheduled = false;
-  let lastCommit = 0;
-  let idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   function fresh() {
     return {
@@ -64,20 +56,11 @@ export async function startWebhookRelay(deps: {
       redeliver: [] as RelayCommit['redeliver'],
     };
   }
-  const flush = (force = false): Promise<void> => {
+  const flush = (): Promise<void> => {
     scheduled = false;
     const b = batch;
-    if (!b.to) return flushing;
-    const positionOnly = b.deliveries.length + b.subscriptions.length + b.redeliver.length === 0;
-    if (positionOnly && !force && Date.now() - lastCommit < IDLE_CHECKPOINT_MS) {
-      idleTimer ??= setTimeout(() => {
-        idleTimer = undefined;
-        void flush(true);
-      }, IDLE_CHECKPOINT_MS).unref();
-      return flushing;
-    }
     batch = fresh();
-    lastCommit = Date.now();
+    if (!b.to) return flushing;
     const to = b.to;
     flushing = flushing.then(async () => {
       if (failure) return;
@@ -160,8 +143,7 @@ export async function startWebhookRelay(deps: {
     done: following.done,
     stop: async () => {
       await following.stop();
-      clearTimeout(idleTimer);
-      await flush(true);
+      await flush();
     },
   };
 }
