@@ -127,8 +127,8 @@ export default tseslint.config(
     },
   },
   {
-    // Executable entry points, and the PGlite worker thread (not run through ts-node), are plain CommonJS.
-    files: ['**/bin/*.js', 'shared/src/sql/pglite-thread.js'],
+    // Executable entry points are plain CommonJS.
+    files: ['**/bin/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { require: 'readonly', __dirname: 'readonly', module: 'readonly' },
