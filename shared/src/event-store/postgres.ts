@@ -186,14 +186,9 @@ export interface PostgresEventStoreOptions {
   batchSize?: number;
   /** How long a live subscription sleeps without a NOTIFY before it looks anyway. */
   idlePollMs?: number;
-  /**
-   * Append transactions in flight at once (4 when absent). PGlite runs one statement at a time:
-   * there, more than one in flight only splits into several calls what one call would append.
-   */
-  appendsInFlight?: number;
 }
 
-/** Append transactions in flight at once per process (by default), and batches per transaction at most. */
+/** Append transactions in flight at once per process, and batches per transaction at most. */
 const APPENDS_IN_FLIGHT = 4;
 const BATCHES_PER_APPEND = 64;
 
@@ -217,7 +212,6 @@ interface AppendRow {
 export class PostgresEventStore implements EventStore {
   private readonly pending: PendingAppend[] = [];
   private appendsInFlight = 0;
-  private readonly appendsAtOnce: number;
   private readonly batchSize: number;
   private readonly idlePollMs: number;
 
@@ -227,7 +221,6 @@ export class PostgresEventStore implements EventStore {
   ) {
     this.batchSize = options.batchSize ?? 2_000;
     this.idlePollMs = options.idlePollMs ?? 1_000;
-    this.appendsAtOnce = options.appendsInFlight ?? APPENDS_IN_FLIGHT;
   }
 
   /** Creates the tables and the append function if they are missing (safe to run from several processes). */
@@ -263,9 +256,9 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  /** Sends what waits, in up to `appendsAtOnce` transactions at once. */
+  /** Sends what waits, in up to APPENDS_IN_FLIGHT transactions at once. */
   private sendPending(): void {
-    while (this.appendsInFlight < this.appendsAtOnce && this.pending.length > 0) {
+    while (this.appendsInFlight < APPENDS_IN_FLIGHT && this.pending.length > 0) {
       const group = this.pending.splice(0, BATCHES_PER_APPEND);
       this.appendsInFlight += 1;
       void this.appendGroup(group).finally(() => {
