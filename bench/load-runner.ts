@@ -101,6 +101,10 @@ export interface PacedResult {
   cpuMs: number;
 }
 
+/** The value at quantile `q` of ascending `sorted` (the nearest rank); undefined when it is empty. */
+export const quantile = (sorted: readonly number[], q: number): number | undefined =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+
 export async function paced(spec: PacedSpec): Promise<PacedResult> {
   const cpu = process.cpuUsage();
   const targets = spec.targets.map((t) => ({
@@ -135,8 +139,7 @@ export async function paced(spec: PacedSpec): Promise<PacedResult> {
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(targets.map((t) => t.pool.close()));
   latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
+  const at = (q: number) => quantile(latencies, q) ?? 0;
   const used = process.cpuUsage(cpu);
   return {
     confirmed,

@@ -5,6 +5,7 @@
  * end-to-end time as the API saw it.
  */
 import { startSpanReceiver, type CollectedSpan } from '@tokenops/shared/src/testing/otlp-receiver';
+import { quantile } from './load-runner';
 
 /** The order stages happen in, for the table; any other span name follows, by name. */
 const STAGES = [
@@ -36,9 +37,6 @@ export interface SpanCollector {
   close(): Promise<void>;
 }
 
-const quantile = (sorted: number[], q: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-
 const order = (name: string): number => {
   const i = STAGES.indexOf(name);
   return i < 0 ? STAGES.length : i;
@@ -52,7 +50,7 @@ export function stageTable(spans: readonly CollectedSpan[]): string {
   const traces = new Set(spans.map((s) => s.traceId)).size;
   const rows = names.map((name) => {
     const sorted = byName.get(name)!.sort((a, b) => a - b);
-    return `| ${name} | ${sorted.length} | ${quantile(sorted, 0.5).toFixed(1)} | ${quantile(sorted, 0.99).toFixed(1)} |`;
+    return `| ${name} | ${sorted.length} | ${quantile(sorted, 0.5)!.toFixed(1)} | ${quantile(sorted, 0.99)!.toFixed(1)} |`;
   });
   return [
     `Stages of the sampled intents (${traces} traces, ${spans.length} spans):`,
