@@ -7,6 +7,8 @@
  *   history:<id>        sorted set: member a history entry (JSON), score its time; the newest 200 kept
  *                       (every action: the primary contract lists transfers and swaps)
  *   balance:<id>        {mint: base units} from payments in, spends confirmed and emergency drains
+ *   groups:<wallet>     sorted set: member a group id the wallet owns, score the time it was created
+ *                       (the operator's list of its groups; a group's owner never changes)
  *
  * `project` is pure but for reading the views it already wrote (through `get`); replaying the log
  * from the start into an empty store builds the same views.
@@ -23,6 +25,7 @@ export const keys = {
   intent: (id: string) => `intent:${id}`,
   history: (id: string) => `history:${id}`,
   balance: (id: string) => `balance:${id}`,
+  groups: (wallet: string) => `groups:${wallet}`,
 };
 
 export interface AgentView {
@@ -83,6 +86,10 @@ export async function project(
   if (!e) return [];
   const symbol = (mint: string) => tokens.find((t) => t.mint === mint)?.symbol ?? mint;
   switch (e.type) {
+    case 'group.created':
+      return [
+        { op: 'zadd', key: keys.groups(e.data.owner_wallet), score: e.data.at, member: e.data.group_id },
+      ];
     case 'agent.registered': {
       const d = e.data;
       return [

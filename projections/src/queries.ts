@@ -26,6 +26,17 @@ export async function agentView(views: ReadModelStore, agentId: string): Promise
   return views.get<AgentView>(keys.agent(agentId));
 }
 
+/** The groups a wallet owns (id, and creation time in ms), oldest first. */
+export async function groupsOwnedBy(
+  views: ReadModelStore,
+  wallet: string,
+): Promise<{ group_id: string; created_at: number }[]> {
+  return (await views.range(keys.groups(wallet), 0, Infinity)).map((m) => ({
+    group_id: m.member,
+    created_at: m.score,
+  }));
+}
+
 /** Limits and headroom now: the window's members accepted in the last 24 hours (value) and 60 minutes (count). */
 export async function limitsOf(views: ReadModelStore, agent: AgentView, now: number): Promise<LimitsView> {
   const recent = await views.range(keys.window(agent.agent_id), now - DAY_MS + 1, Infinity);

@@ -14,7 +14,7 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
 import { auditRoutes } from './audit/routes';
-import { docsRoutes } from './docs/pages';
+import { DOC_PAGES, docsRoutes } from './docs/pages';
 import { bearer } from './http/auth';
 import { errorHandler, jsonBody, notFound, requestContext } from './http/middleware';
 import { intentRoutes } from './intents/routes';
@@ -40,6 +40,15 @@ export function createApp(deps: ApiDeps): express.Express {
         directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
       },
     }),
+  );
+  // Where a newcomer lands: the reference pages and the OpenAPI documents they render.
+  app.get(
+    '/',
+    (_req, res) =>
+      void res.json({
+        service: 'tokenops',
+        docs: DOC_PAGES.map((p) => ({ title: p.title, page: p.path, openapi: p.document })),
+      }),
   );
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {

@@ -87,10 +87,20 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
   },
   {
     method: 'get',
+    path: '/orchestrator/groups',
+    tag: 'groups',
+    operationId: 'listGroups',
+    summary: 'The groups the signed-in wallet owns (no one else’s), oldest first.',
+    response: 'GroupListResponse',
+    errors: SIGNED_IN,
+  },
+  {
+    method: 'get',
     path: '/orchestrator/groups/{group}',
     tag: 'groups',
     operationId: 'getGroup',
-    summary: 'The group: default limits, agents with their limits, the allow-list.',
+    summary:
+      'The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left.',
     response: 'GroupResponse',
     errors: OWNER,
   },

@@ -89,6 +89,9 @@ export const WhitelistEntryResponse = {
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
+/** A type-1 entry's budget, in the base token: what confirmed spends used, open ones hold, and what is left. */
+const NullableAmountText = { type: ['string', 'null'], pattern: AmountText.pattern } as const;
+
 export const GroupResponse = {
   type: 'object',
   properties: {
@@ -100,14 +103,77 @@ export const GroupResponse = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { agent_wallet_pda: Identifier, label: NullableText, limits: LimitsData },
-        required: ['agent_wallet_pda', 'label', 'limits'],
+        properties: {
+          agent_wallet_pda: Identifier,
+          label: NullableText,
+          status: {
+            type: 'string',
+            enum: ['invited', 'active', 'revoked'],
+            description:
+              '`invited`: its code is not redeemed yet; `active`: registered, its key spends; `revoked`: final.',
+          },
+          limits: { ...LimitsData, description: 'Its limits now (the invitation’s until it registers).' },
+        },
+        required: ['agent_wallet_pda', 'label', 'status', 'limits'],
         additionalProperties: false,
       },
     },
-    whitelist: { type: 'array', items: WhitelistEntryResponse },
+    whitelist: {
+      type: 'array',
+      items: {
+        ...WhitelistEntryResponse,
+        properties: {
+          ...WhitelistEntryResponse.properties,
+          budget_used: {
+            ...NullableAmountText,
+            description: 'Type 1: the approved amount confirmed spends used; null for other types.',
+          },
+          budget_reserved: {
+            ...NullableAmountText,
+            description: 'Type 1: what spends not settled yet hold of it; null for other types.',
+          },
+          budget_remaining: {
+            ...NullableAmountText,
+            description: 'Type 1: what a spend may still use (0 once voided); null for other types.',
+          },
+        },
+        required: [...WhitelistEntryResponse.required, 'budget_used', 'budget_reserved', 'budget_remaining'],
+      },
+    },
   },
   required: ['group_config_pda', 'owner_wallet', 'base_mint', 'default_limits', 'agents', 'whitelist'],
+  additionalProperties: false,
+} as const satisfies JSONSchema;
+
+export const GroupListResponse = {
+  type: 'object',
+  properties: {
+    groups: {
+      type: 'array',
+      description: 'The groups the signed-in wallet owns, oldest first (no one else’s).',
+      items: {
+        type: 'object',
+        properties: {
+          group_config_pda: Identifier,
+          created_at: Timestamp,
+          base_mint: Identifier,
+          default_limits: LimitsData,
+          agents: { ...Count, description: 'Agents invited to it (registered or not, revoked included).' },
+          whitelist_entries: { ...Count, description: 'Allow-list entries in force (its agents’ included).' },
+        },
+        required: [
+          'group_config_pda',
+          'created_at',
+          'base_mint',
+          'default_limits',
+          'agents',
+          'whitelist_entries',
+        ],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['groups'],
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
@@ -603,6 +669,7 @@ export const OPERATOR_RESPONSE_SCHEMAS = {
   TokenResponse,
   GroupCreatedResponse,
   GroupResponse,
+  GroupListResponse,
   WhitelistEntryResponse,
   WhitelistRemovedResponse,
   InvitationResponse,

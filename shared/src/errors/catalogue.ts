@@ -21,7 +21,8 @@ export const ERROR_CATALOGUE = {
   whitelist_amount_exhausted: {
     status: 403,
     origin: 'spec',
-    message: "The amount exceeds what remains of the recipient's approved budget.",
+    message:
+      "What remains of the recipient's approved budget is less than this amount: a smaller amount may still pass, or the operator can renew the entry.",
   },
   daily_limit_exceeded: {
     status: 403,

@@ -212,6 +212,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
         json({ per_tx_limit: '5.5', daily_limit: 50, hourly_tx_cap: 3 }),
       ],
     }),
+    operator('GET', '/orchestrator/groups', { auth: 'operator' }),
     operator('GET', '/orchestrator/groups/:group', { auth: 'operator', params: group }),
     operator('GET', '/orchestrator/groups/:group/reconciliation', {
       auth: 'operator',

@@ -8,6 +8,7 @@ import {
   createGroup,
   describeGroup,
   invite,
+  listGroups,
   removeWhitelistEntry,
   revoke,
   rotateKey,
@@ -26,6 +27,7 @@ import {
   type TokenRequest,
   type WhitelistRequest,
 } from '@tokenops/shared';
+import { groupsOwnedBy } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
@@ -79,6 +81,12 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
       await visible(res, () => createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
       201,
     );
+  });
+  // The caller's own groups: which ones, from the read models (a group's owner never changes); what
+  // each holds, from the log. A group just created is listed: its creation answered once the views had it.
+  router.get('/orchestrator/groups', async (req, res) => {
+    const w = await wallet(req);
+    ok(res, await listGroups(deps.ctx, w, await groupsOwnedBy(deps.views, w)));
   });
   router.get('/orchestrator/groups/:group', async (req, res) =>
     ok(res, await describeGroup(deps.ctx, await wallet(req), param(req, 'group'))),
