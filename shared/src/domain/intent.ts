@@ -7,6 +7,8 @@
  * The checks run in this order; the first that fails is the answer:
  *   agent_active      the agent is registered and not revoked                 unauthorized
  *   amount_positive   the amount is more than zero                            invalid_amount
+ *   fee_carried       a transfer's 0.10 % fee is at least one base unit       invalid_amount
+ *                     (money/fee.ts: 0.0005 of a 6-decimal token at least)
  *   recipient_valid   a transfer does not go to the agent itself              recipient_invalid
  *   whitelisted       the counterparty is on the allow-list with a type the   whitelist_violation
  *                     action may use (transfer: 0 or 1; swap, deposit,
@@ -22,7 +24,7 @@
  */
 import Big from 'big.js';
 import { ERROR_CATALOGUE } from '../errors';
-import { amountText, splitFee, type FeeSplit } from '../money';
+import { amountText, minimumTransfer, splitFee, type FeeSplit } from '../money';
 import { dailyRemaining, hourlyRemaining, opsInHour, spentInDay, type AgentState } from './agent';
 import { budgetRemaining, type BudgetState, initialBudgetState } from './budget';
 import type {
@@ -68,6 +70,7 @@ export interface DecisionState {
 export type CheckName =
   | 'agent_active'
   | 'amount_positive'
+  | 'fee_carried'
   | 'recipient_valid'
   | 'whitelisted'
   | 'whitelist_ttl'
@@ -81,12 +84,16 @@ export interface Check {
   ok: boolean;
   /** The code this check blocks with. */
   code: BlockCode;
+  /** What to tell the agent when it fails, where the code's catalogue message says too little. */
+  message?: string;
 }
 
 export interface Evaluation {
   checks: Check[];
   /** The first failing check's code; absent when every check passed. */
   failure?: BlockCode;
+  /** The first failing check's message for the agent. */
+  message?: string;
   entry?: AllowEntry;
   /** Transfers only: the fee split of the amount. */
   fee?: FeeSplit;
@@ -111,17 +118,31 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
   const { agent, group } = state;
   const now = cmd.now;
   const checks: Check[] = [];
-  const check = (name: CheckName, ok: boolean, code: BlockCode) => checks.push({ name, ok, code });
+  const check = (name: CheckName, ok: boolean, code: BlockCode, message?: string) =>
+    checks.push({ name, ok, code, ...(message !== undefined && { message }) });
 
   check('agent_active', agent.status === 'active' && agent.groupId === group.groupId, 'unauthorized');
   check('amount_positive', cmd.amount.gt(0), 'invalid_amount');
+  const fee = cmd.action === 'transfer' ? splitFee(cmd.amount, cmd.decimals) : undefined;
+  if (fee)
+    check(
+      'fee_carried',
+      fee.protocol_fee.gt(0),
+      'invalid_amount',
+      `A transfer must be large enough to carry its 0.10 % fee: at least ${amountText(minimumTransfer(cmd.decimals))} of this token.`,
+    );
 
   const entry = cmd.counterparty === undefined ? undefined : group.entries.get(cmd.counterparty);
   let budget_remaining: Big | undefined;
   let ttl_remaining_ms: number | undefined;
   if (cmd.counterparty !== undefined) {
     if (cmd.action === 'transfer')
-      check('recipient_valid', cmd.counterparty !== agent.agentId, 'recipient_invalid');
+      check(
+        'recipient_valid',
+        cmd.counterparty !== agent.agentId,
+        'recipient_invalid',
+        'The recipient is the agent’s own wallet; a transfer must go to another allow-listed address.',
+      );
     check(
       'whitelisted',
       entry !== undefined && ALLOWED_TYPES[cmd.action].includes(entry.type),
@@ -147,12 +168,15 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
   }
   check('hourly', hourly_tx_remaining > 0, 'hourly_cap_exceeded');
 
-  const failure = checks.find((c) => !c.ok)?.code;
+  const failed = checks.find((c) => !c.ok);
   return {
     checks,
-    ...(failure !== undefined && { failure }),
+    ...(failed !== undefined && {
+      failure: failed.code,
+      message: failed.message ?? ERROR_CATALOGUE[failed.code].message,
+    }),
     ...(entry !== undefined && { entry }),
-    ...(cmd.action === 'transfer' && { fee: splitFee(cmd.amount, cmd.decimals) }),
+    ...(fee !== undefined && { fee }),
     daily_remaining,
     hourly_tx_remaining,
     ...(budget_remaining !== undefined && { budget_remaining }),
@@ -162,8 +186,9 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
 
 export interface IntentDecision {
   accepted: boolean;
-  /** Why it was blocked. */
+  /** Why it was blocked, and what the agent is told. */
   code?: BlockCode;
+  message?: string;
   evaluation: Evaluation;
   /** For the agent's stream: intent.accepted or intent.blocked (none when the intent was already accepted). */
   agentEvents: AgentEvent[];
@@ -198,9 +223,11 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
 
   if (evaluation.failure !== undefined) {
     const code = evaluation.failure;
+    const message = evaluation.message!;
     return {
       accepted: false,
       code,
+      message,
       evaluation,
       agentEvents: [
         {
@@ -211,7 +238,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
             group_id: group.groupId,
             action: cmd.action,
             code,
-            message: ERROR_CATALOGUE[code].message,
+            message,
             attempted_amount: amountText(cmd.amount),
             mint: cmd.mint,
             counterparty: cmd.counterparty,

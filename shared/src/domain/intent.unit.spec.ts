@@ -26,6 +26,7 @@ import {
   spent,
   transfer,
 } from './testing/fixtures';
+import { ERROR_CATALOGUE } from '../errors';
 import { settleBudget, settleIntent, spend } from './testing/deciders';
 import { DeciderSpecification } from './testing/specification';
 
@@ -141,7 +142,7 @@ describe('the spend decision', () => {
       if (!ok) expect(d.code).toBe('per_tx_limit_exceeded');
     });
 
-    it('daily: accepts the spend that leaves exactly zero remaining, then blocks the next base unit', () => {
+    it('daily: accepts the spend that leaves exactly zero remaining, then blocks the next base unit (a deposit: no transfer is that small)', () => {
       const history = [...Array(9)].map((_, i) => spent('100', T0 - HOUR - i * MINUTE)).flat();
       const state = activeA(history);
       const last = decideIntent(transfer('100'), { group: group(), agent: state });
@@ -149,7 +150,10 @@ describe('the spend decision', () => {
       expect(last.daily_remaining.toFixed()).toBe('0');
 
       const after = last.agentEvents.reduce(evolveAgent, state);
-      const blocked = decideIntent(transfer('0.000001'), { group: group(), agent: after });
+      const blocked = decideIntent(transfer('0.000001', { action: 'deposit', counterparty: VENUE }), {
+        group: group(),
+        agent: after,
+      });
       expect(blocked.code).toBe('daily_limit_exceeded');
       expect(blocked.evaluation.daily_remaining.toFixed()).toBe('0');
     });
@@ -212,10 +216,57 @@ describe('the spend decision', () => {
       expect(decideIntent(deposit, { group: group(), agent: activeA() }).code).toBe('whitelist_violation');
     });
 
-    it('recipient_invalid: an agent cannot transfer to itself', () => {
-      expect(
-        decideIntent(transfer('1', { counterparty: AGENT_A }), { group: group(), agent: activeA() }).code,
-      ).toBe('recipient_invalid');
+    it('recipient_invalid: an agent cannot transfer to itself, and is told so (its address is valid)', () => {
+      const d = decideIntent(transfer('1', { counterparty: AGENT_A }), { group: group(), agent: activeA() });
+      expect(d.code).toBe('recipient_invalid');
+      const message =
+        'The recipient is the agent’s own wallet; a transfer must go to another allow-listed address.';
+      expect(d.message).toBe(message);
+      expect(d.agentEvents).toEqual([
+        { type: 'intent.blocked', data: expect.objectContaining({ code: 'recipient_invalid', message }) },
+      ]);
+    });
+
+    it('a block that is not a recipient’s says the code’s own message', () => {
+      const d = decideIntent(transfer('101'), { group: group(), agent: activeA() });
+      expect(d.message).toBe(ERROR_CATALOGUE.per_tx_limit_exceeded.message);
+    });
+
+    it.each([
+      ['0.000001', 6, false],
+      ['0.000499', 6, false],
+      ['0.0005', 6, true], // its fee rounds up to one base unit
+      ['0.0005', 9, true], // the fee's precision is at most 6 decimals
+      ['4.99', 2, false],
+      ['5', 2, true],
+    ])('invalid_amount: a transfer of %s (%i decimals) carries its fee: %s', (amount, decimals, ok) => {
+      const d = decideIntent(transfer(amount, { decimals }), { group: group(), agent: activeA() });
+      expect(d.accepted).toBe(ok);
+      if (ok) {
+        expect(d.agentEvents[0]!.data).toEqual(
+          expect.objectContaining({ protocol_fee: decimals === 2 ? '0.01' : '0.000001' }),
+        );
+      } else {
+        expect(d.code).toBe('invalid_amount');
+        expect(d.message).toBe(
+          `A transfer must be large enough to carry its 0.10 % fee: at least ${decimals === 2 ? '5' : '0.0005'} of this token.`,
+        );
+        expect(d.evaluation.checks.find((c) => !c.ok)?.name).toBe('fee_carried');
+      }
+    });
+
+    it('a swap, deposit or withdrawal carries no protocol fee: one base unit is enough', () => {
+      for (const [action, counterparty] of [
+        ['swap', AGGREGATOR],
+        ['deposit', VENUE],
+        ['withdraw', VENUE],
+      ] as const) {
+        const d = decideIntent(transfer('0.000001', { action, counterparty }), {
+          group: group(),
+          agent: activeA(),
+        });
+        expect({ action, accepted: d.accepted }).toEqual({ action, accepted: true });
+      }
     });
 
     it('invalid_amount: a zero amount is not an operation', () => {
@@ -358,7 +409,7 @@ describe('the spend decision', () => {
       });
       const after = foldBudget([...d.budgetEvents, ...settle]);
       expect(after.voided).toBe(true);
-      expect(decideIntent(toVendor('0.000001'), { group: group(), agent: big, budget: after }).code).toBe(
+      expect(decideIntent(toVendor('0.0005'), { group: group(), agent: big, budget: after }).code).toBe(
         'whitelist_amount_exhausted',
       );
     });
@@ -633,6 +684,7 @@ describe('the spend decision', () => {
       expect(sim.checks.map((c) => c.name)).toEqual([
         'agent_active',
         'amount_positive',
+        'fee_carried',
         'per_tx',
         'daily',
         'hourly',

@@ -18,11 +18,21 @@ export interface FeeSplit {
  *
  * Rounding rule: the fee is amount x 0.001 rounded half-up to the token's precision (its decimals, at
  * most 6); the net is the amount minus that fee. Hence `net_amount + protocol_fee = amount` exactly, for
- * every amount, and the fee is never more than half a base unit away from 0.10 %. Amounts below
- * 0.0005 of a 6-decimal token pay no fee (the hourly cap bounds what splitting can save).
+ * every amount, and the fee is never more than half a base unit away from 0.10 %. An amount below
+ * `minimumTransfer` would pay no fee at all: the spend decision refuses such a transfer
+ * (`invalid_amount`), so every transfer pays at least one base unit.
  */
 export function splitFee(amount: Amount, decimals = AMOUNT_SCALE): FeeSplit {
   const scale = Math.min(decimals, AMOUNT_SCALE);
   const protocol_fee = amount.times(PROTOCOL_FEE_BPS).div(10_000).round(scale, Big.roundHalfUp);
   return { amount, protocol_fee, net_amount: amount.minus(protocol_fee) };
+}
+
+/**
+ * The smallest transfer whose fee is at least one base unit: 500 base units of the fee's precision
+ * (0.0005 of a 6-decimal token, 5 of a 2-decimal one), since half a base unit rounds up.
+ */
+export function minimumTransfer(decimals = AMOUNT_SCALE): Amount {
+  const scale = Math.min(decimals, AMOUNT_SCALE);
+  return new Big(10_000 / PROTOCOL_FEE_BPS / 2).div(new Big(10).pow(scale));
 }

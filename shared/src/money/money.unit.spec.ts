@@ -11,7 +11,7 @@ import {
   parseAmount,
   toBaseUnits,
 } from './amount';
-import { PROTOCOL_FEE_BPS, splitFee } from './fee';
+import { PROTOCOL_FEE_BPS, minimumTransfer, splitFee } from './fee';
 
 describe('amounts', () => {
   it.each([
@@ -128,6 +128,17 @@ describe('the protocol fee', () => {
   it('rounds to the token precision when it has fewer than 6 decimals', () => {
     expect(splitFee(new Big('12.34'), 2).protocol_fee.toFixed()).toBe('0.01');
   });
+
+  it.each([0, 2, 6, 9])(
+    'minimumTransfer (%i decimals) is the smallest amount whose fee is one base unit',
+    (decimals) => {
+      const scale = Math.min(decimals, 6);
+      const unit = new Big(1).div(new Big(10).pow(scale));
+      const minimum = minimumTransfer(decimals);
+      expect(splitFee(minimum, decimals).protocol_fee.eq(unit)).toBe(true);
+      expect(splitFee(minimum.minus(unit), decimals).protocol_fee.eq(0)).toBe(true);
+    },
+  );
 
   it('always satisfies net_amount + protocol_fee = amount, within half a base unit of 0.10 %', () => {
     fc.assert(

@@ -154,7 +154,7 @@ async function decide<Req extends SpendRequest>(
       }
       if (!decision.accepted) {
         await ctx.agents.append(agentStream, agent, decision.agentEvents);
-        throw new ServiceError(decision.code!);
+        throw new ServiceError(decision.code!, decision.message);
       }
       const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
       try {
