@@ -565,14 +565,22 @@ describe('POST /api/v1/deposit and /withdraw', () => {
       );
     });
 
-    it('refuses an unknown lending_program (validation_error 400), a receipt token deposited (invalid_mint 400)', async () => {
+    it('refuses a program that is allow-listed but no lending venue (validation_error 400), a receipt token deposited (invalid_mint 400)', async () => {
       const agent = await world.agent({ per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 10 }, 100);
-      const unknown = await lend('deposit', agent, { lending_program: generateSigner().address, amount: 1 });
-      expect(unknown.body).toEqual({
+      // The aggregator is a type-2 entry of every group, and no lending venue: the field is wrong.
+      const aggregator = (await world.client.call<PoolsReply>('GET', '/api/v1/pools')).body.aggregator;
+      const notAVenue = await lend('deposit', agent, { lending_program: aggregator, amount: 1 });
+      expect(notAVenue.body).toEqual({
         error: 'validation_error',
         message: expect.any(String),
         details: [{ path: '/lending_program', issue: expect.any(String) }],
       });
+      // A program that is not allow-listed at all is a policy refusal (intents/policy.e2e.spec.ts).
+      expectError(
+        await lend('deposit', agent, { lending_program: generateSigner().address, amount: 1 }),
+        403,
+        'whitelist_violation',
+      );
       expectError(
         await lend('deposit', agent, { lending_program: program, amount: 1, mint: KUSDC().mint }),
         400,

@@ -8,7 +8,7 @@ import { resolveToken } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';
 import type { SpendKind } from './kind';
-import { buildAtVenue, checkedCpiData, venueOf } from './lending';
+import { buildAtVenue, checkedCpiData, requestedVenue, unlistedProgramAsk } from './lending';
 import { valueInBase } from './valuation';
 
 export const depositKind: SpendKind<DepositRequest, 'deposit'> = {
@@ -18,7 +18,8 @@ export const depositKind: SpendKind<DepositRequest, 'deposit'> = {
   answerAmounts: ['deposited_amount'],
 
   async ask(ctx, req, group) {
-    const venue = venueOf(ctx, req.lending_program);
+    const venue = requestedVenue(ctx, req.lending_program, group);
+    if (!venue) return unlistedProgramAsk(ctx, req, group);
     const amount = parseAmount(req.amount);
     const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
     if (!venue.receiptMint(token.mint))

@@ -1,6 +1,8 @@
 /**
  * What deposit and withdraw share: the venue a request names, its cpi_data checked by the venue
- * adapter (only layouts it knows), and a venue's refusal in the contract's terms.
+ * adapter (only layouts it knows), and a venue's refusal in the contract's terms. A program that is
+ * not on the group's allow-list is a spend aimed at an unknown program: the decision refuses it
+ * (403 whitelist_violation, recorded and sent to the webhooks), as a transfer to a stranger.
  */
 import { ServiceError, validationError } from '../../errors';
 import type { LendingVenue, VenueAction } from '../../venues/port';
@@ -8,9 +10,12 @@ import { VenueRefused } from '../../venues/port';
 import { cpiDataBytes } from '../../venues/klend';
 import type { Context } from '../context';
 import type { Signer } from '../../chain/keys';
-import { amountFromText, toBaseUnits } from '../../money';
-import { BuildRefused, type Built, type IntentOf } from './kind';
+import { resolveToken } from '../../domain/tokens';
+import type { GroupState } from '../../domain/group';
+import { amountFromText, parseAmount, toBaseUnits } from '../../money';
+import { BuildRefused, type Ask, type Built, type IntentOf } from './kind';
 import { tokenOf } from './tokens';
+import { valueInBase } from './valuation';
 
 /** The venue behind `lending_program`; one this service cannot operate is refused on that field. */
 export function venueOf(ctx: Context, program: string): LendingVenue {
@@ -20,6 +25,33 @@ export function venueOf(ctx: Context, program: string): LendingVenue {
       { path: '/lending_program', issue: 'is not a lending venue of this service (see GET /api/v1/venues)' },
     ]);
   return venue;
+}
+
+/**
+ * The venue a deposit or withdrawal names, or undefined when the group does not allow-list the program
+ * as a venue (type 2) and this service knows no venue there: the decision then refuses it. A program
+ * the group allow-lists that is no lending venue of this service (the aggregator) is refused on the field.
+ */
+export function requestedVenue(ctx: Context, program: string, group: GroupState): LendingVenue | undefined {
+  const known = ctx.venues.some((v) => v.program === program);
+  return known || group.entries.get(program)?.type === 2 ? venueOf(ctx, program) : undefined;
+}
+
+/** The ask of a deposit or withdrawal at a program that is not allow-listed: only what the decision needs to refuse it. */
+export async function unlistedProgramAsk(
+  ctx: Context,
+  req: { lending_program: string; amount: unknown; mint?: string },
+  group: GroupState,
+): Promise<Ask> {
+  const amount = parseAmount(req.amount);
+  const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
+  return {
+    amount,
+    value: await valueInBase(ctx, token, amount, group.baseMint),
+    mint: token.mint,
+    decimals: token.decimals,
+    counterparty: req.lending_program,
+  };
 }
 
 /** Checks cpi_data for the action and amount (base units); its bytes as the intent records them. */

@@ -9,7 +9,7 @@ import { resolveToken } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';
 import type { SpendKind } from './kind';
-import { buildAtVenue, checkedCpiData, venueOf } from './lending';
+import { buildAtVenue, checkedCpiData, requestedVenue, unlistedProgramAsk } from './lending';
 import { tokenOf } from './tokens';
 import { valueInBase } from './valuation';
 
@@ -20,7 +20,8 @@ export const withdrawKind: SpendKind<WithdrawRequest, 'withdraw'> = {
   answerAmounts: ['received_amount'],
 
   async ask(ctx, req, group) {
-    const venue = venueOf(ctx, req.lending_program);
+    const venue = requestedVenue(ctx, req.lending_program, group);
+    if (!venue) return unlistedProgramAsk(ctx, req, group);
     const amount = parseAmount(req.amount);
     const named = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
     const underlying = venue.underlyingOf(named.mint);
