@@ -35,6 +35,10 @@ export interface AgentState {
   groupId: string;
   limits: Limits;
   apiKeyHash: string;
+  /** Digests of the keys rotated out: a refused spend with one is this agent's, and is recorded. */
+  retiredKeyHashes: readonly string[];
+  /** When a spend with a refused key (revoked, or rotated out) was last recorded. */
+  keyRefusedAt?: number;
   /** Intents young enough to matter for a window (plus a margin for clock skew), or still open. */
   intents: ReadonlyMap<string, WindowItem>;
 }
@@ -48,6 +52,7 @@ export const initialAgentState = (): AgentState => ({
   groupId: '',
   limits: { per_tx_limit: new Big(0), daily_limit: new Big(0), hourly_tx_cap: 0 },
   apiKeyHash: '',
+  retiredKeyHashes: [],
   intents: new Map(),
 });
 
@@ -65,7 +70,11 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
     case 'agent.limits_changed':
       return { ...state, limits: limitsFromData(event.data.limits) };
     case 'agent.api_key_rotated':
-      return { ...state, apiKeyHash: event.data.api_key_hash };
+      return {
+        ...state,
+        apiKeyHash: event.data.api_key_hash,
+        retiredKeyHashes: [...state.retiredKeyHashes, state.apiKeyHash],
+      };
     case 'agent.revoked':
     case 'agent.emergency_withdraw':
       return { ...state, status: 'revoked' };
@@ -110,6 +119,7 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       return { ...state, intents };
     }
     case 'intent.blocked':
+      return event.data.code === 'unauthorized' ? { ...state, keyRefusedAt: event.data.at } : state;
     case 'payment.received':
     case 'policy.limit_threshold':
       return state;
@@ -274,6 +284,65 @@ export function decideEmergencyWithdrawn(
 /** Whether a presented API key digest is this agent's current one (constant time). */
 export const acceptsKey = (agent: AgentState, apiKeyHash: string): boolean =>
   agent.status === 'active' && sameDigest(agent.apiKeyHash, apiKeyHash);
+
+/**
+ * Whether a presented key digest is one this agent was ever given (its current key or a rotated-out
+ * one). Every digest is compared, in constant time each, so the time taken says nothing about which.
+ */
+export function heldKey(agent: AgentState, apiKeyHash: string): boolean {
+  let held = false;
+  for (const digest of [agent.apiKeyHash, ...agent.retiredKeyHashes])
+    held = sameDigest(digest, apiKeyHash) || held;
+  return agent.status !== 'unregistered' && held;
+}
+
+/** Refused spends with an agent's own old key are recorded at most once in this long (see decideKeyRefused). */
+export const KEY_REFUSAL_INTERVAL_MS = 60_000;
+
+export interface RefusedKeyAttempt {
+  intent_id: string;
+  action: Action;
+  /** The digest of the key presented. */
+  api_key_hash: string;
+  /** What the request asked, as far as it says (the request is not validated for a refused key). */
+  attempted_amount: Big;
+  mint: string;
+  counterparty: string;
+  now: number;
+}
+
+/**
+ * A spend attempted with a key this agent held but may no longer use (the agent is revoked, or the
+ * key was rotated out) is refused `unauthorized`, and recorded as a blocked intent: the operator's
+ * webhooks hear of a revoked agent that keeps trying. A key that is not one of the agent's records
+ * nothing (anyone can name an agent). To keep a caller that retries in a loop from filling the log,
+ * one attempt is recorded per agent per KEY_REFUSAL_INTERVAL_MS; the others within it are answered
+ * 401 all the same, and count against the caller address's allowance of failed authentications.
+ */
+export function decideKeyRefused(cmd: RefusedKeyAttempt, agent: AgentState): AgentEvent[] {
+  if (!heldKey(agent, cmd.api_key_hash) || acceptsKey(agent, cmd.api_key_hash)) return [];
+  if (agent.keyRefusedAt !== undefined && cmd.now - agent.keyRefusedAt < KEY_REFUSAL_INTERVAL_MS) return [];
+  return [
+    {
+      type: 'intent.blocked',
+      data: {
+        intent_id: cmd.intent_id,
+        agent_id: agent.agentId,
+        group_id: agent.groupId,
+        action: cmd.action,
+        code: 'unauthorized',
+        message:
+          agent.status === 'revoked'
+            ? 'The agent is revoked; its key no longer moves anything.'
+            : 'The key was rotated out; use the agent’s current key.',
+        attempted_amount: cmd.attempted_amount.toFixed(),
+        mint: cmd.mint,
+        counterparty: cmd.counterparty,
+        at: cmd.now,
+      },
+    },
+  ];
+}
 
 function mustBeRegistered(agent: AgentState): void {
   if (agent.status === 'unregistered') throw new ServiceError('not_found', 'No such registered agent.');

@@ -8,7 +8,10 @@ import {
   decideRegister,
   decideRevoke,
   decideRotateKey,
+  decideKeyRefused,
   foldAgent,
+  heldKey,
+  KEY_REFUSAL_INTERVAL_MS,
 } from './agent';
 import type { AgentEvent } from './events';
 import { decideIntent } from './intent';
@@ -17,6 +20,7 @@ import { secretDigest } from './secrets';
 import {
   AGENT_A,
   API_KEY,
+  GROUP,
   INVITE_SECRET,
   LIMITS,
   MINUTE,
@@ -33,7 +37,7 @@ import {
   submitting,
   transfer,
 } from './testing/fixtures';
-import { changeLimits, settleIntent, spend } from './testing/deciders';
+import { changeLimits, keyRefused, settleIntent, spend } from './testing/deciders';
 import { DeciderSpecification } from './testing/specification';
 
 const register = (overrides: Partial<Parameters<typeof decideRegister>[0]> = {}) => ({
@@ -321,5 +325,106 @@ describe('the limits of an agent', () => {
       ])
       .when({ limits: { daily_limit: '5' }, now: T0 })
       .then(changed({ per_tx_limit: '100', daily_limit: '5', hourly_tx_cap: 10 }));
+  });
+});
+
+describe('a spend refused for its key', () => {
+  const rotatedTo = (key: string, at = T0): AgentEvent => ({
+    type: 'agent.api_key_rotated',
+    data: { agent_id: AGENT_A, api_key_hash: secretDigest(key), at },
+  });
+  const revoked = (at = T0): AgentEvent => ({
+    type: 'agent.revoked',
+    data: { agent_id: AGENT_A, reason: 'operator', at },
+  });
+  const attempt = (key: string, now = T0 + SECOND) => ({
+    intent_id: 'refused-1',
+    action: 'transfer' as const,
+    api_key_hash: secretDigest(key),
+    attempted_amount: new Big('12.5'),
+    mint: 'mint-1',
+    counterparty: 'to-1',
+    now,
+  });
+  const blocked = (message: string, now = T0 + SECOND): AgentEvent[] => [
+    {
+      type: 'intent.blocked',
+      data: {
+        intent_id: 'refused-1',
+        agent_id: AGENT_A,
+        group_id: GROUP,
+        action: 'transfer',
+        code: 'unauthorized',
+        message,
+        attempted_amount: '12.5',
+        mint: 'mint-1',
+        counterparty: 'to-1',
+        at: now,
+      },
+    },
+  ];
+
+  it('with the key of a revoked agent: recorded as blocked (unauthorized), for the operator’s webhooks', () => {
+    DeciderSpecification.for(keyRefused)
+      .given([registered(AGENT_A), revoked()])
+      .when(attempt(API_KEY))
+      .then(blocked('The agent is revoked; its key no longer moves anything.'));
+  });
+
+  it('with a key rotated out: recorded, also after several rotations', () => {
+    DeciderSpecification.for(keyRefused)
+      .given([registered(AGENT_A), rotatedTo('second'), rotatedTo('third')])
+      .when(attempt(API_KEY))
+      .then(blocked('The key was rotated out; use the agent’s current key.'));
+    DeciderSpecification.for(keyRefused)
+      .given([registered(AGENT_A), rotatedTo('second'), rotatedTo('third')])
+      .when(attempt('second'))
+      .then(blocked('The key was rotated out; use the agent’s current key.'));
+  });
+
+  it('with a key the agent never held, or no agent at all: nothing (a stranger stays anonymous)', () => {
+    DeciderSpecification.for(keyRefused)
+      .given([registered(AGENT_A), revoked()])
+      .when(attempt('other'))
+      .thenNothing();
+    DeciderSpecification.for(keyRefused).given([]).when(attempt(API_KEY)).thenNothing();
+  });
+
+  it('with the current key of an active agent: nothing (it is not refused)', () => {
+    DeciderSpecification.for(keyRefused)
+      .given([registered(AGENT_A), rotatedTo('second')])
+      .when(attempt('second'))
+      .thenNothing();
+  });
+
+  it('one a minute per agent: a caller retrying in a loop cannot fill the log', () => {
+    const first = attempt(API_KEY, T0 + SECOND);
+    const history = [
+      registered(AGENT_A),
+      revoked(),
+      ...decideKeyRefused(first, foldAgent([registered(AGENT_A), revoked()])),
+    ];
+    expect(history).toHaveLength(3);
+    DeciderSpecification.for(keyRefused)
+      .given(history)
+      .when(attempt(API_KEY, T0 + SECOND + KEY_REFUSAL_INTERVAL_MS - 1))
+      .thenNothing();
+    DeciderSpecification.for(keyRefused)
+      .given(history)
+      .when(attempt(API_KEY, T0 + SECOND + KEY_REFUSAL_INTERVAL_MS))
+      .then(
+        blocked(
+          'The agent is revoked; its key no longer moves anything.',
+          T0 + SECOND + KEY_REFUSAL_INTERVAL_MS,
+        ),
+      );
+  });
+
+  it('a rotated agent still knows every key it held; an unregistered one none', () => {
+    const state = foldAgent([registered(AGENT_A), rotatedTo('second')]);
+    expect(heldKey(state, secretDigest(API_KEY))).toBe(true);
+    expect(heldKey(state, secretDigest('second'))).toBe(true);
+    expect(heldKey(state, secretDigest('third'))).toBe(false);
+    expect(heldKey(foldAgent([]), foldAgent([]).apiKeyHash)).toBe(false);
   });
 });

@@ -6,7 +6,8 @@
  * views are given a moment to apply the log as it is now (a key registered or rotated a moment ago)
  * and asked again; the agent's stream is read only when the views are stuck (projector down). Every
  * operation that moves money checks the key again on the write model, so a rotated or revoked key
- * moves nothing.
+ * moves nothing. A spend refused for a key the agent held (revoked, or rotated out) is recorded
+ * (recordingRefusedKeys).
  */
 import type { Request } from 'express';
 import {
@@ -14,10 +15,13 @@ import {
   acceptsKey,
   limitsToData,
   readApiKey,
+  recordRefusedKey,
   sameDigest,
   streams,
+  type Action,
   type Caller,
   type Context,
+  type Logger,
   type ReadModelStore,
 } from '@tokenops/shared';
 import { agentView, projectedPast, type AgentView } from '@tokenops/projections';
@@ -62,6 +66,34 @@ export async function authenticateAgent(
   const found = await identify(req, deps);
   if (count) await deps.rateLimit.consume(found.caller.agentId, req.res!);
   return found;
+}
+
+/**
+ * Runs a spend route; a refusal of its key (401, from authentication or from the key's check on the
+ * write model) for a key in our format is offered to the agent's stream, which records it when the key
+ * is one the agent held (application/spends/refused.ts). An address over its allowance of failures is
+ * refused before (429), so this costs at most that many reads a minute per address. Failing to record
+ * does not change the answer: it is still 401.
+ */
+export async function recordingRefusedKeys<T>(
+  req: Request,
+  deps: { ctx: Context; logger: Logger },
+  action: Action,
+  handle: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await handle();
+  } catch (err) {
+    const key = bearer(req);
+    const parsed = key ? parseKey(key) : undefined;
+    if (err instanceof ServiceError && err.code === 'unauthorized' && parsed) {
+      const caller = { agentId: parsed.agentId, keyDigest: parsed.digest };
+      await recordRefusedKey(deps.ctx, caller, action, req.json).catch((failure: unknown) =>
+        deps.logger.warn('a refused key was not recorded', { request_id: req.id, error: String(failure) }),
+      );
+    }
+    throw err;
+  }
 }
 
 async function identify(req: Request, deps: AuthDeps): Promise<{ caller: Caller; view: AgentView }> {

@@ -115,6 +115,70 @@ describe('failed authentication, per client address', () => {
   });
 });
 
+/** An invitation code in our format, checksum right, that the operator never issued. */
+function forgedCode(groupId: string): string {
+  const body = `inv_${bs58.encode(Buffer.concat([bs58.decode(groupId), randomBytes(32), randomBytes(16)]))}`;
+  return `${body}_${crc32(body).toString(16).padStart(8, '0')}`;
+}
+
+describe('an invitation code past the address’s allowance of failures', () => {
+  let fleet: World;
+  beforeAll(async () => {
+    fleet = await startWorld({ unauthenticatedRateLimitPerMinute: 3 });
+  });
+  afterAll(async () => fleet.close());
+
+  const invite = async () =>
+    (
+      await fleet.client.call<{ invitation_code: string; agent_wallet_pda: string }>(
+        'POST',
+        `/api/v1/orchestrator/groups/${fleet.groupId}/invitations`,
+        { token: fleet.operator.token, body: {} },
+      )
+    ).body;
+
+  it('a right one registers whatever others at that address did (both contracts); wrong ones stay refused 429', async () => {
+    const first = await invite();
+    const second = await invite();
+    for (let i = 0; i < 4; i++)
+      await fleet.client.call('POST', '/api/v1/register', {
+        body: { invitation_code: forgedCode(fleet.groupId) },
+      });
+    for (const invitation_code of ['inv_nope_00000000', forgedCode(fleet.groupId)]) {
+      const wrong = await fleet.client.call('POST', '/api/v1/register', { body: { invitation_code } });
+      expect({ status: wrong.status, error: wrong.body.error }).toEqual({
+        status: 429,
+        error: 'rate_limited',
+      });
+    }
+
+    const reg = await fleet.client.call<{ api_key: string; agent_wallet_pda: string }>(
+      'POST',
+      '/api/v1/register',
+      {
+        body: { invitation_code: first.invitation_code },
+      },
+    );
+    expect({ status: reg.status, agent: reg.body.agent_wallet_pda }).toEqual({
+      status: 200,
+      agent: first.agent_wallet_pda,
+    });
+    expect((await fleet.client.call('GET', '/api/v1/limits', { token: reg.body.api_key })).status).toBe(200);
+    const variant = await fleet.client.call('POST', '/v1/agents/register', {
+      body: { invitation_code: second.invitation_code },
+    });
+    expect({ status: variant.status, agent: variant.body.agent_wallet_pda }).toEqual({
+      status: 200,
+      agent: second.agent_wallet_pda,
+    });
+    // Redeemed, a code is a wrong one: refused for the address again.
+    const again = await fleet.client.call('POST', '/api/v1/register', {
+      body: { invitation_code: first.invitation_code },
+    });
+    expect(again.status).toBe(429);
+  });
+});
+
 describe('a key the views do not accept', () => {
   it('is refused without reading the agent’s stream from the log', async () => {
     const agent = await world.agent({}, 0);

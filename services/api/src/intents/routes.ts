@@ -11,7 +11,7 @@ import {
   type SpendKind,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
-import { authenticateAgent } from '../http/auth';
+import { authenticateAgent, recordingRefusedKeys } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
 
 function headerKey(value: string | undefined): string | undefined {
@@ -26,13 +26,15 @@ function headerKey(value: string | undefined): string | undefined {
 export function intentRoutes(deps: ApiDeps): Router {
   const router = Router();
   for (const kind of Object.values(SPEND_KINDS) as SpendKind<{ idempotency_key: string }>[]) {
-    router.post(`/${kind.action}`, async (req, res) => {
-      const { caller } = await authenticateAgent(req, deps);
-      const body = bodyOf<{ idempotency_key: string }>(req, kind.requestSchema);
-      idempotencyKeyOf(headerKey(req.header('idempotency-key')), body.idempotency_key);
-      const answer = await spend(deps.ctx, deps.waiter, caller, kind, body);
-      send(res, answer.status, answer.body, kind.responseSchema, deps);
-    });
+    router.post(`/${kind.action}`, (req, res) =>
+      recordingRefusedKeys(req, deps, kind.action, async () => {
+        const { caller } = await authenticateAgent(req, deps);
+        const body = bodyOf<{ idempotency_key: string }>(req, kind.requestSchema);
+        idempotencyKeyOf(headerKey(req.header('idempotency-key')), body.idempotency_key);
+        const answer = await spend(deps.ctx, deps.waiter, caller, kind, body);
+        send(res, answer.status, answer.body, kind.responseSchema, deps);
+      }),
+    );
   }
   router.post('/intents/simulate', async (req, res) => {
     const { caller } = await authenticateAgent(req, deps);

@@ -6,14 +6,15 @@ import { bodyOf, send } from '../http/middleware';
 
 /**
  * POST /register: an invitation code for an API key, shown once, answered once the read views hold
- * the key (at most VIEW_WAIT_MS). A wrong code is a failed authentication: counted per client
- * address, and an address over its allowance is refused (429) before the code is looked up.
+ * the key (at most VIEW_WAIT_MS). A wrong code is a failed authentication, counted per client
+ * address; past the address's allowance a wrong code is answered 429 (one that is not even well
+ * formed before any lookup). A right code registers whatever others at that address did: it carries
+ * 128 random bits, so no guessing run finds one, and agents of a fleet share one egress address.
  */
 export function onboardingRoutes(deps: ApiDeps): Router {
   const router = Router();
   router.post('/register', async (req, res) => {
     const body = bodyOf<RegisterRequest>(req, 'RegisterRequest');
-    await deps.clientLimit.check(req);
     const { result, last } = await collectAppends(() => register(deps.ctx, body.invitation_code));
     const { agent_wallet_pda, api_key } = result;
     // Answered once the views have the new key (boundedly), so it works at once on every API instance.

@@ -18,7 +18,7 @@ import {
   type VariantWebhookRequest,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
-import { authenticateAgent } from '../http/auth';
+import { authenticateAgent, recordingRefusedKeys } from '../http/auth';
 import { bodyOf, send } from '../http/middleware';
 import { variantReadRoutes } from './reads';
 import { simulateVariant } from './simulate';
@@ -33,7 +33,7 @@ export function variantRoutes(deps: ApiDeps): Router {
 
   router.post('/agents/register', async (req, res) => {
     const body = bodyOf<VariantRegisterRequest>(req, 'VariantRegisterRequest');
-    await deps.clientLimit.check(req);
+    // As POST /api/v1/register: a right code registers past the address's allowance of failures.
     const r = await register(deps.ctx, body.invitation_code);
     res.setHeader('cache-control', 'no-store');
     const answer = {
@@ -50,13 +50,15 @@ export function variantRoutes(deps: ApiDeps): Router {
   });
 
   for (const kind of VARIANT_SPENDS as SpendKind<{ idempotency_key: string }>[]) {
-    router.post(`/${kind.action}`, async (req, res) => {
-      const { caller } = await authenticateAgent(req, deps);
-      const body = bodyOf<object>(req, kind.requestSchema);
-      const idempotency_key = variantIdempotencyKey(req.header('idempotency-key'));
-      const answer = await spend(deps.ctx, deps.waiter, caller, kind, { ...body, idempotency_key });
-      send(res, answer.status, answer.body, kind.responseSchema, deps);
-    });
+    router.post(`/${kind.action}`, (req, res) =>
+      recordingRefusedKeys(req, deps, kind.action, async () => {
+        const { caller } = await authenticateAgent(req, deps);
+        const body = bodyOf<object>(req, kind.requestSchema);
+        const idempotency_key = variantIdempotencyKey(req.header('idempotency-key'));
+        const answer = await spend(deps.ctx, deps.waiter, caller, kind, { ...body, idempotency_key });
+        send(res, answer.status, answer.body, kind.responseSchema, deps);
+      }),
+    );
   }
 
   router.post('/intents/simulate', async (req, res) => {

@@ -17,4 +17,5 @@ export { depositKind, swapKind, transferDryRun, transferKind, withdrawKind };
 export { spend, simulate, dryRun, type Answer, type DryRunAsk } from './pipeline';
 export { BuildRefused, type Ask, type Built, type IntentOf, type SpendKind } from './kind';
 export { quoteOrUnavailable } from './quotes';
+export { recordRefusedKey } from './refused';
 export { valueInBase } from './valuation';

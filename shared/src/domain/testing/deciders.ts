@@ -2,7 +2,13 @@
  * The deciders of the domain in the shape `DeciderSpecification.for` takes: a command and the state its
  * stream's events fold into, in; new events, out.
  */
-import { decideChangeLimits, evolveAgent, initialAgentState, type AgentState } from '../agent';
+import {
+  decideChangeLimits,
+  decideKeyRefused,
+  evolveAgent,
+  initialAgentState,
+  type AgentState,
+} from '../agent';
 import { decideSettleBudget, evolveBudget, initialBudgetState, type BudgetState } from '../budget';
 import type { AgentEvent, BudgetEvent, GroupEvent } from '../events';
 import {
@@ -34,6 +40,13 @@ export const settleIntent = {
 /** An operator's change of an agent's limits. */
 export const changeLimits = {
   decide: decideChangeLimits,
+  evolve: evolveAgent,
+  initialState: initialAgentState,
+};
+
+/** A spend refused for a key the agent may no longer use, on the agent's stream. */
+export const keyRefused = {
+  decide: decideKeyRefused,
   evolve: evolveAgent,
   initialState: initialAgentState,
 };
