@@ -36,13 +36,16 @@ export async function call(
   body?: unknown,
   token?: string,
 ): Promise<Record<string, unknown>> {
-  const res = await fetch(`${g.url.replace(/\/$/, '')}/api/v1${path}`, {
+  const url = `${g.url.replace(/\/$/, '')}/api/v1${path}`;
+  const res = await fetch(url, {
     method,
     headers: {
       ...(body !== undefined && { 'content-type': 'application/json' }),
       ...(token && { authorization: `Bearer ${token}` }),
     },
     ...(body !== undefined && { body: JSON.stringify(body) }),
+  }).catch((err: unknown) => {
+    throw new Error(unreachable(g.url, err));
   });
   const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) {
@@ -57,6 +60,16 @@ export async function call(
     );
   }
   return answer;
+}
+
+/** No answer at all: which URL was tried, why it failed, and how to point the CLI elsewhere. */
+function unreachable(url: string, err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const why = cause instanceof Error ? cause.message || cause.name : String(cause);
+  return (
+    `cannot reach the service at ${url} (${why}). Is it running there? ` +
+    'Point the CLI at it with --url <url> or the TOKENOPS_URL environment variable.'
+  );
 }
 
 async function signIn(g: Global): Promise<string> {
@@ -105,6 +118,28 @@ export interface Cli {
     render?: (answer: R, ...args: A) => string,
   ): (...args: A) => Promise<void>;
 }
+
+interface GroupList {
+  groups: {
+    group_config_pda: string;
+    created_at: string;
+    agents: number;
+    whitelist_entries: number;
+    default_limits: { per_tx_limit: string; daily_limit: string; hourly_tx_cap: number };
+  }[];
+}
+
+/** One line per group. */
+const groupLines = ({ groups }: GroupList): string =>
+  groups.length === 0
+    ? 'no groups yet (create one with: tokenops group create)'
+    : groups
+        .map(
+          (x) =>
+            `${x.group_config_pda}  created ${x.created_at}  agents ${x.agents}  allow-list ${x.whitelist_entries}` +
+            `  per-tx ${x.default_limits.per_tx_limit} daily ${x.default_limits.daily_limit} hourly ${x.default_limits.hourly_tx_cap}`,
+        )
+        .join('\n');
 
 const limitOptions = (c: Command) =>
   c
@@ -175,8 +210,17 @@ export function program(): Command {
     ),
   );
   group
+    .command('list')
+    .description('the groups you own: id, creation time, agents, allow-list entries, default limits')
+    .action(
+      authed(
+        async (token) => call(g(), 'GET', '/orchestrator/groups', undefined, token),
+        (answer) => groupLines(answer as unknown as GroupList),
+      ),
+    );
+  group
     .command('show')
-    .description('a group: defaults, agents, allow-list')
+    .description("a group: defaults, agents (status, limits), allow-list (each budget's use)")
     .argument('<group>')
     .action(
       authed(async (token, id: string) => call(g(), 'GET', `/orchestrator/groups/${id}`, undefined, token)),

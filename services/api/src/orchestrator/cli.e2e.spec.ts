@@ -1,26 +1,31 @@
 /** The operator CLI, run as a process against the service, as an operator would. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { generateSigner } from '@tokenops/shared';
 import { startWorld, type World } from '../testing/harness';
+import { freePort } from '../testing/topology';
 
 const run = promisify(execFile);
 const BIN = join(__dirname, '../../bin/tokenops.js');
 let world: World;
 let keypair: string;
-const cli = async (...args: string[]) =>
-  (
-    await run(process.execPath, [BIN, '--url', world.service.url, '--keypair', keypair, ...args], {
-      env: { ...process.env, NODE_OPTIONS: '' },
-    })
-  ).stdout;
+const cliAt = (url: string, wallet: string, ...args: string[]) =>
+  run(process.execPath, [BIN, '--url', url, '--keypair', wallet, ...args], {
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+const cli = async (...args: string[]) => (await cliAt(world.service.url, keypair, ...args)).stdout;
+/** Another operator's keypair file, in the Solana CLI's format (as keygen writes it). */
+let lister: string;
 
 beforeAll(async () => {
   world = await startWorld();
   keypair = join(mkdtempSync(join(tmpdir(), 'cli-')), 'operator.json');
+  lister = join(dirname(keypair), 'lister.json');
+  const s = generateSigner();
+  writeFileSync(lister, JSON.stringify([...s.seed, ...s.publicKey]), { mode: 0o600 });
 });
 afterAll(async () => world.close());
 
@@ -68,6 +73,29 @@ it('creates a group, allow-lists a recipient, invites an agent whose code regist
   };
   expect(asJson.group_config_pda).toBe(group.group_config_pda);
 }, 60_000);
+
+it("lists the operator's own groups, one line each", async () => {
+  const mine = JSON.parse(
+    (await cliAt(world.service.url, lister, '--json', 'group', 'create', '--daily', '70')).stdout,
+  ) as { group_config_pda: string };
+  const listed = (await cliAt(world.service.url, lister, 'group', 'list')).stdout;
+  expect(listed.trim().split('\n')).toHaveLength(1);
+  expect(listed.split('\n').find((line) => line.startsWith(mine.group_config_pda))).toMatch(
+    /created \S+ +agents 0 +allow-list 1 +per-tx \S+ daily 70 hourly \d+$/,
+  );
+  // The world's group belongs to another wallet: not listed.
+  expect(listed).not.toContain(world.groupId);
+}, 60_000);
+
+it('names the URL it tried, and the setting that changes it, when nothing answers there', async () => {
+  const nowhere = `http://127.0.0.1:${await freePort()}`;
+  const failed = cliAt(nowhere, lister, 'tokens');
+  await expect(failed).rejects.toMatchObject({ code: 1 });
+  const { stderr } = (await failed.catch((e: unknown) => e)) as { stderr: string };
+  expect(stderr).toContain(`cannot reach the service at ${nowhere}`);
+  expect(stderr).toMatch(/ECONNREFUSED/);
+  expect(stderr).toMatch(/--url <url> or the TOKENOPS_URL environment variable/);
+}, 30_000);
 
 it('says what is wrong, in one line, with exit code 1', async () => {
   await expect(cli('group', 'show', generateSigner().address)).rejects.toMatchObject({
