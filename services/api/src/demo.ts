@@ -12,6 +12,7 @@ import {
   createGroup,
   generateSigner,
   invite,
+  streams,
   type Context,
 } from '@tokenops/shared';
 
@@ -26,9 +27,18 @@ export interface Demo {
   invitation_code: string;
 }
 
-export async function ensureDemo(ctx: Context, dataDir: string): Promise<{ demo: Demo; created: boolean }> {
+/** Whether the demo's invitation code still registers the agent: not once redeemed, nor past its expiry. */
+export type InvitationState = 'usable' | 'redeemed' | 'expired';
+
+export async function ensureDemo(
+  ctx: Context,
+  dataDir: string,
+): Promise<{ demo: Demo; created: boolean; invitation: InvitationState }> {
   const file = join(dataDir, 'demo.json');
-  if (existsSync(file)) return { demo: JSON.parse(readFileSync(file, 'utf8')) as Demo, created: false };
+  if (existsSync(file)) {
+    const demo = JSON.parse(readFileSync(file, 'utf8')) as Demo;
+    return { demo, created: false, invitation: await invitationState(ctx, demo) };
+  }
   const operator = generateSigner();
   const keypairFile = join(dataDir, 'demo-operator.json');
   // The Solana CLI keypair format: 64 bytes, the seed then the public key.
@@ -61,7 +71,15 @@ export async function ensureDemo(ctx: Context, dataDir: string): Promise<{ demo:
     invitation_code: invitation.invitation_code,
   };
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
-  return { demo, created: true };
+  return { demo, created: true, invitation: 'usable' };
+}
+
+async function invitationState(ctx: Context, demo: Demo): Promise<InvitationState> {
+  const agent = await ctx.agents.load(streams.agent(demo.agent_wallet_pda));
+  if (agent.state.status !== 'unregistered') return 'redeemed';
+  const group = await ctx.groups.load(streams.group(demo.group_config_pda));
+  const expiresAt = group.state.invitations.get(demo.agent_wallet_pda)?.expiresAt ?? 0;
+  return expiresAt > ctx.now() ? 'usable' : 'expired';
 }
 
 export function demoInstructions(
@@ -69,8 +87,26 @@ export function demoInstructions(
   demo: Demo,
   created: boolean,
   tokens: readonly { symbol: string; mint: string }[],
+  invitation: InvitationState = 'usable',
 ): string {
   const mint = (symbol: string) => tokens.find((t) => t.symbol === symbol)?.mint ?? '';
+  const tokenops = `npx tokenops --url ${url} --keypair ${demo.operator_keypair}`;
+  const register =
+    invitation === 'usable'
+      ? [
+          'Register the agent (the invitation works once) and keep the api_key it prints:',
+          `  curl -s ${url}/api/v1/register -H 'content-type: application/json' -d '{"invitation_code":"${demo.invitation_code}"}'`,
+        ]
+      : [
+          invitation === 'redeemed'
+            ? `The demo invitation is redeemed: the agent registered and got its api_key then (shown once).`
+            : `The demo invitation expired before anyone redeemed it.`,
+          'A new api_key for the demo agent (the old one stops working):',
+          ...(invitation === 'redeemed' ? [`  ${tokenops} rotate-key ${demo.agent_wallet_pda}`] : []),
+          'Or invite another agent into the demo group; it prints a new invitation code to register with:',
+          `  ${tokenops} invite ${demo.group_config_pda}`,
+          `  curl -s ${url}/api/v1/register -H 'content-type: application/json' -d '{"invitation_code":"<the new code>"}'`,
+        ];
   return [
     '',
     created
@@ -81,8 +117,7 @@ export function demoInstructions(
     `  agent wallet      ${demo.agent_wallet_pda} (funded with 1,000 USDC)`,
     `  recipient         ${demo.recipient} (allow-listed, budget 500 USDC, 30 days)`,
     '',
-    'Register the agent (the invitation works once) and keep the api_key it prints:',
-    `  curl -s ${url}/api/v1/register -H 'content-type: application/json' -d '{"invitation_code":"${demo.invitation_code}"}'`,
+    ...register,
     '',
     'Transfer 12.5 USDC to the recipient:',
     `  curl -s ${url}/api/v1/transfer -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"to":"${demo.recipient}","amount":12.5,"idempotency_key":"demo-1"}'`,
@@ -98,7 +133,7 @@ export function demoInstructions(
           '',
         ]
       : []),
-    'Read the balances, the limits and the history:',
+    'Read the balances, the limits and the history (it lists transfers and swaps; deposits and withdrawals show in the balance):',
     `  curl -s ${url}/api/v1/balance -H "authorization: Bearer $API_KEY"`,
     `  curl -s ${url}/api/v1/limits -H "authorization: Bearer $API_KEY"`,
     `  curl -s ${url}/api/v1/history -H "authorization: Bearer $API_KEY"`,

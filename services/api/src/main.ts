@@ -44,8 +44,8 @@ async function main(): Promise<void> {
     ...(service.metricsUrl && { metrics_url: service.metricsUrl }),
   });
   if (config.demo) {
-    const { demo, created } = await ensureDemo(service.ctx, config.dataDir);
-    console.log(demoInstructions(service.url, demo, created, service.ctx.chain.tokens));
+    const { demo, created, invitation } = await ensureDemo(service.ctx, config.dataDir);
+    console.log(demoInstructions(service.url, demo, created, service.ctx.chain.tokens, invitation));
   }
   let stopping = false;
   const stop = async (signal: string) => {
