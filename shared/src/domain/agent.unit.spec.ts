@@ -420,6 +420,18 @@ describe('a spend refused for its key', () => {
       );
   });
 
+  it('only a recorded key refusal holds the next one back: a policy block a moment before does not', () => {
+    const refusal = blocked('')[0] as Extract<AgentEvent, { type: 'intent.blocked' }>;
+    const policyBlock: AgentEvent = {
+      type: 'intent.blocked',
+      data: { ...refusal.data, code: 'per_tx_limit_exceeded' },
+    };
+    DeciderSpecification.for(keyRefused)
+      .given([registered(AGENT_A), policyBlock, revoked(T0 + SECOND)])
+      .when(attempt(API_KEY, T0 + 2 * SECOND))
+      .then(blocked('The agent is revoked; its key no longer moves anything.', T0 + 2 * SECOND));
+  });
+
   it('a rotated agent still knows every key it held; an unregistered one none', () => {
     const state = foldAgent([registered(AGENT_A), rotatedTo('second')]);
     expect(heldKey(state, secretDigest(API_KEY))).toBe(true);

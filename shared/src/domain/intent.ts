@@ -326,6 +326,8 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
 export interface Simulation {
   would_succeed: boolean;
   reason?: BlockCode;
+  /** What the real decision would tell the agent, with `reason`. */
+  message?: string;
   daily_remaining: Big;
   hourly_tx_remaining: number;
   estimated_fee: Big;
@@ -343,7 +345,7 @@ export function simulateIntent(
   const evaluation = evaluateIntent({ ...cmd, action: cmd.action ?? 'transfer' }, state);
   return {
     would_succeed: evaluation.failure === undefined,
-    ...(evaluation.failure !== undefined && { reason: evaluation.failure }),
+    ...(evaluation.failure !== undefined && { reason: evaluation.failure, message: evaluation.message }),
     daily_remaining: evaluation.daily_remaining,
     hourly_tx_remaining: evaluation.hourly_tx_remaining,
     estimated_fee: evaluation.fee?.protocol_fee ?? new Big(0),

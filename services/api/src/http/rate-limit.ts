@@ -70,6 +70,8 @@ export class AgentRateLimit {
  * failure counts one; past `perMinute` failures in a minute, the address is answered 429
  * rate_limited (with Retry-After) for the rest of the minute on the routes that authenticate, before
  * any lookup: a guessing run costs the service at most `perMinute` lookups a minute per address.
+ * Registration is the exception: a well-formed invitation code is looked up past the limit (a right
+ * one registers whatever others at that address did; a wrong one is answered 429 all the same).
  * Requests that authenticate are not counted here (they have the per-agent limit), so agents behind
  * one address are not refused for being many. In Redis across instances (server), in process
  * (embedded). The counter's key carries the limit, so instances configured alike share one count.

@@ -206,6 +206,13 @@ describe('a transfer to the agent’s own wallet', () => {
       'recipient_invalid',
       message,
     );
+    const sim = await world.client.call('POST', '/v1/intents/simulate', {
+      token: agent.key,
+      body: { type: 'transfer', recipient: agent.id, amount: 1 },
+    });
+    expect(sim.body).toEqual(
+      expect.objectContaining({ would_succeed: false, reason: { code: 'recipient_invalid', message } }),
+    );
   });
 });
 

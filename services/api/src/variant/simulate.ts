@@ -49,6 +49,8 @@ export function simulationAnswer(sim: Simulation) {
       hourly_ok: ok('hourly'),
     },
     fee_preview: sim.estimated_fee,
-    ...(sim.reason !== undefined && { reason: variantErrorBody(new ServiceError(sim.reason)).error }),
+    ...(sim.reason !== undefined && {
+      reason: variantErrorBody(new ServiceError(sim.reason, sim.message)).error,
+    }),
   };
 }
