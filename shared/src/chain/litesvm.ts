@@ -34,6 +34,7 @@ import {
   type Signature,
   type Transaction,
 } from '@solana/kit';
+import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import bs58 from 'bs58';
@@ -41,6 +42,7 @@ import type { Token } from '../domain/tokens';
 import { inSpan } from '../tracing/spans';
 import type { Signer } from './keys';
 import { StateJournal, type JournalEntry } from './journal';
+import { TRANSACTION_ERRORS, transactionErrorJson, type TransactionErrorJson } from './transaction-error';
 import { TransactionHistory, transactionView, type AccountReader, type Captured } from './history';
 import {
   readIncomingPayments,
@@ -75,6 +77,24 @@ export interface LiteSvmChainOptions {
   history?: number;
 }
 
+export interface SimulateOptions {
+  /** Check the signatures (a validator's `sigVerify`). */
+  sigVerify: boolean;
+  /** Run it as if its blockhash were the latest (`replaceRecentBlockhash`). */
+  replaceBlockhash: boolean;
+}
+
+/** What a simulation tells: the fields of simulateTransaction's answer, and the accounts it left. */
+export interface ChainSimulation {
+  /** The transaction's error as Solana's RPC writes it (`"BlockhashNotFound"`, `{InstructionError: [0, {Custom: 1}]}`), or null. */
+  err: TransactionErrorJson | null;
+  logs: string[];
+  unitsConsumed: bigint;
+  returnData: { programId: string; data: Uint8Array } | null;
+  /** The accounts as the transaction left them (none when it failed). */
+  accounts: ReadonlyMap<string, EncodedAccount>;
+}
+
 export interface ChainNodeBackend {
   blockhash(): string;
   slot(): bigint;
@@ -83,8 +103,14 @@ export interface ChainNodeBackend {
   /** Executes a transaction; throws ChainFailure when it fails. */
   send(transaction: Transaction): Promise<void>;
   status(signature: string): Promise<SignatureStatus>;
-  airdrop(address: string, lamports: bigint): Promise<void>;
+  /** Pays `lamports` to `address` from the runtime's airdrop account; resolves to the transaction's signature. */
+  airdrop(address: string, lamports: bigint): Promise<string>;
+  /** Runs a transaction without keeping anything it changed (simulateTransaction). */
+  simulate(transaction: Transaction, options: SimulateOptions): ChainSimulation;
   rentExemption(space: bigint): bigint;
+  /** A hash naming this chain: the same for one seed across restarts and machines. */
+  genesisHash(): string;
+  epochInfo(): { epoch: bigint; slotIndex: bigint; slotsInEpoch: bigint; transactionCount: number };
   /** Moves the clock forward; returns the new unix timestamp. */
   warp(seconds: bigint): Promise<bigint>;
   /** The transactions that ran, by account (absent when the chain keeps no history). */
@@ -118,6 +144,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   private unsaved: string[] = [];
   private sinceRotation = 0;
   private readonly history: TransactionHistory | undefined;
+  private readonly genesisHash: string;
 
   private constructor(
     private readonly svm: LiteSVM,
@@ -128,6 +155,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     this.payer = fixtures.payer;
     this.authority = fixtures.authority;
     this.treasury = fixtures.treasury.address;
+    this.genesisHash = bs58.encode(createHash('sha256').update(`genesis ${fixtures.payer.address}`).digest());
     this.tokens = localTokens(fixtures);
     this.mintable_ = new Map(fixtures.mints.map((m) => [m.mint, m.decimals]));
     if (options.history)
@@ -338,8 +366,49 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   }
 
   async fund(address: string, amount: bigint): Promise<void> {
-    this.svm.airdrop(address as Address, lamports(amount));
+    this.airdrop(address, amount);
+  }
+
+  /** An airdrop's transaction lands in the ledger like any other: its signature's status is known. */
+  private airdrop(address: string, amount: bigint): string {
+    const result = this.svm.airdrop(address as Address, lamports(amount));
+    if (!result || result instanceof FailedTransactionMetadata)
+      throw new ChainFailure(
+        result ? describe(result.err()) : 'the airdrop did not run',
+        result?.meta().logs(),
+      );
+    const signature = bs58.encode(result.signature());
+    this.ledger.set(signature, 'confirmed');
+    this.unsaved.push(`${signature} confirmed`);
     this.changed({ airdrop: [address, amount.toString()] });
+    return signature;
+  }
+
+  /**
+   * Runs a transaction as it would run now and keeps nothing: with `sigVerify` false its signatures
+   * are not checked, with `replaceBlockhash` its blockhash counts as the latest (a validator's
+   * replaceRecentBlockhash). The runtime's own checks are back on before it returns.
+   */
+  private simulate(transaction: Transaction, options: SimulateOptions): ChainSimulation {
+    this.svm.withSigverify(options.sigVerify).withBlockhashCheck(!options.replaceBlockhash);
+    const result = (() => {
+      try {
+        return this.svm.simulateTransaction(transaction);
+      } finally {
+        this.svm.withSigverify(true).withBlockhashCheck(true);
+      }
+    })();
+    const meta = result.meta();
+    const returned = meta.returnData();
+    const data = returned.data();
+    const failed = result instanceof FailedTransactionMetadata;
+    return {
+      err: failed ? transactionErrorJson(result.err()) : null,
+      logs: meta.logs(),
+      unitsConsumed: meta.computeUnitsConsumed(),
+      returnData: data.length > 0 ? { programId: bs58.encode(returned.programId()), data } : null,
+      accounts: new Map(failed ? [] : result.postAccounts().map((a) => [a.address as string, a])),
+    };
   }
 
   async clock(): Promise<bigint> {
@@ -464,8 +533,14 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
         });
       },
       status: (signature) => this.status(signature),
-      airdrop: (address, amount) => this.fund(address, amount),
+      airdrop: async (address, amount) => this.airdrop(address, amount),
+      simulate: (transaction, options) => this.simulate(transaction, options),
       rentExemption: (space) => this.svm.minimumBalanceForRentExemption(space),
+      genesisHash: () => this.genesisHash,
+      epochInfo: () => ({
+        ...epochOf(this.svm.getClock().slot, this.svm.getEpochSchedule()),
+        transactionCount: this.ledger.size,
+      }),
       warp: (seconds) => this.warp(seconds),
       ...(this.history && { history: this.history }),
     };
@@ -513,15 +588,35 @@ function accountReader(svm: LiteSVM): AccountReader {
   };
 }
 
-/** LiteSVM's fieldless transaction errors, by their enum value (litesvm/dist/internal.d.ts). */
-const FIELDLESS =
-  'AccountInUse AccountLoadedTwice AccountNotFound ProgramAccountNotFound InsufficientFundsForFee InvalidAccountForFee AlreadyProcessed BlockhashNotFound CallChainTooDeep MissingSignatureForFee InvalidAccountIndex SignatureFailure InvalidProgramForExecution SanitizeFailure ClusterMaintenance AccountBorrowOutstanding WouldExceedMaxBlockCostLimit UnsupportedVersion InvalidWritableAccount WouldExceedMaxAccountCostLimit WouldExceedAccountDataBlockLimit TooManyAccountLocks AddressLookupTableNotFound InvalidAddressLookupTableOwner InvalidAddressLookupTableData InvalidAddressLookupTableIndex InvalidRentPayingAccount WouldExceedMaxVoteCostLimit WouldExceedAccountDataTotalLimit MaxLoadedAccountsDataSizeExceeded ResanitizationNeeded InvalidLoadedAccountsDataSizeLimit UnbalancedTransaction ProgramCacheHitMaxLimit CommitCancelled'.split(
-    ' ',
-  );
+/**
+ * The epoch of `slot`, its index in it and the epoch's length, as Solana's EpochSchedule computes them:
+ * while warming up, epochs start at 32 slots and double; from `firstNormalSlot` on, each is as long.
+ */
+export function epochOf(
+  slot: bigint,
+  schedule: { slotsPerEpoch: bigint; warmup: boolean; firstNormalEpoch: bigint; firstNormalSlot: bigint },
+): { epoch: bigint; slotIndex: bigint; slotsInEpoch: bigint } {
+  const MINIMUM = 32n;
+  if (schedule.warmup && slot < schedule.firstNormalSlot) {
+    let slotsInEpoch = MINIMUM;
+    let epoch = 0n;
+    while (slot >= 2n * slotsInEpoch - MINIMUM) {
+      slotsInEpoch *= 2n;
+      epoch += 1n;
+    }
+    return { epoch, slotIndex: slot - (slotsInEpoch - MINIMUM), slotsInEpoch };
+  }
+  const normal = slot - schedule.firstNormalSlot;
+  return {
+    epoch: schedule.firstNormalEpoch + normal / schedule.slotsPerEpoch,
+    slotIndex: normal % schedule.slotsPerEpoch,
+    slotsInEpoch: schedule.slotsPerEpoch,
+  };
+}
 
 /** A readable error: "AlreadyProcessed", or "instruction 2: custom program error: 0x1". */
 function describe(err: unknown): string {
-  if (typeof err === 'number') return FIELDLESS[err] ?? `TransactionError ${err}`;
+  if (typeof err === 'number') return TRANSACTION_ERRORS[err] ?? `TransactionError ${err}`;
   const text = String(err);
   const custom = /Custom\((\d+)\)/.exec(text);
   const index = /InstructionError\((\d+)/.exec(text)?.[1] ?? (err as { index?: number }).index;

@@ -16,7 +16,7 @@
  * (the URL with ws://, as a provider behind a proxy serves it) and, with `wsPort`, on that port too:
  * a validator serves it on the RPC port + 1, where web3.js looks by default.
  */
-import { getTransactionDecoder } from '@solana/kit';
+import { getTransactionDecoder, type EncodedAccount, type Transaction } from '@solana/kit';
 import bs58 from 'bs58';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -95,15 +95,8 @@ export async function serveChainRpc(
       context: context(),
       value: (addresses as string[]).map((a) => accountJson(backend, a)),
     }),
-    sendTransaction: async ([encoded, config]) => {
-      const encoding = (config as { encoding?: string } | undefined)?.encoding ?? 'base58';
-      if (encoding !== 'base64') throw new RpcError(-32602, 'only base64 encoded transactions are accepted');
-      let transaction;
-      try {
-        transaction = decoder.decode(Buffer.from(encoded as string, 'base64'));
-      } catch {
-        throw new RpcError(-32602, 'failed to deserialize the transaction');
-      }
+    sendTransaction: async ([encoded, options]) => {
+      const transaction = decodeTransaction(encoded, config(options).encoding);
       const signature = bs58.encode(Object.values(transaction.signatures)[0] ?? new Uint8Array(64));
       // The accounts it touches, for those who watch accounts (logsSubscribe).
       const accounts = pubsub.watchingAccounts
@@ -125,6 +118,66 @@ export async function serveChainRpc(
         throw err;
       }
       return signature;
+    },
+    simulateTransaction: ([encoded, options]) => {
+      const c = config(options);
+      const transaction = decodeTransaction(encoded, c.encoding);
+      const sigVerify = c.sigVerify === true;
+      const replaceBlockhash = c.replaceRecentBlockhash === true;
+      if (sigVerify && replaceBlockhash)
+        throw new RpcError(-32602, 'sigVerify may not be used with replaceRecentBlockhash');
+      const wanted = config(c.accounts);
+      const addresses = wanted.addresses ?? (c.accounts === undefined ? undefined : []);
+      if (addresses !== undefined) {
+        if (!Array.isArray(addresses) || !addresses.every((a) => typeof a === 'string' && isAddress(a)))
+          throw new RpcError(-32602, 'Invalid param: accounts.addresses must be base58 addresses');
+        const encoding = wanted.encoding ?? 'base64';
+        if (encoding !== 'base64')
+          throw new RpcError(
+            -32602,
+            `Invalid params: this node answers accounts in the base64 encoding only, not ${String(encoding)}`,
+          );
+      }
+      const result = backend.simulate(transaction as unknown as Transaction, { sigVerify, replaceBlockhash });
+      return {
+        context: context(),
+        value: {
+          err: result.err,
+          logs: result.logs,
+          accounts:
+            addresses === undefined
+              ? null
+              : (addresses as string[]).map((a) =>
+                  result.err === null
+                    ? encodedAccountJson(result.accounts.get(a) ?? backend.account(a))
+                    : null,
+                ),
+          unitsConsumed: Number(result.unitsConsumed),
+          returnData: result.returnData && {
+            programId: result.returnData.programId,
+            data: [Buffer.from(result.returnData.data).toString('base64'), 'base64'],
+          },
+          innerInstructions: null,
+          ...(replaceBlockhash && {
+            replacementBlockhash: {
+              blockhash: backend.blockhash(),
+              lastValidBlockHeight: Number(backend.slot()) + 150,
+            },
+          }),
+        },
+      };
+    },
+    getGenesisHash: () => backend.genesisHash(),
+    getEpochInfo: () => {
+      const { epoch, slotIndex, slotsInEpoch, transactionCount } = backend.epochInfo();
+      return {
+        absoluteSlot: Number(backend.slot()),
+        blockHeight: Number(backend.slot()),
+        epoch: Number(epoch),
+        slotIndex: Number(slotIndex),
+        slotsInEpoch: Number(slotsInEpoch),
+        transactionCount,
+      };
     },
     getSignatureStatuses: async ([signatures]) => ({
       context: context(),
@@ -188,8 +241,13 @@ export async function serveChainRpc(
       return (await backend.warp(by)).toString();
     },
     requestAirdrop: async ([address, lamports]) => {
-      await backend.airdrop(address as string, BigInt(lamports as number));
-      return '1111111111111111111111111111111111111111111111111111111111111111';
+      if (typeof address !== 'string' || !isAddress(address))
+        throw new RpcError(-32602, 'Invalid param: Invalid');
+      if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0)
+        throw new RpcError(-32602, 'Invalid param: lamports must be a positive whole number');
+      const signature = await backend.airdrop(address, BigInt(lamports));
+      void pubsub.processed(signature, pubsub.watchingAccounts ? [address] : undefined);
+      return signature;
     },
   };
 
@@ -311,8 +369,24 @@ function transactionJson(tx: LandedTransaction, maxVersion: unknown) {
   };
 }
 
+/** A transaction from its wire bytes, as sendTransaction and simulateTransaction take it (base58 unless told). */
+function decodeTransaction(encoded: unknown, encoding: unknown = 'base58') {
+  if (typeof encoded !== 'string')
+    throw new RpcError(-32602, 'Invalid params: the transaction must be a string');
+  if (encoding !== 'base64' && encoding !== 'base58')
+    throw new RpcError(-32602, `Invalid params: unknown encoding ${String(encoding)}`);
+  try {
+    return decoder.decode(encoding === 'base64' ? Buffer.from(encoded, 'base64') : bs58.decode(encoded));
+  } catch {
+    throw new RpcError(-32602, 'failed to deserialize the transaction');
+  }
+}
+
 function accountJson(backend: ChainNodeBackend, address: string) {
-  const account = backend.account(address);
+  return encodedAccountJson(backend.account(address));
+}
+
+function encodedAccountJson(account: EncodedAccount | null) {
   if (!account) return null;
   return {
     data: [Buffer.from(account.data).toString('base64'), 'base64'],
