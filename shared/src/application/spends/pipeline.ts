@@ -245,7 +245,7 @@ function answerFor<Req extends SpendRequest>(
 /** What the agent's stream holds about one intent: its acceptance or its block, and its outcome. */
 interface IntentRecord {
   accepted?: IntentData;
-  blocked?: BlockCode;
+  blocked?: { code: BlockCode; message: string };
   outcome?: Outcome;
 }
 
@@ -255,7 +255,7 @@ async function intentRecord(ctx: Context, agentId: string, intentId: string): Pr
     const e = decodeEvent(recorded);
     if (!e || !('intent_id' in e.data) || e.data.intent_id !== intentId) continue;
     if (e.type === 'intent.accepted') record.accepted ??= e.data;
-    else if (e.type === 'intent.blocked') record.blocked ??= e.data.code;
+    else if (e.type === 'intent.blocked') record.blocked ??= e.data;
     else if (e.type === 'intent.confirmed' || e.type === 'intent.failed') record.outcome ??= e;
   }
   return record;
@@ -274,7 +274,7 @@ async function answerWhenSettled<Req extends SpendRequest>(
   const { ctx, waiter, caller, kind, stream, intentId } = run;
   if (known.blocked) {
     // Blocked, and the instance that decided it died before recording the answer: answer it now.
-    const err = new ServiceError(known.blocked);
+    const err = new ServiceError(known.blocked.code, known.blocked.message);
     return complete(ctx, stream, intentId, { status: err.status, body: err.toBody() });
   }
   const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
