@@ -169,7 +169,7 @@ export const VIEW_HEADERS = {
   },
   'X-Data-Lag-Ms': {
     description:
-      'On a stale answer: how long ago the write the views lack was recorded, in milliseconds (they are at least that far behind).',
+      'On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all).',
     schema: { type: 'integer', minimum: 0 },
   },
 } as const;

@@ -1024,7 +1024,7 @@ export interface operations {
                     "X-Data-Stale"?: "true" | "false";
                     /** @description On a stale answer: the log position the views include (opaque). */
                     "X-Data-Position"?: string;
-                    /** @description On a stale answer: how long ago the write the views lack was recorded, in milliseconds (they are at least that far behind). */
+                    /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
                     [name: string]: unknown;
                 };
@@ -1133,7 +1133,7 @@ export interface operations {
                     "X-Data-Stale"?: "true" | "false";
                     /** @description On a stale answer: the log position the views include (opaque). */
                     "X-Data-Position"?: string;
-                    /** @description On a stale answer: how long ago the write the views lack was recorded, in milliseconds (they are at least that far behind). */
+                    /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
                     [name: string]: unknown;
                 };
@@ -1244,7 +1244,7 @@ export interface operations {
                     "X-Data-Stale"?: "true" | "false";
                     /** @description On a stale answer: the log position the views include (opaque). */
                     "X-Data-Position"?: string;
-                    /** @description On a stale answer: how long ago the write the views lack was recorded, in milliseconds (they are at least that far behind). */
+                    /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
                     [name: string]: unknown;
                 };

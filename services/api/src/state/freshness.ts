@@ -10,9 +10,9 @@
  *     nothing (a payment the watcher recorded first, a change already made), the log's head.
  * Past the bound (a projector down, or far behind) it answers with what the views have, and says so in
  * headers (the bodies stay exactly the contract's): `X-Data-Stale: true`, `X-Data-Position` (the log
- * position the views include, opaque; absent when they include nothing yet) and `X-Data-Lag-Ms` (how
- * long ago the write they lack was recorded: they are at least that far behind). A fresh answer says
- * `X-Data-Stale: false`. Spends never wait on the views: they answer from their outcome in the log.
+ * position the views include, opaque; absent when they include nothing yet) and `X-Data-Lag-Ms` (the
+ * age of the views: how long ago the oldest event they have not applied yet was recorded, 0 when they
+ * are current; absent when the log could not be read in time). A fresh answer says `X-Data-Stale: false`. Spends never wait on the views: they answer from their outcome in the log.
  */
 import type { Response } from 'express';
 import {
@@ -75,7 +75,24 @@ async function show(
   if (shown) return;
   const at: LogPosition | undefined = await deps.views.checkpoint(PROJECTION);
   if (at) res.setHeader(FRESHNESS_HEADERS.position, positionText(at));
-  if (known?.write) res.setHeader(FRESHNESS_HEADERS.lag, String(Math.max(0, Date.now() - known.write.at)));
+  const age = await viewsAge(deps, at);
+  if (age !== undefined) res.setHeader(FRESHNESS_HEADERS.lag, String(age));
+}
+
+/**
+ * How far behind the views are, in time: the age of the first event of the log they have not applied
+ * (they lack everything since), 0 when they have applied all; undefined when the log does not answer
+ * within the bound. Not the age of the agent's own missing write: the views may lack much older events
+ * of others (a projector down for minutes, an agent that wrote a second ago).
+ */
+async function viewsAge(deps: FreshnessDeps, at: LogPosition | undefined): Promise<number | undefined> {
+  const next = await within(
+    deps.ctx.store.readAll({ ...(at && { from: at }), maxCount: 1 }),
+    deps.viewWaitMs,
+  ).catch(() => undefined);
+  if (next === undefined) return undefined;
+  const [oldest] = next;
+  return oldest ? Math.max(0, Date.now() - Date.parse(oldest.metadata.timestamp)) : 0;
 }
 
 /** The promise's value, or undefined once `ms` passed first (the promise is left to settle unseen). */
