@@ -27,6 +27,7 @@ import {
   observeJobs,
   observeOutcomes,
   settingsFor,
+  startPaymentWatcher,
   embeddedSql,
   listen,
   openMarkets,
@@ -134,6 +135,21 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   });
   const relay = await startRelay(store, new MemoryReadModelStore('relay'), queue);
 
+  // Payments: what outsiders send into agent wallets is recorded (`payment.received`), as the
+  // executor's watcher does on the server topology; the chain tells which accounts a transaction touched.
+  const payments = startPaymentWatcher(ctx, chain, {
+    intervalMs: 2_000, // the executor's PAYMENT_WATCH_INTERVAL_MS default
+    onPayment: (p) => logger.info('payment received', { agent: p.agent_id, tx: p.tx_signature }),
+    onPass: (failures) => {
+      if (failures.length > 0)
+        logger.warn('payments not read this pass; the next pass tries again', {
+          agents: failures.length,
+          error: String(failures[0]!.error),
+        });
+    },
+  });
+  payments.done.catch((err: unknown) => logger.error('payment watcher stopped', { error: String(err) }));
+
   // Webhooks: the relay derives deliveries from the log, the workers send them, the scheduler announces
   // allow-list entries about to expire.
   const hooks = options.webhooks ?? {};
@@ -225,6 +241,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       await http.close();
       await ops?.close();
       await relay.stop();
+      await payments.stop();
       await worker.close();
       await queue.close();
       await expiry.stop();

@@ -8,7 +8,11 @@
  *      intent already submitted lands before the drain, or fails on chain for want of funds after it.
  *   2. Redeem: every venue position (receipt tokens) is withdrawn into the agent's wallet.
  *   3. Drain: every token the agent holds moves to the destination, in one transaction.
- *   4. Record: `agent.emergency_withdraw` with what moved.
+ *   4. Record: `agent.emergency_withdraw` with what moved; when the destination is another agent of
+ *      the service, also `payment.received` in its payments stream for each token it got, which its
+ *      balance (and its webhooks) follow. The payment watcher leaves out transactions the service's
+ *      wallets sign, so nothing else would credit it; the event's id is the one the watcher would
+ *      give it (payments.ts), so it is recorded once however often this runs.
  *
  * Safe to repeat: each step reads the chain again, so a drain cut short by an outage is finished by
  * the next call, and on a drained agent it moves nothing.
@@ -24,6 +28,7 @@ import { ServiceError } from '../errors';
 import { fromBaseUnits, amountText } from '../money';
 import type { Context } from './context';
 import { ownedAgent } from './operator';
+import { PaymentLog } from './payments';
 import { settleBudget } from './settle';
 
 type Drained = AgentEmergencyWithdraw['data'];
@@ -119,7 +124,19 @@ export async function emergencyWithdraw(
     break;
   }
 
-  // 4. Record what moved.
+  // 4. Record what moved, and what another agent of ours received.
+  if (moved.length > 0 && (await ctx.wallets.inCustody(destination))) {
+    const payments = new PaymentLog(ctx.store);
+    for (const m of moved)
+      await payments.record({
+        agent_id: destination,
+        mint: m.mint,
+        amount: m.amount,
+        from: agentId,
+        tx_signature: m.tx_sig,
+        at: ctx.now(),
+      });
+  }
   await ctx.agents.handle(streams.agent(agentId), (state) => ({
     events: decideEmergencyWithdrawn({ destination, moved, redeemed, now: ctx.now() }, state),
     result: undefined,

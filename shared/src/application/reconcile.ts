@@ -409,6 +409,16 @@ export async function reconcileGroup(
   window: ReconcileWindow = {},
 ): Promise<Reconciliation> {
   const group = await ownedGroup(ctx, wallet, groupId);
+  return reconcileAgents(ctx, groupId, [...group.invitations.keys()], window);
+}
+
+/** Reconciles these agents (a group's) against the chain's history: what `reconcileGroup` answers. */
+export async function reconcileAgents(
+  ctx: Pick<Context, 'store' | 'chain'>,
+  groupId: string,
+  agentIds: readonly string[],
+  window: ReconcileWindow = {},
+): Promise<Reconciliation> {
   const history = ctx.chain.transactionHistory?.();
   if (!history)
     throw new ServiceError(
@@ -417,7 +427,7 @@ export async function reconcileGroup(
     );
   const mints = ctx.chain.tokens.map((t) => t.mint);
   const agents: AgentRecord[] = [];
-  for (const agentId of group.invitations.keys()) {
+  for (const agentId of agentIds) {
     const events = [
       ...(await ctx.store.readStream(streams.agent(agentId))),
       ...(await ctx.store.readStream(streams.payments(agentId))),

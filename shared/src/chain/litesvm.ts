@@ -145,6 +145,8 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   private sinceRotation = 0;
   private readonly history: TransactionHistory | undefined;
   private readonly genesisHash: string;
+  /** Who watches which account (watchAccount): told the signature of each transaction that touches it. */
+  private readonly watchers = new Map<string, Set<(signature: string) => void>>();
 
   private constructor(
     private readonly svm: LiteSVM,
@@ -294,6 +296,9 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     this.ledger.set(signature, status);
     this.unsaved.push(`${signature} ${status}`);
     if (captured) this.recordHistory(transaction, signature, captured, error);
+    if (captured && this.watchers.size > 0)
+      for (const key of new Set(captured.message.accountKeys))
+        this.watchers.get(key)?.forEach((touched) => touched(signature));
   }
 
   private recordHistory(
@@ -317,6 +322,19 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     const history = this.transactionHistory();
     if (!history) throw new Error('this chain keeps no transaction history (LiteSvmChainOptions.history)');
     return readIncomingPayments(history, owner, mints, query);
+  }
+
+  /**
+   * Tells `touched` the signature of each transaction that touches `address` from now on, as the
+   * chain node's logsSubscribe does (payments.ts); only a chain that keeps its history tells.
+   */
+  watchAccount(address: string, touched: (signature: string) => void): () => void {
+    const set = this.watchers.get(address) ?? new Set();
+    this.watchers.set(address, set.add(touched));
+    return () => {
+      set.delete(touched);
+      if (set.size === 0 && this.watchers.get(address) === set) this.watchers.delete(address);
+    };
   }
 
   /** Its history as getSignaturesForAddress and getTransaction give it; undefined when it keeps none. */
