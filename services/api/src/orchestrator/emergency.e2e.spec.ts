@@ -1,14 +1,24 @@
 /**
  * The operator's emergency withdrawal: the agent is revoked, its venue positions redeemed, every token
  * it holds moved to the destination; transfers racing it are each confirmed before the drain or
- * failed, and afterwards the agent holds nothing and its key is refused.
+ * failed, and afterwards the agent holds nothing and its key is refused. A destination that is another
+ * agent of the service is credited (`payment.received`): its balance shows what it got. After each
+ * test, every unit is held and reconciliation finds nothing (testing/conservation.ts).
  */
-import { generateSigner } from '@tokenops/shared';
+import { generateSigner, streams } from '@tokenops/shared';
+import { openBooks } from '../testing/conservation';
 import { key, signIn, startWorld, type World } from '../testing/harness';
 
 let world: World;
+let books: Awaited<ReturnType<typeof openBooks>>;
+/** Destinations no event names: the books count what they hold. */
+const cold: string[] = [];
 beforeAll(async () => {
   world = await startWorld({ rateLimitPerMinute: 10_000 });
+  books = await openBooks(world, { extra: () => cold });
+});
+afterEach(async () => {
+  await books.expectBalanced();
 });
 afterAll(async () => world.close());
 
@@ -111,16 +121,18 @@ describe('emergency withdrawal', () => {
     // Nothing was drained by the refusals.
     expect((await heldBy(agent.id)).USDC).toBe(40_000_000n);
 
-    const cold = generateSigner().address;
-    const drained = await emergency(agent.id, { destination: cold });
+    const destination = generateSigner().address;
+    cold.push(destination);
+    const drained = await emergency(agent.id, { destination });
     expect(drained.status).toBe(200);
-    expect((await heldBy(cold)).USDC).toBe(40_000_000n);
+    expect((await heldBy(destination)).USDC).toBe(40_000_000n);
     expect((await heldBy(agent.id)).USDC).toBe(0n);
   });
 
   it('a burst of transfers racing it: each is confirmed before the drain or failed, and the agent ends empty', async () => {
     const agent = await world.agent({ per_tx_limit: 10, daily_limit: 1_000, hourly_tx_cap: 1_000 }, 200);
-    const cold = generateSigner().address;
+    const destination = generateSigner().address;
+    cold.push(destination);
     const burst = Array.from({ length: 30 }, () =>
       world.client.call('POST', '/api/v1/transfer', {
         token: agent.key,
@@ -128,7 +140,7 @@ describe('emergency withdrawal', () => {
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const drained = await emergency(agent.id, { destination: cold });
+    const drained = await emergency(agent.id, { destination });
     const answers = await Promise.all(burst);
     expect(drained.status).toBe(200);
 
@@ -141,10 +153,95 @@ describe('emergency withdrawal', () => {
     // Every unit is accounted for: what the confirmed transfers paid, and what the drain moved.
     const paid = BigInt(confirmed.length) * 5_000_000n;
     expect((await heldBy(agent.id)).USDC).toBe(0n);
-    expect((await heldBy(cold)).USDC).toBe(200_000_000n - paid);
+    expect((await heldBy(destination)).USDC).toBe(200_000_000n - paid);
     // Nothing reaches the chain after the drain: a little later the agent still holds nothing, the cold wallet the same.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect((await heldBy(cold)).USDC).toBe(200_000_000n - paid);
+    expect((await heldBy(destination)).USDC).toBe(200_000_000n - paid);
     expect((await heldBy(agent.id)).USDC).toBe(0n);
+  });
+
+  it('into another agent of the service: it is credited what it received, redeemed position and pool output included', async () => {
+    const venue = (
+      await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues')
+    ).body.venues[0]!.lending_program;
+    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
+      token: world.operator.token,
+      body: { address: venue, type: 2, label: 'venue' },
+    });
+    const agent = await world.agent({ per_tx_limit: 500, daily_limit: 1_000, hourly_tx_cap: 20 }, 100);
+    const receiver = await world.agent({}, 0);
+    // A venue position (redeemed by the drain) and a pool's output (SOL): both reach the receiver.
+    const deposit = await world.client.call('POST', '/api/v1/deposit', {
+      token: agent.key,
+      body: { lending_program: venue, amount: 40, idempotency_key: key() },
+    });
+    expect(deposit.status).toBe(200);
+    const swap = await world.client.call('POST', '/api/v1/swap', {
+      token: agent.key,
+      body: {
+        from_token: 'USDC',
+        from_mint: mintOf('USDC'),
+        to_token: 'SOL',
+        to_mint: mintOf('SOL'),
+        amount: 30,
+        idempotency_key: key(),
+      },
+    });
+    expect(swap.status).toBe(200);
+    const sol = Number(swap.body.received_amount);
+
+    const drained = await emergency(agent.id, { destination: receiver.id });
+    expect(drained.status).toBe(200);
+    expect((await heldBy(receiver.id)).USDC).toBe(70_000_000n);
+
+    // What the receiving agent reads follows the chain: 40 redeemed + 30 left = 70 USDC, and the SOL.
+    const balances = async () =>
+      (
+        await world.client.call<{ balances: Record<string, number> }>('GET', '/api/v1/balance', {
+          token: receiver.key,
+        })
+      ).body.balances;
+    const until = Date.now() + 10_000;
+    while (Date.now() < until && (await balances()).USDC !== 70)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await balances()).toEqual(expect.objectContaining({ USDC: 70, SOL: sol, kUSDC: 0 }));
+
+    // The receiver's log has it as payments from the drained agent, one per token, in the drain's transaction.
+    const payments = (await world.service.ctx.store.readStream(streams.payments(receiver.id))).map((e) => ({
+      type: e.type,
+      ...(e.data as { mint: string; amount: string; from: string; tx_signature: string }),
+    }));
+    const drainSig = (drained.body.moved as { tx_sig: string }[])[0]!.tx_sig;
+    expect(payments).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'payment.received',
+          mint: mintOf('USDC'),
+          amount: '70',
+          from: agent.id,
+          tx_signature: drainSig,
+        }),
+        expect.objectContaining({
+          type: 'payment.received',
+          mint: mintOf('SOL'),
+          from: agent.id,
+          tx_signature: drainSig,
+        }),
+      ]),
+    );
+    expect(payments).toHaveLength(2);
+
+    // The operator's reconciliation of the group finds nothing.
+    const reconciled = await world.client.call<{ discrepancies: unknown[] }>(
+      'GET',
+      `/api/v1/orchestrator/groups/${world.groupId}/reconciliation`,
+      { token: world.operator.token },
+    );
+    expect(reconciled.status).toBe(200);
+    expect(reconciled.body.discrepancies).toEqual([]);
+
+    // Again: nothing moves, nothing is credited twice.
+    expect((await emergency(agent.id, { destination: receiver.id })).body.moved).toEqual([]);
+    expect(await world.service.ctx.store.readStream(streams.payments(receiver.id))).toHaveLength(2);
   });
 });

@@ -16,9 +16,22 @@
  * Reads are a snapshot: on the topology, one JSON-RPC getMultipleAccounts, which the chain node
  * answers between two transactions; embedded, the reads of an idle suite. The holders are read from
  * the log before and after the snapshot, and again if a new one appeared in between.
+ *
+ * The books also reconcile: for every group the suite made (on the topology, those that did not
+ * exist when the books were opened, and the world's own), `tokenops audit reconcile` (reconcile.ts)
+ * must find nothing: each agent's balances on the chain are what its events imply, and nothing left
+ * its wallet that the log does not name. What the log learns after the chain (a payment the watcher
+ * records at its next pass) is waited for, up to RECONCILE_WAIT_MS.
  */
 import bs58 from 'bs58';
-import { ata, localFixtures, localPoolKeys } from '@tokenops/shared';
+import {
+  ata,
+  decodeEvent,
+  localFixtures,
+  localPoolKeys,
+  reconcileAgents,
+  type Discrepancy,
+} from '@tokenops/shared';
 import type { Service, World } from './harness';
 
 /** SPL Token Mint: mint_authority COption<Pubkey> (4 + 32 bytes), then supply u64 LE. */
@@ -123,16 +136,43 @@ export async function readBooks(service: Service, extra: Iterable<string> = []):
   }
 }
 
+/** How long the reconciliation waits for the log to catch up with the chain (the payment watcher's passes). */
+const RECONCILE_WAIT_MS = 10_000;
+
+/** Every group in the log, with the agents invited into it. */
+async function groupsOf(service: Service): Promise<Map<string, string[]>> {
+  const groups = new Map<string, string[]>();
+  for (const recorded of await service.ctx.store.readAll({ maxCount: 100_000_000 })) {
+    const e = decodeEvent(recorded);
+    if (e?.type === 'group.created') groups.set(e.data.group_id, groups.get(e.data.group_id) ?? []);
+    if (e?.type === 'agent.invited')
+      groups.set(e.data.group_id, [...(groups.get(e.data.group_id) ?? []), e.data.agent_id]);
+  }
+  return groups;
+}
+
+/** What reconciling every group but `skip` finds, by group (only those with findings). */
+async function reconcileAll(service: Service, skip: ReadonlySet<string>) {
+  const found: Record<string, Discrepancy[]> = {};
+  for (const [group, agents] of await groupsOf(service)) {
+    if (skip.has(group)) continue;
+    const { discrepancies } = await reconcileAgents(service.ctx, group, agents);
+    if (discrepancies.length > 0) found[group] = discrepancies;
+  }
+  return found;
+}
+
 const unheld = (books: Books) =>
   Object.fromEntries(Object.entries(books).map(([symbol, b]) => [symbol, b.unheld]));
 
 /**
  * Opens the books of a world: call `expectBalanced()` after each test. On a chain of the world's own
  * (embedded, or a topology started for one suite: `ownChain`), every unit of every mint must be held
- * by a known holder; on the shared topology, the part no known holder holds must not move.
+ * by a known holder; on the shared topology, the part no known holder holds must not move. Either
+ * way, reconciling each group the suite made finds nothing.
  */
 export async function openBooks(
-  world: Pick<World, 'service'>,
+  world: Pick<World, 'service'> & Partial<Pick<World, 'groupId'>>,
   options: { ownChain?: boolean; extra?: () => Iterable<string> } = {},
 ): Promise<{ expectBalanced(): Promise<Books> }> {
   const service = world.service;
@@ -140,10 +180,22 @@ export async function openBooks(
   const zero = Object.fromEntries(service.ctx.chain.tokens.map((t) => [t.symbol, 0n]));
   const shared = service.rpcUrl !== undefined && !options.ownChain;
   const baseline = shared ? unheld(await readBooks(service, extra())) : zero;
+  // Groups of other suites on a shared log are theirs to reconcile.
+  const others = new Set(service.rpcUrl !== undefined ? (await groupsOf(service)).keys() : []);
+  if (world.groupId) others.delete(world.groupId);
   return {
     async expectBalanced() {
       const books = await readBooks(service, extra());
       expect(unheld(books)).toEqual(baseline);
+      let found = await reconcileAll(service, others);
+      for (
+        const until = Date.now() + RECONCILE_WAIT_MS;
+        Object.keys(found).length > 0 && Date.now() < until;
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        found = await reconcileAll(service, others);
+      }
+      expect(found).toEqual({});
       return books;
     },
   };
