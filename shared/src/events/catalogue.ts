@@ -168,7 +168,8 @@ export const EVENT_CATALOGUE = {
   }),
   'payment.received': row({
     origin: 'spec',
-    meaning: 'An outside party sent tokens to the agent.',
+    meaning:
+      "An outside party sent tokens to the agent (or another agent's emergency withdrawal moved its tokens there).",
     fields: ['agent_wallet_pda', 'tx_signature', 'amount', 'from', 'received_at'],
     from: 'payment.received',
     needs: ['group'],
