@@ -10,7 +10,7 @@
  * promises that an append repeated as it was is stored once; the PostgreSQL store goes further, an
  * EventStoreDB server need not).
  *
- * The watcher (server topology, the chain over JSON-RPC) learns the agents from the log
+ * The watcher (in the executor on the server topology, in the process on the embedded default) learns the agents from the log
  * (`agent.registered`) and asks the chain for the payments into each since the last time
  * (chain/payments.ts: transactions the agent did not sign that raised its balances). It asks about
  * what the chain says was touched: it watches each agent's token accounts (a subscription: the
@@ -19,9 +19,10 @@
  * about every account of every agent, which finds what a lost notification missed; a source that
  * cannot tell what was touched is swept every `intervalMs`. So an agent nobody pays costs nothing
  * between sweeps, however many agents there are. It leaves
- * out transactions signed by any wallet in custody: the service's own agents pay each other only
- * through intents, and `intent.confirmed` already credits the receiving agent; recording the same
- * transfer as a payment would count it twice. The transactions the log names before they are sent
+ * out transactions signed by any wallet in custody: the service's own agents pay each other through
+ * intents, and `intent.confirmed` already credits the receiving agent; recording the same transfer
+ * as a payment would count it twice. (The one other move between wallets in custody, an emergency
+ * withdrawal into another agent, records its payment itself: emergency.ts.) The transactions the log names before they are sent
  * (`intent.submitting`) are not even read from the chain. A start reads each agent's recent window
  * again (`window` transactions per token account) and records nothing twice.
  */

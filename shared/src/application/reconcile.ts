@@ -15,9 +15,9 @@
  *   belong to keys of their own. So for those the check is both of the agent's sides.);
  * - tokens that left the agent's wallet in a transaction that no confirmed intent and no emergency
  *   withdrawal names (signed behind the service's back, or an intent the log says failed);
- * - each balance on the chain that differs from what the events imply: payments in, confirmed
- *   intents out (and what they received back), transfers from the group's other agents, the
- *   emergency withdrawal.
+ * - each balance on the chain that differs from what the events imply: payments in (outsiders', and
+ *   another agent's emergency withdrawal into it), confirmed intents out (and what they received
+ *   back), transfers from the group's other agents, the emergency withdrawal.
  *
  * A window (`from`, `to`, epoch ms, both inclusive) limits the first three to intents confirmed in it
  * and to outflows that may have happened in it; the chain's own clock is not wall time on the local
