@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chainContract } from './contract';
 import { generateSigner } from './keys';
-import { prepareTransfer } from './transactions';
+import { ata, prepareTransfer } from './transactions';
 import { LiteSvmChain } from './litesvm';
 import { StateJournal } from './journal';
 import { localFixtures } from './local-fixtures';
@@ -143,5 +143,22 @@ describe('a LiteSVM state file from before the lending venue', () => {
     }
     expect((await second.balances(alice.address)).get(second.tokens[0]!.mint)).toBe(7n);
     await second.close();
+  });
+});
+
+describe('the LiteSVM chain tells who watches an account', () => {
+  it('the signature of each transaction that touches the account, and nothing once unwatched', async () => {
+    const { chain, usdc, alice, bob, transfer } = await world();
+    const bobsAccount = await ata(bob.address, usdc.mint);
+    const told: string[] = [];
+    const unwatch = chain.watchAccount(bobsAccount, (signature) => told.push(signature));
+    const minted = await chain.mintTo(alice.address, usdc.mint, 3_000_000n, 'airdrop');
+    const paid = await transfer('i-1');
+    expect(told).toEqual([paid]); // the mint to alice does not touch bob's account
+    expect(told).not.toContain(minted);
+    unwatch();
+    await transfer('i-2');
+    expect(told).toEqual([paid]);
+    await chain.close();
   });
 });
