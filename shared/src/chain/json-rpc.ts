@@ -14,6 +14,9 @@ import { DependencyUnavailable, reaching } from '../errors/unavailable';
 
 const CHAIN = 'the chain (Solana JSON-RPC)';
 
+/** Whether a failure's message says the chain node did not answer (a job's failed reason, as stored). */
+export const chainWasAway = (message: string): boolean => message.startsWith(`${CHAIN} is unavailable`);
+
 export class RpcError extends Error {
   constructor(
     readonly code: number,

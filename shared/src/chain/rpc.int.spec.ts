@@ -225,3 +225,25 @@ describe('watches ended while the WebSocket is closing (the node going away as t
     expect(code).toBe(0);
   }, 30_000);
 });
+
+describe('the node going away', () => {
+  it("prints nothing while its WebSocket cannot reconnect: the process's log stays JSON lines", async () => {
+    const backend = await LiteSvmChain.open({ seed: 'away' });
+    const node = await serveChainRpc(backend.node(), { port: 0 });
+    const client = RpcChain.local(node.url, 'away');
+    const printed: unknown[][] = [];
+    const spy = jest.spyOn(console, 'error').mockImplementation((...args) => void printed.push(args));
+    try {
+      const stop = client.watchAccount(generateSigner().address, () => undefined);
+      await new Promise((r) => setTimeout(r, 500)); // subscribed: the socket is open
+      await node.close();
+      await new Promise((r) => setTimeout(r, 3_000)); // web3.js tries to reconnect every second
+      stop();
+      await client.close();
+    } finally {
+      spy.mockRestore();
+      await backend.close();
+    }
+    expect(printed).toEqual([]);
+  }, 15_000);
+});

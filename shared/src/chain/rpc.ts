@@ -21,6 +21,7 @@ import { localFixtures, localTokens } from './local-fixtures';
 import { guarded } from '../errors/unavailable';
 import { inSpan } from '../tracing/spans';
 import { JsonRpcClient, RpcError } from './json-rpc';
+export { chainWasAway } from './json-rpc';
 import {
   ChainFailure,
   SYSVAR_CLOCK_ADDRESS,
@@ -127,6 +128,25 @@ function removeWhenOpen(connection: Connection, remove: () => Promise<void>): vo
   socket.once('open', removeNow);
 }
 
+/**
+ * web3.js reports every failed (re)connection of its WebSocket with `console.error` ("ws error:
+ * connect ECONNREFUSED", about two a second while the node is away): lines that are not JSON in a log
+ * that is JSON lines only. Its listener is replaced by one that does what web3.js's does to its own
+ * state, without printing: the chain's absence is already told in JSON (its readiness check, the
+ * failed runs of jobs that needed it), and the socket reconnects by itself as before.
+ */
+function quietSocketErrors(connection: Connection): Connection {
+  const socket = webSocketOf(connection) as
+    | (RpcWebSocket & { removeAllListeners(event: string): void; on(event: string, l: () => void): void })
+    | undefined;
+  if (!socket) return connection;
+  socket.removeAllListeners('error');
+  socket.on('error', () => {
+    (connection as unknown as { _rpcWebSocketConnected: boolean })._rpcWebSocketConnected = false;
+  });
+  return connection;
+}
+
 export class RpcChain implements LocalChain, PaymentSource {
   readonly tokens: readonly Token[];
   readonly treasury: string;
@@ -144,10 +164,12 @@ export class RpcChain implements LocalChain, PaymentSource {
     this.rpc = new JsonRpcClient(options.url);
     this.connection = guarded(
       'the chain (Solana JSON-RPC)',
-      new Connection(options.url, {
-        commitment: 'confirmed',
-        ...(options.wsUrl && { wsEndpoint: options.wsUrl }),
-      }),
+      quietSocketErrors(
+        new Connection(options.url, {
+          commitment: 'confirmed',
+          ...(options.wsUrl && { wsEndpoint: options.wsUrl }),
+        }),
+      ),
     );
     this.confirmations = new Confirmations(confirmationSource(this.connection, this.rpc), options.sweepMs);
     this.tokens = options.tokens;

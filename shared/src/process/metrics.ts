@@ -21,6 +21,7 @@ export interface Metrics {
   jobFailures: Counter<'queue' | 'fate'>;
   leaseHeld: Gauge<'lease'>;
   relayLag: Gauge<'relay'>;
+  waitingOnChain: Gauge;
   webhookAttempts: Counter<'outcome'>;
   webhookLatency: Histogram<'outcome'>;
 }
@@ -91,6 +92,11 @@ export function createMetrics(processName: string): Metrics {
       name: 'tokenops_relay_lag_events',
       help: "Events in the log after the relay's checkpoint (log positions on EventStoreDB), read by every process of the relay's kind",
       labelNames: ['relay'],
+      registers: [registry],
+    }),
+    waitingOnChain: new Gauge({
+      name: 'tokenops_intents_waiting_on_chain',
+      help: 'Intents whose job ran out of attempts while the chain did not answer: sent or failed again once it answers',
       registers: [registry],
     }),
     webhookAttempts: new Counter({

@@ -3,10 +3,13 @@
  * from the BullMQ queue (concurrency, deduplication by intent id, stalled jobs of a dead executor
  * handed back); one of them, holding the relay lease, also turns accepted intents in the log into
  * jobs, and one, holding the payment watcher's lease, records payments into agent wallets
- * (`payment.received`) every PAYMENT_WATCH_INTERVAL_MS. Wiring only.
+ * (`payment.received`) every PAYMENT_WATCH_INTERVAL_MS. A job retries EXECUTOR_RETRY_ATTEMPTS times;
+ * one that died because the chain did not answer runs again once it answers (recover.ts, every
+ * CHAIN_RECOVERY_INTERVAL_MS). Wiring only.
  */
 import {
   BullJobQueue,
+  DEFAULT_RETRY,
   DEFAULT_JOB_LOCK_MS,
   Env,
   TAKEOVER,
@@ -31,6 +34,7 @@ import {
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
 import { RELAY, startRelay } from './relay';
+import { recoverChainWaits } from './recover';
 
 runProcess('executor', async () => {
   const env = new Env();
@@ -42,6 +46,9 @@ runProcess('executor', async () => {
   const concurrency = env.int('EXECUTOR_CONCURRENCY', 16, 1, 256);
   // Up to 5 s, so a dead executor's jobs move on within the runbook's 10 s whatever it is set to.
   const lockMs = env.int('EXECUTOR_LOCK_MS', DEFAULT_JOB_LOCK_MS, 1_000, TAKEOVER.maxJobLockMs);
+  // Attempts of a job in all: 8 retry with backoff from 0.5 s doubling, about 55 s (jitter aside).
+  const attempts = env.int('EXECUTOR_RETRY_ATTEMPTS', DEFAULT_RETRY.attempts, 1, 30);
+  const recoveryMs = env.int('CHAIN_RECOVERY_INTERVAL_MS', 5_000, 100, 600_000);
   const paymentWatchMs = env.int('PAYMENT_WATCH_INTERVAL_MS', 2_000, 100, 600_000);
   const paymentSweepMs = env.int('PAYMENT_SWEEP_INTERVAL_MS', 60_000, 1_000, 86_400_000);
   const { port, host } = env.listenAddress(9102);
@@ -56,6 +63,7 @@ runProcess('executor', async () => {
   const queue = new BullJobQueue<ExecuteJob>('execute', {
     url: redisConfig.url,
     prefix: `${redisConfig.prefix}:bull`,
+    retry: { ...DEFAULT_RETRY, attempts },
   });
 
   const executor = new Executor(ctx, observeOutcomes(metrics), redisLocks(redis, redisConfig.prefix));
@@ -104,6 +112,18 @@ runProcess('executor', async () => {
       : undefined;
 
   const stopDepth = watchQueueDepth(metrics, queue, 'execute');
+  const chainRpc = ctx.chain;
+  const recovery =
+    chainRpc instanceof RpcChain
+      ? recoverChainWaits(queue, {
+          intervalMs: recoveryMs,
+          chainAnswers: () => chainRpc.health(2_000),
+          onWaiting: (n) => metrics.waitingOnChain.set(n),
+          onRetried: (jobs) =>
+            logger.info('intents that waited on the chain run again', { jobs: jobs.length }),
+          onError: (err) => logger.warn('intents waiting on the chain not looked at', { error: String(err) }),
+        })
+      : undefined;
 
   const ops = await serveOps(port, host, {
     registry: metrics.registry,
@@ -115,6 +135,7 @@ runProcess('executor', async () => {
     running: {
       stop: async () => {
         stopDepth();
+        recovery?.stop();
         stopLag();
         await relay.stop();
         await payments?.stop();
