@@ -6,21 +6,32 @@
  * test, every unit is held and reconciliation finds nothing (testing/conservation.ts).
  */
 import { generateSigner, streams } from '@tokenops/shared';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
 import { openBooks } from '../testing/conservation';
-import { key, signIn, startWorld, type World } from '../testing/harness';
+import { RECEIVER_HOST, key, signIn, stackWebhookTls, startWorld, type World } from '../testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
+/** A webhook receiver (HTTPS on loopback): what the fleet's webhooks are told. */
+let receiver: Receiver;
 /** Destinations no event names: the books count what they hold. */
 const cold: string[] = [];
 beforeAll(async () => {
-  world = await startWorld({ rateLimitPerMinute: 10_000 });
+  const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
+  receiver = await startReceiver({ tls, host: RECEIVER_HOST });
+  world = await startWorld({
+    rateLimitPerMinute: 10_000,
+    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100 },
+  });
   books = await openBooks(world, { extra: () => cold });
 });
 afterEach(async () => {
   await books.expectBalanced();
 });
-afterAll(async () => world.close());
+afterAll(async () => {
+  await world?.close();
+  await receiver?.close();
+});
 
 const chain = () => world.service.ctx.chain;
 const mintOf = (symbol: string) => chain().tokens.find((t) => t.symbol === symbol)!.mint;
@@ -168,9 +179,14 @@ describe('emergency withdrawal', () => {
       token: world.operator.token,
       body: { address: venue, type: 2, label: 'venue' },
     });
+    const hook = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
+      token: world.operator.token,
+      body: { url: receiver.url, event_types: ['payment.received'] },
+    });
+    expect(hook.status).toBe(201);
     const agent = await world.agent({ per_tx_limit: 500, daily_limit: 1_000, hourly_tx_cap: 20 }, 100);
-    const receiver = await world.agent({}, 0);
-    // A venue position (redeemed by the drain) and a pool's output (SOL): both reach the receiver.
+    const destination = await world.agent({}, 0);
+    // A venue position (redeemed by the drain) and a pool's output (SOL): both reach the receiving agent.
     const deposit = await world.client.call('POST', '/api/v1/deposit', {
       token: agent.key,
       body: { lending_program: venue, amount: 40, idempotency_key: key() },
@@ -190,15 +206,15 @@ describe('emergency withdrawal', () => {
     expect(swap.status).toBe(200);
     const sol = Number(swap.body.received_amount);
 
-    const drained = await emergency(agent.id, { destination: receiver.id });
+    const drained = await emergency(agent.id, { destination: destination.id });
     expect(drained.status).toBe(200);
-    expect((await heldBy(receiver.id)).USDC).toBe(70_000_000n);
+    expect((await heldBy(destination.id)).USDC).toBe(70_000_000n);
 
     // What the receiving agent reads follows the chain: 40 redeemed + 30 left = 70 USDC, and the SOL.
     const balances = async () =>
       (
         await world.client.call<{ balances: Record<string, number> }>('GET', '/api/v1/balance', {
-          token: receiver.key,
+          token: destination.key,
         })
       ).body.balances;
     const until = Date.now() + 10_000;
@@ -206,11 +222,13 @@ describe('emergency withdrawal', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await balances()).toEqual(expect.objectContaining({ USDC: 70, SOL: sol, kUSDC: 0 }));
 
-    // The receiver's log has it as payments from the drained agent, one per token, in the drain's transaction.
-    const payments = (await world.service.ctx.store.readStream(streams.payments(receiver.id))).map((e) => ({
-      type: e.type,
-      ...(e.data as { mint: string; amount: string; from: string; tx_signature: string }),
-    }));
+    // The receiving agent's log has it as payments from the drained agent, one per token, in the drain's transaction.
+    const payments = (await world.service.ctx.store.readStream(streams.payments(destination.id))).map(
+      (e) => ({
+        type: e.type,
+        ...(e.data as { mint: string; amount: string; from: string; tx_signature: string }),
+      }),
+    );
     const drainSig = (drained.body.moved as { tx_sig: string }[])[0]!.tx_sig;
     expect(payments).toEqual(
       expect.arrayContaining([
@@ -240,8 +258,23 @@ describe('emergency withdrawal', () => {
     expect(reconciled.status).toBe(200);
     expect(reconciled.body.discrepancies).toEqual([]);
 
+    // The fleet's webhook hears of it as a payment into the receiving agent.
+    const heard = () =>
+      receiver.requests
+        .map((r) => JSON.parse(r.body) as Record<string, unknown>)
+        .filter((b) => b.event === 'payment.received' && b.agent_wallet_pda === destination.id);
+    const waitUntil = Date.now() + 10_000;
+    while (Date.now() < waitUntil && heard().length < 2)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(heard()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ amount: 70, from: agent.id, tx_signature: drainSig }),
+        expect.objectContaining({ amount: sol, from: agent.id, tx_signature: drainSig }),
+      ]),
+    );
+
     // Again: nothing moves, nothing is credited twice.
-    expect((await emergency(agent.id, { destination: receiver.id })).body.moved).toEqual([]);
-    expect(await world.service.ctx.store.readStream(streams.payments(receiver.id))).toHaveLength(2);
+    expect((await emergency(agent.id, { destination: destination.id })).body.moved).toEqual([]);
+    expect(await world.service.ctx.store.readStream(streams.payments(destination.id))).toHaveLength(2);
   });
 });
