@@ -17,7 +17,7 @@ const Label = { type: 'string', minLength: 1, maxLength: 100 } as const;
 const LimitProperties = {
   per_tx_limit: AmountInput,
   daily_limit: AmountInput,
-  hourly_tx_cap: { type: 'integer', minimum: 0, maximum: MAX_HOURLY_TX_CAP },
+  hourly_tx_cap: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_HOURLY_TX_CAP },
 } as const;
 
 export const LimitsInputSchema = {
@@ -27,11 +27,12 @@ export const LimitsInputSchema = {
 } as const satisfies JSONSchema;
 
 /** Every path parameter of the service: each is an identifier (group, agent, allow-list entry). */
-const WebhookId = { type: 'string', pattern: '^wh_[1-9A-HJ-NP-Za-km-z]{32,44}$' } as const;
-const EventId = { type: 'string', pattern: '^evt_[0-9a-f]{32}$' } as const;
+const WebhookId = { type: 'string', maxLength: 47, pattern: '^wh_[1-9A-HJ-NP-Za-km-z]{32,44}$' } as const;
+const EventId = { type: 'string', maxLength: 36, pattern: '^evt_[0-9a-f]{32}$' } as const;
 
 const IntentId = {
   type: 'string',
+  maxLength: 36,
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
 } as const;
 
@@ -61,8 +62,13 @@ export const MAX_AUDIT_PAGE = 1000;
 export const AuditEventsQuery = {
   type: 'object',
   properties: {
-    from: { type: 'string', format: 'date-time', description: 'Recorded at or after this time.' },
-    to: { type: 'string', format: 'date-time', description: 'Recorded before this time.' },
+    from: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 64,
+      description: 'Recorded at or after this time.',
+    },
+    to: { type: 'string', format: 'date-time', maxLength: 64, description: 'Recorded before this time.' },
     agent: Identifier,
     type: {
       type: 'string',
@@ -71,7 +77,7 @@ export const AuditEventsQuery = {
       description: 'One event type, or several separated by commas.',
     },
     cursor: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' },
-    limit: { type: 'integer', minimum: 1, maximum: MAX_AUDIT_PAGE, default: 100 },
+    limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_AUDIT_PAGE, default: 100 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -79,7 +85,7 @@ export const AuditEventsQuery = {
 /** Send one event again (by its event_id), or every event since a time. */
 export const RedeliverRequest = {
   type: 'object',
-  properties: { event_id: EventId, since: { type: 'string', format: 'date-time' } },
+  properties: { event_id: EventId, since: { type: 'string', format: 'date-time', maxLength: 64 } },
   minProperties: 1,
   maxProperties: 1,
   additionalProperties: false,
@@ -89,7 +95,7 @@ export const RedeliverRequest = {
 /** A new signing secret; the previous one keeps signing for `grace_seconds` (default a day, at most a week). */
 export const RotateSecretRequest = {
   type: 'object',
-  properties: { grace_seconds: { type: 'integer', minimum: 0, maximum: 604_800 } },
+  properties: { grace_seconds: { type: 'integer', format: 'int32', minimum: 0, maximum: 604_800 } },
   additionalProperties: false,
 } as const satisfies JSONSchema;
 
@@ -97,8 +103,8 @@ export const RotateSecretRequest = {
 export const DeliveriesQuery = {
   type: 'object',
   properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    before: { type: 'string', format: 'date-time' },
+    limit: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 },
+    before: { type: 'string', format: 'date-time', maxLength: 64 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -107,8 +113,8 @@ export const DeliveriesQuery = {
 export const ReconciliationQuery = {
   type: 'object',
   properties: {
-    from: { type: 'string', format: 'date-time' },
-    to: { type: 'string', format: 'date-time' },
+    from: { type: 'string', format: 'date-time', maxLength: 64 },
+    to: { type: 'string', format: 'date-time', maxLength: 64 },
   },
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -159,12 +165,15 @@ export const WhitelistRequest = {
     address: Identifier,
     type: {
       type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 2,
       enum: [1, 2],
       description: '1: an external recipient (needs approved_amount and ttl_seconds); 2: a protocol.',
     },
     label: Label,
     approved_amount: AmountInput,
-    ttl_seconds: { type: 'integer', minimum: 1, maximum: MAX_TTL_SECONDS },
+    ttl_seconds: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_TTL_SECONDS },
   },
   required: ['address', 'type'],
   additionalProperties: false,

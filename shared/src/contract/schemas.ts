@@ -4,9 +4,12 @@
  * in strict mode and the OpenAPI document (openapi.ts) is assembled from the same constants, so the
  * contract is written once.
  *
- * Amount fields carry the `x-amount` keyword: the value is a JSON number (read from its source text,
- * never through a float) or a decimal string, non-negative, with at most 6 decimals. A failure there
- * is `invalid_amount`; every other failure is `validation_error`.
+ * An amount is said in standard JSON Schema, so generic tools (OpenAPI clients, MCP hosts, test
+ * generators) see the rule: `anyOf` a non-negative number that is a multiple of 0.000001, or a decimal
+ * string with at most 6 decimals. The validator reads numbers from their source text (never through a
+ * float) and checks `multipleOf` in exact decimal; the `x-amount` keyword adds what JSON Schema cannot
+ * say of a string (the u64 range of base units) and names the failure. A failure of an amount field is
+ * `invalid_amount`; every other failure is `validation_error`.
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ERROR_CODES } from '../errors';
@@ -22,11 +25,24 @@ export const Identifier = {
   pattern: '^[1-9A-HJ-NP-Za-km-z]+$',
 } as const;
 
-/** An amount in a request. */
+/** An amount in a request: a JSON number or a decimal string (which keeps every digit). */
+export const AmountNumber = {
+  type: 'number',
+  minimum: 0,
+  // The u64 of base units (18446744073709.551615) as near as a float gets; x-amount checks it exactly.
+  maximum: 18446744073709.55,
+  multipleOf: 0.000001,
+} as const;
+export const AmountString = {
+  type: 'string',
+  maxLength: 64,
+  pattern: '^[0-9]+(\\.[0-9]{1,6}0*)?$',
+} as const;
 export const AmountInput = {
-  type: ['number', 'string'],
+  anyOf: [AmountNumber, AmountString],
   'x-amount': true,
-  description: 'Human units, >= 0, at most 6 decimals. A decimal string ("12.5") is accepted too.',
+  description:
+    'Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too.',
 } as const;
 
 /** An amount in a response (always a JSON number, written from its exact decimal). */
@@ -35,13 +51,19 @@ const Count = { type: 'integer', minimum: 0 } as const;
 
 export const IdempotencyKey = { type: 'string', minLength: 1, maxLength: 255 } as const;
 const Confirmed = { type: 'string', enum: ['confirmed'] } as const;
-const TaskId = { type: 'string', maxLength: 255 } as const;
+const TaskId = {
+  type: 'string',
+  maxLength: 255,
+  description: 'Caller-defined task identifier, kept in the history and the webhook payload.',
+} as const;
 /** The memo travels to the chain, whose memo counts bytes: at most 200 bytes of UTF-8. */
 export const MEMO_MAX_BYTES = 200;
 const Memo = {
   type: 'string',
+  // Standard bound first (200 bytes are at most 200 characters); the exact one counts the bytes.
+  maxLength: MEMO_MAX_BYTES,
   'x-max-utf8-bytes': MEMO_MAX_BYTES,
-  description: 'Free-form, at most 200 bytes in UTF-8.',
+  description: 'Free-form, at most 200 bytes in UTF-8; included in the webhook payload.',
 } as const;
 
 const LimitFields = {
@@ -56,7 +78,14 @@ const LimitFields = {
 
 export const RegisterRequest = {
   type: 'object',
-  properties: { invitation_code: { type: 'string', minLength: 1, maxLength: 512 } },
+  properties: {
+    invitation_code: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 512,
+      description: 'The one-time code the operator gave.',
+    },
+  },
   required: ['invitation_code'],
   additionalProperties: false,
 } as const satisfies JSONSchema;
@@ -69,13 +98,28 @@ export const RegisterResponse = {
 
 // ---- intents ---------------------------------------------------------------------------------
 
+/** A field's schema with what it means (a building block is shared by fields of different meanings). */
+const described = <S extends object, D extends string>(schema: S, description: D) => ({
+  ...schema,
+  description,
+});
+
+const SpendKey = described(
+  IdempotencyKey,
+  'Caller-chosen key of this operation: a retry with the same key never makes a second one.',
+);
+const TokenMint = described(
+  Identifier,
+  'The token (its mint, see the token registry); the group base token when absent.',
+);
+
 export const TransferRequest = {
   type: 'object',
   properties: {
-    to: Identifier,
+    to: described(Identifier, 'The recipient address; it must be on the operator allow-list.'),
     amount: AmountInput,
-    idempotency_key: IdempotencyKey,
-    mint: Identifier,
+    idempotency_key: SpendKey,
+    mint: TokenMint,
     memo: Memo,
     task_id: TaskId,
   },
@@ -95,17 +139,34 @@ export const TransferResponse = {
   required: ['tx_sig', 'status', 'net_amount', 'protocol_fee', 'daily_remaining', 'hourly_tx_remaining'],
 } as const satisfies JSONSchema;
 
+const SwapAmount = {
+  ...AmountInput,
+  description:
+    'Amount of from_token to sell, human units, at most 6 decimals (a decimal string is accepted too).',
+} as const;
+const MinimumAmountOut = {
+  ...AmountInput,
+  description: 'The least amount of to_token to accept; by default the quote less slippage_bps.',
+} as const;
+
 export const SwapRequest = {
   type: 'object',
   properties: {
-    from_token: { type: 'string', minLength: 1, maxLength: 32 },
-    to_token: { type: 'string', minLength: 1, maxLength: 32 },
-    from_mint: Identifier,
-    to_mint: Identifier,
-    amount: AmountInput,
-    idempotency_key: IdempotencyKey,
-    minimum_amount_out: AmountInput,
-    slippage_bps: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
+    from_token: { type: 'string', minLength: 1, maxLength: 32, description: 'Symbol of the token sold.' },
+    to_token: { type: 'string', minLength: 1, maxLength: 32, description: 'Symbol of the token bought.' },
+    from_mint: described(Identifier, 'Mint of the token sold (see the token registry).'),
+    to_mint: described(Identifier, 'Mint of the token bought (see the token registry).'),
+    amount: SwapAmount,
+    idempotency_key: SpendKey,
+    minimum_amount_out: MinimumAmountOut,
+    slippage_bps: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: 10000,
+      default: 50,
+      description: 'Tolerated slippage from the quote, in basis points (when minimum_amount_out is absent).',
+    },
     task_id: TaskId,
   },
   required: ['from_token', 'to_token', 'from_mint', 'to_mint', 'amount', 'idempotency_key'],
@@ -128,13 +189,16 @@ const LendingRequest = {
   type: 'object',
   properties: {
     amount: AmountInput,
-    lending_program: Identifier,
-    idempotency_key: IdempotencyKey,
-    mint: Identifier,
+    lending_program: described(
+      Identifier,
+      'The lending venue (see the venues); it must be on the allow-list.',
+    ),
+    idempotency_key: SpendKey,
+    mint: TokenMint,
     cpi_data: {
       type: 'array',
       maxItems: 1024,
-      items: { type: 'integer', minimum: 0, maximum: 255 },
+      items: { type: 'integer', format: 'int32', minimum: 0, maximum: 255 },
       description: 'Opaque instruction body forwarded to the venue.',
     },
   },
@@ -158,9 +222,15 @@ export const WithdrawResponse = {
 
 export const SimulateRequest = {
   type: 'object',
-  properties: { amount: AmountInput, mint: Identifier, to: Identifier },
+  properties: {
+    amount: AmountInput,
+    mint: TokenMint,
+    to: described(Identifier, 'The recipient to check against the allow-list.'),
+  },
   required: ['amount'],
 } as const satisfies JSONSchema;
+
+const Reason = { type: 'string', enum: ERROR_CODES } as const;
 
 export const SimulateResponse = {
   type: 'object',
@@ -169,13 +239,13 @@ export const SimulateResponse = {
     daily_remaining: AmountOutput,
     hourly_tx_remaining: Count,
     estimated_fee: AmountOutput,
-    reason: { type: 'string', enum: ERROR_CODES },
+    reason: Reason,
   },
   required: ['would_succeed', 'daily_remaining', 'hourly_tx_remaining', 'estimated_fee'],
   // `reason` is present only when would_succeed is false.
   if: { properties: { would_succeed: { const: false } } },
-  then: { properties: { reason: true }, required: ['reason'] },
-  else: { not: { properties: { reason: true }, required: ['reason'] } },
+  then: { properties: { reason: Reason }, required: ['reason'] },
+  else: { not: { properties: { reason: Reason }, required: ['reason'] } },
 } as const satisfies JSONSchema;
 
 // ---- state -----------------------------------------------------------------------------------
@@ -211,7 +281,16 @@ export const LimitsResponse = {
 
 export const HistoryQuery = {
   type: 'object',
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+  properties: {
+    limit: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+      description: 'How many entries at most.',
+    },
+  },
 } as const satisfies JSONSchema;
 
 export const HistoryEntry = {
@@ -242,7 +321,13 @@ export const HistoryResponse = {
 export const WebhookRequest = {
   type: 'object',
   properties: {
-    url: { type: 'string', format: 'uri', pattern: '^https://', maxLength: 2048 },
+    url: {
+      type: 'string',
+      format: 'uri',
+      pattern: '^https://',
+      maxLength: 2048,
+      description: 'The HTTPS URL that receives the events.',
+    },
     event_types: {
       type: 'array',
       minItems: 1,
@@ -263,28 +348,31 @@ export const WebhookResponse = {
 
 // ---- errors ----------------------------------------------------------------------------------
 
+/** The failures of a validation_error, one per failing field. */
+const ErrorDetails = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'JSON Pointer to the failing field.' },
+      issue: { type: 'string' },
+    },
+    required: ['path', 'issue'],
+  },
+} as const;
+
 export const ErrorBody = {
   type: 'object',
   properties: {
     error: { type: 'string', enum: ERROR_CODES },
     message: { type: 'string' },
-    details: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          path: { type: 'string', description: 'JSON Pointer to the failing field.' },
-          issue: { type: 'string' },
-        },
-        required: ['path', 'issue'],
-      },
-    },
+    details: ErrorDetails,
   },
   required: ['error', 'message'],
   // `details` is present only on validation_error.
   if: { properties: { error: { const: 'validation_error' } } },
-  then: { properties: { details: true }, required: ['details'] },
-  else: { not: { properties: { details: true }, required: ['details'] } },
+  then: { properties: { details: ErrorDetails }, required: ['details'] },
+  else: { not: { properties: { details: ErrorDetails }, required: ['details'] } },
 } as const satisfies JSONSchema;
 
 /** Every named schema of the contract; the key is the schema's name in the OpenAPI document. */

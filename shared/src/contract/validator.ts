@@ -1,8 +1,9 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import Big from 'big.js';
 import { parseAmount } from '../money';
 import { ServiceError, validationError, type ValidationDetail } from '../errors';
-import { CONTRACT_SCHEMAS } from './schemas';
+import { AmountInput, AmountNumber, AmountString, CONTRACT_SCHEMAS } from './schemas';
 import { OPERATOR_SCHEMAS } from './operator-schemas';
 import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
 import { VARIANT_SCHEMAS } from './variant-schemas';
@@ -34,6 +35,21 @@ function makeAjv(coerceTypes: boolean): Ajv2020 {
     coerceTypes,
   });
   addFormats(ajv);
+  // multipleOf in exact decimal: 1.1 is a multiple of 0.000001, which a float division denies.
+  ajv.removeKeyword('multipleOf');
+  ajv.addKeyword({
+    keyword: 'multipleOf',
+    type: 'number',
+    schemaType: 'number',
+    errors: true,
+    validate: function multipleOf(this: unknown, step: number, data: number): boolean {
+      if (!Number.isFinite(data) || new Big(String(data)).mod(new Big(String(step))).eq(0)) return true;
+      (multipleOf as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+        { keyword: 'multipleOf', message: `must be multiple of ${step}`, params: { multipleOf: step } },
+      ];
+      return false;
+    },
+  });
   ajv.addKeyword({
     keyword: 'x-amount',
     schemaType: 'boolean',
@@ -101,10 +117,19 @@ function issueOf(error: ErrorObject): string {
   return error.message ?? error.keyword;
 }
 
-/** An error about an amount field: its own keyword, or another keyword (type) of an amount schema. */
-const isAmountError = (error: ErrorObject): boolean =>
+const AMOUNT_SCHEMAS = new Set<unknown>([AmountInput, AmountNumber, AmountString]);
+
+/** Whether an error is an amount schema's own (its keyword, or a keyword of the schema or its branches). */
+const ofAmountSchema = (error: ErrorObject): boolean =>
   error.keyword === 'x-amount' ||
+  AMOUNT_SCHEMAS.has(error.parentSchema) ||
   (error.parentSchema as Record<string, unknown> | undefined)?.['x-amount'] === true;
+
+/** The errors about amount fields: every error at a field where an amount schema failed. */
+function amountErrors(errors: ErrorObject[]): (error: ErrorObject) => boolean {
+  const fields = new Set(errors.filter(ofAmountSchema).map((e) => e.instancePath));
+  return (error) => fields.has(error.instancePath);
+}
 
 /** Validates `data` against the named schema (applying defaults in place) or throws the contract's error. */
 export function validate<T>(name: SchemaName, data: unknown): T {
@@ -113,7 +138,7 @@ export function validate<T>(name: SchemaName, data: unknown): T {
   const fn = validatorFor(name);
   if (fn(data)) return data as T;
   const errors = (fn.errors ?? []).filter((e) => e.keyword !== 'if');
-  if (errors.length > 0 && errors.every(isAmountError)) {
+  if (errors.length > 0 && errors.every(amountErrors(errors))) {
     const amountFailure = errors.find((e) => e.keyword === 'x-amount') ?? errors[0]!;
     const field = pointerOf(amountFailure).split('/').pop() || 'amount';
     throw new ServiceError(

@@ -20,6 +20,7 @@ const Confirmed = { type: 'string', enum: ['confirmed'] } as const;
 const TaskId = { type: 'string', maxLength: 255 } as const;
 const Memo = {
   type: 'string',
+  maxLength: MEMO_MAX_BYTES,
   'x-max-utf8-bytes': MEMO_MAX_BYTES,
   description:
     'At most 200 bytes in UTF-8. Kept in the service’s log (history, webhooks); the chain’s memo carries its SHA-256 (hex).',
@@ -31,6 +32,7 @@ const Actions = ['transfer', 'swap', 'deposit', 'withdraw'] as const;
 export const VariantIdempotencyKey = {
   type: 'string',
   format: 'uuid',
+  maxLength: 36,
   description:
     'Required on transfer, swap, deposit and withdraw; any UUID. A replay within 24 hours answers the original response.',
 } as const;
@@ -130,7 +132,7 @@ const SwapFields = {
   output_mint: Identifier,
   input_amount: AmountInput,
   min_output: AmountInput,
-  slippage_bps: { type: 'integer', minimum: 0, maximum: 10000, default: 50 },
+  slippage_bps: { type: 'integer', format: 'int32', minimum: 0, maximum: 10000, default: 50 },
   task_id: TaskId,
 } as const;
 
@@ -158,7 +160,7 @@ const VariantLendingRequest = {
     cpi_data: {
       type: 'array',
       maxItems: 1024,
-      items: { type: 'integer', minimum: 0, maximum: 255 },
+      items: { type: 'integer', format: 'int32', minimum: 0, maximum: 255 },
       description: 'Opaque instruction body forwarded to the venue.',
     },
   },
@@ -220,6 +222,11 @@ const VariantErrorObject = {
   required: ['code', 'message'],
 } as const satisfies JSONSchema;
 
+const VariantReason = {
+  ...VariantErrorObject,
+  description: 'Why it would fail: the first failing check’s code.',
+};
+
 export const VariantSimulateResponse = {
   type: 'object',
   properties: {
@@ -251,14 +258,14 @@ export const VariantSimulateResponse = {
       additionalProperties: false,
     },
     fee_preview: AmountOutput,
-    reason: { ...VariantErrorObject, description: 'Why it would fail: the first failing check’s code.' },
+    reason: VariantReason,
   },
   required: ['would_succeed', 'checks', 'fee_preview'],
   additionalProperties: false,
   // `reason` is present only when would_succeed is false.
   if: { properties: { would_succeed: { const: false } } },
-  then: { properties: { reason: true }, required: ['reason'] },
-  else: { not: { properties: { reason: true }, required: ['reason'] } },
+  then: { properties: { reason: VariantReason }, required: ['reason'] },
+  else: { not: { properties: { reason: VariantReason }, required: ['reason'] } },
 } as const satisfies JSONSchema;
 
 // ---- state -----------------------------------------------------------------------------------
@@ -311,14 +318,19 @@ export const VARIANT_HISTORY_MAX = 200;
 export const VariantHistoryQuery = {
   type: 'object',
   properties: {
-    limit: { type: 'integer', minimum: 1, maximum: VARIANT_HISTORY_MAX, default: 50 },
+    limit: { type: 'integer', format: 'int32', minimum: 1, maximum: VARIANT_HISTORY_MAX, default: 50 },
     cursor: {
       type: 'string',
       minLength: 1,
       maxLength: 512,
       description: 'Opaque: the next_cursor of the previous page.',
     },
-    since: { type: 'string', format: 'date-time', description: 'Only entries confirmed at or after it.' },
+    since: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 64,
+      description: 'Only entries confirmed at or after it.',
+    },
     type: { type: 'string', enum: Actions },
   },
   additionalProperties: false,

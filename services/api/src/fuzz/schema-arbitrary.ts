@@ -23,6 +23,8 @@ export interface Schema {
   format?: string;
   minimum?: number;
   maximum?: number;
+  multipleOf?: number;
+  anyOf?: readonly Schema[];
   enum?: readonly unknown[];
   const?: unknown;
   default?: unknown;
@@ -44,6 +46,8 @@ const KNOWN = new Set([
   'format',
   'minimum',
   'maximum',
+  'multipleOf',
+  'anyOf',
   'enum',
   'const',
   'default',
@@ -121,10 +125,12 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
   if (schema.format !== undefined)
     throw new Error(`the fuzz generator does not know format "${schema.format}"`);
   if (schema.pattern !== undefined) {
-    // The contract's patterns are one character class repeated: ^[...]+$
+    // Most of the contract's patterns are one character class repeated (^[...]+$): fast to shrink.
     const cls = /^\^(\[[^\]]+\])\+\$$/.exec(schema.pattern)?.[1];
-    if (!cls) throw new Error(`the fuzz generator does not know the pattern ${schema.pattern}`);
-    return charsOf(cls, Math.max(1, minLength), maxLength);
+    if (cls) return charsOf(cls, Math.max(1, minLength), maxLength);
+    return fc
+      .stringMatching(new RegExp(schema.pattern))
+      .filter((text) => text.length >= minLength && text.length <= (schema.maxLength ?? Infinity));
   }
   return fc.string({ unit: 'grapheme-ascii', minLength, maxLength });
 }
@@ -138,6 +144,7 @@ function ofType(type: string, schema: Schema, hints: Hints): fc.Arbitrary<Json> 
         .integer({ min: schema.minimum ?? -1_000, max: schema.maximum ?? 1_000_000 })
         .map((n) => num(String(n)));
     case 'number':
+      if (schema.multipleOf !== undefined) return multiplesOf(schema);
       return fc
         .double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true })
         .map((n) => num(String(n)));
@@ -164,6 +171,22 @@ function ofType(type: string, schema: Schema, hints: Hints): fc.Arbitrary<Json> 
   }
 }
 
+/** Numbers that are multiples of `multipleOf` within the bounds, written as exact decimal text. */
+function multiplesOf(schema: Schema): fc.Arbitrary<Json> {
+  const decimals = (String(schema.multipleOf).split('.')[1] ?? '').length;
+  const scale = 10 ** decimals;
+  const step = Math.round(schema.multipleOf! * scale);
+  const min = Math.ceil(((schema.minimum ?? -1e6) * scale) / step);
+  const max = Math.floor(((schema.maximum ?? 1e6) * scale) / step);
+  return fc.bigInt({ min: BigInt(min), max: BigInt(max) }).map((k) => {
+    const units = k * BigInt(step);
+    const sign = units < 0n ? '-' : '';
+    const digits = (units < 0n ? -units : units).toString().padStart(decimals + 1, '0');
+    const text = decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
+    return num(`${sign}${text}`);
+  });
+}
+
 function objectOf(schema: Schema, hints: Hints): fc.Arbitrary<Json> {
   const properties = Object.entries(schema.properties ?? {});
   const required = new Set(schema.required ?? []);
@@ -186,6 +209,7 @@ export function arbitraryOf(schema: Schema, hints: Hints = {}): fc.Arbitrary<Jso
   if (schema.const !== undefined) arbitrary = fc.constant(valueOf(schema.const));
   else if (schema.enum) arbitrary = fc.constantFrom(...schema.enum.map(valueOf));
   else if (schema['x-amount']) arbitrary = amount;
+  else if (schema.anyOf) arbitrary = fc.oneof(...schema.anyOf.map((branch) => arbitraryOf(branch, hints)));
   else {
     const types = schema.type === undefined ? ['string'] : [schema.type].flat();
     arbitrary = fc.oneof(...types.map((t) => ofType(t, schema, hints)));
