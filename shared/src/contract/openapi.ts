@@ -4,10 +4,33 @@
  * the variant /v1 one (variant-openapi.ts). Served by the API and checked by an OpenAPI validator in a
  * test.
  */
-import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../errors';
+import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode, type ValidationDetail } from '../errors';
 import { CONTRACT_SCHEMAS, IdempotencyKey, type ContractSchemaName } from './schemas';
+import {
+  PoolsResponse,
+  TokensResponse,
+  VenuesResponse,
+  WebhookDeletedResponse,
+  WebhookListResponse,
+  WebhookSubscriptionView,
+} from './operator-responses';
+import { PathParams } from './operator-schemas';
+import { responseViolations, type SchemaName } from './validator';
 
-type Tag = 'onboarding' | 'intents' | 'state' | 'webhooks';
+type Tag = 'onboarding' | 'intents' | 'state' | 'webhooks' | 'reference';
+
+/** The agent document's schemas: the contract's, and those of the service's own reads for agents. */
+export const AGENT_DOCUMENT_SCHEMAS = {
+  ...CONTRACT_SCHEMAS,
+  WebhookSubscriptionView,
+  WebhookListResponse,
+  WebhookDeletedResponse,
+  TokensResponse,
+  VenuesResponse,
+  PoolsResponse,
+  PathParams,
+} as const;
+export type AgentDocumentSchemaName = keyof typeof AGENT_DOCUMENT_SCHEMAS;
 
 export interface Operation<Name extends string = ContractSchemaName, TagName extends string = Tag> {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -55,6 +78,11 @@ export interface ContractDescription<Name extends string, TagName extends string
   tags?: readonly { name: TagName; description: string }[];
   /** The security schemes, the first the default (the agent's API key when absent). */
   securitySchemes?: Record<string, object>;
+  /**
+   * Whether a signed-in caller's answers carry the RateLimit headers (the agent's rate limit): then
+   * every success and 4xx of an operation that takes the key declares them.
+   */
+  rateLimited?: true;
 }
 
 export const OPERATIONS: readonly Operation[] = [
@@ -154,6 +182,65 @@ export const OPERATIONS: readonly Operation[] = [
 ];
 
 /**
+ * The service's own operations for agents, beyond the contract's ten: an agent lists and deletes its
+ * webhooks, and reads what a spend needs (the tokens, the lending venues, the aggregator's pools).
+ * Public reads answer without a key.
+ */
+const REFERENCE_ERRORS: readonly ErrorCode[] = ['validation_error', 'internal_error', 'service_unavailable'];
+const SIGNED_IN_ERRORS: readonly ErrorCode[] = [...REFERENCE_ERRORS, 'unauthorized', 'rate_limited'];
+
+export const AGENT_SERVICE_OPERATIONS: readonly Operation<AgentDocumentSchemaName>[] = [
+  {
+    method: 'get',
+    path: '/webhooks',
+    tag: 'webhooks',
+    operationId: 'listWebhooks',
+    summary: 'The agent’s own webhook subscriptions (never a secret).',
+    response: 'WebhookListResponse',
+    errors: SIGNED_IN_ERRORS,
+  },
+  {
+    method: 'delete',
+    path: '/webhooks/{webhook}',
+    tag: 'webhooks',
+    operationId: 'deleteWebhook',
+    summary: 'Delete one of the agent’s webhook subscriptions; nothing more is sent to it.',
+    response: 'WebhookDeletedResponse',
+    errors: [...SIGNED_IN_ERRORS, 'not_found'],
+  },
+  {
+    method: 'get',
+    path: '/tokens',
+    tag: 'reference',
+    operationId: 'listTokens',
+    summary: 'The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take).',
+    response: 'TokensResponse',
+    errors: REFERENCE_ERRORS,
+    public: true,
+  },
+  {
+    method: 'get',
+    path: '/venues',
+    tag: 'reference',
+    operationId: 'listVenues',
+    summary: 'The lending venues (lending_program of deposit and withdraw), each with the mints it takes.',
+    response: 'VenuesResponse',
+    errors: REFERENCE_ERRORS,
+    public: true,
+  },
+  {
+    method: 'get',
+    path: '/pools',
+    tag: 'reference',
+    operationId: 'listPools',
+    summary: 'The swap aggregator and, on the local chain, its pools with their reserves.',
+    response: 'PoolsResponse',
+    errors: REFERENCE_ERRORS,
+    public: true,
+  },
+];
+
+/**
  * The headers of an answer drawn from the agent views (the state reads): whether the views included
  * the agent's own last write when it was answered. The bodies stay exactly the contract's.
  */
@@ -173,6 +260,41 @@ export const VIEW_HEADERS = {
     schema: { type: 'integer', minimum: 0 },
   },
 } as const;
+
+/** The agent's rate limit (IETF draft RateLimit header fields), on every answer to a signed-in agent. */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': {
+    description: 'Requests the agent may make per window (RATE_LIMIT_PER_MINUTE).',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the window frees a request.',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 3600 },
+  },
+  'RateLimit-Policy': {
+    description: 'The policy, e.g. `60;w=60` (60 requests a 60-second window).',
+    schema: { type: 'string', maxLength: 64, pattern: '^[0-9]+;w=[0-9]+$' },
+  },
+} as const;
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
+  },
+};
+
+/** Every 401 says how to authenticate (RFC 9110): a bearer credential, and no more (there is no OAuth server). */
+export const WWW_AUTHENTICATE = {
+  'WWW-Authenticate': {
+    description: 'Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`.',
+    schema: { type: 'string', maxLength: 256, pattern: '^Bearer' },
+  },
+};
 
 const STATUS_MEANING: Record<number, string> = {
   400: 'Invalid input',
@@ -260,17 +382,24 @@ function operationObject<Name extends string, TagName extends string>(
   op: Operation<Name, TagName>,
   contract: ContractDescription<Name, TagName>,
 ) {
+  const rateLimit = contract.rateLimited && !op.public ? RATE_LIMIT_HEADERS : {};
+  const headersOf = (status: string) => ({
+    ...(status.startsWith('4') && status !== '401' && rateLimit),
+    ...((status === '429' || status === '503') && RETRY_AFTER),
+    ...(status === '401' && WWW_AUTHENTICATE),
+  });
   const errors = Object.fromEntries(
-    Object.entries(errorStatuses(contract.codeName, op.errors)).map(([status, { description, codes }]) => [
-      status,
-      {
-        description,
-        content: errorContent(contract.errorBody, op.errors && codes),
-        ...(status === '429' || status === '503'
-          ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } }
-          : {}),
-      },
-    ]),
+    Object.entries(errorStatuses(contract.codeName, op.errors)).map(([status, { description, codes }]) => {
+      const headers = headersOf(status);
+      return [
+        status,
+        {
+          description,
+          content: errorContent(contract.errorBody, op.errors && codes),
+          ...(Object.keys(headers).length > 0 && { headers }),
+        },
+      ];
+    }),
   );
   const header = contract.idempotencyHeader;
   const parameters = [
@@ -288,12 +417,11 @@ function operationObject<Name extends string, TagName extends string>(
       : []),
     ...(op.query ? queryParameters(contract.schemas, op.query) : []),
   ];
+  const successHeaders = { ...(op.headers ?? (op.tag === 'state' ? VIEW_HEADERS : {})), ...rateLimit };
   const success = {
     description: op.status === 202 ? 'Accepted' : op.status === 201 ? 'Created' : 'OK',
     content: { ...json(op.response), ...op.alternatives },
-    ...((op.headers ?? (op.tag === 'state' && VIEW_HEADERS)) && {
-      headers: op.headers ?? VIEW_HEADERS,
-    }),
+    ...(Object.keys(successHeaders).length > 0 && { headers: successHeaders }),
   };
   return {
     tags: [op.tag],
@@ -312,6 +440,7 @@ const AGENT_TAGS = [
   { name: 'intents', description: 'Transfer, swap, deposit, withdraw, simulate.' },
   { name: 'state', description: 'Balance, limits, history.' },
   { name: 'webhooks', description: 'Event subscriptions.' },
+  { name: 'reference', description: 'What a spend needs: tokens, lending venues, pools (no key needed).' },
 ] as const;
 
 /** The OpenAPI 3.1 document of one contract. */
@@ -332,7 +461,8 @@ export function buildOpenApiDocument<Name extends string, TagName extends string
         contract.description ??
         'Autonomous agents move and convert tokens on Solana under limits an operator sets.',
     },
-    servers: [{ url: contract.serverUrl }],
+    // Not internal: every document describes an API the service serves to its callers.
+    servers: [{ url: contract.serverUrl, 'x-internal': false }],
     tags: (contract.tags ?? AGENT_TAGS).map((t) => ({ name: t.name as string, description: t.description })),
     security: [{ [Object.keys(securitySchemes)[0]!]: [] as string[] }],
     paths,
@@ -343,11 +473,13 @@ export function buildOpenApiDocument<Name extends string, TagName extends string
 
 /** The primary /api/v1 contract's document. */
 export function openApiDocument(serverUrl = '/api/v1') {
-  return buildOpenApiDocument<ContractSchemaName>({
+  return buildOpenApiDocument<AgentDocumentSchemaName>({
     title: 'Token operations: agent API',
     serverUrl,
-    operations: OPERATIONS,
-    schemas: CONTRACT_SCHEMAS,
+    operations: [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS],
+    schemas: AGENT_DOCUMENT_SCHEMAS,
+    pathParameters: 'PathParams',
+    rateLimited: true,
     errorBody: 'ErrorBody',
     codeName: (code) => code,
     idempotencyHeader: {
@@ -357,3 +489,52 @@ export function openApiDocument(serverUrl = '/api/v1') {
     },
   });
 }
+
+/**
+ * Checks a service's answers against a document's table of operations: for a request that names one
+ * of them (its path from the server's root), how the answer differs from what the document says (a
+ * status it does not list, a body its schema refuses, an error code it does not list for that status);
+ * undefined when the request names none.
+ */
+export function answerChecker<Name extends string, TagName extends string>(
+  operations: readonly Operation<Name, TagName>[],
+  serverUrl: string,
+  errorBody: SchemaName = 'ErrorBody',
+) {
+  const matchers = operations.map((op) => ({
+    op,
+    // Express matches paths case-insensitively, and with a trailing slash.
+    pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i'),
+  }));
+  const operation = (method: string, path: string): Operation<Name, TagName> | undefined => {
+    if (!path.toLowerCase().startsWith(`${serverUrl.toLowerCase()}/`)) return undefined;
+    const rest = path.slice(serverUrl.length);
+    const m = method.toLowerCase();
+    return matchers.find(({ op, pattern }) => op.method === m && pattern.test(rest))?.op;
+  };
+  const violations = (
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+  ): ValidationDetail[] | undefined => {
+    const op = operation(method, path);
+    if (!op) return undefined;
+    const where = `${op.method.toUpperCase()} ${op.path}`;
+    if (status === (op.status ?? 200)) return responseViolations(op.response as unknown as SchemaName, body);
+    const codes = (op.errors ?? ERROR_CODES).filter((c) => ERROR_CATALOGUE[c].status === status);
+    if (codes.length === 0) return [{ path: '', issue: `status ${status} is not documented for ${where}` }];
+    const found = responseViolations(errorBody, body);
+    const code = (body as { error?: unknown } | null)?.error;
+    if (!codes.includes(code as ErrorCode))
+      found.push({ path: '/error', issue: `${String(code)} is not documented for ${where} (${status})` });
+    return found;
+  };
+  return { operation, violations };
+}
+
+/** How an answer of the agent API differs from the agent document (undefined: no operation of it). */
+export const agentAnswerViolations = answerChecker(
+  [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS],
+  '/api/v1',
+).violations;

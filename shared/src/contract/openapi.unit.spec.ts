@@ -1,5 +1,5 @@
 import { ERROR_CATALOGUE, ERROR_CODES } from '../errors';
-import { OPERATIONS, openApiDocument } from './openapi';
+import { AGENT_SERVICE_OPERATIONS, OPERATIONS, RATE_LIMIT_HEADERS, openApiDocument } from './openapi';
 import { openApiProblems } from '../testing/openapi';
 
 describe('the OpenAPI 3.1 document', () => {
@@ -31,6 +31,11 @@ describe('the OpenAPI 3.1 document', () => {
         '/transfer',
         '/webhooks',
         '/withdraw',
+        // The service's own reads for agents: its webhooks, and what a spend needs.
+        '/webhooks/{webhook}',
+        '/tokens',
+        '/venues',
+        '/pools',
       ].sort(),
     );
     for (const op of OPERATIONS) {
@@ -66,18 +71,32 @@ describe('the OpenAPI 3.1 document', () => {
     for (const c of listed) expect(Boolean(c.why)).toBe(c.origin === 'service');
   });
 
-  it('documents the freshness headers on the state reads, and only there', () => {
-    for (const op of OPERATIONS) {
-      const ok = (doc.paths[op.path] as Record<string, { responses: { '200': { headers?: object } } }>)[
-        op.method
-      ]!.responses['200'];
-      if (op.tag === 'state')
-        expect(Object.keys(ok.headers ?? {})).toEqual(['X-Data-Stale', 'X-Data-Position', 'X-Data-Lag-Ms']);
-      else expect(ok.headers).toBeUndefined();
+  it('documents the freshness headers on the state reads, and the rate limit on every signed-in answer', () => {
+    const rateLimit = Object.keys(RATE_LIMIT_HEADERS);
+    for (const op of [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS]) {
+      const responses = (
+        doc.paths[op.path] as Record<string, { responses: Record<string, { headers?: object }> }>
+      )[op.method]!.responses;
+      const views = op.tag === 'state' ? ['X-Data-Stale', 'X-Data-Position', 'X-Data-Lag-Ms'] : [];
+      expect(Object.keys(responses['200']!.headers ?? {})).toEqual([
+        ...views,
+        ...(op.public ? [] : rateLimit),
+      ]);
+      if (!op.public)
+        expect(Object.keys(responses['429']!.headers ?? {})).toEqual([...rateLimit, 'Retry-After']);
     }
   });
 
-  it('uses the tags onboarding, intents, state and webhooks', () => {
-    expect(doc.tags.map((t) => t.name)).toEqual(['onboarding', 'intents', 'state', 'webhooks']);
+  it('says on every 401 that the credential is a bearer one', () => {
+    for (const op of [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS].filter((o) => !o.public)) {
+      const responses = (
+        doc.paths[op.path] as Record<string, { responses: Record<string, { headers?: object }> }>
+      )[op.method]!.responses;
+      expect(Object.keys(responses['401']!.headers ?? {})).toEqual(['WWW-Authenticate']);
+    }
+  });
+
+  it('uses the tags onboarding, intents, state, webhooks and reference', () => {
+    expect(doc.tags.map((t) => t.name)).toEqual(['onboarding', 'intents', 'state', 'webhooks', 'reference']);
   });
 });

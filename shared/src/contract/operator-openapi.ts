@@ -6,13 +6,11 @@
  * (operator-responses.ts) and the error codes it can answer, through the agent contract's builder
  * (openapi.ts). The same table checks the service's answers (`operatorAnswerViolations`).
  */
-import type { ErrorCode, ValidationDetail } from '../errors';
-import { ERROR_CATALOGUE } from '../errors';
-import { VIEW_HEADERS, buildOpenApiDocument, type Operation } from './openapi';
+import type { ErrorCode } from '../errors';
+import { VIEW_HEADERS, answerChecker, buildOpenApiDocument, type Operation } from './openapi';
 import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
 import { OPERATOR_SCHEMAS } from './operator-schemas';
 import { ErrorBody, WebhookRequest, WebhookResponse } from './schemas';
-import { responseViolations, type SchemaName } from './validator';
 
 const OPERATOR_DOCUMENT_SCHEMAS = {
   ...OPERATOR_SCHEMAS,
@@ -409,53 +407,28 @@ export function operatorOpenApiDocument(serverUrl = OPERATOR_SERVER_URL) {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'The JWT from POST /orchestrator/auth/token for the wallet that owns the group.',
+        description:
+          'The JWT from POST /orchestrator/auth/token for the wallet that owns the group. Following RFC8725: HS256 only (verified with that one algorithm), an audience and a one-hour expiry, both checked.',
       },
       auditorToken: {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description:
-          'The JWT an auditor’s wallet gets from the same sign-in; it reads the audit routes of the groups it was granted, nothing else.',
+          'The JWT an auditor’s wallet gets from the same sign-in (issued and checked as operatorToken says, following RFC8725); it reads the audit routes of the groups it was granted, nothing else.',
       },
     },
   });
 }
 
-const MATCHERS = OPERATOR_OPERATIONS.map((op) => ({
-  op,
-  // Express matches paths case-insensitively, and with a trailing slash.
-  pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i'),
-}));
+const checker = answerChecker(OPERATOR_OPERATIONS, OPERATOR_SERVER_URL);
 
 /** The operation a request names (its path from the server's root), if it is one of the operator surface's. */
-export function operatorOperation(method: string, path: string): OperatorOperation | undefined {
-  if (!path.toLowerCase().startsWith(`${OPERATOR_SERVER_URL}/`)) return undefined;
-  const rest = path.slice(OPERATOR_SERVER_URL.length);
-  const m = method.toLowerCase();
-  return MATCHERS.find(({ op, pattern }) => op.method === m && pattern.test(rest))?.op;
-}
+export const operatorOperation = checker.operation;
 
 /**
  * How an answer differs from what the document says of its operation: a status it does not list, a
  * body its schema refuses, an error code it does not list for that status. Undefined when the request
  * is no operation of the operator surface.
  */
-export function operatorAnswerViolations(
-  method: string,
-  path: string,
-  status: number,
-  body: unknown,
-): ValidationDetail[] | undefined {
-  const op = operatorOperation(method, path);
-  if (!op) return undefined;
-  const where = `${op.method.toUpperCase()} ${op.path}`;
-  if (status === (op.status ?? 200)) return responseViolations(op.response as SchemaName, body);
-  const codes = (op.errors ?? []).filter((c) => ERROR_CATALOGUE[c].status === status);
-  if (codes.length === 0) return [{ path: '', issue: `status ${status} is not documented for ${where}` }];
-  const violations = responseViolations('ErrorBody', body);
-  const code = (body as { error?: unknown } | null)?.error;
-  if (!codes.includes(code as ErrorCode))
-    violations.push({ path: '/error', issue: `${String(code)} is not documented for ${where} (${status})` });
-  return violations;
-}
+export const operatorAnswerViolations = checker.violations;

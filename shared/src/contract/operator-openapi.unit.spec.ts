@@ -13,7 +13,7 @@ describe('the operator OpenAPI 3.1 document', () => {
 
   it('is a valid OpenAPI 3.1 document, served under /api/v1', async () => {
     expect(await openApiProblems(doc)).toBe('');
-    expect(doc.servers).toEqual([{ url: '/api/v1' }]);
+    expect(doc.servers).toEqual([{ url: '/api/v1', 'x-internal': false }]);
   });
 
   it('is checked by a validator that refuses a broken one', async () => {

@@ -115,6 +115,7 @@ export function variantOpenApiDocument(serverUrl = '/v1') {
     schemas: VARIANT_SCHEMAS,
     errorBody: 'VariantErrorBody',
     codeName: variantCode,
+    rateLimited: true,
     idempotencyHeader: {
       required: true,
       schema: VariantIdempotencyKey,

@@ -2,6 +2,7 @@ import { ServiceError } from '../errors';
 import { validate } from './validator';
 import { VARIANT_OPERATIONS, variantOpenApiDocument } from './variant-openapi';
 import { VARIANT_SCHEMAS, variantErrorBody, type VariantSchemaName } from './variant-schemas';
+import { RATE_LIMIT_HEADERS } from './openapi';
 import { openApiProblems } from '../testing/openapi';
 
 const refusal = (name: VariantSchemaName, data: unknown): ServiceError => {
@@ -19,7 +20,7 @@ describe('the variant OpenAPI 3.1 document', () => {
 
   it('is a valid OpenAPI 3.1 document, served under /v1', async () => {
     expect(await openApiProblems(doc)).toBe('');
-    expect(doc.servers).toEqual([{ url: '/v1' }]);
+    expect(doc.servers).toEqual([{ url: '/v1', 'x-internal': false }]);
   });
 
   type Responses = Record<string, { content: { 'application/json': { schema: { $ref: string } } } }>;
@@ -31,7 +32,7 @@ describe('the variant OpenAPI 3.1 document', () => {
           (doc.paths[path] as { get: { responses: { '200': { headers: object } } } }).get.responses['200']
             .headers,
         ),
-      ).toEqual(['X-Data-Stale', 'X-Data-Position', 'X-Data-Lag-Ms']);
+      ).toEqual(['X-Data-Stale', 'X-Data-Position', 'X-Data-Lag-Ms', ...Object.keys(RATE_LIMIT_HEADERS)]);
   });
 
   it('has every variant path, each answering its schema and the variant error body', () => {

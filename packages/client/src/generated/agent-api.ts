@@ -165,10 +165,79 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The agent’s own webhook subscriptions (never a secret). */
+        get: operations["listWebhooks"];
         put?: never;
         /** Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once. */
         post: operations["registerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one of the agent’s webhook subscriptions; nothing more is sent to it. */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take). */
+        get: operations["listTokens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/venues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The lending venues (lending_program of deposit and withdraw), each with the mints it takes. */
+        get: operations["listVenues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The swap aggregator and, on the local chain, its pools with their reserves. */
+        get: operations["listPools"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -180,6 +249,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         RegisterRequest: {
+            /** @description The one-time code the operator gave. */
             invitation_code: string;
         };
         RegisterResponse: {
@@ -187,13 +257,17 @@ export interface components {
             api_key: string;
         };
         TransferRequest: {
+            /** @description The recipient address; it must be on the operator allow-list. */
             to: string;
-            /** @description Human units, >= 0, at most 6 decimals. A decimal string ("12.5") is accepted too. */
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
             amount: number | string;
+            /** @description Caller-chosen key of this operation: a retry with the same key never makes a second one. */
             idempotency_key: string;
+            /** @description The token (its mint, see the token registry); the group base token when absent. */
             mint?: string;
-            /** @description Free-form, at most 200 bytes in UTF-8. */
+            /** @description Free-form, at most 200 bytes in UTF-8; included in the webhook payload. */
             memo?: string;
+            /** @description Caller-defined task identifier, kept in the history and the webhook payload. */
             task_id?: string;
         };
         TransferResponse: {
@@ -206,17 +280,27 @@ export interface components {
             hourly_tx_remaining: number;
         };
         SwapRequest: {
+            /** @description Symbol of the token sold. */
             from_token: string;
+            /** @description Symbol of the token bought. */
             to_token: string;
+            /** @description Mint of the token sold (see the token registry). */
             from_mint: string;
+            /** @description Mint of the token bought (see the token registry). */
             to_mint: string;
-            /** @description Human units, >= 0, at most 6 decimals. A decimal string ("12.5") is accepted too. */
+            /** @description Amount of from_token to sell, human units, at most 6 decimals (a decimal string is accepted too). */
             amount: number | string;
+            /** @description Caller-chosen key of this operation: a retry with the same key never makes a second one. */
             idempotency_key: string;
-            /** @description Human units, >= 0, at most 6 decimals. A decimal string ("12.5") is accepted too. */
+            /** @description The least amount of to_token to accept; by default the quote less slippage_bps. */
             minimum_amount_out?: number | string;
-            /** @default 50 */
+            /**
+             * Format: int32
+             * @description Tolerated slippage from the quote, in basis points (when minimum_amount_out is absent).
+             * @default 50
+             */
             slippage_bps?: number;
+            /** @description Caller-defined task identifier, kept in the history and the webhook payload. */
             task_id?: string;
         };
         SwapResponse: {
@@ -230,10 +314,13 @@ export interface components {
             hourly_tx_remaining: number;
         };
         DepositRequest: {
-            /** @description Human units, >= 0, at most 6 decimals. A decimal string ("12.5") is accepted too. */
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
             amount: number | string;
+            /** @description The lending venue (see the venues); it must be on the allow-list. */
             lending_program: string;
+            /** @description Caller-chosen key of this operation: a retry with the same key never makes a second one. */
             idempotency_key: string;
+            /** @description The token (its mint, see the token registry); the group base token when absent. */
             mint?: string;
             /** @description Opaque instruction body forwarded to the venue. */
             cpi_data?: number[];
@@ -245,10 +332,13 @@ export interface components {
             deposited_amount: number;
         };
         WithdrawRequest: {
-            /** @description Human units, >= 0, at most 6 decimals. A decimal string ("12.5") is accepted too. */
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
             amount: number | string;
+            /** @description The lending venue (see the venues); it must be on the allow-list. */
             lending_program: string;
+            /** @description Caller-chosen key of this operation: a retry with the same key never makes a second one. */
             idempotency_key: string;
+            /** @description The token (its mint, see the token registry); the group base token when absent. */
             mint?: string;
             /** @description Opaque instruction body forwarded to the venue. */
             cpi_data?: number[];
@@ -260,9 +350,11 @@ export interface components {
             received_amount: number;
         };
         SimulateRequest: {
-            /** @description Human units, >= 0, at most 6 decimals. A decimal string ("12.5") is accepted too. */
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
             amount: number | string;
+            /** @description The token (its mint, see the token registry); the group base token when absent. */
             mint?: string;
+            /** @description The recipient to check against the allow-list. */
             to?: string;
         };
         SimulateResponse: {
@@ -292,7 +384,11 @@ export interface components {
             group_id: string;
         };
         HistoryQuery: {
-            /** @default 20 */
+            /**
+             * Format: int32
+             * @description How many entries at most.
+             * @default 20
+             */
             limit?: number;
         };
         HistoryEntry: {
@@ -326,7 +422,10 @@ export interface components {
             }[];
         };
         WebhookRequest: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The HTTPS URL that receives the events.
+             */
             url: string;
             /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
             event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw")[];
@@ -344,6 +443,82 @@ export interface components {
                 path: string;
                 issue: string;
             }[];
+        };
+        WebhookSubscriptionView: {
+            webhook_id: string;
+            /** @enum {string} */
+            scope: "agent" | "group";
+            agent_wallet_pda?: string;
+            group_config_pda: string;
+            url: string;
+            event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw")[];
+            /** @enum {string} */
+            status: "active" | "disabled" | "deleted";
+            status_reason?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            previous_secret_valid_until?: string;
+        };
+        WebhookListResponse: {
+            webhooks: {
+                webhook_id: string;
+                /** @enum {string} */
+                scope: "agent" | "group";
+                agent_wallet_pda?: string;
+                group_config_pda: string;
+                url: string;
+                event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw")[];
+                /** @enum {string} */
+                status: "active" | "disabled" | "deleted";
+                status_reason?: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                previous_secret_valid_until?: string;
+            }[];
+        };
+        WebhookDeletedResponse: {
+            webhook_id: string;
+            /** @constant */
+            status: "deleted";
+        };
+        TokensResponse: {
+            tokens: {
+                symbol: string;
+                mint: string;
+                decimals: number;
+            }[];
+        };
+        VenuesResponse: {
+            venues: {
+                lending_program: string;
+                name: string;
+                /** @description The underlying mints it takes. */
+                mints: string[];
+            }[];
+        };
+        PoolsResponse: {
+            aggregator: string | null;
+            /** @description The local chain’s pools; empty with another aggregator. */
+            pools: {
+                /** @description Two symbols, e.g. USDC/SOL. */
+                pair: string;
+                fee_bps: number;
+                reserves: {
+                    symbol: string;
+                    mint: string;
+                    vault: string;
+                    reserve: number;
+                }[];
+            }[];
+        };
+        PathParams: {
+            group?: string;
+            agent?: string;
+            entry?: string;
+            webhook?: string;
+            intent?: string;
         };
     };
     responses: never;
@@ -388,6 +563,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -424,6 +601,7 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -452,6 +630,7 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -480,6 +659,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -489,6 +676,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -498,6 +693,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -507,6 +704,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -516,6 +721,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -525,6 +738,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -534,6 +755,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -562,6 +792,7 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -590,6 +821,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -599,6 +838,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -608,6 +855,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -617,6 +866,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -626,6 +883,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -635,6 +900,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -644,6 +917,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -672,6 +954,7 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -700,6 +983,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -709,6 +1000,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -718,6 +1017,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -727,6 +1028,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -736,6 +1045,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -745,6 +1062,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -754,6 +1079,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -782,6 +1116,7 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -810,6 +1145,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -819,6 +1162,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -828,6 +1179,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -837,6 +1190,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -846,6 +1207,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -855,6 +1224,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -864,6 +1241,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -892,6 +1278,7 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -917,6 +1304,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -926,6 +1321,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -935,6 +1338,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -944,6 +1349,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -953,6 +1366,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -962,6 +1383,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -971,6 +1400,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -999,6 +1437,7 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1026,6 +1465,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1035,6 +1482,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1044,6 +1499,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1053,6 +1510,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1062,6 +1527,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1071,6 +1544,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1080,6 +1561,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1108,6 +1598,7 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1135,6 +1626,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1144,6 +1643,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1153,6 +1660,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1162,6 +1671,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1171,6 +1688,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1180,6 +1705,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1189,6 +1722,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1217,6 +1759,7 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1246,6 +1789,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1255,6 +1806,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1264,6 +1823,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1273,6 +1834,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1282,6 +1851,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1291,6 +1868,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1300,6 +1885,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1328,11 +1922,122 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
                 };
             };
         };
@@ -1353,6 +2058,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1362,6 +2075,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1371,6 +2092,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1380,6 +2103,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1389,6 +2120,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1398,6 +2137,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
             409: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1407,6 +2154,15 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1435,11 +2191,318 @@ export interface operations {
             /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeletedResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokensResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listVenues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VenuesResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolsResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
                 };
             };
         };

@@ -9,6 +9,7 @@ import {
   DependencyUnavailable,
   ServiceError,
   WrongExpectedRevision,
+  agentAnswerViolations,
   decodeUtf8,
   operatorAnswerViolations,
   parseJson,
@@ -172,7 +173,7 @@ export function send(
   const text = stringifyJson(body);
   if (options.checkResponses) {
     if (schema) checkAgainst(schema, text, options);
-    checkOperatorAnswer(res.req, status, text, options.logger);
+    checkDocumentedAnswer(res.req, status, text, options.logger);
   }
   res.status(status).type('application/json').send(text);
 }
@@ -186,18 +187,26 @@ export function checkAgainst(schema: SchemaName, text: string, options: SendOpti
   throw new Error(`response does not match ${schema}: ${JSON.stringify(violations)}`);
 }
 
+const DOCUMENTS = [
+  ['agent', agentAnswerViolations],
+  ['operator', operatorAnswerViolations],
+] as const;
+
 /**
- * Checks an answer of the operator surface against its OpenAPI document (operator-openapi.ts): a status
- * it lists for the operation, a body its schema describes, an error code it lists. Throws otherwise.
+ * Checks an answer against the OpenAPI documents that describe its route (the agent's, openapi.ts; the
+ * operator's, operator-openapi.ts): a status it lists for the operation, a body its schema describes,
+ * an error code it lists. Throws otherwise.
  */
-function checkOperatorAnswer(req: Request, status: number, text: string, logger: Logger): void {
+function checkDocumentedAnswer(req: Request, status: number, text: string, logger: Logger): void {
   const path = req.originalUrl.split('?')[0]!;
-  const violations = operatorAnswerViolations(req.method, path, status, JSON.parse(text));
-  if (!violations || violations.length === 0) return;
-  logger.error('response does not match the operator document', { path, status, violations });
-  throw new Error(
-    `response ${status} to ${req.method} ${path} does not match the operator document: ${JSON.stringify(violations)}`,
-  );
+  for (const [document, violationsOf] of DOCUMENTS) {
+    const violations = violationsOf(req.method, path, status, JSON.parse(text));
+    if (!violations || violations.length === 0) continue;
+    logger.error(`response does not match the ${document} document`, { path, status, violations });
+    throw new Error(
+      `response ${status} to ${req.method} ${path} does not match the ${document} document: ${JSON.stringify(violations)}`,
+    );
+  }
 }
 
 /** Unknown routes: the envelope, 404. */
@@ -255,10 +264,13 @@ async function answerError(
   if (error.code === 'rate_limited' || error.code === 'service_unavailable')
     res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
   if (res.headersSent) return;
+  // Every 401 names its scheme (RFC 9110 §11.6.1): a bearer credential. Nothing more: there is no
+  // OAuth authorization server, so no resource_metadata (an MCP host would start an OAuth flow for it).
+  if (error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   res.locals.errorCode = error.code;
   const body = isVariantPath(req.originalUrl) ? variantErrorBody(error) : error.toBody();
   const text = stringifyJson(body);
-  if (checkResponses) checkOperatorAnswer(req, error.status, text, logger);
+  if (checkResponses) checkDocumentedAnswer(req, error.status, text, logger);
   res.status(error.status).type('application/json').send(text);
 }
 
