@@ -21,18 +21,21 @@ export const SERVER_INFO = { name: 'tokenops', version: '0.1.0' } as const;
 const INSTRUCTIONS =
   'Token operations for an agent under limits its operator sets: transfer, swap, deposit and withdraw ' +
   'spend (each checked against the allow-list, the per-transaction limit, the rolling 24-hour limit and ' +
-  'the hourly transaction cap); simulate, balance, limits and history spend nothing. Amounts are human ' +
+  'the hourly transaction cap); simulate, balance, limits, history, tokens, venues, pools and webhooks spend ' +
+  'nothing. Amounts are human ' +
   'units with at most 6 decimals; a decimal string ("12.5") keeps every digit. A refused call is a tool ' +
   'error whose text starts with the error code.';
 
 export function createMcpServer(api: AgentApi): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOLS.map(({ name, description, inputSchema, outputSchema }) => ({
+    tools: TOOLS.map(({ name, description, inputSchema, outputSchema, annotations }) => ({
       name,
+      title: annotations.title,
       description,
       inputSchema,
       outputSchema,
+      annotations,
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

@@ -1,8 +1,10 @@
 /**
  * The agent API as MCP tools, one row per tool: its name, what it does, spends and is checked
- * against, its input and output schemas, and the HTTP call it makes. The schemas are the contract's
- * own (shared/src/contract/schemas.ts), handed to the agent as they are; the API validates every
- * call with them, so a bad argument comes back as the contract's `validation_error`.
+ * against, its input and output schemas, its annotations (a host may approve the reads without asking)
+ * and the HTTP call it makes. The schemas are the contract's own (shared/src/contract/schemas.ts and the
+ * reference reads' answers), handed to the agent as they are but for `type` arrays, which `portable`
+ * spells as `anyOf` (some hosts take a single type only); the API validates every call with them, so a
+ * bad argument comes back as the contract's `validation_error`.
  */
 // The schemas alone, not the package's index: the index loads the whole service (about 2 s more at
 // every start of the stdio server).
@@ -22,33 +24,89 @@ import {
   WithdrawRequest,
   WithdrawResponse,
 } from '@tokenops/shared/src/contract/schemas';
+import {
+  PoolsResponse,
+  TokensResponse,
+  VenuesResponse,
+  WebhookListResponse,
+} from '@tokenops/shared/src/contract/operator-responses';
 
 /** A JSON Schema of an object (what MCP takes as a tool's input and output schema). */
 export type ObjectSchema = { type: 'object' } & Record<string, unknown>;
+
+/** What a host may conclude about a tool without calling it (MCP tool annotations). */
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: boolean;
+}
+
+/** A read: changes nothing, answered from the service alone. */
+const READ = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, openWorldHint: false });
+/**
+ * A spend: moves tokens on the chain, which no call takes back (destructive). Not idempotent as a host
+ * reads the hint (the same arguments twice): without `idempotency_key` each call is a new operation.
+ */
+const SPEND = (title: string): ToolAnnotations => ({
+  title,
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+});
 
 export interface ToolRow {
   name: string;
   description: string;
   inputSchema: ObjectSchema;
   outputSchema: ObjectSchema;
+  annotations: ToolAnnotations;
   /** GET sends the arguments as the query string; POST as the JSON body. */
   method: 'GET' | 'POST';
   path: string;
   /** A spend: `idempotency_key` is optional here, and generated when absent. */
   spend: boolean;
+  /** The API call takes no key (a reference read): the call counts against the rate limit at /mcp. */
+  public?: true;
 }
 
 /** A spend's request schema with `idempotency_key` no longer required (the tool generates one). */
 function keyOptional(schema: { required: readonly string[] }): ObjectSchema {
   return {
-    ...(schema as unknown as ObjectSchema),
+    ...object(schema),
     required: schema.required.filter((field) => field !== 'idempotency_key'),
   };
 }
 
-/** balance and limits take nothing. */
+/** The reads without arguments take nothing. */
 const NO_INPUT: ObjectSchema = { type: 'object', properties: {}, additionalProperties: false };
-const object = (schema: object): ObjectSchema => schema as ObjectSchema;
+
+/**
+ * A schema as every host takes it: each `type` array (`["string", "null"]`) spelled as `anyOf` branches
+ * of one type each, which means the same; everything else as it is.
+ */
+export function portable(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(portable);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const { type, description, ...rest } = schema as Record<string, unknown>;
+  const inner = Object.fromEntries(
+    Object.entries(rest).map(([keyword, value]) => [keyword, portableUnder(keyword, value)]),
+  );
+  const described = description === undefined ? {} : { description };
+  if (!Array.isArray(type)) return { ...(type !== undefined && { type }), ...described, ...inner };
+  return { ...described, anyOf: type.map((t: unknown) => ({ ...inner, type: t })) };
+}
+
+/** Maps of names to schemas keep their names; values (enum, const, default, examples) are data. */
+function portableUnder(keyword: string, value: unknown): unknown {
+  if (['properties', 'patternProperties', '$defs', 'definitions'].includes(keyword) && value)
+    return Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, portable(sub)]));
+  if (['enum', 'const', 'default', 'examples', 'required'].includes(keyword)) return value;
+  return portable(value);
+}
+const object = (schema: object): ObjectSchema => portable(schema) as ObjectSchema;
 
 const CHECKS =
   'the per-transaction limit (per_tx_limit), the rolling 24-hour limit (daily_limit: the value spent in the 24 hours ' +
@@ -74,6 +132,7 @@ export const TOOLS: readonly ToolRow[] = [
     method: 'POST',
     path: '/api/v1/transfer',
     spend: true,
+    annotations: SPEND('Transfer tokens'),
   },
   {
     name: 'swap',
@@ -87,6 +146,7 @@ export const TOOLS: readonly ToolRow[] = [
     method: 'POST',
     path: '/api/v1/swap',
     spend: true,
+    annotations: SPEND('Swap tokens'),
   },
   {
     name: 'deposit',
@@ -99,6 +159,7 @@ export const TOOLS: readonly ToolRow[] = [
     method: 'POST',
     path: '/api/v1/deposit',
     spend: true,
+    annotations: SPEND('Deposit into a lending venue'),
   },
   {
     name: 'withdraw',
@@ -113,6 +174,7 @@ export const TOOLS: readonly ToolRow[] = [
     method: 'POST',
     path: '/api/v1/withdraw',
     spend: true,
+    annotations: SPEND('Withdraw from a lending venue'),
   },
   {
     name: 'simulate',
@@ -126,6 +188,7 @@ export const TOOLS: readonly ToolRow[] = [
     method: 'POST',
     path: '/api/v1/intents/simulate',
     spend: false,
+    annotations: READ('Simulate a transfer'),
   },
   {
     name: 'balance',
@@ -137,6 +200,7 @@ export const TOOLS: readonly ToolRow[] = [
     method: 'GET',
     path: '/api/v1/balance',
     spend: false,
+    annotations: READ('Balances and limits'),
   },
   {
     name: 'limits',
@@ -148,6 +212,7 @@ export const TOOLS: readonly ToolRow[] = [
     method: 'GET',
     path: '/api/v1/limits',
     spend: false,
+    annotations: READ('Limits'),
   },
   {
     name: 'history',
@@ -159,5 +224,57 @@ export const TOOLS: readonly ToolRow[] = [
     method: 'GET',
     path: '/api/v1/history',
     spend: false,
+    annotations: READ('History'),
+  },
+  {
+    name: 'tokens',
+    description:
+      'List the tokens of the registry: symbol, mint and decimals. A spend names a token by its mint ' +
+      '(mint, from_mint, to_mint) and a swap by its symbols too. Spends nothing.',
+    inputSchema: NO_INPUT,
+    outputSchema: object(TokensResponse),
+    method: 'GET',
+    path: '/api/v1/tokens',
+    spend: false,
+    public: true,
+    annotations: READ('Tokens'),
+  },
+  {
+    name: 'venues',
+    description:
+      'List the lending venues: each lending_program (what deposit and withdraw take) with its name and ' +
+      'the mints it takes. A venue must also be on the operator allow-list. Spends nothing.',
+    inputSchema: NO_INPUT,
+    outputSchema: object(VenuesResponse),
+    method: 'GET',
+    path: '/api/v1/venues',
+    spend: false,
+    public: true,
+    annotations: READ('Lending venues'),
+  },
+  {
+    name: 'pools',
+    description:
+      'Show the swap aggregator and, on the local chain, its pools (pair, fee in basis points, reserves): ' +
+      'what a swap can trade and at about what rate. Spends nothing.',
+    inputSchema: NO_INPUT,
+    outputSchema: object(PoolsResponse),
+    method: 'GET',
+    path: '/api/v1/pools',
+    spend: false,
+    public: true,
+    annotations: READ('Swap pools'),
+  },
+  {
+    name: 'webhooks',
+    description:
+      'List the agent webhook subscriptions: id, URL, event types and status (never a secret). ' +
+      'Spends nothing.',
+    inputSchema: NO_INPUT,
+    outputSchema: object(WebhookListResponse),
+    method: 'GET',
+    path: '/api/v1/webhooks',
+    spend: false,
+    annotations: READ('Webhook subscriptions'),
   },
 ];

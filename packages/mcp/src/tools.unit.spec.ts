@@ -1,13 +1,14 @@
 import { CONTRACT_SCHEMAS } from '@tokenops/shared/src/contract/schemas';
+import { PoolsResponse } from '@tokenops/shared/src/contract/operator-responses';
 import type { AgentApi, ApiReply } from './agent-api';
 import { callTool } from './server';
-import { TOOLS } from './tools';
+import { TOOLS, portable } from './tools';
 
 const tool = (name: string) => TOOLS.find((t) => t.name === name)!;
 const SPENDS = ['transfer', 'swap', 'deposit', 'withdraw'];
 
 describe('the tool table', () => {
-  it('has the eight agent operations, each with the HTTP call of the contract', () => {
+  it('has the agent operations and the reads a spend needs, each with the HTTP call of the API', () => {
     expect(TOOLS.map((t) => `${t.name} ${t.method} ${t.path}`)).toEqual([
       'transfer POST /api/v1/transfer',
       'swap POST /api/v1/swap',
@@ -17,6 +18,10 @@ describe('the tool table', () => {
       'balance GET /api/v1/balance',
       'limits GET /api/v1/limits',
       'history GET /api/v1/history',
+      'tokens GET /api/v1/tokens',
+      'venues GET /api/v1/venues',
+      'pools GET /api/v1/pools',
+      'webhooks GET /api/v1/webhooks',
     ]);
   });
 
@@ -29,11 +34,38 @@ describe('the tool table', () => {
         required: contract.required.filter((f) => f !== 'idempotency_key'),
       });
       expect(contract.required).toContain('idempotency_key');
-      expect(tool(name).outputSchema).toBe(CONTRACT_SCHEMAS[`${schema}Response`]);
+      expect(tool(name).outputSchema).toEqual(CONTRACT_SCHEMAS[`${schema}Response`]);
     }
-    expect(tool('simulate').inputSchema).toBe(CONTRACT_SCHEMAS.SimulateRequest);
-    expect(tool('history').inputSchema).toBe(CONTRACT_SCHEMAS.HistoryQuery);
-    expect(tool('limits').outputSchema).toBe(CONTRACT_SCHEMAS.LimitsResponse);
+    expect(tool('simulate').inputSchema).toEqual(CONTRACT_SCHEMAS.SimulateRequest);
+    expect(tool('history').inputSchema).toEqual(CONTRACT_SCHEMAS.HistoryQuery);
+    expect(tool('limits').outputSchema).toEqual(CONTRACT_SCHEMAS.LimitsResponse);
+  });
+
+  it('spells a type array as anyOf branches (hosts that take one type), and leaves the rest as it is', () => {
+    expect(portable({ type: ['string', 'null'], format: 'date-time', description: 'd' })).toEqual({
+      description: 'd',
+      anyOf: [
+        { type: 'string', format: 'date-time' },
+        { type: 'null', format: 'date-time' },
+      ],
+    });
+    // A property named "type" stays a property.
+    expect(
+      portable({ type: 'object', properties: { type: { type: 'string' } }, required: ['type'] }),
+    ).toEqual({
+      type: 'object',
+      properties: { type: { type: 'string' } },
+      required: ['type'],
+    });
+    expect(JSON.stringify(tool('pools').outputSchema)).not.toMatch(/"type":\[/);
+    expect(PoolsResponse.properties.aggregator.type).toEqual(['string', 'null']);
+  });
+
+  it('tells a host which tools only read (auto-approvable) and which spend', () => {
+    for (const t of TOOLS) {
+      expect(t.annotations.readOnlyHint).toBe(!t.spend);
+      if (t.spend) expect(t.annotations).toMatchObject({ destructiveHint: true, idempotentHint: false });
+    }
   });
 
   it('says what each tool spends and which limits apply', () => {
@@ -45,7 +77,7 @@ describe('the tool table', () => {
       );
     expect(tool('transfer').description).toMatch(/TTL and a budget/);
     expect(tool('withdraw').description).toMatch(/exempt from the per-transaction and 24-hour limits/);
-    for (const name of ['simulate', 'balance', 'limits', 'history'])
+    for (const name of ['simulate', 'balance', 'limits', 'history', 'tokens', 'venues', 'pools', 'webhooks'])
       expect(tool(name).description).toMatch(/Spends nothing/);
     expect(TOOLS.filter((t) => t.spend).map((t) => t.name)).toEqual(SPENDS);
   });

@@ -1,8 +1,9 @@
 /**
  * The MCP server (packages/mcp) as an agent framework meets it, through the SDK's own Client, on both
  * transports: Streamable HTTP at POST /mcp of the API, and stdio (the `tokenops-mcp` bin, spawned with
- * TOKENOPS_URL and TOKENOPS_API_KEY). Each lists the eight tools with the contract's schemas, calls
- * every one against the running service, and gets a refused spend back as a tool error with its code.
+ * TOKENOPS_URL and TOKENOPS_API_KEY). Each lists the twelve tools with the contract's schemas, each
+ * parameter described and each tool annotated (reads a host may approve without asking), calls every
+ * one against the running service, and gets a refused spend back as a tool error with its code.
  */
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -14,7 +15,21 @@ import { TransferRequest } from '@tokenops/shared';
 import { key, startWorld, type World } from '../testing/harness';
 
 const BIN = join(__dirname, '../../../../packages/mcp/bin/tokenops-mcp.js');
-const TOOL_NAMES = ['balance', 'deposit', 'history', 'limits', 'simulate', 'swap', 'transfer', 'withdraw'];
+const TOOL_NAMES = [
+  'balance',
+  'deposit',
+  'history',
+  'limits',
+  'pools',
+  'simulate',
+  'swap',
+  'tokens',
+  'transfer',
+  'venues',
+  'webhooks',
+  'withdraw',
+];
+const SPENDS = ['deposit', 'swap', 'transfer', 'withdraw'];
 
 let world: World;
 let program: string;
@@ -78,7 +93,7 @@ describe.each(transports)('MCP over %s', (_name, transport) => {
   });
   afterAll(async () => client?.close());
 
-  it('lists the eight tools with the contract schemas; idempotency_key optional on the spends', async () => {
+  it('lists the twelve tools with the contract schemas; idempotency_key optional on the spends', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
     const transfer = tools.find((t) => t.name === 'transfer')!;
@@ -89,6 +104,45 @@ describe.each(transports)('MCP over %s', (_name, transport) => {
     }
     expect(tools.find((t) => t.name === 'simulate')!.description).toMatch(/spends nothing/i);
     expect(tools.find((t) => t.name === 'transfer')!.description).toMatch(/per-transaction limit/);
+  });
+
+  it('describes every parameter, and says which tools only read (a host may approve them) and which spend', async () => {
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      for (const [name, schema] of Object.entries(t.inputSchema.properties ?? {}))
+        expect([t.name, name, typeof (schema as { description?: unknown }).description]).toEqual([
+          t.name,
+          name,
+          'string',
+        ]);
+      const spend = SPENDS.includes(t.name);
+      expect([t.name, t.annotations?.readOnlyHint]).toEqual([t.name, !spend]);
+      if (spend) expect(t.annotations).toMatchObject({ destructiveHint: true, idempotentHint: false });
+      expect(t.title).toEqual(expect.any(String));
+    }
+    // Portable schemas: no `type` array and no bare `true` schema (what the inspector's --strict flags).
+    const schemas = JSON.stringify(tools.map((t) => [t.inputSchema, t.outputSchema]));
+    expect(schemas).not.toMatch(/"type":\[/);
+    const trues = schemas.match(/"\w+":true/g) ?? [];
+    expect(trues.filter((t) => !['"uniqueItems":true', '"additionalProperties":true'].includes(t))).toEqual(
+      [],
+    );
+  });
+
+  it('lists what a spend needs: tokens, venues, pools, and the agent webhooks', async () => {
+    const tokens = await call(client, 'tokens');
+    expect(tokens.body.tokens).toEqual(
+      expect.arrayContaining([expect.objectContaining({ symbol: 'USDC', mint: mint('USDC') })]),
+    );
+    const venues = await call(client, 'venues');
+    expect(venues.body.venues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ lending_program: program })]),
+    );
+    const pools = await call(client, 'pools');
+    expect(pools.body.pools).toEqual(
+      expect.arrayContaining([expect.objectContaining({ pair: expect.any(String) })]),
+    );
+    expect((await call(client, 'webhooks')).body).toEqual({ webhooks: [] });
   });
 
   it('calls every tool: the spends confirm, the reads show them', async () => {
@@ -197,6 +251,9 @@ describe('the rate limit at /mcp (60 requests a minute per agent)', () => {
       expect(await remaining()).toBe(57);
       await call(client, 'limits');
       expect(await remaining()).toBe(55);
+      // A reference read makes an API call the API does not count: it counts here, once.
+      await call(client, 'tokens');
+      expect(await remaining()).toBe(53);
       while ((await remaining()) > 0);
       const refused = await call(client, 'balance');
       expect(refused.error).toMatch(/^rate_limited: /);

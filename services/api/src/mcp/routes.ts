@@ -45,11 +45,12 @@ export function mcpRoutes(deps: ApiDeps): Router {
   return router;
 }
 
-const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
+const TOOL_NAMES = new Set(TOOLS.filter((t) => !t.public).map((t) => t.name));
 
 /**
- * Whether every JSON-RPC message of the body is a call of one of the tools (each makes exactly one API
- * call, which counts it); anything else (a call of no tool included) counts here.
+ * Whether every JSON-RPC message of the body is a call of one of the tools whose API call takes the key
+ * (each makes exactly one API call, which counts it); anything else (a call of no tool, or of a
+ * reference read, which the API does not count) counts here.
  */
 function onlyToolCalls(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
