@@ -389,7 +389,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
 
   /** An airdrop's transaction lands in the ledger like any other: its signature's status is known. */
   private airdrop(address: string, amount: bigint): string {
-    const result = this.svm.airdrop(address as Address, lamports(amount));
+    const result = this.runAirdrop(address, amount);
     if (!result || result instanceof FailedTransactionMetadata)
       throw new ChainFailure(
         result ? describe(result.err()) : 'the airdrop did not run',
@@ -400,6 +400,19 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     this.unsaved.push(`${signature} confirmed`);
     this.changed({ airdrop: [address, amount.toString()] });
     return signature;
+  }
+
+  /**
+   * The runtime's airdrop is a transfer signed on the latest blockhash: the same one asked twice on one
+   * blockhash is the same transaction, refused as AlreadyProcessed. A faucet pays twice; so does this,
+   * on a new blockhash (what was signed on the old one is refused as expired, and signed anew).
+   */
+  private runAirdrop(address: string, amount: bigint): ReturnType<LiteSVM['airdrop']> {
+    const result = this.svm.airdrop(address as Address, lamports(amount));
+    if (!(result instanceof FailedTransactionMetadata) || describe(result.err()) !== 'AlreadyProcessed')
+      return result;
+    this.svm.expireBlockhash();
+    return this.svm.airdrop(address as Address, lamports(amount));
   }
 
   /**
@@ -495,8 +508,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
         const transaction = wireDecoder.decode(Buffer.from(entry.tx, 'base64')) as Transaction;
         const first = Object.values(transaction.signatures)[0];
         this.run(transaction, first ? bs58.encode(first) : '');
-      } else if ('airdrop' in entry)
-        this.svm.airdrop(entry.airdrop[0] as Address, lamports(BigInt(entry.airdrop[1])));
+      } else if ('airdrop' in entry) this.runAirdrop(entry.airdrop[0], BigInt(entry.airdrop[1]));
       else if ('warp' in entry) this.moveClock(BigInt(entry.warp));
       else if ('slot' in entry) this.svm.warpToSlot(BigInt(entry.slot));
       else this.writeAccount(entry.preload[0], entry.preload[1], Buffer.from(entry.preload[2], 'base64'));

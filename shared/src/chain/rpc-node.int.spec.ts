@@ -68,6 +68,16 @@ describe('requestAirdrop', () => {
     expect(await connection.getBalance(to)).toBe(2 * LAMPORTS_PER_SOL);
   });
 
+  it('pays the same airdrop asked twice twice, as a faucet does (two transactions, two signatures)', async () => {
+    const to = Keypair.generate().publicKey;
+    const first = await connection.requestAirdrop(to, LAMPORTS_PER_SOL);
+    const second = await connection.requestAirdrop(to, LAMPORTS_PER_SOL);
+    expect(second).not.toBe(first);
+    const statuses = await connection.getSignatureStatuses([first, second]);
+    expect(statuses.value.map((s) => s?.err)).toEqual([null, null]);
+    expect(await connection.getBalance(to)).toBe(2 * LAMPORTS_PER_SOL);
+  });
+
   it('refuses an address that is not one, as a validator does', async () => {
     const answer = await fetch(node.url, {
       method: 'POST',
