@@ -83,6 +83,8 @@ export interface Embedded {
   views: ReadModelStore;
   /** The SQL of the event log (PGlite): what someone with access to the data folder could change. */
   sql: Sql;
+  /** Stops the projection, as a projector that died would: the views stay where they are (tests). */
+  stopProjection(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -237,6 +239,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     ctx,
     views,
     sql,
+    stopProjection: () => projection.subscription.stop(),
     close: async () => {
       await http.close();
       await ops?.close();

@@ -77,3 +77,39 @@ describe('a read right after a write shows it', () => {
     }
   });
 });
+
+describe('the views stopped (embedded: its projection stopped)', () => {
+  const onTopology = (globalThis as { TOPOLOGY?: boolean }).TOPOLOGY === true;
+  // On the topology, state/projector-down.topology.spec.ts kills the projector process instead.
+  (onTopology ? it.skip : it)(
+    "X-Data-Lag-Ms is the age of the views (since the first event they lack), not of the agent's own write",
+    async () => {
+      const stalled = await startWorld();
+      try {
+        const startedAt = Date.now();
+        const limits = { per_tx_limit: 100, daily_limit: 1_000, hourly_tx_cap: 50 };
+        const [agent, other] = [await stalled.agent(limits, 100), await stalled.agent(limits, 100)];
+        await stalled.service.stopProjection!();
+        const spend = (a: { key: string }) =>
+          stalled.client.call('POST', '/api/v1/transfer', {
+            token: a.key,
+            body: { to: stalled.vendor, amount: 1, idempotency_key: key() },
+          });
+        expect((await spend(other)).body).toMatchObject({ status: 'confirmed' }); // the views lack it
+        const otherAnsweredAt = Date.now();
+        await new Promise((r) => setTimeout(r, 3_000));
+        expect((await spend(agent)).body).toMatchObject({ status: 'confirmed' });
+        const sentAt = Date.now();
+        const read = await stalled.client.call('GET', '/api/v1/balance', { token: agent.key });
+        expect(read.headers.get('x-data-stale')).toBe('true');
+        const lag = Number(read.headers.get('x-data-lag-ms'));
+        // At least since the other agent's spend (the agent's own is seconds younger).
+        expect(lag).toBeGreaterThanOrEqual(sentAt - otherAnsweredAt);
+        expect(lag).toBeLessThanOrEqual(Date.now() - startedAt);
+      } finally {
+        await stalled.close();
+      }
+    },
+    30_000,
+  );
+});

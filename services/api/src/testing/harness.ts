@@ -88,6 +88,8 @@ export interface Service {
   rpcUrl?: string;
   /** The event log's SQL (PGlite embedded, PostgreSQL on the topology), to change it behind the service's back. */
   sql: Sql;
+  /** Stops the projection (embedded only): the views stay where they are, as with their projector dead. */
+  stopProjection?: () => Promise<void>;
 }
 
 export interface World {
@@ -165,6 +167,7 @@ async function startService(
         views: service.views,
         seed: CHAIN_SEED,
         sql: service.sql,
+        stopProjection: service.stopProjection,
       },
       urls: [service.url],
       close: () => service.close(),
