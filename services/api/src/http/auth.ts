@@ -73,13 +73,15 @@ export async function authenticateAgent(
  * write model) for a key in our format is offered to the agent's stream, which records it when the key
  * is one the agent held (application/spends/refused.ts). An address over its allowance of failures is
  * refused before (429), so this costs at most that many reads a minute per address. Failing to record
- * does not change the answer: it is still 401.
+ * does not change the answer: it is still 401. `body` is what the spend asked (the request's body; an
+ * MCP tool call's arguments).
  */
 export async function recordingRefusedKeys<T>(
   req: Request,
   deps: { ctx: Context; logger: Logger },
   action: Action,
   handle: () => Promise<T>,
+  body: unknown = req.json,
 ): Promise<T> {
   try {
     return await handle();
@@ -88,7 +90,7 @@ export async function recordingRefusedKeys<T>(
     const parsed = key ? parseKey(key) : undefined;
     if (err instanceof ServiceError && err.code === 'unauthorized' && parsed) {
       const caller = { agentId: parsed.agentId, keyDigest: parsed.digest };
-      await recordRefusedKey(deps.ctx, caller, action, req.json).catch((failure: unknown) =>
+      await recordRefusedKey(deps.ctx, caller, action, body).catch((failure: unknown) =>
         deps.logger.warn('a refused key was not recorded', { request_id: req.id, error: String(failure) }),
       );
     }

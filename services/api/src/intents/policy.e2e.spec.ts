@@ -187,6 +187,29 @@ describe('a spend with a key the agent may no longer use', () => {
       details: 'The key was rotated out; use the agent’s current key.',
     });
   });
+  it('a spend tool called over MCP with a revoked key: 401, and recorded as on its route', async () => {
+    const agent = await world.agent(LIMITS, 0);
+    expect((await operator(`${agent.id}/revoke`)).status).toBe(200);
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'transfer', arguments: { to: world.vendor, amount: 7 } },
+    };
+    const reply = await world.client.call('POST', '/mcp', {
+      token: agent.key,
+      body: call,
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    expectError(reply, 401, 'unauthorized');
+    expect(await blockedOf(agent)).toEqual([
+      expect.objectContaining({ code: 'unauthorized', action: 'transfer', attempted_amount: '7' }),
+    ]);
+    const got = await until(() => delivered('policy.transfer_blocked', agent)[0]);
+    expect(got).toEqual(
+      expect.objectContaining({ error: expect.objectContaining({ code: 'unauthorized' }) }),
+    );
+  });
 });
 
 describe('a transfer to the agent’s own wallet', () => {

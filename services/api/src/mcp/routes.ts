@@ -5,13 +5,16 @@
  * (no session, plain JSON answers). The tools call this same API over loopback HTTP with the same
  * key, so every check of the agent API (validation, idempotency, limits, rate limit) applies to a
  * tool call exactly as to the HTTP call it makes. Each MCP message counts once against the agent's
- * rate limit: a tool call as that API call, any other message (initialize, tools/list) here.
+ * rate limit: a tool call as that API call, any other message (initialize, tools/list) here. A spend
+ * tool called with a key the agent held (revoked, rotated out) is recorded as a refused spend, as on
+ * its route (http/auth.ts, recordingRefusedKeys).
  */
 import { Router, type Request } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Action } from '@tokenops/shared';
 import { TOOLS, createMcpServer, httpAgentApi } from '@tokenops/mcp';
 import type { ApiDeps } from '../deps';
-import { authenticateAgent, bearer } from '../http/auth';
+import { authenticateAgent, bearer, recordingRefusedKeys } from '../http/auth';
 
 export const MCP_PATH = '/mcp';
 
@@ -19,7 +22,11 @@ export function mcpRoutes(deps: ApiDeps): Router {
   const router = Router();
   router.post(MCP_PATH, async (req, res) => {
     const calls = onlyToolCalls(req.json);
-    await authenticateAgent(req, deps, { count: !calls });
+    const authenticate = () => authenticateAgent(req, deps, { count: !calls });
+    // A spend tool called with a key the agent held (revoked, rotated out) is recorded as on its route.
+    const spend = spendCall(req.json);
+    if (spend) await recordingRefusedKeys(req, deps, spend.action, authenticate, spend.args);
+    else await authenticate();
     const server = createMcpServer(
       httpAgentApi({ url: ownUrl(req), key: bearer(req)!, headers: { 'x-request-id': req.id } }),
     );
@@ -55,6 +62,14 @@ const TOOL_NAMES = new Set(TOOLS.filter((t) => !t.public).map((t) => t.name));
 function onlyToolCalls(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.length > 0 && messages.every(isToolCall);
+}
+
+/** The one spend tool a body calls, with its action and arguments; none for anything else. */
+function spendCall(body: unknown): { action: Action; args: unknown } | undefined {
+  const m = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+  if (m?.method !== 'tools/call') return undefined;
+  const tool = TOOLS.find((t) => t.spend && t.name === m.params?.name);
+  return tool && { action: tool.name as Action, args: m.params?.arguments };
 }
 
 function isToolCall(message: unknown): boolean {
