@@ -27,7 +27,6 @@ import {
   observeJobs,
   observeOutcomes,
   settingsFor,
-  startPaymentWatcher,
   embeddedSql,
   listen,
   openMarkets,
@@ -38,7 +37,7 @@ import {
   type Sql,
   type Settings,
 } from '@tokenops/shared';
-import { Executor, startRelay, type ExecuteJob } from '@tokenops/executor';
+import { Executor, startRelay, watchPayments, type ExecuteJob } from '@tokenops/executor';
 import { startDeliveryWorkers, startExpiry, startRelay as startWebhookRelay } from '@tokenops/delivery';
 import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
@@ -139,17 +138,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
 
   // Payments: what outsiders send into agent wallets is recorded (`payment.received`), as the
   // executor's watcher does on the server topology; the chain tells which accounts a transaction touched.
-  const payments = startPaymentWatcher(ctx, chain, {
-    intervalMs: 2_000, // the executor's PAYMENT_WATCH_INTERVAL_MS default
-    onPayment: (p) => logger.info('payment received', { agent: p.agent_id, tx: p.tx_signature }),
-    onPass: (failures) => {
-      if (failures.length > 0)
-        logger.warn('payments not read this pass; the next pass tries again', {
-          agents: failures.length,
-          error: String(failures[0]!.error),
-        });
-    },
-  });
+  const payments = watchPayments(ctx, chain, logger);
   payments.done.catch((err: unknown) => logger.error('payment watcher stopped', { error: String(err) }));
 
   // Webhooks: the relay derives deliveries from the log, the workers send them, the scheduler announces

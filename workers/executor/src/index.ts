@@ -1,3 +1,4 @@
 export * from './execute';
 export * from './relay';
 export * from './locks';
+export * from './payments';

@@ -25,7 +25,6 @@ import {
   whileLeader,
   dependencyChecks,
   openRedis,
-  startPaymentWatcher,
   observeJobs,
   observeOutcomes,
   observeLease,
@@ -34,6 +33,7 @@ import {
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
 import { RELAY, startRelay } from './relay';
+import { watchPayments } from './payments';
 import { recoverChainWaits } from './recover';
 
 runProcess('executor', async () => {
@@ -96,18 +96,7 @@ runProcess('executor', async () => {
           onError: (err) => logger.error('payment watcher stopped; starting again', { error: String(err) }),
           onChange: observeLease(logger, 'payment-watcher', metrics),
           work: async () =>
-            startPaymentWatcher(ctx, chain, {
-              intervalMs: paymentWatchMs,
-              sweepMs: paymentSweepMs,
-              onPayment: (p) => logger.info('payment received', { agent: p.agent_id, tx: p.tx_signature }),
-              onPass: (failures) => {
-                if (failures.length > 0)
-                  logger.warn('payments not read this pass; the next pass tries again', {
-                    agents: failures.length,
-                    error: String(failures[0]!.error),
-                  });
-              },
-            }),
+            watchPayments(ctx, chain, logger, { intervalMs: paymentWatchMs, sweepMs: paymentSweepMs }),
         })
       : undefined;
 
