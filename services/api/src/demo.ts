@@ -10,6 +10,7 @@ import {
   addWhitelistEntry,
   airdrop,
   createGroup,
+  ENTRY_TYPE,
   generateSigner,
   invite,
   streams,
@@ -47,7 +48,7 @@ export async function ensureDemo(
   const recipient = generateSigner().address;
   await addWhitelistEntry(ctx, operator.address, group.group_config_pda, {
     address: recipient,
-    type: 1,
+    type: ENTRY_TYPE.recipient,
     label: 'demo recipient',
     approved_amount: 500,
     ttl_seconds: 30 * 24 * 3600,
@@ -56,7 +57,7 @@ export async function ensureDemo(
   if (venue)
     await addWhitelistEntry(ctx, operator.address, group.group_config_pda, {
       address: venue.program,
-      type: 2,
+      type: ENTRY_TYPE.protocol,
       label: venue.name,
     });
   const invitation = await invite(ctx, operator.address, group.group_config_pda, { label: 'demo agent' });

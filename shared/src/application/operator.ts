@@ -13,7 +13,7 @@ import {
 } from '../domain/group';
 import { decideChangeLimits, decideRevoke, decideRotateKey } from '../domain/agent';
 import { budgetRemaining } from '../domain/budget';
-import { streams, type EntryType } from '../domain/events';
+import { ENTRY_TYPE, streams, type EntryType } from '../domain/events';
 import { limitsToData, mergeLimits, type LimitsInput } from '../domain/limits';
 import { checkRecipient, resolveToken } from '../domain/tokens';
 import { amountText, parseAmount, toBaseUnits } from '../money';
@@ -95,7 +95,10 @@ export async function describeGroup(ctx: Context, wallet: string, groupId: strin
   );
   const whitelist = await Promise.all(
     [...g.entries.values()].map(async (e) => {
-      const budget = e.type === 1 ? (await ctx.budgets.load(streams.budget(e.entryId))).state : undefined;
+      const budget =
+        e.type === ENTRY_TYPE.recipient
+          ? (await ctx.budgets.load(streams.budget(e.entryId))).state
+          : undefined;
       const reserved = budget && [...budget.reserved.values()].reduce((a, b) => a.plus(b), new Big(0));
       return {
         whitelist_entry_pda: e.entryId,

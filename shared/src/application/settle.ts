@@ -5,7 +5,7 @@
  */
 import type { IntentData } from '../domain/events';
 import { decideSettleIntent, type IntentOutcome } from '../domain/intent';
-import { streams } from '../domain/events';
+import { ENTRY_TYPE, streams } from '../domain/events';
 import { settleReservation } from './budgets';
 import type { Context } from './context';
 
@@ -31,7 +31,7 @@ export async function settleBudget(ctx: Context, intent: IntentData, confirmed: 
   const entry =
     live?.entryId === intent.budget_entry_id
       ? live
-      : { entryId: intent.budget_entry_id, address: intent.counterparty, type: 1 as const };
+      : { entryId: intent.budget_entry_id, address: intent.counterparty, type: ENTRY_TYPE.recipient };
   await settleReservation(ctx, entry, intent.intent_id, confirmed, {
     agent_id: intent.agent_id,
     group_id: intent.group_id,

@@ -29,8 +29,16 @@ export const streams = {
     owner.agentId ? `webhooks-agent-${owner.agentId}` : `webhooks-group-${owner.groupId}`,
 };
 
-/** 0: another agent of the group; 1: external recipient (TTL and budget); 2: protocol (venue, aggregator). */
-export type EntryType = 0 | 1 | 2;
+/** The allow-list entry types, by name; the numbers are what the wire and the events carry. */
+export const ENTRY_TYPE = {
+  /** Another agent of the group. */
+  agent: 0,
+  /** An external recipient: a TTL and an approved budget. */
+  recipient: 1,
+  /** A protocol: a lending venue, the aggregator. */
+  protocol: 2,
+} as const;
+export type EntryType = (typeof ENTRY_TYPE)[keyof typeof ENTRY_TYPE];
 
 // ---- group ----
 

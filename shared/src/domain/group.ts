@@ -7,15 +7,16 @@
 import Big from 'big.js';
 import { amountText, parseAmount, type Amount } from '../money';
 import { ServiceError, validationError } from '../errors';
-import type {
-  AgentInvited,
-  AuditorGranted,
-  AuditorRemoved,
-  EntryType,
-  GroupEvent,
-  WhitelistEntryAdded,
-  WhitelistEntryRemoved,
-  WhitelistExpiring,
+import {
+  ENTRY_TYPE,
+  type AgentInvited,
+  type AuditorGranted,
+  type AuditorRemoved,
+  type EntryType,
+  type GroupEvent,
+  type WhitelistEntryAdded,
+  type WhitelistEntryRemoved,
+  type WhitelistExpiring,
 } from './events';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 
@@ -158,7 +159,7 @@ export function decideCreateGroup(cmd: CreateGroup, state: GroupState): GroupEve
         group_id: cmd.group_id,
         entry_id: cmd.aggregator.entry_id,
         address: cmd.aggregator.address,
-        type: 2,
+        type: ENTRY_TYPE.protocol,
         label: 'aggregator',
         at: cmd.now,
       },
@@ -183,7 +184,7 @@ export interface AddEntry {
  */
 export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntryAdded[] {
   mustExist(state);
-  if (cmd.type !== 1 && cmd.type !== 2) {
+  if (cmd.type !== ENTRY_TYPE.recipient && cmd.type !== ENTRY_TYPE.protocol) {
     throw validationError([
       {
         path: '/type',
@@ -192,16 +193,17 @@ export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntry
     ]);
   }
   const existing = state.entries.get(cmd.address);
-  if (existing?.type === 0) throw new ServiceError('conflict', 'That address is an agent of this group.');
+  if (existing?.type === ENTRY_TYPE.agent)
+    throw new ServiceError('conflict', 'That address is an agent of this group.');
   const base = { group_id: state.groupId, entry_id: cmd.entry_id, address: cmd.address, at: cmd.now };
   const label = cmd.label === undefined ? {} : { label: cmd.label };
-  if (cmd.type === 2) {
+  if (cmd.type === ENTRY_TYPE.protocol) {
     if (cmd.approved_amount !== undefined || cmd.ttl_seconds !== undefined) {
       throw validationError([
         { path: '/type', issue: 'protocol entries (type 2) take no approved_amount or ttl_seconds' },
       ]);
     }
-    return [{ type: 'whitelist.entry_added', data: { ...base, type: 2, ...label } }];
+    return [{ type: 'whitelist.entry_added', data: { ...base, type: ENTRY_TYPE.protocol, ...label } }];
   }
   if (cmd.approved_amount === undefined)
     throw validationError([{ path: '/approved_amount', issue: 'is required for type 1' }]);
@@ -219,7 +221,7 @@ export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntry
       type: 'whitelist.entry_added',
       data: {
         ...base,
-        type: 1,
+        type: ENTRY_TYPE.recipient,
         ...label,
         approved_amount: amountText(approved),
         ttl_expires_at: cmd.now + (ttl as number) * 1000,
@@ -235,7 +237,7 @@ export function decideRemoveEntry(
   mustExist(state);
   const entry = [...state.entries.values()].find((e) => e.entryId === cmd.entry_id);
   if (!entry) throw new ServiceError('not_found', 'No such allow-list entry in this group.');
-  if (entry.type === 0)
+  if (entry.type === ENTRY_TYPE.agent)
     throw new ServiceError('conflict', 'Agents of the group stay allowed; revoke the agent instead.');
   return [
     {
@@ -311,7 +313,7 @@ export function decideInviteAgent(cmd: InviteAgent, state: GroupState): GroupEve
       group_id: state.groupId,
       entry_id: cmd.entry_id,
       address: cmd.agent_id,
-      type: 0,
+      type: ENTRY_TYPE.agent,
       label: cmd.label ?? 'agent',
       at: cmd.now,
     },

@@ -24,6 +24,9 @@ import {
   group,
   groupEvents,
 } from './testing/fixtures';
+import { ENTRY_TYPE } from './events';
+import { WhitelistEntryResponse } from '../contract/operator-responses';
+import { WhitelistRequest } from '../contract/operator-schemas';
 import { codeOf, thrownBy } from '../errors/testing';
 import { addEntry } from './testing/deciders';
 import { DeciderSpecification } from './testing/specification';
@@ -70,6 +73,12 @@ describe('the group', () => {
   });
 
   describe('allow-list entries', () => {
+    it('are named by type, and the names stand for the numbers the operator contract carries', () => {
+      expect(ENTRY_TYPE).toEqual({ agent: 0, recipient: 1, protocol: 2 });
+      expect(WhitelistEntryResponse.properties.type.enum).toEqual(Object.values(ENTRY_TYPE));
+      expect(WhitelistRequest.properties.type.enum).toEqual([ENTRY_TYPE.recipient, ENTRY_TYPE.protocol]);
+    });
+
     it('type 1 takes a budget and a TTL, and expires at now + ttl', () => {
       const [added] = decideAddEntry(
         {

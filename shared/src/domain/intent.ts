@@ -27,14 +27,16 @@ import { ERROR_CATALOGUE } from '../errors';
 import { amountText, minimumTransfer, splitFee, type FeeSplit } from '../money';
 import { dailyRemaining, hourlyRemaining, opsInHour, spentInDay, type AgentState } from './agent';
 import { budgetRemaining, type BudgetState, initialBudgetState } from './budget';
-import type {
-  Action,
-  AgentEvent,
-  BlockCode,
-  BudgetEvent,
-  IntentData,
-  IntentParams,
-  LimitThreshold,
+import {
+  ENTRY_TYPE,
+  type Action,
+  type AgentEvent,
+  type BlockCode,
+  type BudgetEvent,
+  type EntryType,
+  type IntentData,
+  type IntentParams,
+  type LimitThreshold,
 } from './events';
 import type { AllowEntry, GroupState } from './group';
 
@@ -105,11 +107,11 @@ export interface Evaluation {
   ttl_remaining_ms?: number;
 }
 
-const ALLOWED_TYPES: Record<Action, readonly number[]> = {
-  transfer: [0, 1],
-  swap: [2],
-  deposit: [2],
-  withdraw: [2],
+const ALLOWED_TYPES: Record<Action, readonly EntryType[]> = {
+  transfer: [ENTRY_TYPE.agent, ENTRY_TYPE.recipient],
+  swap: [ENTRY_TYPE.protocol],
+  deposit: [ENTRY_TYPE.protocol],
+  withdraw: [ENTRY_TYPE.protocol],
 };
 
 const spends = (action: Action): boolean => action !== 'withdraw';
@@ -148,7 +150,7 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
       entry !== undefined && ALLOWED_TYPES[cmd.action].includes(entry.type),
       'whitelist_violation',
     );
-    if (entry?.type === 1) {
+    if (entry?.type === ENTRY_TYPE.recipient) {
       ttl_remaining_ms = Math.max(0, (entry.ttlExpiresAt ?? 0) - now);
       check('whitelist_ttl', ttl_remaining_ms > 0, 'whitelist_expired');
       budget_remaining = budgetRemaining(entry, state.budget ?? initialBudgetState(), cmd.intent_id);
@@ -261,7 +263,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
   }
 
   const entry = evaluation.entry!;
-  const budgeted = entry.type === 1;
+  const budgeted = entry.type === ENTRY_TYPE.recipient;
   const dailyAfter = spends(cmd.action)
     ? evaluation.daily_remaining.minus(cmd.value)
     : evaluation.daily_remaining;

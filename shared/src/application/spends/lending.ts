@@ -12,6 +12,7 @@ import type { Context } from '../context';
 import type { Signer } from '../../chain/keys';
 import { resolveToken } from '../../domain/tokens';
 import type { GroupState } from '../../domain/group';
+import { ENTRY_TYPE } from '../../domain/events';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';
 import { BuildRefused, type Ask, type Built, type IntentOf } from './kind';
 import { tokenOf } from './tokens';
@@ -34,7 +35,9 @@ export function venueOf(ctx: Context, program: string): LendingVenue {
  */
 export function requestedVenue(ctx: Context, program: string, group: GroupState): LendingVenue | undefined {
   const known = ctx.venues.some((v) => v.program === program);
-  return known || group.entries.get(program)?.type === 2 ? venueOf(ctx, program) : undefined;
+  return known || group.entries.get(program)?.type === ENTRY_TYPE.protocol
+    ? venueOf(ctx, program)
+    : undefined;
 }
 
 /** The ask of a deposit or withdrawal at a program that is not allow-listed: only what the decision needs to refuse it. */
