@@ -21,7 +21,14 @@
 import type { Caller } from '../caller';
 import { acceptsKey } from '../../domain/agent';
 import { decideIntent, simulateIntent, type IntentCommand, type Simulation } from '../../domain/intent';
-import { decodeEvent, streams, type Action, type BlockCode, type IntentData } from '../../domain/events';
+import {
+  ENTRY_TYPE,
+  decodeEvent,
+  streams,
+  type Action,
+  type BlockCode,
+  type IntentData,
+} from '../../domain/events';
 import type { AllowEntry, GroupState } from '../../domain/group';
 import type { AgentState } from '../../domain/agent';
 import { requestFingerprint } from '../../domain/idempotency';
@@ -131,7 +138,7 @@ async function decide<Req extends SpendRequest>(
       const group = fresh ? await ctx.groups.load(streams.group(agent.state.groupId)) : groupAtAsk;
       const cmd = command(ctx, kind, req, ask, intentId);
       const entry = group.state.entries.get(cmd.counterparty!);
-      const budgetStream = entry?.type === 1 ? streams.budget(entry.entryId) : undefined;
+      const budgetStream = entry?.type === ENTRY_TYPE.recipient ? streams.budget(entry.entryId) : undefined;
       const budget = budgetStream ? await ctx.budgets.load(budgetStream) : undefined;
       const decision = decideIntent(cmd, {
         group: group.state,
@@ -316,13 +323,13 @@ export async function dryRun(
   action: Action,
   asks: (group: GroupState) => Promise<DryRunAsk>,
 ): Promise<Simulation> {
-  const agent = await ctx.agents.load(streams.agent(caller.agentId));
-  if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
-  const group = await ctx.groups.load(streams.group(agent.state.groupId));
+  const { agent, group } = await readModel(ctx, caller);
   const ask = await asks(group.state);
   const entry = ask.counterparty === undefined ? undefined : group.state.entries.get(ask.counterparty);
   const budget =
-    entry?.type === 1 ? (await ctx.budgets.load(streams.budget(entry.entryId))).state : undefined;
+    entry?.type === ENTRY_TYPE.recipient
+      ? (await ctx.budgets.load(streams.budget(entry.entryId))).state
+      : undefined;
   return simulateIntent(
     {
       intent_id: 'simulation',
