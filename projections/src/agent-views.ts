@@ -15,7 +15,7 @@
  */
 import Big from 'big.js';
 import type { Action, IntentData, LimitsData, RecordedEvent, ReadModelOp, Token } from '@tokenops/shared';
-import { DAY_MS, HOUR_MS, decodeEvent, toBaseUnits } from '@tokenops/shared';
+import { DAY_MS, HOUR_MS, decodeEvent, toBaseUnits, tokenByMint } from '@tokenops/shared';
 
 export const PROJECTION = 'agent-views';
 
@@ -65,7 +65,7 @@ export async function project(
   views: Reader,
   tokens: readonly Token[],
 ): Promise<ReadModelOp[]> {
-  const decimals = (mint: string) => tokens.find((t) => t.mint === mint)?.decimals ?? 6;
+  const decimals = (mint: string) => tokenByMint(tokens, mint)?.decimals ?? 6;
   /** Several balance changes of one agent, each over the last (one write of the result). */
   const creditAll = async (agentId: string, moves: [string, Big, 1 | -1][]): Promise<ReadModelOp[]> => {
     const balances = { ...((await views.get<Balances>(keys.balance(agentId))) ?? {}) };
@@ -84,7 +84,7 @@ export async function project(
 
   const e = decodeEvent(event);
   if (!e) return [];
-  const symbol = (mint: string) => tokens.find((t) => t.mint === mint)?.symbol ?? mint;
+  const symbol = (mint: string) => tokenByMint(tokens, mint)?.symbol ?? mint;
   switch (e.type) {
     case 'group.created':
       return [

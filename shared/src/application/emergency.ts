@@ -23,7 +23,7 @@ import { ata, ensureTokenAccount, referenceMemo, tokenTransfer } from '../chain/
 import { ChainFailure } from '../chain/port';
 import { decideEmergencyStop, decideEmergencyWithdrawn } from '../domain/agent';
 import { decodeEvent, streams, type AgentEmergencyWithdraw, type IntentData } from '../domain/events';
-import { checkRecipient } from '../domain/tokens';
+import { checkRecipient, tokenByMint } from '../domain/tokens';
 import { ServiceError } from '../errors';
 import { fromBaseUnits, amountText } from '../money';
 import type { Context } from './context';
@@ -105,7 +105,7 @@ export async function emergencyWithdraw(
     const instructions: Instruction[] = [referenceMemo(`${reference}:drain`)];
     for (const [mint, units] of held) {
       const to = await ensureTokenAccount(ctx.chain, destination, mint);
-      const token = ctx.chain.tokens.find((t) => t.mint === mint)!;
+      const token = tokenByMint(ctx.chain.tokens, mint)!;
       instructions.push(
         ...to.create,
         tokenTransfer(await ata(agentId, mint), to.account, agentId, mint, units, token.decimals),
@@ -141,7 +141,7 @@ export async function emergencyWithdraw(
     events: decideEmergencyWithdrawn({ destination, moved, redeemed, now: ctx.now() }, state),
     result: undefined,
   }));
-  const symbol = (mint: string) => ctx.chain.tokens.find((t) => t.mint === mint)?.symbol ?? mint;
+  const symbol = (mint: string) => tokenByMint(ctx.chain.tokens, mint)?.symbol ?? mint;
   return {
     agent_wallet_pda: agentId,
     is_active: 'revoked',
@@ -159,4 +159,4 @@ export async function emergencyWithdraw(
 }
 
 const text = (ctx: Context, mint: string, units: bigint): string =>
-  amountText(fromBaseUnits(units, ctx.chain.tokens.find((t) => t.mint === mint)?.decimals ?? 0));
+  amountText(fromBaseUnits(units, tokenByMint(ctx.chain.tokens, mint)?.decimals ?? 0));

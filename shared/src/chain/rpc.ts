@@ -15,7 +15,7 @@ import type { Address, Instruction } from '@solana/kit';
 import { Connection, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { Token } from '../domain/tokens';
+import { tokenByMint, type Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { localFixtures, localTokens } from './local-fixtures';
 import { guarded } from '../errors/unavailable';
@@ -308,14 +308,14 @@ export class RpcChain implements LocalChain, PaymentSource {
   mintable(mint: string): boolean {
     return (
       this.options.mintAuthority !== undefined &&
-      this.tokens.some((t) => t.mint === mint) &&
+      tokenByMint(this.tokens, mint) !== undefined &&
       (this.options.mintable?.includes(mint) ?? true)
     );
   }
 
   async mintTo(owner: string, mint: string, amount: bigint, reference: string): Promise<string> {
     const authority = this.options.mintAuthority;
-    const token = this.tokens.find((t) => t.mint === mint);
+    const token = tokenByMint(this.tokens, mint);
     if (!authority || !token || !this.mintable(mint))
       throw new ChainFailure('minting needs the local chain and one of the tokens it mints');
     const hash = await this.latestBlockhash();

@@ -16,7 +16,14 @@ import {
 import { evolveIdempotency, type IdempotencyEvent } from './idempotency-events';
 import { sameDigest, secretDigest } from './secrets';
 import { effectiveRate, swapTerms } from './swap';
-import { checkRecipient, isAddress, resolveSwapSide, resolveToken, type TokenRegistry } from './tokens';
+import {
+  checkRecipient,
+  isAddress,
+  resolveSwapSide,
+  resolveToken,
+  tokenByMint,
+  type TokenRegistry,
+} from './tokens';
 import { BASE_MINT, OWNER, STRANGER, T0, address, group } from './testing/fixtures';
 
 const SOL = address('sol');
@@ -33,6 +40,10 @@ describe('the token registry', () => {
   it('refuses a mint that is not a 32-byte address (invalid_mint) and an unlisted one (token_not_in_registry)', () => {
     expect(codeOf(() => resolveToken(REGISTRY, '1'.repeat(33), BASE_MINT))).toBe('invalid_mint');
     expect(codeOf(() => resolveToken(REGISTRY, STRANGER, BASE_MINT))).toBe('token_not_in_registry');
+  });
+  it('finds a listed token by its mint, and nothing for a mint it does not list', () => {
+    expect(tokenByMint(REGISTRY, SOL)).toEqual({ symbol: 'SOL', mint: SOL, decimals: 9 });
+    expect(tokenByMint(REGISTRY, STRANGER)).toBeUndefined();
   });
   it('checks that a swap side’s symbol and mint agree', () => {
     expect(resolveSwapSide(REGISTRY, 'sol', SOL, 'to').mint).toBe(SOL);

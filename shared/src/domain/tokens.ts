@@ -13,6 +13,11 @@ export interface Token {
 
 export type TokenRegistry = readonly Token[];
 
+/** The registry's token for a mint, if it lists one. */
+export function tokenByMint(registry: TokenRegistry, mint: string): Token | undefined {
+  return registry.find((t) => t.mint === mint);
+}
+
 /** Whether a string is a base58 encoding of 32 bytes (an ed25519 public key or a program address). */
 export function isAddress(value: string): boolean {
   try {
@@ -29,7 +34,7 @@ export function isAddress(value: string): boolean {
 export function resolveToken(registry: TokenRegistry, mint: string | undefined, baseMint: string): Token {
   const wanted = mint ?? baseMint;
   if (!isAddress(wanted)) throw new ServiceError('invalid_mint', 'The mint is not a 32-byte base58 address.');
-  const token = registry.find((t) => t.mint === wanted);
+  const token = tokenByMint(registry, wanted);
   if (!token) throw new ServiceError('token_not_in_registry');
   return token;
 }

@@ -28,6 +28,7 @@ import {
   settleIntent,
   streams,
   ServiceError,
+  tokenByMint,
   bindContext,
   type Context,
   type Handoff,
@@ -225,7 +226,7 @@ export class Executor {
   }
 
   private decimals(mint: string): number {
-    return this.ctx.chain.tokens.find((t) => t.mint === mint)?.decimals ?? 0;
+    return tokenByMint(this.ctx.chain.tokens, mint)?.decimals ?? 0;
   }
 
   private async settle(intent: IntentData, outcome: IntentOutcome): Promise<void> {

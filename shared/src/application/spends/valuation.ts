@@ -7,7 +7,7 @@
  */
 import type Big from 'big.js';
 import { underlyingForReceipt } from '../../domain/venue';
-import type { Token } from '../../domain/tokens';
+import { tokenByMint, type Token } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { fromBaseUnits, toBaseUnits } from '../../money';
 import type { Context } from '../context';
@@ -15,9 +15,8 @@ import { quoteOrUnavailable } from './quotes';
 
 export async function valueInBase(ctx: Context, token: Token, amount: Big, baseMint: string): Promise<Big> {
   if (token.mint === baseMint) return amount;
-  const tokenOf = (mint: string) => ctx.chain.tokens.find((t) => t.mint === mint);
   const venue = ctx.venues.find((v) => v.underlyingOf(token.mint) && !v.receiptMint(token.mint));
-  const underlying = venue && tokenOf(venue.underlyingOf(token.mint)!);
+  const underlying = venue && tokenByMint(ctx.chain.tokens, venue.underlyingOf(token.mint)!);
   if (venue && underlying) {
     const units = underlyingForReceipt(
       toBaseUnits(amount, token.decimals),
@@ -25,7 +24,7 @@ export async function valueInBase(ctx: Context, token: Token, amount: Big, baseM
     );
     return valueInBase(ctx, underlying, fromBaseUnits(units, underlying.decimals), baseMint);
   }
-  const base = tokenOf(baseMint);
+  const base = tokenByMint(ctx.chain.tokens, baseMint);
   if (!base)
     throw new ServiceError('token_not_in_registry', "The group's base token is not in the registry.");
   const quote = await quoteOrUnavailable(ctx, {
