@@ -171,17 +171,29 @@ function ofType(type: string, schema: Schema, hints: Hints): fc.Arbitrary<Json> 
   }
 }
 
+/** `value` in units of 10^-decimals, exactly as its decimal text says (digits past `decimals` dropped, toward zero). */
+function units(value: number, decimals: number): bigint {
+  const text = String(value);
+  if (/e/i.test(text)) return BigInt(Math.trunc(value * 10 ** decimals)); // no bound of the contract's
+  const [whole, fraction = ''] = text.replace('-', '').split('.');
+  const magnitude = BigInt(`${whole}${fraction.padEnd(decimals, '0').slice(0, decimals)}`);
+  return text.startsWith('-') ? -magnitude : magnitude;
+}
+
 /** Numbers that are multiples of `multipleOf` within the bounds, written as exact decimal text. */
 function multiplesOf(schema: Schema): fc.Arbitrary<Json> {
   const decimals = (String(schema.multipleOf).split('.')[1] ?? '').length;
   const scale = 10 ** decimals;
-  const step = Math.round(schema.multipleOf! * scale);
-  const min = Math.ceil(((schema.minimum ?? -1e6) * scale) / step);
-  const max = Math.floor(((schema.maximum ?? 1e6) * scale) / step);
-  return fc.bigInt({ min: BigInt(min), max: BigInt(max) }).map((k) => {
-    const units = k * BigInt(step);
-    const sign = units < 0n ? '-' : '';
-    const digits = (units < 0n ? -units : units).toString().padStart(decimals + 1, '0');
+  const step = BigInt(Math.round(schema.multipleOf! * scale));
+  // The bounds in exact decimal: in floats, 18446744073709.55 x 10^6 is 2^64, one past the u64 maximum.
+  const low = units(schema.minimum ?? -1e6, decimals);
+  const high = units(schema.maximum ?? 1e6, decimals);
+  const min = low / step + (low > 0n && low % step !== 0n ? 1n : 0n);
+  const max = high / step - (high < 0n && high % step !== 0n ? 1n : 0n);
+  return fc.bigInt({ min, max }).map((k) => {
+    const value = k * step;
+    const sign = value < 0n ? '-' : '';
+    const digits = (value < 0n ? -value : value).toString().padStart(decimals + 1, '0');
     const text = decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
     return num(`${sign}${text}`);
   });

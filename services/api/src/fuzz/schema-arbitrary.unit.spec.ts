@@ -19,6 +19,11 @@ describe('the fuzz generator', () => {
     fc.assert(valid(AmountNumber), { numRuns: 300 });
   });
 
+  it('keeps to the bounds in exact decimal: never past the u64 maximum (2^64 in floats)', () => {
+    // Near the maximum, where 18446744073709.55 x 10^6 in floats is 18446744073709551616.
+    fc.assert(valid({ ...AmountNumber, minimum: 18446744073709.5 }), { numRuns: 300 });
+  });
+
   it('makes strings that match any pattern', () => {
     fc.assert(valid(AmountString), { numRuns: 300 });
   });
