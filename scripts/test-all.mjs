@@ -1,0 +1,44 @@
+/**
+ * `npm run test:all`: every Jest project, as two Jest processes side by side, one core each.
+ *
+ * Jest on a two-core machine runs one worker (cores - 1), so one run of every project keeps one core
+ * busy and leaves the other nearly idle. The server topology's suites must run one at a time (they
+ * share one chain node, whose books each suite checks: testing/conservation.ts), and they are a
+ * third of the time; the unit, int and e2e suites start what they need on free ports, fresh schemas
+ * and key prefixes, so they can run beside them. Each process runs its suites in band, as before.
+ *
+ * The topology's lines are prefixed `[topology]`; the exit code is the first failure's, else 0.
+ * Arguments are passed to both (e.g. `-t name`).
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+
+const JEST = join(import.meta.dirname, '..', 'node_modules', 'jest', 'bin', 'jest.js');
+const RUNS = [
+  { prefix: '', projects: ['unit', 'int', 'e2e'] },
+  { prefix: '[topology] ', projects: ['topology'] },
+];
+
+const processes = [];
+const children = RUNS.map(({ prefix, projects }) => {
+  const child = spawn(process.execPath, [JEST, '--selectProjects', ...projects, ...process.argv.slice(2)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: process.env,
+  });
+  processes.push(child);
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ])
+    createInterface({ input: from }).on('line', (line) => to.write(`${prefix}${line}\n`));
+  return new Promise((done) => child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0))));
+});
+
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    for (const child of processes) child.kill(signal);
+  });
+
+const codes = await Promise.all(children);
+process.exitCode = codes.find((code) => code !== 0) ?? 0;
