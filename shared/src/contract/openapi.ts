@@ -181,33 +181,19 @@ export const OPERATIONS: readonly Operation[] = [
   },
 ];
 
-/**
- * The service's own operations for agents, beyond the contract's ten: an agent lists and deletes its
- * webhooks, and reads what a spend needs (the tokens, the lending venues, the aggregator's pools).
- * Public reads answer without a key.
- */
-const REFERENCE_ERRORS: readonly ErrorCode[] = ['validation_error', 'internal_error', 'service_unavailable'];
+/** Every route: a malformed request, an unexpected failure, a dependency down. */
+export const REFERENCE_ERRORS: readonly ErrorCode[] = [
+  'validation_error',
+  'internal_error',
+  'service_unavailable',
+];
 const SIGNED_IN_ERRORS: readonly ErrorCode[] = [...REFERENCE_ERRORS, 'unauthorized', 'rate_limited'];
 
-export const AGENT_SERVICE_OPERATIONS: readonly Operation<AgentDocumentSchemaName>[] = [
-  {
-    method: 'get',
-    path: '/webhooks',
-    tag: 'webhooks',
-    operationId: 'listWebhooks',
-    summary: 'The agent’s own webhook subscriptions (never a secret).',
-    response: 'WebhookListResponse',
-    errors: SIGNED_IN_ERRORS,
-  },
-  {
-    method: 'delete',
-    path: '/webhooks/{webhook}',
-    tag: 'webhooks',
-    operationId: 'deleteWebhook',
-    summary: 'Delete one of the agent’s webhook subscriptions; nothing more is sent to it.',
-    response: 'WebhookDeletedResponse',
-    errors: [...SIGNED_IN_ERRORS, 'not_found'],
-  },
+/** The public reads of what a spend needs: in the agent's document and the operator's alike. */
+export const REFERENCE_OPERATIONS: readonly Operation<
+  'TokensResponse' | 'VenuesResponse' | 'PoolsResponse',
+  'reference'
+>[] = [
   {
     method: 'get',
     path: '/tokens',
@@ -238,6 +224,33 @@ export const AGENT_SERVICE_OPERATIONS: readonly Operation<AgentDocumentSchemaNam
     errors: REFERENCE_ERRORS,
     public: true,
   },
+];
+
+/**
+ * The service's own operations for agents, beyond the contract's ten: an agent lists and deletes its
+ * webhooks, and reads what a spend needs (the tokens, the lending venues, the aggregator's pools).
+ * Public reads answer without a key.
+ */
+export const AGENT_SERVICE_OPERATIONS: readonly Operation<AgentDocumentSchemaName>[] = [
+  {
+    method: 'get',
+    path: '/webhooks',
+    tag: 'webhooks',
+    operationId: 'listWebhooks',
+    summary: 'The agent’s own webhook subscriptions (never a secret).',
+    response: 'WebhookListResponse',
+    errors: SIGNED_IN_ERRORS,
+  },
+  {
+    method: 'delete',
+    path: '/webhooks/{webhook}',
+    tag: 'webhooks',
+    operationId: 'deleteWebhook',
+    summary: 'Delete one of the agent’s webhook subscriptions; nothing more is sent to it.',
+    response: 'WebhookDeletedResponse',
+    errors: [...SIGNED_IN_ERRORS, 'not_found'],
+  },
+  ...REFERENCE_OPERATIONS,
 ];
 
 /**

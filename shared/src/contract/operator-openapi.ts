@@ -7,7 +7,14 @@
  * (openapi.ts). The same table checks the service's answers (`operatorAnswerViolations`).
  */
 import type { ErrorCode } from '../errors';
-import { VIEW_HEADERS, answerChecker, buildOpenApiDocument, type Operation } from './openapi';
+import {
+  REFERENCE_ERRORS,
+  REFERENCE_OPERATIONS,
+  VIEW_HEADERS,
+  answerChecker,
+  buildOpenApiDocument,
+  type Operation,
+} from './openapi';
 import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
 import { OPERATOR_SCHEMAS } from './operator-schemas';
 import { ErrorBody, WebhookRequest, WebhookResponse } from './schemas';
@@ -28,7 +35,7 @@ export type OperatorOperation = Operation<OperatorSchemaName, OperatorTag>;
 export const OPERATOR_SERVER_URL = '/api/v1';
 
 /** Every route: a malformed request, an unexpected failure, a dependency down. */
-const ANY: readonly ErrorCode[] = ['validation_error', 'internal_error', 'service_unavailable'];
+const ANY = REFERENCE_ERRORS;
 /** Routes that take the operator's token: missing or bad, and too many failures from one address. */
 const SIGNED_IN: readonly ErrorCode[] = [...ANY, 'unauthorized', 'rate_limited'];
 /** Routes on a group (or its agent, entry, subscription): someone else's, or none. */
@@ -326,36 +333,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     security: READERS,
     errors: OWNER,
   },
-  {
-    method: 'get',
-    path: '/tokens',
-    tag: 'reference',
-    operationId: 'listTokens',
-    summary: 'The tokens of the chain’s registry: symbol, mint, decimals.',
-    response: 'TokensResponse',
-    errors: ANY,
-    public: true,
-  },
-  {
-    method: 'get',
-    path: '/venues',
-    tag: 'reference',
-    operationId: 'listVenues',
-    summary: 'The lending venues, each with the underlying mints it takes.',
-    response: 'VenuesResponse',
-    errors: ANY,
-    public: true,
-  },
-  {
-    method: 'get',
-    path: '/pools',
-    tag: 'reference',
-    operationId: 'listPools',
-    summary: 'The swap aggregator and, on the local chain, its pools with their reserves.',
-    response: 'PoolsResponse',
-    errors: ANY,
-    public: true,
-  },
+  ...REFERENCE_OPERATIONS,
   {
     method: 'post',
     path: '/dev/airdrop',

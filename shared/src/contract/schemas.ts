@@ -348,8 +348,8 @@ export const WebhookResponse = {
 
 // ---- errors ----------------------------------------------------------------------------------
 
-/** The failures of a validation_error, one per failing field. */
-const ErrorDetails = {
+/** The failures of a validation_error, one per failing field (both contracts' error bodies). */
+export const ErrorDetails = {
   type: 'array',
   items: {
     type: 'object',

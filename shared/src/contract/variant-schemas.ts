@@ -11,7 +11,7 @@ import type { JSONSchema } from 'json-schema-to-ts';
 import { validate as isUuid } from 'uuid';
 import { ERROR_CODES, validationError, type ErrorCode, type ValidationDetail } from '../errors';
 import { EVENT_KINDS } from '../events/catalogue';
-import { AmountInput, AmountOutput, Identifier, MEMO_MAX_BYTES, type Shape } from './schemas';
+import { AmountInput, AmountOutput, ErrorDetails, Identifier, MEMO_MAX_BYTES, type Shape } from './schemas';
 
 // ---- building blocks -------------------------------------------------------------------------
 
@@ -207,17 +207,7 @@ const VariantErrorObject = {
   properties: {
     code: { type: 'string', enum: VARIANT_ERROR_CODES },
     message: { type: 'string' },
-    details: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          path: { type: 'string', description: 'JSON Pointer to the failing field.' },
-          issue: { type: 'string' },
-        },
-        required: ['path', 'issue'],
-      },
-    },
+    details: ErrorDetails,
   },
   required: ['code', 'message'],
 } as const satisfies JSONSchema;
