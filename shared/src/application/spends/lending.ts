@@ -10,13 +10,12 @@ import { VenueRefused } from '../../venues/port';
 import { cpiDataBytes } from '../../venues/klend';
 import type { Context } from '../context';
 import type { Signer } from '../../chain/keys';
-import { resolveToken } from '../../domain/tokens';
 import type { GroupState } from '../../domain/group';
 import { ENTRY_TYPE } from '../../domain/events';
-import { amountFromText, parseAmount, toBaseUnits } from '../../money';
+import { amountFromText, toBaseUnits } from '../../money';
 import { BuildRefused, type Ask, type Built, type IntentOf } from './kind';
 import { tokenOf } from './tokens';
-import { valueInBase } from './valuation';
+import { tokenAsk } from './valuation';
 
 /** The venue behind `lending_program`; one this service cannot operate is refused on that field. */
 export function venueOf(ctx: Context, program: string): LendingVenue {
@@ -46,15 +45,7 @@ export async function unlistedProgramAsk(
   req: { lending_program: string; amount: unknown; mint?: string },
   group: GroupState,
 ): Promise<Ask> {
-  const amount = parseAmount(req.amount);
-  const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
-  return {
-    amount,
-    value: await valueInBase(ctx, token, amount, group.baseMint),
-    mint: token.mint,
-    decimals: token.decimals,
-    counterparty: req.lending_program,
-  };
+  return { ...(await tokenAsk(ctx, req, group)), counterparty: req.lending_program };
 }
 
 /** Checks cpi_data for the action and amount (base units); its bytes as the intent records them. */

@@ -6,13 +6,13 @@
 import { transferWithFeeInstructions } from '../../chain/transactions';
 import type { SimulateRequest, TransferRequest } from '../../contract/schemas';
 import type { GroupState } from '../../domain/group';
-import { checkRecipient, resolveToken } from '../../domain/tokens';
-import { amountFromText, parseAmount, toBaseUnits } from '../../money';
+import { checkRecipient } from '../../domain/tokens';
+import { amountFromText, toBaseUnits } from '../../money';
 import type { Context } from '../context';
 import type { SpendKind } from './kind';
 import type { DryRunAsk } from './pipeline';
 import { tokenOf } from './tokens';
-import { valueInBase } from './valuation';
+import { tokenAsk } from './valuation';
 
 export const transferKind: SpendKind<TransferRequest, 'transfer'> = {
   action: 'transfer',
@@ -72,13 +72,5 @@ export async function transferDryRun(
   group: GroupState,
 ): Promise<DryRunAsk> {
   if (req.to !== undefined) checkRecipient(req.to);
-  const amount = parseAmount(req.amount);
-  const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
-  return {
-    amount,
-    value: await valueInBase(ctx, token, amount, group.baseMint),
-    mint: token.mint,
-    decimals: token.decimals,
-    ...(req.to !== undefined && { counterparty: req.to }),
-  };
+  return { ...(await tokenAsk(ctx, req, group)), ...(req.to !== undefined && { counterparty: req.to }) };
 }

@@ -6,11 +6,13 @@
  * re-prices.
  */
 import type Big from 'big.js';
+import type { GroupState } from '../../domain/group';
 import { underlyingForReceipt } from '../../domain/venue';
-import { tokenByMint, type Token } from '../../domain/tokens';
+import { resolveToken, tokenByMint, type Token } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
-import { fromBaseUnits, toBaseUnits } from '../../money';
+import { fromBaseUnits, parseAmount, toBaseUnits } from '../../money';
 import type { Context } from '../context';
+import type { Ask } from './kind';
 import { quoteOrUnavailable } from './quotes';
 
 export async function valueInBase(ctx: Context, token: Token, amount: Big, baseMint: string): Promise<Big> {
@@ -34,4 +36,23 @@ export async function valueInBase(ctx: Context, token: Token, amount: Big, baseM
     slippageBps: 0,
   });
   return fromBaseUnits(quote.outAmount, base.decimals);
+}
+
+/**
+ * What spending `amount` of a registry token (the group's base token unless `mint` names another)
+ * asks of the decision: the amount, its value in the base token, the mint and its decimals.
+ */
+export async function tokenAsk(
+  ctx: Context,
+  req: { amount: unknown; mint?: string },
+  group: GroupState,
+): Promise<Pick<Ask, 'amount' | 'value' | 'mint' | 'decimals'>> {
+  const amount = parseAmount(req.amount);
+  const token = resolveToken(ctx.chain.tokens, req.mint, group.baseMint);
+  return {
+    amount,
+    value: await valueInBase(ctx, token, amount, group.baseMint),
+    mint: token.mint,
+    decimals: token.decimals,
+  };
 }
