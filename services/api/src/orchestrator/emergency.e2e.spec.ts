@@ -41,6 +41,43 @@ async function heldBy(owner: string): Promise<Record<string, bigint>> {
   return Object.fromEntries(chain().tokens.map((t) => [t.symbol, balances.get(t.mint) ?? 0n]));
 }
 
+/** The service's lending venue, allow-listed for the group. */
+async function allowListedVenue(): Promise<string> {
+  const venue = (await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues'))
+    .body.venues[0]!.lending_program;
+  await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
+    token: world.operator.token,
+    body: { address: venue, type: 2, label: 'venue' },
+  });
+  return venue;
+}
+
+/** The agent deposits `deposit` USDC at the venue and swaps `swap` USDC for SOL; the swap's answer. */
+async function takePositions(
+  agent: { key: string },
+  venue: string,
+  amounts: { deposit: number; swap: number },
+): Promise<Record<string, unknown>> {
+  const deposit = await world.client.call('POST', '/api/v1/deposit', {
+    token: agent.key,
+    body: { lending_program: venue, amount: amounts.deposit, idempotency_key: key() },
+  });
+  expect(deposit.status).toBe(200);
+  const swap = await world.client.call('POST', '/api/v1/swap', {
+    token: agent.key,
+    body: {
+      from_token: 'USDC',
+      from_mint: mintOf('USDC'),
+      to_token: 'SOL',
+      to_mint: mintOf('SOL'),
+      amount: amounts.swap,
+      idempotency_key: key(),
+    },
+  });
+  expect(swap.status).toBe(200);
+  return swap.body;
+}
+
 const emergency = (agent: string, body: Record<string, unknown> = {}, token = world.operator.token) =>
   world.client.call<Record<string, unknown>>(
     'POST',
@@ -53,31 +90,9 @@ const emergency = (agent: string, body: Record<string, unknown> = {}, token = wo
 
 describe('emergency withdrawal', () => {
   it('redeems the venue position, moves every token to the operator, revokes the agent', async () => {
-    const venue = (
-      await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues')
-    ).body.venues[0]!.lending_program;
-    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-      token: world.operator.token,
-      body: { address: venue, type: 2, label: 'venue' },
-    });
+    const venue = await allowListedVenue();
     const agent = await world.agent({ per_tx_limit: 500, daily_limit: 1_000, hourly_tx_cap: 20 }, 300);
-    const deposit = await world.client.call('POST', '/api/v1/deposit', {
-      token: agent.key,
-      body: { lending_program: venue, amount: 100, idempotency_key: key() },
-    });
-    expect(deposit.status).toBe(200);
-    const swap = await world.client.call('POST', '/api/v1/swap', {
-      token: agent.key,
-      body: {
-        from_token: 'USDC',
-        from_mint: mintOf('USDC'),
-        to_token: 'SOL',
-        to_mint: mintOf('SOL'),
-        amount: 50,
-        idempotency_key: key(),
-      },
-    });
-    expect(swap.status).toBe(200);
+    const swap = await takePositions(agent, venue, { deposit: 100, swap: 50 });
     const before = await heldBy(agent.id);
     expect(before.kUSDC).toBe(100_000_000n);
     const operatorBefore = await heldBy(world.operator.wallet.address);
@@ -97,7 +112,7 @@ describe('emergency withdrawal', () => {
     const moved = Object.fromEntries(
       (drained.body.moved as { token: string; amount: number }[]).map((m) => [m.token, m.amount]),
     );
-    expect(moved).toEqual({ USDC: 250, SOL: Number(swap.body.received_amount) });
+    expect(moved).toEqual({ USDC: 250, SOL: Number(swap.received_amount) });
 
     // Nothing is left on the agent's wallet; the operator got it all.
     expect(Object.values(await heldBy(agent.id)).every((units) => units === 0n)).toBe(true);
@@ -172,13 +187,7 @@ describe('emergency withdrawal', () => {
   });
 
   it('into another agent of the service: it is credited what it received, redeemed position and pool output included', async () => {
-    const venue = (
-      await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues')
-    ).body.venues[0]!.lending_program;
-    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-      token: world.operator.token,
-      body: { address: venue, type: 2, label: 'venue' },
-    });
+    const venue = await allowListedVenue();
     const hook = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
       token: world.operator.token,
       body: { url: receiver.url, event_types: ['payment.received'] },
@@ -187,24 +196,8 @@ describe('emergency withdrawal', () => {
     const agent = await world.agent({ per_tx_limit: 500, daily_limit: 1_000, hourly_tx_cap: 20 }, 100);
     const destination = await world.agent({}, 0);
     // A venue position (redeemed by the drain) and a pool's output (SOL): both reach the receiving agent.
-    const deposit = await world.client.call('POST', '/api/v1/deposit', {
-      token: agent.key,
-      body: { lending_program: venue, amount: 40, idempotency_key: key() },
-    });
-    expect(deposit.status).toBe(200);
-    const swap = await world.client.call('POST', '/api/v1/swap', {
-      token: agent.key,
-      body: {
-        from_token: 'USDC',
-        from_mint: mintOf('USDC'),
-        to_token: 'SOL',
-        to_mint: mintOf('SOL'),
-        amount: 30,
-        idempotency_key: key(),
-      },
-    });
-    expect(swap.status).toBe(200);
-    const sol = Number(swap.body.received_amount);
+    const swap = await takePositions(agent, venue, { deposit: 40, swap: 30 });
+    const sol = Number(swap.received_amount);
 
     const drained = await emergency(agent.id, { destination: destination.id });
     expect(drained.status).toBe(200);
