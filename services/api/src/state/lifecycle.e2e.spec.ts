@@ -216,7 +216,19 @@ describe('a wait that runs out', () => {
       const agent = await slow.agent({}, 100);
       const peer = await slow.agent({}, 0);
       const body = { to: peer.id, amount: 2, idempotency_key: key() };
+      // On the embedded default the executor shares this process and its chain: hold its submission
+      // until the first answer is in, or a fast machine confirms within the 1 ms wait. (On the
+      // topology the executor is another process and the API's wait is at least 100 ms.)
+      const chain = slow.service.ctx.chain;
+      const submit = chain.submit.bind(chain);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      chain.submit = async (tx) => {
+        await held;
+        return submit(tx);
+      };
       const first = await slow.client.call('POST', '/api/v1/transfer', { token: agent.key, body });
+      release();
       expect(first.status).toBe(409);
       expect(first.body.error).toBe('idempotency_in_progress');
       let retry = first;
