@@ -3,6 +3,9 @@
  * TOKENOPS_API_KEY is the agent's key (required); TOKENOPS_URL the service (default
  * http://127.0.0.1:8080). Stdout carries the protocol only; anything else goes to stderr.
  */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { httpAgentApi } from './agent-api';
+import { createMcpServer } from './server';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
@@ -23,10 +26,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     console.error(`tokenops-mcp: TOKENOPS_URL must be an http(s) URL, not ${JSON.stringify(url)}.`);
     process.exit(EXIT_USAGE);
   }
-  // Loaded once the settings are known good: a wrong setting is told at once.
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const { httpAgentApi } = await import('./agent-api');
-  const { createMcpServer } = await import('./server');
   const server = createMcpServer(httpAgentApi({ url, key }));
   await server.connect(new StdioServerTransport());
 }

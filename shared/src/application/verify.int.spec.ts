@@ -5,6 +5,7 @@
  */
 import { Pool } from 'pg';
 import { PostgresEventStore } from '../event-store/postgres';
+import { contentHash, linkHash } from '../event-store/hash-chain';
 import type { EventStore, RecordedEvent } from '../event-store/port';
 import { streams } from '../domain/events';
 import { serverSql } from '../sql/sql';
@@ -103,7 +104,6 @@ describe('audit verify on PostgreSQL', () => {
     const edited = find(log, streams.agent('g1-agent'), 2);
     const next = find(log, streams.agent('g1-agent'), 3);
     // A careful forger recomputes the edited event's own link; the next event's link still names the old one.
-    const { contentHash, linkHash } = await import('../event-store/hash-chain');
     const before = find(log, streams.agent('g1-agent'), 1);
     const forged = { ...edited, data: { ...(edited.data as object), amount: '0.01' } };
     const link = linkHash(Buffer.from(before.hash!, 'hex'), contentHash(forged));
