@@ -8,6 +8,12 @@ const OTEL_SDK = {
     'Only shared/src/tracing/sdk.ts starts the OpenTelemetry SDK; elsewhere use @opentelemetry/api (or tracing/spans.ts).',
 };
 
+// Packages meet at their entry points (each package.json's `exports`), never inside another's src/.
+const DEEP_IMPORT = {
+  group: ['@tokenops/*/src', '@tokenops/*/src/*', '**/../shared/src/**', '**/../services/*/src/**'],
+  message: "Import a package by its entry points (its package.json's exports), not from its src/.",
+};
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'data/**', '.stryker-tmp/**', 'reports/**'],
@@ -124,6 +130,39 @@ export default tseslint.config(
     ignores: ['shared/src/tracing/sdk.ts', 'shared/src/application/**/*.ts', 'shared/src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [OTEL_SDK] }],
+    },
+  },
+  {
+    // No deep imports (DEEP_IMPORT), as a rule of its own: the layer rules above (no-restricted-imports)
+    // still apply.
+    files: ['**/*.ts', '**/*.mjs'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [DEEP_IMPORT],
+        },
+      ],
+    },
+  },
+  {
+    // Test support (@tokenops/testing) is for tests: no production file imports it.
+    files: ['**/*.ts'],
+    ignores: ['**/*.spec.ts', 'packages/testing/**', 'bench/**', 'scripts/**', 'jest*.config.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            DEEP_IMPORT,
+            {
+              group: ['@tokenops/testing', '@tokenops/testing/*', '**/testing/*'],
+              message:
+                'Test support is for tests (*.spec.ts, bench/, scripts/): production code does not import it.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -33,8 +33,8 @@ const topology: NonNullable<Config['projects']>[number] = {
   displayName: 'topology',
   testMatch: ['**/*.e2e.spec.ts', '**/*.topology.spec.ts'],
   globals: { TOPOLOGY: true },
-  globalSetup: '<rootDir>/services/api/src/testing/topology-setup.ts',
-  globalTeardown: '<rootDir>/services/api/src/testing/topology-teardown.ts',
+  globalSetup: '<rootDir>/packages/testing/src/topology-setup.ts',
+  globalTeardown: '<rootDir>/packages/testing/src/topology-teardown.ts',
 };
 
 const config: Config = {

@@ -7,8 +7,8 @@
  * appended again and again with agent and intent ids renamed, all in one group.
  */
 import { PostgresEventStore, serverSql, verifyLog } from '@tokenops/shared';
-import { Client, signIn } from '../services/api/src/testing/harness';
-import { Topology } from '../services/api/src/testing/topology';
+import { Client, signIn } from '@tokenops/testing/harness';
+import { Topology } from '@tokenops/testing/topology';
 import { report } from './harness';
 import { copier, rawCatchUp, template, writeCopies } from './rebuild.bench';
 

@@ -1,7 +1,7 @@
 /** LiteSVM transfers with fee, built and signed by the chain adapter, beside LiteSVM executing pre-signed ones. */
-import { generateSigner } from '../shared/src/chain/keys';
-import { LiteSvmChain } from '../shared/src/chain/litesvm';
-import { prepareTransfer } from '../shared/src/chain/transactions';
+import { generateSigner } from '@tokenops/shared/chain/keys';
+import { LiteSvmChain } from '@tokenops/shared/chain/litesvm';
+import { prepareTransfer } from '@tokenops/shared/chain/transactions';
 import { measure, report } from './harness';
 
 export async function chainBench(): Promise<string> {

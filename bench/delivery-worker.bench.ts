@@ -17,7 +17,7 @@ import {
   serverSql,
   type DeliveryJob,
 } from '@tokenops/shared';
-import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '../shared/src/testing/servers';
+import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import type { WebhookBenchLine } from './webhooks.bench';
 
 export const deliveryWorker: WebhookBenchLine = {

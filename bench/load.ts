@@ -7,8 +7,8 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createLogger } from '@tokenops/shared';
-import { startEmbedded } from '../services/api/src/embedded';
-import { Client, signIn, type Operator } from '../services/api/src/testing/harness';
+import { startEmbedded } from '@tokenops/api/embedded';
+import { Client, signIn, type Operator } from '@tokenops/testing/harness';
 import type { BenchAgent, LoadResult, LoadSpec, PacedResult, PacedSpec } from './load-runner';
 
 export type { BenchAgent, LoadSpec } from './load-runner';

@@ -20,9 +20,9 @@ import {
   type RecordedEvent,
 } from '@tokenops/shared';
 import { replay } from '@tokenops/projections';
-import { CHAIN_SEED, startEmbedded } from '../services/api/src/embedded';
-import { Client } from '../services/api/src/testing/harness';
-import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '../shared/src/testing/servers';
+import { CHAIN_SEED, startEmbedded } from '@tokenops/api/embedded';
+import { Client } from '@tokenops/testing/harness';
+import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { measure, report } from './harness';
 import { fundedAgents, loadHere as load, transferRequest } from './load';
 

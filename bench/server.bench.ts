@@ -8,8 +8,8 @@
  * at the same concurrency, without the service.
  */
 import { ChainFailure, RpcChain, generateSigner, prepareTransfer } from '@tokenops/shared';
-import { Client } from '../services/api/src/testing/harness';
-import { Topology } from '../services/api/src/testing/topology';
+import { Client } from '@tokenops/testing/harness';
+import { Topology } from '@tokenops/testing/topology';
 import { measure, report } from './harness';
 import { cpuSnapshot, cpuTable, machineBusyMs } from './cpu';
 import { fundedAgents, load, loadPaced } from './load';

@@ -9,7 +9,7 @@
  * confirmations, and the part of it from recording the signed transaction to its confirmation.
  */
 import type { RecordedEvent } from '@tokenops/shared';
-import { Client } from '../services/api/src/testing/harness';
+import { Client } from '@tokenops/testing/harness';
 import { benchService, fundedGroup, loadHere as run, transferRequest, type BenchAgent } from './load';
 import { report } from './harness';
 

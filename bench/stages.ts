@@ -4,7 +4,7 @@
  * overlap and nest (docs/operations.md#tracing says what each measures); the request's own span is the
  * end-to-end time as the API saw it.
  */
-import { startSpanReceiver, type CollectedSpan } from '@tokenops/shared/src/testing/otlp-receiver';
+import { startSpanReceiver, type CollectedSpan } from '@tokenops/testing/otlp-receiver';
 import { quantile } from './load-runner';
 
 /** The order stages happen in, for the table; any other span name follows, by name. */

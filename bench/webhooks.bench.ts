@@ -13,7 +13,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { newSigningSecret, signatureHeaders, WebhookSender } from '@tokenops/shared';
-import { testCertificates } from '../shared/src/testing/tls';
+import { testCertificates } from '@tokenops/testing/tls';
 import { measure, report, type Figure } from './harness';
 
 export interface BenchReceiver {

@@ -1,8 +1,8 @@
 // Rewrites the generated tables of docs/errors.md and docs/events.md from the catalogues in code.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withErrorTable } from '../shared/src/errors/table';
-import { withEventTable } from '../shared/src/events/table';
+import { withErrorTable } from '@tokenops/shared/errors/table';
+import { withEventTable } from '@tokenops/shared/events/table';
 
 for (const [name, rewrite] of [
   ['errors.md', withErrorTable],

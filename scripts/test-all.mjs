@@ -3,7 +3,7 @@
  *
  * Jest on a two-core machine runs one worker (cores - 1), so one run of every project keeps one core
  * busy and leaves the other nearly idle. The server topology's suites must run one at a time (they
- * share one chain node, whose books each suite checks: testing/conservation.ts), and they are a
+ * share one chain node, whose books each suite checks: packages/testing/src/conservation.ts), and they are a
  * third of the time; the unit, int and e2e suites start what they need on free ports, fresh schemas
  * and key prefixes, so they can run beside them. Each process runs its suites in band, as before.
  *

@@ -33,7 +33,7 @@ import {
   type IntentData,
   type PaymentWatcher,
 } from '@tokenops/shared';
-import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/shared/src/testing/servers';
+import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { keys } from './agent-views';
 import { projectInto } from './rebuild';
 

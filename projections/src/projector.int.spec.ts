@@ -11,7 +11,7 @@ import {
   serverSql,
   type EventStore,
 } from '@tokenops/shared';
-import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '@tokenops/shared/src/testing/servers';
+import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { keys } from './agent-views';
 import { LiveViews, ViewGenerations } from './generations';
 import { startProjector, type Projector } from './projector';

@@ -4,7 +4,7 @@
  * in the service's place (testing/fault-proxy.ts).
  */
 import Big from 'big.js';
-import { startWorld, type World } from '@tokenops/api/src/testing/harness';
+import { startWorld, type World } from '@tokenops/testing/harness';
 import { faultProxy } from './testing/fault-proxy';
 import { TokenOpsClient, TokenOpsError, isTokenOpsError, register } from './index';
 

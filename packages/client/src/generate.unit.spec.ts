@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CODES } from '@tokenops/shared/src/errors';
+import { ERROR_CODES } from '@tokenops/shared';
 
 /**
  * The generator in a process of its own: openapi-typescript loads an ES module (parse-json) with

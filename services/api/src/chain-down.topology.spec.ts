@@ -8,10 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { key, startWorld, type World } from './testing/harness';
-import { TcpProxy } from './testing/tcp-proxy';
-import { Topology, type Proc } from './testing/topology';
-import { info, usdcOf } from './testing/transfers';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
+import { TcpProxy } from '@tokenops/testing/tcp-proxy';
+import { Topology, type Proc } from '@tokenops/testing/topology';
+import { info, usdcOf } from '@tokenops/testing/transfers';
 
 jest.setTimeout(180_000);
 

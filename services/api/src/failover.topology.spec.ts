@@ -12,10 +12,10 @@
  */
 import Redis from 'ioredis';
 import { TAKEOVER } from '@tokenops/shared';
-import { startWorld, type World } from './testing/harness';
-import { TcpProxy } from './testing/tcp-proxy';
-import { Topology, type Proc } from './testing/topology';
-import { burst, expectPaidOnce, info, usdcOf } from './testing/transfers';
+import { startWorld, type World } from '@tokenops/testing/harness';
+import { TcpProxy } from '@tokenops/testing/tcp-proxy';
+import { Topology, type Proc } from '@tokenops/testing/topology';
+import { burst, expectPaidOnce, info, usdcOf } from '@tokenops/testing/transfers';
 
 jest.setTimeout(180_000);
 

@@ -8,9 +8,9 @@
 import Redis from 'ioredis';
 import { generateSigner } from '@tokenops/shared';
 import { ViewGenerations } from '@tokenops/projections';
-import { Client, startWorld, type Reply, type World } from './testing/harness';
-import { privatePostgres, privateRedis, type PrivateServer } from './testing/private-servers';
-import { Topology } from './testing/topology';
+import { Client, startWorld, type Reply, type World } from '@tokenops/testing/harness';
+import { privatePostgres, privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
+import { Topology } from '@tokenops/testing/topology';
 import {
   burst,
   expectModelsEqualReplay,
@@ -20,7 +20,7 @@ import {
   settleAll,
   usdcOf,
   type Transfer,
-} from './testing/transfers';
+} from '@tokenops/testing/transfers';
 
 jest.setTimeout(240_000);
 

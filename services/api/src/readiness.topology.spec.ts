@@ -5,9 +5,9 @@
  * need the stopped dependency stays ready. Redis is a server of the test's own, PostgreSQL is reached
  * through a proxy the test cuts, so the servers other suites share are left alone.
  */
-import { privateRedis, type PrivateServer } from './testing/private-servers';
-import { TcpProxy } from './testing/tcp-proxy';
-import { Topology, type Proc, type Role } from './testing/topology';
+import { privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
+import { TcpProxy } from '@tokenops/testing/tcp-proxy';
+import { Topology, type Proc, type Role } from '@tokenops/testing/topology';
 
 jest.setTimeout(120_000);
 

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from './testing/topology';
+import { freePort } from '@tokenops/testing/topology';
 
 const ROOT = resolve(__dirname, '../../..');
 

@@ -7,12 +7,8 @@
  * (The embedded chain lands a transaction as it is sent: `chain.confirm` is the JSON-RPC chain's.)
  */
 import { startTracing, streams, type Tracing } from '@tokenops/shared';
-import {
-  startSpanReceiver,
-  type CollectedSpan,
-  type SpanReceiver,
-} from '@tokenops/shared/src/testing/otlp-receiver';
-import { key, startWorld, type World } from './testing/harness';
+import { startSpanReceiver, type CollectedSpan, type SpanReceiver } from '@tokenops/testing/otlp-receiver';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 let receiver: SpanReceiver;
 let tracing: Tracing;

@@ -6,14 +6,10 @@
  * WebSocket, and the outcome: the W3C context crossed the processes in the events' metadata and the
  * job. (tracing.int.spec.ts checks each parent link on the embedded service.)
  */
-import {
-  startSpanReceiver,
-  type CollectedSpan,
-  type SpanReceiver,
-} from '@tokenops/shared/src/testing/otlp-receiver';
-import { key, startWorld, type World } from './testing/harness';
-import { Topology } from './testing/topology';
-import { info } from './testing/transfers';
+import { startSpanReceiver, type CollectedSpan, type SpanReceiver } from '@tokenops/testing/otlp-receiver';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
+import { Topology } from '@tokenops/testing/topology';
+import { info } from '@tokenops/testing/transfers';
 
 jest.setTimeout(120_000);
 

@@ -17,7 +17,7 @@ import { prepareTransfer, signTransaction, transferWithFeeInstructions } from '.
 import { PostgresEventStore } from '../event-store/postgres';
 import { settingsFor } from '../process/settings';
 import { serverSql } from '../sql/sql';
-import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
+import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { createContext, type Context } from './context';
 import { KeyVault } from './credentials';
 import { register } from './onboarding';

@@ -5,7 +5,7 @@
 import { PostgresEventStore } from '../event-store/postgres';
 import { WrongExpectedRevision, type EventStore } from '../event-store/port';
 import { serverSql } from '../sql/sql';
-import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
+import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { Repository } from './repository';
 
 type Counted = { type: 'counted'; data: { by: string; n: number } };

@@ -9,7 +9,7 @@ import { contentHash, linkHash } from '../event-store/hash-chain';
 import type { EventStore, RecordedEvent } from '../event-store/port';
 import { streams } from '../domain/events';
 import { serverSql } from '../sql/sql';
-import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
+import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { verifyLog } from './verify';
 
 const schemas: string[] = [];

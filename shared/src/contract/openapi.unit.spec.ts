@@ -1,6 +1,6 @@
 import { ERROR_CATALOGUE, ERROR_CODES } from '../errors';
 import { AGENT_SERVICE_OPERATIONS, OPERATIONS, RATE_LIMIT_HEADERS, openApiDocument } from './openapi';
-import { openApiProblems } from '../testing/openapi';
+import { openApiProblems } from '@tokenops/testing/openapi';
 
 describe('the OpenAPI 3.1 document', () => {
   const doc = openApiDocument();

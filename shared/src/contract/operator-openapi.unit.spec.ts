@@ -1,5 +1,5 @@
 import { ERROR_CATALOGUE } from '../errors';
-import { openApiProblems } from '../testing/openapi';
+import { openApiProblems } from '@tokenops/testing/openapi';
 import { OPERATOR_OPERATIONS, operatorAnswerViolations, operatorOpenApiDocument } from './operator-openapi';
 import { validate, type SchemaName } from './validator';
 

@@ -3,7 +3,7 @@ import { validate } from './validator';
 import { VARIANT_OPERATIONS, variantOpenApiDocument } from './variant-openapi';
 import { VARIANT_SCHEMAS, variantErrorBody, type VariantSchemaName } from './variant-schemas';
 import { RATE_LIMIT_HEADERS } from './openapi';
-import { openApiProblems } from '../testing/openapi';
+import { openApiProblems } from '@tokenops/testing/openapi';
 
 const refusal = (name: VariantSchemaName, data: unknown): ServiceError => {
   try {

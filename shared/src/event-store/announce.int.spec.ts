@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { serverSql } from '../sql/sql';
-import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
+import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { parseAnnouncement } from './announce';
 import { waitFor } from './contract';
 import { ofTypes, type RecordedEvent } from './port';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { serverSql } from '../sql/sql';
-import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
+import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { waitFor } from './contract';
 import { LOG_START, type LogPosition } from './port';
 import { PostgresEventStore } from './postgres';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedSql, serverSql } from '../sql/sql';
-import { DATABASE_URL, dropSchema, uniqueName } from '../testing/servers';
+import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { eventStoreContract } from './contract';
 import { PostgresEventStore } from './postgres';
 

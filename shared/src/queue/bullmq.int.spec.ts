@@ -1,4 +1,4 @@
-import { REDIS_URL, uniqueName } from '../testing/servers';
+import { REDIS_URL, uniqueName } from '@tokenops/testing/servers';
 import { BullJobQueue } from './bullmq';
 import { jobQueueContract } from './contract';
 

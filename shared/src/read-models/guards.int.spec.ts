@@ -1,6 +1,6 @@
 /** Redis-only parts of the read models: guarded commits, bulk loads, and the lease they rest on. */
 import Redis from 'ioredis';
-import { REDIS_URL, uniqueName } from '../testing/servers';
+import { REDIS_URL, uniqueName } from '@tokenops/testing/servers';
 import { Lease, whileLeader, type LeaseChange } from './lease';
 import { MemoryReadModelStore } from './memory';
 import { FencedOut, RedisReadModelStore } from './redis';

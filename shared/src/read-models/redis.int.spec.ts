@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { REDIS_URL, uniqueName } from '../testing/servers';
+import { REDIS_URL, uniqueName } from '@tokenops/testing/servers';
 import { readModelStoreContract } from './contract';
 import { RedisReadModelStore } from './redis';
 

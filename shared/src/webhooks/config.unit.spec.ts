@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Env } from '../process/env';
-import { testCertificates } from '../testing/tls';
+import { testCertificates } from '@tokenops/testing/tls';
 import { normaliseHost, webhookSettings } from './config';
 
 describe('the webhook settings from the environment', () => {

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { startReceiver, type Receiver } from '../testing/tls';
+import { startReceiver, type Receiver } from '@tokenops/testing/tls';
 import { WebhookSender, type WebhookSenderOptions } from './sender';
 import { newSigningSecret, signatureHeaders, verifyWebhook } from './signing';
 

@@ -1,6 +1,6 @@
 /** Keyed locks across executor processes: two holders of one key never overlap, other keys run beside. */
 import Redis from 'ioredis';
-import { REDIS_URL, uniqueName } from '../../../shared/src/testing/servers';
+import { REDIS_URL, uniqueName } from '@tokenops/testing/servers';
 import { redisLocks } from './locks';
 
 const redis = new Redis(REDIS_URL);

@@ -3,7 +3,7 @@
  * (recover.ts): BullMQ on the real Redis, the chain node on loopback, stopped and started again.
  */
 import { BullJobQueue, LiteSvmChain, RpcChain, generateSigner, serveChainRpc } from '@tokenops/shared';
-import { REDIS_URL, uniqueName } from '../../../shared/src/testing/servers';
+import { REDIS_URL, uniqueName } from '@tokenops/testing/servers';
 import { recoverChainWaits } from './recover';
 
 const seed = 'recover-chain-waits';

@@ -6,7 +6,7 @@
  * group's stream. Bad input is the error envelope, never a 500.
  */
 import { generateSigner, streams } from '@tokenops/shared';
-import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import {
   RECEIVER_HOST,
   key,
@@ -15,7 +15,7 @@ import {
   startWorld,
   type Operator,
   type World,
-} from '../testing/harness';
+} from '@tokenops/testing/harness';
 
 let world: World;
 let receiver: Receiver;

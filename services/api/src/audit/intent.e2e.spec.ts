@@ -5,7 +5,7 @@
  * receiver on loopback got them. Only for the owner and the auditors of the intent's group.
  */
 import { generateSigner, streams } from '@tokenops/shared';
-import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import {
   RECEIVER_HOST,
   key,
@@ -14,7 +14,7 @@ import {
   startWorld,
   type Operator,
   type World,
-} from '../testing/harness';
+} from '@tokenops/testing/harness';
 
 interface Story {
   intent_id: string;

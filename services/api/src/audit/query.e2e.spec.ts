@@ -7,7 +7,7 @@
  * input is the error envelope, never a 500.
  */
 import { generateSigner, streams, type RecordedEvent } from '@tokenops/shared';
-import { key, signIn, startWorld, type Operator, type World } from '../testing/harness';
+import { key, signIn, startWorld, type Operator, type World } from '@tokenops/testing/harness';
 
 interface Shown {
   position: string;

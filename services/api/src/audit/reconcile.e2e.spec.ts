@@ -4,16 +4,12 @@
  * tokens leave an agent's wallet behind the service's back, reconciliation reports exactly that
  * movement and the balance it leaves, over HTTP and through `tokenops audit reconcile` (exit code 1).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ensureTokenAccount, generateSigner, tokenTransfer, type Context } from '@tokenops/shared';
-import { key, signIn, startWorld, type World } from '../testing/harness';
-
-const run = promisify(execFile);
-const BIN = join(__dirname, '../../bin/tokenops.js');
+import { runCaptured } from '@tokenops/testing/cli';
+import { key, signIn, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let keypair: string;
@@ -40,21 +36,8 @@ const reconciliation = (query = '', token = world.operator.token) =>
     { token },
   );
 
-/** The CLI as a process: its exit code and what it printed. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string }> {
-  try {
-    const { stdout } = await run(
-      process.execPath,
-      [BIN, '--url', world.service.url, '--keypair', keypair, ...args],
-      { env: { ...process.env, NODE_OPTIONS: '' } },
-    );
-    return { code: 0, stdout };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    if (typeof e.code !== 'number') throw err;
-    return { code: e.code, stdout: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-  }
-}
+/** The CLI: its exit code and what it printed. */
+const cli = (...args: string[]) => runCaptured(['--url', world.service.url, '--keypair', keypair, ...args]);
 
 beforeAll(async () => {
   world = await startWorld({ rateLimitPerMinute: 10_000 });
@@ -106,6 +89,7 @@ it('finds the log and the chain in agreement after transfers, a swap and a depos
   expect(printed).toEqual({
     code: 0,
     stdout: expect.stringMatching(/^clean: group \w+, 2 agents, 7 transactions/),
+    stderr: '',
   });
 });
 

@@ -8,7 +8,7 @@
  * printed (figures for docs/performance.md come from `npm run bench`, not from here).
  */
 import { verifyLog } from '@tokenops/shared';
-import { key, startWorld, type World } from '../testing/harness';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 const TARGET = 100_000;
 const AGENTS = 16;

@@ -3,34 +3,20 @@
  * through the service (`tokenops audit verify --group`), keeps the checkpoints, and later finds
  * exactly the event that someone with access to the database changed behind the service's back.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { generateSigner, streams } from '@tokenops/shared';
-import { key, signIn, startWorld, type World } from '../testing/harness';
+import { runCaptured } from '@tokenops/testing/cli';
+import { key, signIn, startWorld, type World } from '@tokenops/testing/harness';
 
-const run = promisify(execFile);
-const BIN = join(__dirname, '../../bin/tokenops.js');
 let world: World;
 let dir: string;
 let agent: { id: string; key: string };
 
-/** The CLI as the auditor, its exit code and what it printed. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const out = await run(
-      process.execPath,
-      [BIN, '--url', world.service.url, '--keypair', join(dir, 'auditor.json'), ...args],
-      { env: { ...process.env, NODE_OPTIONS: '' } },
-    );
-    return { code: 0, ...out };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** The CLI as the auditor: its exit code and what it printed. */
+const cli = (...args: string[]) =>
+  runCaptured(['--url', world.service.url, '--keypair', join(dir, 'auditor.json'), ...args]);
 
 beforeAll(async () => {
   world = await startWorld();

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startWorld, type World } from '../testing/harness';
+import { startWorld, type World } from '@tokenops/testing/harness';
 import { DOC_PAGES } from './pages';
 import { RENDERER_URL } from './renderer';
 

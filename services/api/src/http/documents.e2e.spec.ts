@@ -6,7 +6,7 @@
  * (there is no OAuth server to point at).
  */
 import { agentAnswerViolations } from '@tokenops/shared';
-import { startWorld, type World } from '../testing/harness';
+import { startWorld, type World } from '@tokenops/testing/harness';
 
 interface Document {
   paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import winston from 'winston';
 import { createLogger, generateSigner } from '@tokenops/shared';
 import { startEmbedded } from '../embedded';
-import { startWorld, type World } from '../testing/harness';
+import { startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import bs58 from 'bs58';
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Context } from '@tokenops/shared';
-import { startWorld, type World } from '../testing/harness';
+import { startWorld, type World } from '@tokenops/testing/harness';
 
 /** A key in our format, checksum right, for a real agent, with a secret that is not its own. */
 function forgedKey(agentId: string): string {

@@ -4,8 +4,8 @@
  * here sends more than the 60 requests a minute the rate limit allows (tested in http/), so this
  * world allows more.
  */
-import { openBooks } from '../testing/conservation';
-import { key, startWorld, type World } from '../testing/harness';
+import { openBooks } from '@tokenops/testing/conservation';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;

@@ -5,7 +5,7 @@
  * concurrency suite on the server topology.
  */
 import { CONFLICT_PATIENCE_MS, WrongExpectedRevision, type Context } from '@tokenops/shared';
-import { key, startWorld, type World } from '../testing/harness';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {

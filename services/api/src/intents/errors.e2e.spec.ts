@@ -3,7 +3,7 @@
  * (the harness has the service check each answer against the contract).
  */
 import { generateSigner } from '@tokenops/shared';
-import { key, signIn, startWorld, type World } from '../testing/harness';
+import { key, signIn, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let agent: { id: string; key: string };

@@ -13,7 +13,7 @@ import {
   type SignedTransaction,
 } from '@tokenops/shared';
 import { generateSigner } from '@tokenops/shared';
-import { key, startWorld, type World } from '../testing/harness';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {

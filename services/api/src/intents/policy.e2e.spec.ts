@@ -9,9 +9,16 @@ import bs58 from 'bs58';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { generateSigner, streams } from '@tokenops/shared';
-import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
-import { openBooks } from '../testing/conservation';
-import { RECEIVER_HOST, key, stackWebhookTls, startWorld, type Reply, type World } from '../testing/harness';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import { openBooks } from '@tokenops/testing/conservation';
+import {
+  RECEIVER_HOST,
+  key,
+  stackWebhookTls,
+  startWorld,
+  type Reply,
+  type World,
+} from '@tokenops/testing/harness';
 
 const topologyTls = stackWebhookTls();
 

@@ -6,8 +6,8 @@
  * supply on chain equals what its holders hold (testing/conservation.ts).
  */
 import Big from 'big.js';
-import { openBooks } from '../testing/conservation';
-import { key, startWorld, type Reply, type World } from '../testing/harness';
+import { openBooks } from '@tokenops/testing/conservation';
+import { key, startWorld, type Reply, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;

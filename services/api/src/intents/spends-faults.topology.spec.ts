@@ -7,9 +7,9 @@
  */
 import Big from 'big.js';
 import type { RecordedEvent } from '@tokenops/shared';
-import { openBooks } from '../testing/conservation';
-import { key, startWorld, type Reply, type StackInfo, type World } from '../testing/harness';
-import { Topology } from '../testing/topology';
+import { openBooks } from '@tokenops/testing/conservation';
+import { key, startWorld, type Reply, type StackInfo, type World } from '@tokenops/testing/harness';
+import { Topology } from '@tokenops/testing/topology';
 
 jest.setTimeout(240_000);
 

@@ -8,8 +8,8 @@
  */
 import Big from 'big.js';
 import { generateSigner, localFixtures, LocalVenue, type LocalChain } from '@tokenops/shared';
-import { openBooks } from '../testing/conservation';
-import { key, startWorld, type Reply, type World } from '../testing/harness';
+import { openBooks } from '@tokenops/testing/conservation';
+import { key, startWorld, type Reply, type World } from '@tokenops/testing/harness';
 
 /** The `topology` project: the chain node is shared by every suite of the run. */
 const onSharedChain =

@@ -1,6 +1,6 @@
 import { generateSigner } from '@tokenops/shared';
-import { openBooks } from '../testing/conservation';
-import { key, startWorld, type World } from '../testing/harness';
+import { openBooks } from '@tokenops/testing/conservation';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;

@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TransferRequest } from '@tokenops/shared';
-import { key, startWorld, type World } from '../testing/harness';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 const BIN = join(__dirname, '../../../../packages/mcp/bin/tokenops-mcp.js');
 const TOOL_NAMES = [

@@ -6,9 +6,16 @@
  * test, every unit is held and reconciliation finds nothing (testing/conservation.ts).
  */
 import { generateSigner, streams } from '@tokenops/shared';
-import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
-import { openBooks } from '../testing/conservation';
-import { RECEIVER_HOST, key, signIn, stackWebhookTls, startWorld, type World } from '../testing/harness';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import { openBooks } from '@tokenops/testing/conservation';
+import {
+  RECEIVER_HOST,
+  key,
+  signIn,
+  stackWebhookTls,
+  startWorld,
+  type World,
+} from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;

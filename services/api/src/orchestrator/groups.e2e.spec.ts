@@ -4,7 +4,7 @@
  * service's root, which points a newcomer at the reference pages.
  */
 import { generateSigner } from '@tokenops/shared';
-import { key, signIn, startWorld, type Operator, type World } from '../testing/harness';
+import { key, signIn, startWorld, type Operator, type World } from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {

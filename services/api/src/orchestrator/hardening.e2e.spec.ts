@@ -6,7 +6,7 @@
  */
 import bs58 from 'bs58';
 import { generateSigner, operatorOpenApiDocument } from '@tokenops/shared';
-import { key, startWorld, type World } from '../testing/harness';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {

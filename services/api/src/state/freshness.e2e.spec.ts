@@ -4,8 +4,8 @@
  * operator's write (the airdrop) answers once the views include it. On the topology the client
  * alternates between the two API instances, so the write and the read land on different instances.
  */
-import { openBooks } from '../testing/conservation';
-import { key, startWorld, type Reply, type World } from '../testing/harness';
+import { openBooks } from '@tokenops/testing/conservation';
+import { key, startWorld, type Reply, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;

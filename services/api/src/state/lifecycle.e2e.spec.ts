@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startEmbedded } from '../embedded';
 import { createLogger } from '@tokenops/shared';
-import { Client, key, signIn, startWorld, type World } from '../testing/harness';
+import { Client, key, signIn, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {

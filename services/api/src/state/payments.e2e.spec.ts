@@ -5,8 +5,8 @@
  * test).
  */
 import { ensureTokenAccount, generateSigner, streams, tokenTransfer } from '@tokenops/shared';
-import { openBooks } from '../testing/conservation';
-import { startWorld, type World } from '../testing/harness';
+import { openBooks } from '@tokenops/testing/conservation';
+import { startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;

@@ -4,9 +4,9 @@
  * what the frozen views have, marked stale; once the projector is back the views catch up, reads are
  * fresh and exact, and the chain, the views and a replay of the log agree.
  */
-import { openBooks } from '../testing/conservation';
-import { key, startWorld, type Reply, type World } from '../testing/harness';
-import { Topology } from '../testing/topology';
+import { openBooks } from '@tokenops/testing/conservation';
+import { key, startWorld, type Reply, type World } from '@tokenops/testing/harness';
+import { Topology } from '@tokenops/testing/topology';
 
 jest.setTimeout(240_000);
 

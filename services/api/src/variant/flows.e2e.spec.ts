@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { responseViolations, type VariantSchemaName } from '@tokenops/shared';
-import { openBooks } from '../testing/conservation';
-import { key, startWorld, type World } from '../testing/harness';
+import { openBooks } from '@tokenops/testing/conservation';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;

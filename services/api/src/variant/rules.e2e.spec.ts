@@ -14,8 +14,8 @@ import {
   type VariantSchemaName,
 } from '@tokenops/shared';
 import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
-import { openBooks } from '../testing/conservation';
-import { startWorld, type Reply, type World } from '../testing/harness';
+import { openBooks } from '@tokenops/testing/conservation';
+import { startWorld, type Reply, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;

@@ -6,8 +6,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { responseViolations, verifyWebhook } from '@tokenops/shared';
-import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
-import { RECEIVER_HOST, stackWebhookTls, startWorld, type World } from '../testing/harness';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import { RECEIVER_HOST, stackWebhookTls, startWorld, type World } from '@tokenops/testing/harness';
 
 const topologyTls = stackWebhookTls();
 

@@ -7,10 +7,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { publicEventId } from '@tokenops/shared';
-import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
-import { RECEIVER_HOST, key, startWorld, type StackInfo, type World } from '../testing/harness';
-import { privateRedis, type PrivateServer } from '../testing/private-servers';
-import { Topology } from '../testing/topology';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import { RECEIVER_HOST, key, startWorld, type StackInfo, type World } from '@tokenops/testing/harness';
+import { privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
+import { Topology } from '@tokenops/testing/topology';
 
 jest.setTimeout(240_000);
 

@@ -7,8 +7,8 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { EVENT_CATALOGUE, EVENT_KINDS, verifyWebhook, type EventKind } from '@tokenops/shared';
-import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
-import { RECEIVER_HOST, stackWebhookTls, startWorld, key, type World } from '../testing/harness';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import { RECEIVER_HOST, stackWebhookTls, startWorld, key, type World } from '@tokenops/testing/harness';
 
 /** On the server topology the delivery worker is a process of its own, with the stack's CA. */
 const topologyTls = stackWebhookTls();

@@ -4,7 +4,7 @@
  * registers nothing.
  */
 import { EVENT_KINDS } from '@tokenops/shared';
-import { startWorld, type World } from '../testing/harness';
+import { startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let agent: { id: string; key: string };

@@ -15,11 +15,17 @@
 import fc from 'fast-check';
 import bs58 from 'bs58';
 import { OPERATIONS, generateSigner } from '@tokenops/shared';
-import type { ApiDeps } from '../deps';
-import { orchestratorRoutes } from '../orchestrator/routes';
-import { signIn, startWorld, type World } from '../testing/harness';
-import { endpoints, familiesOf, nameOf, type Endpoint, type Fixtures } from './endpoints';
-import { mutationsOf, type Family, type Target } from './mutations';
+import type { ApiDeps } from './deps';
+import { orchestratorRoutes } from './orchestrator/routes';
+import { signIn, startWorld, type World } from '@tokenops/testing/harness';
+import {
+  endpoints,
+  familiesOf,
+  nameOf,
+  type Endpoint,
+  type Fixtures,
+} from '@tokenops/testing/fuzz/endpoints';
+import { mutationsOf, type Family, type Target } from '@tokenops/testing/fuzz/mutations';
 import {
   FuzzFailure,
   Observer,
@@ -29,9 +35,9 @@ import {
   printable,
   send,
   type Plan,
-} from './oracle';
-import type { Json } from './json-text';
-import { annotate, arbitraryOf, type Schema } from './schema-arbitrary';
+} from '@tokenops/testing/fuzz/oracle';
+import type { Json } from '@tokenops/testing/fuzz/json-text';
+import { annotate, arbitraryOf, type Schema } from '@tokenops/testing/fuzz/schema-arbitrary';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_121);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 44);

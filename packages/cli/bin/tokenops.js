@@ -4,10 +4,8 @@ require('ts-node').register({
   transpileOnly: true,
   project: require('node:path').join(__dirname, '../../../tsconfig.json'),
 });
-require('../src/cli')
-  .program()
-  .parseAsync(process.argv)
-  .catch((err) => {
-    console.error(`tokenops: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
+require('../src/program')
+  .run(process.argv.slice(2))
+  .then((code) => {
+    process.exitCode = code;
   });

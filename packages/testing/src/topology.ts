@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import { RedisReadModelStore } from '@tokenops/shared';
-import { dropSchema } from '@tokenops/shared/src/testing/servers';
+import { dropSchema } from './servers';
 
-const ROOT = resolve(__dirname, '../../../..');
+const ROOT = resolve(__dirname, '../../..');
 /** The processes bin/start.js starts (each its entry point, as the node process itself). */
 export const ROLES = ['chain', 'projector', 'executor', 'api', 'delivery', 'replay', 'embedded'] as const;
 export type Role = (typeof ROLES)[number];

@@ -4,7 +4,7 @@
  * each discrepancy, and exits with code 1 when there is one (0 when the log and the chain agree).
  */
 import type { Command } from 'commander';
-import type { Cli } from '../cli';
+import type { Cli } from './session';
 
 interface Discrepancy {
   kind: string;
@@ -52,7 +52,7 @@ export function reconcileCommand(audit: Command, cli: Cli): void {
             undefined,
             token,
           )) as unknown as Reconciliation;
-          if (answer.discrepancies.length > 0) process.exitCode = 1;
+          if (answer.discrepancies.length > 0) cli.io.exitCode = 1;
           return answer;
         },
         (answer) => renderReconciliation(answer),

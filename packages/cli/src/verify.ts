@@ -24,7 +24,7 @@ import {
   type DigestCheckpoint,
   type Verification,
 } from '@tokenops/shared';
-import type { Cli } from '../cli';
+import type { Cli } from './session';
 
 interface VerifyOptions {
   group?: string;
@@ -53,7 +53,11 @@ function readExpected(file: string): Pick<DigestCheckpoint, 'events' | 'digest'>
 }
 
 /** Verifies the log in the database, read-only, with a progress bar on stderr. */
-async function verifyDatabase(o: VerifyOptions, expect: Pick<DigestCheckpoint, 'events' | 'digest'>[]) {
+async function verifyDatabase(
+  o: VerifyOptions,
+  expect: Pick<DigestCheckpoint, 'events' | 'digest'>[],
+  progress: NodeJS.WritableStream,
+) {
   const dir = o.dataDir ?? './data';
   if (!o.databaseUrl && !existsSync(join(dir, 'events')))
     throw new Error(`no event log in ${dir}/events (give --data-dir, or --database-url for PostgreSQL)`);
@@ -63,6 +67,7 @@ async function verifyDatabase(o: VerifyOptions, expect: Pick<DigestCheckpoint, '
   const store = PostgresEventStore.reader(sql);
   const bar = new SingleBar({
     format: 'verify [{bar}] {percentage}% | {events} events | ETA {eta_formatted}',
+    stream: progress,
     noTTYOutput: true,
     notTTYSchedule: 2_000,
     etaBuffer: 50,
@@ -99,7 +104,7 @@ export function verifyCommand(audit: Command, cli: Cli): void {
       const expect = o.expect ? readExpected(o.expect) : [];
       let report: Verification;
       if (o.databaseUrl || o.dataDir) {
-        report = await verifyDatabase(o, expect);
+        report = await verifyDatabase(o, expect, cli.io.err);
       } else {
         if (!o.group) throw new Error('--group is required through the service (or give --database-url)');
         const query = new URLSearchParams(
@@ -119,7 +124,7 @@ export function verifyCommand(audit: Command, cli: Cli): void {
           o.save,
           `${JSON.stringify({ group: report.group, checkpoints: report.checkpoints }, null, 2)}\n`,
         );
-      if (report.broken.length > 0) process.exitCode = 1;
-      console.log(cli.g().json ? JSON.stringify(report, null, 2) : renderVerification(report));
+      if (report.broken.length > 0) cli.io.exitCode = 1;
+      cli.print(report, renderVerification);
     });
 }

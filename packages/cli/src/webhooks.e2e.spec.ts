@@ -1,26 +1,20 @@
 /**
- * The operator CLI's `webhooks` commands, run as a process against the service, as an operator would:
+ * The operator CLI's `webhooks` commands, run against the service as an operator would (in the test's process):
  * subscribe, list, rotate, redeliver, delete; the delivery log as a table, with a real HTTPS receiver on
  * loopback (its own CA, allowed for the test) and a loopback port nobody listens on. A public-looking
  * URL (93.184.216.34) is subscribed only to kinds nothing here causes: nothing leaves the machine.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { startReceiver, testCertificates, type Receiver } from '@tokenops/shared/src/testing/tls';
-import { RECEIVER_HOST, stackWebhookTls, startWorld, type World } from '../testing/harness';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import { tokenops } from '@tokenops/testing/cli';
+import { RECEIVER_HOST, stackWebhookTls, startWorld, type World } from '@tokenops/testing/harness';
 
-const run = promisify(execFile);
-const BIN = join(__dirname, '../../bin/tokenops.js');
 let world: World;
 let receiver: Receiver;
 let keypair: string;
-const cli = async (...args: string[]) =>
-  run(process.execPath, [BIN, '--url', world.service.url, '--keypair', keypair, ...args], {
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
+const cli = async (...args: string[]) => tokenops('--url', world.service.url, '--keypair', keypair, ...args);
 const out = async (...args: string[]) => (await cli(...args)).stdout;
 const json = async <T = Record<string, unknown>>(...args: string[]) =>
   JSON.parse(await out('--json', ...args)) as T;

@@ -6,7 +6,7 @@
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EVENT_KINDS } from '@tokenops/shared';
-import type { Cli } from '../cli';
+import type { Cli } from './session';
 
 /** What the CLI reads of a subscription (routes.ts, subscriptionView). */
 interface Subscription {

@@ -1,20 +1,15 @@
-/** The operator CLI, run as a process against the service, as an operator would. */
-import { execFile } from 'node:child_process';
+/** The operator CLI against the service, as an operator would use it (in this process; the bin once). */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { generateSigner } from '@tokenops/shared';
-import { startWorld, type World } from '../testing/harness';
+import { tokenops, tokenopsProcess } from '@tokenops/testing/cli';
+import { startWorld, type World } from '@tokenops/testing/harness';
 
-const run = promisify(execFile);
-const BIN = join(__dirname, '../../bin/tokenops.js');
 let world: World;
 let keypair: string;
 const cliAt = (url: string, wallet: string, ...args: string[]) =>
-  run(process.execPath, [BIN, '--url', url, '--keypair', wallet, ...args], {
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
+  tokenops('--url', url, '--keypair', wallet, ...args);
 const cli = async (...args: string[]) => (await cliAt(world.service.url, keypair, ...args)).stdout;
 /** Another operator's keypair file, in the Solana CLI's format (as keygen writes it). */
 let lister: string;
@@ -90,7 +85,8 @@ it('names the URL it tried, and the setting that changes it, when nothing answer
   // Port 2: nothing here listens below 1024. A port found free a moment ago can be taken by another
   // suite's server before the CLI tries it; and fetch refuses port 1 as a "bad port" without trying.
   const nowhere = 'http://127.0.0.1:2';
-  const failed = cliAt(nowhere, lister, 'tokens');
+  // The bin, as a process: what the shell sees (exit code 1, one line on stderr).
+  const failed = tokenopsProcess('--url', nowhere, '--keypair', lister, 'tokens');
   await expect(failed).rejects.toMatchObject({ code: 1 });
   const { stderr } = (await failed.catch((e: unknown) => e)) as { stderr: string };
   expect(stderr).toContain(`cannot reach the service at ${nowhere}`);

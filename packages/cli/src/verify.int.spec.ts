@@ -2,28 +2,15 @@
  * `tokenops audit verify` on the database itself (read-only, no service): on PostgreSQL and on the
  * embedded default's data folder, with its progress bar, naming exactly the event edited in the table.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { PostgresEventStore, embeddedSql, serverSql, streams, type Sql } from '@tokenops/shared';
-import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/shared/src/testing/servers';
+import { runCaptured } from '@tokenops/testing/cli';
+import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 
-const run = promisify(execFile);
-const BIN = join(__dirname, '../../bin/tokenops.js');
-
-async function verify(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const out = await run(process.execPath, [BIN, 'audit', 'verify', ...args], {
-      env: { ...process.env, NODE_OPTIONS: '' },
-    });
-    return { code: 0, ...out };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** The CLI verifying a database: its exit code and what it printed. */
+const verify = (...args: string[]) => runCaptured(['audit', 'verify', ...args]);
 
 /** A group with an agent's transfers, written through the store; answers the event to edit. */
 async function writeLog(sql: Sql): Promise<{ id: string; stream: string }> {

@@ -1,5 +1,5 @@
-/** The CLI's webhook tables, on the answers the end-to-end suite does not meet (cli.e2e.spec.ts). */
-import { deliveriesTable, subscriptionsTable } from './cli';
+/** The CLI's webhook tables, on the answers the end-to-end suite does not meet (webhooks.e2e.spec.ts). */
+import { deliveriesTable, subscriptionsTable } from './webhooks';
 
 const cells = (table: string) => table.split('\n').map((line) => line.split(/ {2,}/));
 

@@ -18,8 +18,8 @@ import {
   type Sql,
 } from '@tokenops/shared';
 import { Proc, freePort } from './topology';
-import { CHAIN_SEED, startEmbedded, type EmbeddedOptions } from '../embedded';
-import type { TlsMaterial } from '@tokenops/shared/src/testing/tls';
+import { CHAIN_SEED, startEmbedded, type EmbeddedOptions } from '@tokenops/api/embedded';
+import type { TlsMaterial } from './tls';
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;

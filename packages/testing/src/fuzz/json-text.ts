@@ -4,7 +4,7 @@
  * bytes that are not UTF-8. Each node may remember the schema it was generated from, so a mutation
  * can aim at the numbers, the strings or the required keys of a request.
  */
-import type { Schema } from './schema-arbitrary';
+import type { Schema } from './schema';
 
 export type Json =
   | { t: 'obj'; entries: [key: string, value: Json][]; s?: Schema }

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { testCertificates } from '@tokenops/shared/src/testing/tls';
+import { testCertificates } from './tls';
 import { HARNESS_UNAUTHENTICATED_LIMIT, RECEIVER_HOST } from './harness';
 import { Topology } from './topology';
 

@@ -1,123 +1,15 @@
 /**
- * The operator CLI. Signs in with a keypair file (the Solana CLI's JSON format: 64 bytes, seed then
- * public key), then calls the operator surface. `--json` prints the service's answer as it is.
+ * The operator CLI: its commands, each a call of the operator surface (session.ts signs in, calls
+ * and prints). `run` runs it on a list of arguments: the bin passes the process's own, tests theirs.
  */
-import bs58 from 'bs58';
-import { Command, Option } from 'commander';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { generateSigner, signerFromSeed, type Signer } from '@tokenops/shared';
-import { webhookCommands } from './webhooks/cli';
-import { reconcileCommand } from './audit/reconcile-cli';
-import { verifyCommand } from './audit/verify-cli';
-
-export interface Global {
-  url: string;
-  keypair: string;
-  json?: boolean;
-}
-
-function loadKeypair(file: string): Signer {
-  if (!existsSync(file))
-    throw new Error(`no keypair file ${file} (create one with: tokenops keygen ${file})`);
-  const bytes = JSON.parse(readFileSync(file, 'utf8')) as number[];
-  if (!Array.isArray(bytes) || bytes.length !== 64)
-    throw new Error(`${file} is not a keypair file (a JSON array of 64 numbers)`);
-  const signer = signerFromSeed(new Uint8Array(bytes.slice(0, 32)));
-  if (bs58.encode(new Uint8Array(bytes.slice(32))) !== signer.address)
-    throw new Error(`${file}: the public key does not match the seed`);
-  return signer;
-}
-
-/** Calls the service; an error answer throws, with its envelope (and details) in the message. */
-export async function call(
-  g: Global,
-  method: string,
-  path: string,
-  body?: unknown,
-  token?: string,
-): Promise<Record<string, unknown>> {
-  const url = `${g.url.replace(/\/$/, '')}/api/v1${path}`;
-  const res = await fetch(url, {
-    method,
-    headers: {
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-      ...(token && { authorization: `Bearer ${token}` }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  }).catch((err: unknown) => {
-    throw new Error(unreachable(g.url, err));
-  });
-  const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!res.ok) {
-    const details = Array.isArray(answer.details)
-      ? (answer.details as { path?: unknown; issue?: unknown }[])
-          .map((d) => `${String(d.path ?? '')}: ${String(d.issue ?? '')}`)
-          .join('; ')
-      : '';
-    throw new Error(
-      `${res.status} ${String(answer.error ?? '')}: ${String(answer.message ?? res.statusText)}` +
-        (details && ` (${details})`),
-    );
-  }
-  return answer;
-}
-
-/** No answer at all: which URL was tried, why it failed, and how to point the CLI elsewhere. */
-function unreachable(url: string, err: unknown): string {
-  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
-  const why = cause instanceof Error ? cause.message || cause.name : String(cause);
-  return (
-    `cannot reach the service at ${url} (${why}). Is it running there? ` +
-    'Point the CLI at it with --url <url> or the TOKENOPS_URL environment variable.'
-  );
-}
-
-async function signIn(g: Global): Promise<string> {
-  const wallet = loadKeypair(g.keypair);
-  const challenge = await call(g, 'POST', '/orchestrator/auth/challenge', { wallet: wallet.address });
-  const message = String(challenge.message);
-  const signature = bs58.encode(wallet.sign(Buffer.from(message, 'utf8')));
-  return String(
-    (await call(g, 'POST', '/orchestrator/auth/token', { wallet: wallet.address, message, signature })).token,
-  );
-}
-
-/** An answer for people: `key: value` lines, nested objects indented. */
-export function plain(answer: unknown): string {
-  const lines = (value: unknown, indent = ''): string[] =>
-    value !== null && typeof value === 'object'
-      ? Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
-          v !== null && typeof v === 'object'
-            ? [`${indent}${k}:`, ...lines(v, `${indent}  `)]
-            : [`${indent}${k}: ${String(v)}`],
-        )
-      : [`${indent}${String(value)}`];
-  return lines(answer).join('\n');
-}
-
-/** Prints an answer: as JSON with --json, else as `render` (by default `plain`) shows it. */
-function print(g: Global, answer: unknown, render: (answer: never) => string = plain): void {
-  console.log(g.json ? JSON.stringify(answer, null, 2) : render(answer as never));
-}
-
-/** What a command group kept in a file of its own needs of the CLI. */
-export interface Cli {
-  /** The global options (--url, --keypair, --json), once parsed. */
-  g(): Global;
-  /** Calls the service (see `call`). */
-  call: typeof call;
-  /** Signs in with the keypair file (an owner's or an auditor's) and answers the token. */
-  signIn(): Promise<string>;
-  /**
-   * An action that signs in first, calls `fn` with the operator token and the action's arguments,
-   * then prints what it answers (`render`, given the same arguments, shows it to people; --json
-   * prints it as it is).
-   */
-  authed<A extends unknown[], R>(
-    fn: (token: string, ...args: A) => Promise<R>,
-    render?: (answer: R, ...args: A) => string,
-  ): (...args: A) => Promise<void>;
-}
+import { Command, CommanderError, Option } from 'commander';
+import { PassThrough } from 'node:stream';
+import { existsSync, writeFileSync } from 'node:fs';
+import { generateSigner } from '@tokenops/shared';
+import { call, createCli, processIo, type Cli, type Global, type Io } from './session';
+import { webhookCommands } from './webhooks';
+import { reconcileCommand } from './reconcile';
+import { verifyCommand } from './verify';
 
 interface GroupList {
   groups: {
@@ -152,8 +44,15 @@ const limitsFrom = (o: { perTx?: string; daily?: string; hourly?: number }) => (
   ...(o.hourly !== undefined && { hourly_tx_cap: o.hourly }),
 });
 
-export function program(): Command {
+export function program(io: Io = processIo()): Command {
   const p = new Command('tokenops')
+    // Set before the commands are added, so each of them inherits it: errors and help are thrown (the
+    // caller sets the exit code) and written where the run writes.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.out(text.replace(/\n$/, '')),
+      writeErr: (text) => void io.err.write(text),
+    })
     .description('Operate token-operations groups: allow-lists, agents, limits, webhooks.')
     .addOption(new Option('--url <url>', 'the service').env('TOKENOPS_URL').default('http://127.0.0.1:8080'))
     .addOption(
@@ -167,10 +66,8 @@ export function program(): Command {
     .enablePositionalOptions()
     .showHelpAfterError();
   const g = (): Global => p.opts<Global>();
-  const authed: Cli['authed'] =
-    (fn, render) =>
-    async (...args) =>
-      print(g(), await fn(await signIn(g()), ...args), render && ((answer) => render(answer, ...args)));
+  const cli: Cli = createCli(g, io);
+  const { authed, print } = cli;
 
   p.command('keygen')
     .description('create a new keypair file')
@@ -179,17 +76,17 @@ export function program(): Command {
       if (existsSync(file)) throw new Error(`${file} exists; not overwriting a key`);
       const s = generateSigner();
       writeFileSync(file, JSON.stringify([...s.seed, ...s.publicKey]), { mode: 0o600 });
-      print(g(), { wallet: s.address, keypair: file });
+      print({ wallet: s.address, keypair: file });
     });
   p.command('tokens')
     .description('list the token registry')
-    .action(async () => print(g(), await call(g(), 'GET', '/tokens')));
+    .action(async () => print(await call(g(), 'GET', '/tokens')));
   p.command('venues')
     .description('list the lending venues (allow-list one with: whitelist add <group> <program> --type 2)')
-    .action(async () => print(g(), await call(g(), 'GET', '/venues')));
+    .action(async () => print(await call(g(), 'GET', '/venues')));
   p.command('pools')
     .description("the swap aggregator's local pools: pairs, reserves, fee")
-    .action(async () => print(g(), await call(g(), 'GET', '/pools')));
+    .action(async () => print(await call(g(), 'GET', '/pools')));
   p.command('airdrop')
     .description('local chain only: pay an address as an outside party (signs in: operators only)')
     .argument('<to>')
@@ -321,7 +218,6 @@ export function program(): Command {
         call(g(), 'POST', `/orchestrator/agents/${agent}/rotate-key`, {}, token),
       ),
     );
-  const cli: Cli = { g, call, authed, signIn: () => signIn(g()) };
   webhookCommands(p, cli);
   const audit = p.command('audit').description('audit the log: its hash chains, and against the chain');
   reconcileCommand(audit, cli);
@@ -353,11 +249,35 @@ function globalsAfterCommands(p: Command): void {
   });
 }
 
-if (require.main === module) {
-  program()
-    .parseAsync(process.argv)
-    .catch((err: unknown) => {
-      console.error(`tokenops: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
-    });
+/** What a run printed, and its exit code. */
+export interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the CLI on `args` (without the node and script paths), writing to `io`; answers the exit code:
+ * 0, 1 when a command failed or found something wrong, or commander's own (help, a usage error).
+ */
+export async function run(args: readonly string[], io: Io = processIo()): Promise<number> {
+  try {
+    await program(io).parseAsync(args, { from: 'user' });
+    return io.exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    io.err.write(`tokenops: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+/** Runs the CLI in this process, keeping what it prints (as a shell would capture it). */
+export async function runCaptured(args: readonly string[]): Promise<Outcome> {
+  const lines: string[] = [];
+  const err = new PassThrough();
+  let stderr = '';
+  err.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const io: Io = { out: (line) => lines.push(line), err, exitCode: 0 };
+  const code = await run(args, io);
+  return { code, stdout: lines.map((line) => `${line}\n`).join(''), stderr };
 }
