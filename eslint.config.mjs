@@ -14,6 +14,12 @@ const DEEP_IMPORT = {
   message: "Import a package by its entry points (its package.json's exports), not from its src/.",
 };
 
+// Test support (@tokenops/testing) is for tests: no production file imports it.
+const TEST_SUPPORT = {
+  group: ['@tokenops/testing', '@tokenops/testing/*', '**/testing/*'],
+  message: 'Test support is for tests (*.spec.ts, bench/, scripts/): production code does not import it.',
+};
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'data/**', '.stryker-tmp/**', 'reports/**'],
@@ -153,12 +159,26 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
+          patterns: [DEEP_IMPORT, TEST_SUPPORT],
+        },
+      ],
+    },
+  },
+  {
+    // The HTTP service's routes and middleware talk to ports and the application: adapters are for the
+    // entry points that compose them (app.ts, deps.ts, embedded.ts, server.ts, main.ts, config.ts).
+    files: ['services/api/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'services/api/src/{app,deps,embedded,server,main,config,demo}.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
           patterns: [
             DEEP_IMPORT,
+            TEST_SUPPORT,
             {
-              group: ['@tokenops/testing', '@tokenops/testing/*', '**/testing/*'],
-              message:
-                'Test support is for tests (*.spec.ts, bench/, scripts/): production code does not import it.',
+              group: ['@tokenops/shared/adapters'],
+              message: 'Routes talk to ports (@tokenops/shared); adapters are wired by the entry points.',
             },
           ],
         },

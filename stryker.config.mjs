@@ -53,12 +53,7 @@ process.env.PROPERTY_RUNS ??= '50';
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   plugins: ['@stryker-mutator/jest-runner', '@stryker-mutator/typescript-checker', import.meta.url],
-  mutate: [
-    'shared/src/domain/**/*.ts',
-    'shared/src/money/**/*.ts',
-    '!**/*.spec.ts',
-    '!shared/src/domain/testing/**',
-  ],
+  mutate: ['shared/src/domain/**/*.ts', 'shared/src/money/**/*.ts', '!**/*.spec.ts'],
   ignorers: ['message-text'],
   testRunner: 'jest',
   // The unit tests only (`jest --selectProjects unit`): the jest runner cannot select a project itself.

@@ -6,7 +6,8 @@
  * The log is real traffic multiplied (rebuild.bench.ts): agents registered, funded and transferring,
  * appended again and again with agent and intent ids renamed, all in one group.
  */
-import { PostgresEventStore, serverSql, verifyLog } from '@tokenops/shared';
+import { verifyLog } from '@tokenops/shared';
+import { PostgresEventStore, serverSql } from '@tokenops/shared/adapters';
 import { Client, signIn } from '@tokenops/testing/harness';
 import { Topology } from '@tokenops/testing/topology';
 import { report } from './harness';

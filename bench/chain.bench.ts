@@ -1,7 +1,7 @@
 /** LiteSVM transfers with fee, built and signed by the chain adapter, beside LiteSVM executing pre-signed ones. */
-import { generateSigner } from '@tokenops/shared/chain/keys';
-import { LiteSvmChain } from '@tokenops/shared/chain/litesvm';
-import { prepareTransfer } from '@tokenops/shared/chain/transactions';
+import { generateSigner } from '@tokenops/shared';
+import { LiteSvmChain } from '@tokenops/shared/adapters';
+import { prepareTransfer } from '@tokenops/shared';
 import { measure, report } from './harness';
 
 export async function chainBench(): Promise<string> {

@@ -14,12 +14,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@solana/web3.js';
-import { Confirmations } from '@tokenops/shared/chain/confirmations';
-import { RpcChain, confirmationSource } from '@tokenops/shared/chain/rpc';
-import { JsonRpcClient } from '@tokenops/shared/chain/json-rpc';
-import { generateSigner } from '@tokenops/shared/chain/keys';
-import { prepareTransfer } from '@tokenops/shared/chain/transactions';
-import type { SignedTransaction } from '@tokenops/shared/chain/transactions';
+import { Confirmations } from '@tokenops/shared/adapters';
+import { RpcChain, confirmationSource } from '@tokenops/shared/adapters';
+import { JsonRpcClient } from '@tokenops/shared/adapters';
+import { generateSigner } from '@tokenops/shared';
+import { prepareTransfer } from '@tokenops/shared';
+import type { SignedTransaction } from '@tokenops/shared';
 import { Proc, freePort } from '@tokenops/testing/topology';
 import { measure, report } from './harness';
 

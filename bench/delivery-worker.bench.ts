@@ -6,17 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  BullJobQueue,
   DEFAULT_DELIVERY_RETRY,
   Deliverer,
   KeyVault,
-  SqlDeliveryStore,
-  WebhookSender,
   enqueueDelivery,
   newSigningSecret,
-  serverSql,
   type DeliveryJob,
 } from '@tokenops/shared';
+import { BullJobQueue, SqlDeliveryStore, WebhookSender, serverSql } from '@tokenops/shared/adapters';
 import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import type { WebhookBenchLine } from './webhooks.bench';
 

@@ -5,9 +5,9 @@
 import { getPostgreSQLEventStore } from '@event-driven-io/emmett-postgresql';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { PostgresEventStore } from '@tokenops/shared/event-store/postgres';
-import { LOG_START } from '@tokenops/shared/event-store/port';
-import { serverSql } from '@tokenops/shared/sql/sql';
+import { PostgresEventStore } from '@tokenops/shared/adapters';
+import { LOG_START } from '@tokenops/shared';
+import { serverSql } from '@tokenops/shared/adapters';
 import { measure, report, type Figure } from './harness';
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createLogger } from '@tokenops/shared';
+import { createLogger } from '@tokenops/shared/process';
 import { startEmbedded } from '@tokenops/api/embedded';
 import { Client, signIn, type Operator } from '@tokenops/testing/harness';
 import type { BenchAgent, LoadResult, LoadSpec, PacedResult, PacedSpec } from './load-runner';

@@ -9,16 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import bs58 from 'bs58';
-import {
-  PostgresEventStore,
-  RedisReadModelStore,
-  createLogger,
-  localFixtures,
-  serverSql,
-  type EventStore,
-  type NewEvent,
-  type RecordedEvent,
-} from '@tokenops/shared';
+import { type EventStore, type NewEvent, type RecordedEvent } from '@tokenops/shared';
+import { PostgresEventStore, RedisReadModelStore, localFixtures, serverSql } from '@tokenops/shared/adapters';
+import { createLogger } from '@tokenops/shared/process';
 import { replay } from '@tokenops/projections';
 import { CHAIN_SEED, startEmbedded } from '@tokenops/api/embedded';
 import { Client } from '@tokenops/testing/harness';

@@ -7,7 +7,8 @@
  * run, is the chain node alone: the same transfers signed and sent over Solana JSON-RPC, confirmed,
  * at the same concurrency, without the service.
  */
-import { ChainFailure, RpcChain, generateSigner, prepareTransfer } from '@tokenops/shared';
+import { ChainFailure, generateSigner, prepareTransfer } from '@tokenops/shared';
+import { RpcChain } from '@tokenops/shared/adapters';
 import { Client } from '@tokenops/testing/harness';
 import { Topology } from '@tokenops/testing/topology';
 import { measure, report } from './harness';

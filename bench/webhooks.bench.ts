@@ -12,7 +12,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import { newSigningSecret, signatureHeaders, WebhookSender } from '@tokenops/shared';
+import { newSigningSecret, signatureHeaders } from '@tokenops/shared';
+import { WebhookSender } from '@tokenops/shared/adapters';
 import { testCertificates } from '@tokenops/testing/tls';
 import { measure, report, type Figure } from './harness';
 

@@ -22,7 +22,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApiDocument, operatorOpenApiDocument, variantOpenApiDocument } from '@tokenops/shared/contract';
+import { openApiDocument, operatorOpenApiDocument, variantOpenApiDocument } from '@tokenops/shared';
 
 const ROOT = join(__dirname, '..');
 const OUT = join(ROOT, 'node_modules', '.cache', 'lint-contracts');

@@ -6,15 +6,13 @@
  */
 import type Redis from 'ioredis';
 import {
-  POSITION_LUA,
-  RedisReadModelStore,
   positionFromText,
-  type CommitGuard,
   type LogPosition,
   type RangeOptions,
   type ReadModelStore,
   type ScoredMember,
 } from '@tokenops/shared';
+import { POSITION_LUA, RedisReadModelStore, type CommitGuard } from '@tokenops/shared/adapters';
 import { PROJECTION } from './agent-views';
 
 // KEYS[1] the pointer, KEYS[2] the live generation's checkpoints, KEYS[3] the new one's; ARGV[1] the new

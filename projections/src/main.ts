@@ -8,7 +8,7 @@ import {
   serveOps,
   dependencyChecks,
   openRedis,
-} from '@tokenops/shared';
+} from '@tokenops/shared/process';
 import { startProjector } from './projector';
 
 runProcess('projector', async () => {

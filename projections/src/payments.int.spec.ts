@@ -9,10 +9,6 @@ import { Connection } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
 import {
   KeyVault,
-  LiteSvmChain,
-  MemoryReadModelStore,
-  PostgresEventStore,
-  RpcChain,
   airdrop,
   amountText,
   createContext,
@@ -22,17 +18,23 @@ import {
   invite,
   prepareTransfer,
   register,
-  serveChainRpc,
-  serverSql,
-  settingsFor,
   signTransaction,
   startPaymentWatcher,
   transferWithFeeInstructions,
-  type ChainNode,
   type Context,
   type IntentData,
   type PaymentWatcher,
 } from '@tokenops/shared';
+import {
+  LiteSvmChain,
+  MemoryReadModelStore,
+  PostgresEventStore,
+  RpcChain,
+  serveChainRpc,
+  serverSql,
+  type ChainNode,
+} from '@tokenops/shared/adapters';
+import { settingsFor } from '@tokenops/shared/process';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { keys } from './agent-views';
 import { projectInto } from './rebuild';

@@ -4,13 +4,9 @@
  * projector follows onto it, and the equality check finds a key that was tampered with.
  */
 import Redis from 'ioredis';
-import {
-  PostgresEventStore,
-  RedisReadModelStore,
-  createLogger,
-  serverSql,
-  type EventStore,
-} from '@tokenops/shared';
+import { type EventStore } from '@tokenops/shared';
+import { PostgresEventStore, RedisReadModelStore, serverSql } from '@tokenops/shared/adapters';
+import { createLogger } from '@tokenops/shared/process';
 import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { keys } from './agent-views';
 import { LiveViews, ViewGenerations } from './generations';

@@ -6,16 +6,9 @@
  * replaced, cannot write: it starts over from the live generation's checkpoint.
  */
 import type Redis from 'ioredis';
-import {
-  FencedOut,
-  RedisReadModelStore,
-  observeLease,
-  whileLeader,
-  type EventStore,
-  type Logger,
-  type Metrics,
-  type Token,
-} from '@tokenops/shared';
+import { type EventStore, type Token } from '@tokenops/shared';
+import { FencedOut, RedisReadModelStore, whileLeader } from '@tokenops/shared/adapters';
+import { observeLease, type Logger, type Metrics } from '@tokenops/shared/process';
 import { PROJECTION } from './agent-views';
 import { ViewGenerations } from './generations';
 import { startProjection } from './runner';

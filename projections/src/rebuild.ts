@@ -7,15 +7,8 @@
  * commit per event would be the slowest part); the tail is followed live like the projector does.
  */
 import type Redis from 'ioredis';
-import {
-  Lease,
-  MemoryReadModelStore,
-  RedisReadModelStore,
-  comparePositions,
-  type EventStore,
-  type LogPosition,
-  type Token,
-} from '@tokenops/shared';
+import { comparePositions, type EventStore, type LogPosition, type Token } from '@tokenops/shared';
+import { Lease, MemoryReadModelStore, RedisReadModelStore } from '@tokenops/shared/adapters';
 import { PROJECTION, project } from './agent-views';
 import { ViewGenerations } from './generations';
 import { startProjection } from './runner';

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
-import { Env, openEventStore, runProcess } from '@tokenops/shared';
+import { Env, openEventStore, runProcess } from '@tokenops/shared/process';
 import { replayProgressBar } from './progress';
 import { replay, verifyLive } from './rebuild';
 

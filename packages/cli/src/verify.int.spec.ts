@@ -5,7 +5,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PostgresEventStore, embeddedSql, serverSql, streams, type Sql } from '@tokenops/shared';
+import { streams } from '@tokenops/shared';
+import { PostgresEventStore, embeddedSql, serverSql, type Sql } from '@tokenops/shared/adapters';
 import { runCaptured } from '@tokenops/testing/cli';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 

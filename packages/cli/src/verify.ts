@@ -16,14 +16,8 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  PostgresEventStore,
-  embeddedSql,
-  serverSql,
-  verifyLog,
-  type DigestCheckpoint,
-  type Verification,
-} from '@tokenops/shared';
+import { verifyLog, type DigestCheckpoint, type Verification } from '@tokenops/shared';
+import { PostgresEventStore, embeddedSql, serverSql } from '@tokenops/shared/adapters';
 import type { Cli } from './session';
 
 interface VerifyOptions {

@@ -5,7 +5,7 @@
  */
 import Big from 'big.js';
 import { startWorld, type World } from '@tokenops/testing/harness';
-import { faultProxy } from './testing/fault-proxy';
+import { faultProxy } from '@tokenops/testing/fault-proxy';
 import { TokenOpsClient, TokenOpsError, isTokenOpsError, register } from './index';
 
 let world: World;

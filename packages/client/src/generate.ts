@@ -5,7 +5,7 @@
  */
 import openapiTS, { COMMENT_HEADER, astToString, type OpenAPI3 } from 'openapi-typescript';
 // The contract module alone (not the package's index, which loads every adapter of the service).
-import { openApiDocument } from '@tokenops/shared/contract/openapi';
+import { openApiDocument } from '@tokenops/shared';
 import { join } from 'node:path';
 
 export const GENERATED_FILE = join(__dirname, 'generated', 'agent-api.ts');

@@ -23,13 +23,8 @@ import {
   TransferResponse,
   WithdrawRequest,
   WithdrawResponse,
-} from '@tokenops/shared/contract/schemas';
-import {
-  PoolsResponse,
-  TokensResponse,
-  VenuesResponse,
-  WebhookListResponse,
-} from '@tokenops/shared/contract/operator-responses';
+} from '@tokenops/shared';
+import { PoolsResponse, TokensResponse, VenuesResponse, WebhookListResponse } from '@tokenops/shared';
 
 /** A JSON Schema of an object (what MCP takes as a tool's input and output schema). */
 export type ObjectSchema = { type: 'object' } & Record<string, unknown>;

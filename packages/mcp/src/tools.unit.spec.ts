@@ -1,5 +1,5 @@
-import { CONTRACT_SCHEMAS } from '@tokenops/shared/contract/schemas';
-import { PoolsResponse } from '@tokenops/shared/contract/operator-responses';
+import { CONTRACT_SCHEMAS } from '@tokenops/shared';
+import { PoolsResponse } from '@tokenops/shared';
 import type { AgentApi, ApiReply } from './agent-api';
 import { callTool } from './server';
 import { TOOLS, portable } from './tools';

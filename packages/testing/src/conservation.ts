@@ -24,14 +24,8 @@
  * records at its next pass) is waited for, up to RECONCILE_WAIT_MS.
  */
 import bs58 from 'bs58';
-import {
-  ata,
-  decodeEvent,
-  localFixtures,
-  localPoolKeys,
-  reconcileAgents,
-  type Discrepancy,
-} from '@tokenops/shared';
+import { ata, decodeEvent, reconcileAgents, type Discrepancy } from '@tokenops/shared';
+import { localFixtures, localPoolKeys } from '@tokenops/shared/adapters';
 import type { Service, World } from './harness';
 
 /** SPL Token Mint: mint_authority COption<Pubkey> (4 + 32 bytes), then supply u64 LE. */

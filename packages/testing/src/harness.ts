@@ -6,17 +6,9 @@
  */
 import bs58 from 'bs58';
 import { randomBytes } from 'node:crypto';
-import {
-  PostgresEventStore,
-  RpcChain,
-  createLogger,
-  generateSigner,
-  serverSql,
-  type Context,
-  type ReadModelStore,
-  type Signer,
-  type Sql,
-} from '@tokenops/shared';
+import { generateSigner, type Context, type ReadModelStore, type Signer } from '@tokenops/shared';
+import { PostgresEventStore, RpcChain, serverSql, type Sql } from '@tokenops/shared/adapters';
+import { createLogger } from '@tokenops/shared/process';
 import { Proc, freePort } from './topology';
 import { CHAIN_SEED, startEmbedded, type EmbeddedOptions } from '@tokenops/api/embedded';
 import type { TlsMaterial } from './tls';

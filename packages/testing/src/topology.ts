@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
-import { RedisReadModelStore } from '@tokenops/shared';
+import { RedisReadModelStore } from '@tokenops/shared/adapters';
 import { dropSchema } from './servers';
 
 const ROOT = resolve(__dirname, '../../..');

@@ -5,13 +5,8 @@
 import express from 'express';
 import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import {
-  ServiceError,
-  failingDependencies,
-  openApiDocument,
-  operatorOpenApiDocument,
-  readinessAnswer,
-} from '@tokenops/shared';
+import { ServiceError, openApiDocument, operatorOpenApiDocument } from '@tokenops/shared';
+import { failingDependencies, readinessAnswer } from '@tokenops/shared/process';
 import type { ApiDeps } from './deps';
 import { auditRoutes } from './audit/routes';
 import { DOC_PAGES, docsRoutes } from './docs/pages';

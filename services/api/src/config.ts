@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Env, webhookSettings, type WebhookSettings } from '@tokenops/shared';
+import { webhookSettings, type WebhookSettings } from '@tokenops/shared/adapters';
+import { Env } from '@tokenops/shared/process';
 import { readEdgeSettings, type EdgeSettings } from './http/edge-settings';
 
 export interface Config {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '@tokenops/shared';
+import { createLogger } from '@tokenops/shared/process';
 import { demoInstructions, ensureDemo } from './demo';
 import { startEmbedded, type Embedded } from './embedded';
 

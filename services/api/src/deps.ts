@@ -1,12 +1,5 @@
-import type {
-  Context,
-  DeliveryStore,
-  Dependencies,
-  Metrics,
-  OutcomeWaiter,
-  ReadModelStore,
-  UrlPolicy,
-} from '@tokenops/shared';
+import type { Context, DeliveryStore, OutcomeWaiter, ReadModelStore, UrlPolicy } from '@tokenops/shared';
+import type { Dependencies, Metrics } from '@tokenops/shared/process';
 import type { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
 import type { SendOptions } from './http/middleware';
 import type { OperatorAuth } from './orchestrator/auth';

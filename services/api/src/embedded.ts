@@ -8,40 +8,44 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import {
   KeyVault,
+  DEFAULT_DELIVERY_RETRY,
+  type DeliveryJob,
+  OutcomeWaiter,
+  createContext,
+  type Context,
+  type ReadModelStore,
+  type Settings,
+} from '@tokenops/shared';
+import {
   LiteSvmChain,
   LogFanout,
   MemoryJobQueue,
   MemoryReadModelStore,
   SqlDeliveryStore,
   WebhookSender,
-  DEFAULT_DELIVERY_RETRY,
-  type DeliveryJob,
   type Resolver,
   type WebhookSettings,
-  OutcomeWaiter,
   PostgresEventStore,
-  createContext,
+  embeddedSql,
+  type Sql,
+} from '@tokenops/shared/adapters';
+import {
   createMetrics,
   dependencyChecks,
   observeAttempts,
   observeJobs,
   observeOutcomes,
   settingsFor,
-  embeddedSql,
   listen,
   openMarkets,
   seedLocalMarkets,
   serveOps,
-  type Context,
-  type ReadModelStore,
-  type Sql,
-  type Settings,
-} from '@tokenops/shared';
+} from '@tokenops/shared/process';
 import { Executor, startRelay, watchPayments, type ExecuteJob } from '@tokenops/executor';
 import { startDeliveryWorkers, startExpiry, startRelay as startWebhookRelay } from '@tokenops/delivery';
 import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
-import type { Logger } from '@tokenops/shared';
+import type { Logger } from '@tokenops/shared/process';
 import { OperatorAuth, usedChallengesIn } from './orchestrator/auth';
 import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
 import { VIEW_WAIT_MS, type EdgeSettings } from './http/edge-settings';

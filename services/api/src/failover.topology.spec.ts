@@ -11,7 +11,7 @@
  * with theirs (5 s).
  */
 import Redis from 'ioredis';
-import { TAKEOVER } from '@tokenops/shared';
+import { TAKEOVER } from '@tokenops/shared/process';
 import { startWorld, type World } from '@tokenops/testing/harness';
 import { TcpProxy } from '@tokenops/testing/tcp-proxy';
 import { Topology, type Proc } from '@tokenops/testing/topology';

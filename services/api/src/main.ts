@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { readConfig } from './config';
 import { demoInstructions, ensureDemo } from './demo';
 import { startEmbedded } from './embedded';
-import { ConfigError, createLogger, startTracing } from '@tokenops/shared';
+import { ConfigError, createLogger, startTracing } from '@tokenops/shared/process';
 
 async function main(): Promise<void> {
   let config;

@@ -6,21 +6,20 @@
  * idempotency hold across instances. Wiring only.
  */
 import { createServer } from 'node:http';
+import { OutcomeWaiter } from '@tokenops/shared';
+import { aggregatorConfig, webhookSettings } from '@tokenops/shared/adapters';
 import {
   Env,
-  OutcomeWaiter,
   createLogger,
   createMetrics,
   listen,
-  aggregatorConfig,
   openContext,
   runProcess,
   serveOps,
   dependencyChecks,
   openRedis,
   openDeliveryStore,
-  webhookSettings,
-} from '@tokenops/shared';
+} from '@tokenops/shared/process';
 import { LiveViews, ViewGenerations } from '@tokenops/projections';
 import { createApp } from './app';
 import { readEdgeSettings } from './http/edge-settings';

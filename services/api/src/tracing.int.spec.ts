@@ -6,7 +6,8 @@
  * in the job. Without an endpoint nothing is exported and no event carries a trace.
  * (The embedded chain lands a transaction as it is sent: `chain.confirm` is the JSON-RPC chain's.)
  */
-import { startTracing, streams, type Tracing } from '@tokenops/shared';
+import { streams } from '@tokenops/shared';
+import { startTracing, type Tracing } from '@tokenops/shared/process';
 import { startSpanReceiver, type CollectedSpan, type SpanReceiver } from '@tokenops/testing/otlp-receiver';
 import { key, startWorld, type World } from '@tokenops/testing/harness';
 

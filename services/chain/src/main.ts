@@ -11,16 +11,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  DEFAULT_VENUE_APY_BPS,
-  Env,
-  LiteSvmChain,
-  createLogger,
-  createMetrics,
-  runProcess,
-  seedLocalMarkets,
-  serveChainRpc,
-} from '@tokenops/shared';
+import { DEFAULT_VENUE_APY_BPS, LiteSvmChain, serveChainRpc } from '@tokenops/shared/adapters';
+import { Env, createLogger, createMetrics, runProcess, seedLocalMarkets } from '@tokenops/shared/process';
 
 runProcess('chain', async () => {
   const env = new Env();

@@ -13,6 +13,7 @@
 import type { Instruction } from '@solana/kit';
 import type { Signer } from '../chain/keys';
 import type { BuildContext } from '../chain/transactions';
+import type { Token } from '../domain/tokens';
 
 export interface AggregatorQuoteRequest {
   inputMint: string;
@@ -86,6 +87,21 @@ export interface Aggregator {
    * and SwapRefused when what the venue answered fails the checks; in each case nothing was signed.
    */
   swap(request: AggregatorSwapRequest, chain: BuildContext): Promise<PreparedSwap>;
+  /** The pools it keeps itself, when it does (the local pools); a remote aggregator (Jupiter) lists none. */
+  pools?(): Promise<readonly AggregatorPool[]>;
+}
+
+/** A pool an aggregator keeps itself: its pair, fee, and each side's token, vault and reserve. */
+export interface AggregatorPool {
+  /** `A/B` by symbol, in registry order. */
+  pair: string;
+  feeBps: number;
+  tokens: readonly (Token & {
+    /** The pool's vault of this token. */
+    vault: string;
+    /** Its balance in base units (0 before seeding). */
+    reserve: bigint;
+  })[];
 }
 
 /** The aggregator failed, timed out or answered something unusable: 502 `aggregator_unavailable`. */

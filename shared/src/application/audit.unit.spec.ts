@@ -5,7 +5,7 @@
  */
 import { GroupScope, auditEventOf, decodeCursor, encodeCursor } from './audit';
 import type { RecordedEvent } from '../event-store/port';
-import { thrownBy } from '../errors/testing';
+import { thrownBy } from '@tokenops/testing/errors';
 
 let n = 0n;
 const recorded = (stream: string, type: string, data: unknown): RecordedEvent => {

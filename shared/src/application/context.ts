@@ -6,12 +6,12 @@ import type { LocalChain, Chain } from '../chain/port';
 import type { EventStore } from '../event-store/port';
 import { reportingAppends } from '../event-store/appends';
 import { tracedAppends } from '../tracing/traced-store';
-import { evolveAgent, initialAgentState, type AgentState } from '../domain/agent';
-import { evolveBudget, initialBudgetState, type BudgetState } from '../domain/budget';
+import { agentFold, type AgentState } from '../domain/agent';
+import { budgetFold, type BudgetState } from '../domain/budget';
 import type { AgentEvent, BudgetEvent, GroupEvent } from '../domain/events';
-import { evolveGroup, initialGroupState, type GroupState } from '../domain/group';
+import { groupFold, type GroupState } from '../domain/group';
 import type { IdempotencyRecord } from '../domain/idempotency';
-import { evolveIdempotency, type IdempotencyEvent } from '../domain/idempotency-events';
+import { idempotencyFold, type IdempotencyEvent } from '../domain/idempotency-events';
 import type { Limits } from '../domain/limits';
 import type { KeyVault } from './credentials';
 import { Repository } from './repository';
@@ -69,16 +69,10 @@ export function createContext(deps: {
     vault: deps.vault,
     settings: deps.settings,
     now: deps.now ?? Date.now,
-    groups: new Repository(store, initialGroupState, evolveGroup, 50_000, single),
-    agents: new Repository(store, initialAgentState, evolveAgent, 50_000, single),
-    budgets: new Repository(store, initialBudgetState, evolveBudget, 50_000, single),
-    idempotency: new Repository<IdempotencyRecord | undefined, IdempotencyEvent>(
-      store,
-      () => undefined,
-      evolveIdempotency,
-      50_000,
-      single,
-    ),
+    groups: new Repository(store, groupFold, 50_000, single),
+    agents: new Repository(store, agentFold, 50_000, single),
+    budgets: new Repository(store, budgetFold, 50_000, single),
+    idempotency: new Repository(store, idempotencyFold, 50_000, single),
     wallets: new Wallets(store, deps.vault),
     ...(deps.aggregator && { aggregator: deps.aggregator }),
     venues: deps.venues ?? [],

@@ -23,8 +23,7 @@ const counter = (store: EventStore) =>
               })
           : (target[name as keyof EventStore] as unknown),
     }),
-    () => 0,
-    (n) => n + 1,
+    { initialState: () => 0, evolve: (n) => n + 1 },
   );
 
 const schema = uniqueName('repo');
@@ -83,8 +82,7 @@ describe('Repository.handle under 200 parallel decisions on one stream from two 
   it('a single writer whose cache went stale (another process appended) recovers on the retry', async () => {
     const single = new Repository<number, Counted>(
       store,
-      () => 0,
-      (n) => n + 1,
+      { initialState: () => 0, evolve: (n) => n + 1 },
       100,
       true,
     );

@@ -17,6 +17,7 @@ import {
   type NewEvent,
 } from '../event-store/port';
 import { bindContext } from '../tracing/spans';
+import type { Fold } from '../domain/decider';
 
 export interface Loaded<S> {
   state: S;
@@ -77,10 +78,13 @@ export class Repository<S, E extends { type: string; data: unknown }> {
   private readonly cache = new Map<string, Cached<S>>();
   private readonly locks = new AsyncLock({ maxPending: Infinity });
 
+  private readonly initial: () => S;
+  private readonly evolve: (state: S, event: E) => S;
+
   constructor(
     private readonly store: EventStore,
-    private readonly initial: () => S,
-    private readonly evolve: (state: S, event: E) => S,
+    /** How the streams' events fold into their state (the domain's `*Fold`). */
+    fold: Fold<S, E>,
     private readonly maxCached = 50_000,
     /**
      * Single-writer mode: every append to these streams goes through this repository (one process,
@@ -88,7 +92,10 @@ export class Repository<S, E extends { type: string; data: unknown }> {
      * safe either way: an append expects the revision the decision was made on.
      */
     private readonly singleWriter = false,
-  ) {}
+  ) {
+    this.initial = fold.initialState;
+    this.evolve = fold.evolve;
+  }
 
   async load(stream: string): Promise<Loaded<S>> {
     const cached = this.cache.get(stream);

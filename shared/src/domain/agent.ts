@@ -9,6 +9,7 @@ import type { GroupState } from './group';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import { sameDigest } from './secrets';
 import { DAY_MS, HOUR_MS, inWindow } from './time';
+import type { Fold } from './decider';
 
 export type AgentStatus = 'unregistered' | 'active' | 'revoked';
 
@@ -125,6 +126,12 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       return state;
   }
 }
+
+/** An agent's stream (`agent-<id>`): its state is its keys, limits, spends and intents. */
+export const agentFold: Fold<AgentState, AgentEvent> = {
+  initialState: initialAgentState,
+  evolve: evolveAgent,
+};
 
 export const foldAgent = (events: readonly AgentEvent[]): AgentState =>
   events.reduce(evolveAgent, initialAgentState());

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { codeOf, thrownBy } from '../errors/testing';
+import { codeOf, thrownBy } from '@tokenops/testing/errors';
 import {
   acceptsKey,
   decideChangeLimits,
@@ -36,9 +36,9 @@ import {
   spent,
   submitting,
   transfer,
-} from './testing/fixtures';
-import { changeLimits, keyRefused, settleIntent, spend } from './testing/deciders';
-import { DeciderSpecification } from './testing/specification';
+} from '@tokenops/testing/domain/fixtures';
+import { changeLimits, keyRefused, settleIntent, spend } from '@tokenops/testing/domain/deciders';
+import { DeciderSpecification } from '@tokenops/testing/domain/specification';
 
 const register = (overrides: Partial<Parameters<typeof decideRegister>[0]> = {}) => ({
   agent_id: AGENT_A,

@@ -11,9 +11,9 @@ import {
   type GroupState,
 } from './group';
 import type { GroupEvent } from './events';
-import { GROUP, OWNER, STRANGER, T0, address, group, groupEvents } from './testing/fixtures';
-import { codeOf } from '../errors/testing';
-import { DeciderSpecification } from './testing/specification';
+import { GROUP, OWNER, STRANGER, T0, address, group, groupEvents } from '@tokenops/testing/domain/fixtures';
+import { codeOf } from '@tokenops/testing/errors';
+import { DeciderSpecification } from '@tokenops/testing/domain/specification';
 
 const AUDITOR = address('auditor');
 

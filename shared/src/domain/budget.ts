@@ -6,6 +6,7 @@
 import Big from 'big.js';
 import type { BudgetCause, BudgetEvent } from './events';
 import type { AllowEntry } from './group';
+import type { Fold } from './decider';
 
 export interface BudgetState {
   /** Open reservations by intent id. */
@@ -46,6 +47,12 @@ export function evolveBudget(state: BudgetState, event: BudgetEvent): BudgetStat
       return { ...state, voided: true };
   }
 }
+
+/** A type-1 allow-list entry's budget stream: what is reserved and spent of it. */
+export const budgetFold: Fold<BudgetState, BudgetEvent> = {
+  initialState: initialBudgetState,
+  evolve: evolveBudget,
+};
 
 export const foldBudget = (events: readonly BudgetEvent[]): BudgetState =>
   events.reduce(evolveBudget, initialBudgetState());

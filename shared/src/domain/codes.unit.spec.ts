@@ -4,7 +4,7 @@
  */
 import Big from 'big.js';
 import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../errors';
-import { thrownBy } from '../errors/testing';
+import { thrownBy } from '@tokenops/testing/errors';
 import { parseAmount } from '../money';
 import { validate } from '../contract';
 import { decideRegister } from './agent';
@@ -27,7 +27,7 @@ import {
   registered,
   spent,
   transfer,
-} from './testing/fixtures';
+} from '@tokenops/testing/domain/fixtures';
 import { foldBudget } from './budget';
 
 const thrownCode = (fn: () => unknown): ErrorCode => thrownBy(fn).code;

@@ -19,6 +19,7 @@ import {
   type WhitelistExpiring,
 } from './events';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
+import type { Fold } from './decider';
 
 export interface AllowEntry {
   entryId: string;
@@ -124,6 +125,12 @@ export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
     }
   }
 }
+
+/** A group's stream: its owner, defaults, agents and allow-list. */
+export const groupFold: Fold<GroupState, GroupEvent> = {
+  initialState: initialGroupState,
+  evolve: evolveGroup,
+};
 
 export const foldGroup = (events: readonly GroupEvent[]): GroupState =>
   events.reduce(evolveGroup, initialGroupState());

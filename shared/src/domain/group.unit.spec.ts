@@ -23,13 +23,13 @@ import {
   address,
   group,
   groupEvents,
-} from './testing/fixtures';
+} from '@tokenops/testing/domain/fixtures';
 import { ENTRY_TYPE } from './events';
 import { WhitelistEntryResponse } from '../contract/operator-responses';
 import { WhitelistRequest } from '../contract/operator-schemas';
-import { codeOf, thrownBy } from '../errors/testing';
-import { addEntry } from './testing/deciders';
-import { DeciderSpecification } from './testing/specification';
+import { codeOf, thrownBy } from '@tokenops/testing/errors';
+import { addEntry } from '@tokenops/testing/domain/deciders';
+import { DeciderSpecification } from '@tokenops/testing/domain/specification';
 
 const defaults = { per_tx_limit: new Big(50), daily_limit: new Big(500), hourly_tx_cap: 20 };
 

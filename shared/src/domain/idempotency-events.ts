@@ -5,6 +5,7 @@
  */
 import type { Event } from './events';
 import type { IdempotencyRecord } from './idempotency';
+import type { Fold } from './decider';
 
 export type IdempotencyClaimed = Event<
   'idempotency.claimed',
@@ -35,3 +36,9 @@ export function evolveIdempotency(
         : state;
   }
 }
+
+/** An idempotency key's stream: nothing until claimed, then its claim and answer. */
+export const idempotencyFold: Fold<IdempotencyRecord | undefined, IdempotencyEvent> = {
+  initialState: () => undefined,
+  evolve: evolveIdempotency,
+};

@@ -1,3 +1,4 @@
+export * from './decider';
 export * from './time';
 export * from './limits';
 export * from './secrets';

@@ -22,7 +22,7 @@ import {
   group,
   groupEvents,
   registered,
-} from './testing/fixtures';
+} from '@tokenops/testing/domain/fixtures';
 import { DAY_MS, HOUR_MS } from './time';
 import type { Action } from './events';
 

@@ -25,10 +25,10 @@ import {
   registered,
   spent,
   transfer,
-} from './testing/fixtures';
+} from '@tokenops/testing/domain/fixtures';
 import { ERROR_CATALOGUE } from '../errors';
-import { settleBudget, settleIntent, spend } from './testing/deciders';
-import { DeciderSpecification } from './testing/specification';
+import { settleBudget, settleIntent, spend } from '@tokenops/testing/domain/deciders';
+import { DeciderSpecification } from '@tokenops/testing/domain/specification';
 
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;

@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import bs58 from 'bs58';
-import { codeOf, thrownBy } from '../errors/testing';
+import { codeOf, thrownBy } from '@tokenops/testing/errors';
 import { createHash } from 'node:crypto';
 import { checkFunds, classifyChainFailure } from './chain-outcome';
 import { streams } from './events';
@@ -24,7 +24,7 @@ import {
   tokenByMint,
   type TokenRegistry,
 } from './tokens';
-import { BASE_MINT, OWNER, STRANGER, T0, address, group } from './testing/fixtures';
+import { BASE_MINT, OWNER, STRANGER, T0, address, group } from '@tokenops/testing/domain/fixtures';
 
 const SOL = address('sol');
 const REGISTRY: TokenRegistry = [

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { codeOf, thrownBy } from '../errors/testing';
+import { codeOf, thrownBy } from '@tokenops/testing/errors';
 import fc from 'fast-check';
 import {
   MAX_AMOUNT,

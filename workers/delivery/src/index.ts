@@ -6,8 +6,7 @@
 import {
   Deliverer,
   Repository,
-  evolveGroup,
-  initialGroupState,
+  groupFold,
   startExpiryScheduler,
   startWebhookRelay,
   type Attempt,
@@ -59,7 +58,7 @@ export function startExpiry(
 ) {
   return startExpiryScheduler({
     store: parts.store,
-    groups: parts.groups ?? new Repository(parts.store, initialGroupState, evolveGroup),
+    groups: parts.groups ?? new Repository(parts.store, groupFold),
     now: parts.now,
     ...(onError && { onError }),
   });

@@ -4,12 +4,10 @@
  * one of them, holding the relay lease, turns the log's events into deliveries, and one, holding the
  * expiry lease, announces allow-list entries about to expire. Wiring only.
  */
+import { KeyVault, DEFAULT_DELIVERY_RETRY, type DeliveryJob } from '@tokenops/shared';
+import { BullJobQueue, WebhookSender, webhookSettings, whileLeader } from '@tokenops/shared/adapters';
 import {
-  BullJobQueue,
   Env,
-  KeyVault,
-  WebhookSender,
-  DEFAULT_DELIVERY_RETRY,
   createLogger,
   createMetrics,
   observeAttempts,
@@ -23,10 +21,7 @@ import {
   openRedis,
   runProcess,
   serveOps,
-  webhookSettings,
-  whileLeader,
-  type DeliveryJob,
-} from '@tokenops/shared';
+} from '@tokenops/shared/process';
 import { startDeliveryWorkers, startExpiry, startRelay } from './index';
 
 runProcess('delivery', async () => {

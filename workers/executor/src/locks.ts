@@ -8,7 +8,7 @@
 import AsyncLock from 'async-lock';
 import type Redis from 'ioredis';
 import { Mutex } from 'redis-semaphore';
-import { TAKEOVER } from '@tokenops/shared';
+import { TAKEOVER } from '@tokenops/shared/process';
 
 export type Locks = <R>(key: string, work: () => Promise<R>) => Promise<R>;
 

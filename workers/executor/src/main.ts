@@ -7,29 +7,31 @@
  * one that died because the chain did not answer runs again once it answers (recover.ts, every
  * CHAIN_RECOVERY_INTERVAL_MS). Wiring only.
  */
+import { DEFAULT_RETRY } from '@tokenops/shared';
 import {
   BullJobQueue,
-  DEFAULT_RETRY,
   DEFAULT_JOB_LOCK_MS,
-  Env,
-  TAKEOVER,
   RpcChain,
   RedisReadModelStore,
+  aggregatorConfig,
+  whileLeader,
+} from '@tokenops/shared/adapters';
+import {
+  Env,
+  TAKEOVER,
   createLogger,
   createMetrics,
   watchQueueDepth,
-  aggregatorConfig,
   openContext,
   runProcess,
   serveOps,
-  whileLeader,
   dependencyChecks,
   openRedis,
   observeJobs,
   observeOutcomes,
   observeLease,
   watchRelayLag,
-} from '@tokenops/shared';
+} from '@tokenops/shared/process';
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
 import { RELAY, startRelay } from './relay';

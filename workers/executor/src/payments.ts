@@ -4,13 +4,9 @@
  * `payment.received` (application/payments.ts), each one logged, a pass that could not read some
  * agents logged as a warning (the next pass tries them again).
  */
-import {
-  startPaymentWatcher,
-  type Context,
-  type Logger,
-  type PaymentSource,
-  type PaymentWatcher,
-} from '@tokenops/shared';
+import { startPaymentWatcher, type Context, type PaymentWatcher } from '@tokenops/shared';
+import { type PaymentSource } from '@tokenops/shared/adapters';
+import { type Logger } from '@tokenops/shared/process';
 
 /** The executor's defaults (PAYMENT_WATCH_INTERVAL_MS, PAYMENT_SWEEP_INTERVAL_MS). */
 export const PAYMENT_WATCH_DEFAULTS = { intervalMs: 2_000, sweepMs: 60_000 };

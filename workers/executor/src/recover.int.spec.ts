@@ -2,7 +2,8 @@
  * Jobs that ran out of attempts while the chain did not answer run again once it answers
  * (recover.ts): BullMQ on the real Redis, the chain node on loopback, stopped and started again.
  */
-import { BullJobQueue, LiteSvmChain, RpcChain, generateSigner, serveChainRpc } from '@tokenops/shared';
+import { generateSigner } from '@tokenops/shared';
+import { BullJobQueue, LiteSvmChain, RpcChain, serveChainRpc } from '@tokenops/shared/adapters';
 import { REDIS_URL, uniqueName } from '@tokenops/testing/servers';
 import { recoverChainWaits } from './recover';
 

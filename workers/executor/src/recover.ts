@@ -12,7 +12,8 @@
  * reservation. A job that died of anything else is left to the operator (docs/operations.md).
  * Every executor may run it: retrying a job already back in the queue changes nothing.
  */
-import { chainWasAway, type JobQueue } from '@tokenops/shared';
+import { type JobQueue } from '@tokenops/shared';
+import { chainWasAway } from '@tokenops/shared/adapters';
 
 export interface ChainRecovery {
   /** One pass: how many intents wait on the chain, and how many were put back to run. */

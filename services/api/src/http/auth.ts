@@ -21,9 +21,9 @@ import {
   type Action,
   type Caller,
   type Context,
-  type Logger,
   type ReadModelStore,
 } from '@tokenops/shared';
+import { type Logger } from '@tokenops/shared/process';
 import { agentView, projectedPast, type AgentView } from '@tokenops/projections';
 import type { AgentRateLimit, ClientRateLimit } from './rate-limit';
 

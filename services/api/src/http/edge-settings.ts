@@ -2,7 +2,7 @@
  * The API's settings at the HTTP edge, read the same way by the embedded default (config.ts) and an
  * API instance of the server topology (server.ts).
  */
-import type { Env } from '@tokenops/shared';
+import type { Env } from '@tokenops/shared/process';
 
 export interface EdgeSettings {
   /** Failed authentications a client address may make in a minute (UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE). */

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { createLogger, generateSigner } from '@tokenops/shared';
+import { generateSigner } from '@tokenops/shared';
+import { createLogger } from '@tokenops/shared/process';
 import { startEmbedded } from '../embedded';
 import { startWorld, type World } from '@tokenops/testing/harness';
 

@@ -21,7 +21,7 @@ import {
   variantErrorBody,
   type SchemaName,
 } from '@tokenops/shared';
-import type { Logger, Metrics } from '@tokenops/shared';
+import type { Logger, Metrics } from '@tokenops/shared/process';
 import { AUTHENTICATION_FAILURES, type ClientRateLimit } from './rate-limit';
 import { templateFor } from './route-templates';
 

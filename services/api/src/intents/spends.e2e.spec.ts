@@ -7,7 +7,8 @@
  * every test, per mint, the supply on chain equals what its holders hold (testing/conservation.ts).
  */
 import Big from 'big.js';
-import { generateSigner, localFixtures, LocalVenue, type LocalChain } from '@tokenops/shared';
+import { generateSigner, type LocalChain } from '@tokenops/shared';
+import { localFixtures, LocalVenue } from '@tokenops/shared/adapters';
 import { openBooks } from '@tokenops/testing/conservation';
 import { key, startWorld, type Reply, type World } from '@tokenops/testing/harness';
 

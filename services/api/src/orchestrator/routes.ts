@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
 import {
-  LocalAggregator,
   ServiceError,
   addWhitelistEntry,
   airdrop,
@@ -178,7 +177,7 @@ export function orchestratorRoutes(deps: ApiDeps): Router {
   router.get('/venues', (_req, res) => ok(res, venueListing(deps.ctx.venues)));
   router.get('/pools', async (_req, res) => {
     const aggregator = deps.ctx.aggregator;
-    const pools = aggregator instanceof LocalAggregator ? await aggregator.pools() : [];
+    const pools = (await aggregator?.pools?.()) ?? [];
     ok(res, {
       aggregator: aggregator?.address ?? null,
       pools: pools.map((p) => ({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startEmbedded } from '../embedded';
-import { createLogger } from '@tokenops/shared';
+import { createLogger } from '@tokenops/shared/process';
 import { Client, key, signIn, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;

@@ -10,14 +10,8 @@
  * `given` folds the past events with the decider's own `evolve` from its `initialState`, so a test never
  * builds a state by hand that the events could not produce.
  */
-import type { ErrorCode } from '../../errors';
-import { thrownBy } from '../../errors/testing';
-
-export interface Decider<Command, State, Event> {
-  decide: (command: Command, state: State) => Event[];
-  evolve: (state: State, event: Event) => State;
-  initialState: () => State;
-}
+import type { Decider, ErrorCode } from '@tokenops/shared';
+import { thrownBy } from '../errors';
 
 export interface Then<Event> {
   /** The decision is exactly these new events, no field more (matchers such as `expect.objectContaining` allowed). */

@@ -1,4 +1,4 @@
-import { ServiceError, type ErrorCode } from './index';
+import { ServiceError, type ErrorCode } from '@tokenops/shared';
 
 /** The code of the ServiceError `fn` throws, or 'ok' when it returns. Anything else is rethrown. */
 export function codeOf(fn: () => unknown): ErrorCode | 'ok' {

@@ -5,12 +5,12 @@
 import Big from 'big.js';
 import bs58 from 'bs58';
 import { createHash } from 'node:crypto';
-import type { AgentEvent, BudgetEvent, GroupEvent } from '../events';
-import { foldAgent, type AgentState } from '../agent';
-import { foldBudget, type BudgetState } from '../budget';
-import { foldGroup, type GroupState } from '../group';
-import type { IntentCommand } from '../intent';
-import { secretDigest } from '../secrets';
+import type { AgentEvent, BudgetEvent, GroupEvent } from '@tokenops/shared';
+import { foldAgent, type AgentState } from '@tokenops/shared';
+import { foldBudget, type BudgetState } from '@tokenops/shared';
+import { foldGroup, type GroupState } from '@tokenops/shared';
+import type { IntentCommand } from '@tokenops/shared';
+import { secretDigest } from '@tokenops/shared';
 
 /** A deterministic base58 address (32 bytes, 43-44 characters) for a name. */
 export const address = (name: string): string => bs58.encode(createHash('sha256').update(name).digest());
