@@ -5,7 +5,8 @@
  */
 import { generateSigner } from '@tokenops/shared/src/chain/keys';
 import { startWorld, type World } from '@tokenops/api/src/testing/harness';
-import { OperatorClient, TokenOpsClient, TokenOpsError, register } from './index';
+import { OperatorClient, TokenOpsClient, register } from './index';
+import { refusal } from './testing/refusal';
 
 let world: World;
 let operator: OperatorClient;
@@ -18,16 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
 });
-
-/** What the promise rejects with (a TokenOpsError, or the test fails). */
-async function refusal(p: Promise<unknown>): Promise<TokenOpsError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(TokenOpsError);
-  return err as TokenOpsError;
-}
 
 describe('the operator client', () => {
   it('signs in with a wallet: a token valid about an hour', () => {
