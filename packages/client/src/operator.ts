@@ -10,7 +10,6 @@ import { Connection, type ConnectionOptions } from './connection';
 import type { components, paths } from './generated/operator-api';
 
 type Schemas = components['schemas'];
-export type OperatorSchemas = Schemas;
 
 /** The wallet that signs in: its address (base58) and an ed25519 signature of a message (no key library needed). */
 export interface WalletSigner {
@@ -23,16 +22,18 @@ export interface OperatorClientOptions extends ConnectionOptions {
   baseUrl: string;
   /** The JWT of POST /orchestrator/auth/token (an operator's, or an auditor's for the audit reads). */
   token: string;
+  /** When the token expires (ISO 8601), if known. */
+  expiresAt?: string;
 }
 
 export class OperatorClient {
   private readonly c: Connection<paths>;
   /** The JWT the client sends (Authorization: Bearer). */
   readonly token: string;
-  /** When the token expires (ISO 8601), when the client signed in itself. */
+  /** When the token expires (ISO 8601): known when the client signed in itself, or was told. */
   readonly expiresAt?: string;
 
-  constructor(options: OperatorClientOptions & { expiresAt?: string }) {
+  constructor(options: OperatorClientOptions) {
     this.token = options.token;
     if (options.expiresAt !== undefined) this.expiresAt = options.expiresAt;
     this.c = new Connection<paths>(options.baseUrl, { authorization: `Bearer ${options.token}` }, options);
