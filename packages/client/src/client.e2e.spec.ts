@@ -6,7 +6,8 @@
 import Big from 'big.js';
 import { startWorld, type World } from '@tokenops/testing/harness';
 import { faultProxy } from '@tokenops/testing/fault-proxy';
-import { TokenOpsClient, TokenOpsError, isTokenOpsError, register } from './index';
+import { refusal } from '@tokenops/testing/refusal';
+import { TokenOpsClient, isTokenOpsError, register } from './index';
 
 let world: World;
 let proxy: Awaited<ReturnType<typeof faultProxy>>;
@@ -44,16 +45,6 @@ async function invite(limits: Record<string, number> = {}, funds = 1_000): Promi
 async function agent(limits: Record<string, number> = {}, funds = 1_000) {
   const { api_key, agent_wallet_pda } = await register(proxy.url, await invite(limits, funds));
   return { client: new TokenOpsClient({ baseUrl: proxy.url, apiKey: api_key, retry }), id: agent_wallet_pda };
-}
-
-/** What the promise rejects with (a TokenOpsError, or the test fails). */
-async function refusal(p: Promise<unknown>): Promise<TokenOpsError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(TokenOpsError);
-  return err as TokenOpsError;
 }
 
 const tokens = async () =>

@@ -5,10 +5,9 @@
  * every retry of the client (retry.ts).
  */
 import { randomUUID } from 'node:crypto';
-import createClient, { type Client } from 'openapi-fetch';
-import { TokenOpsError, errorOf } from './errors';
+import { Connection, type Answer, type ConnectionOptions } from './connection';
 import type { components, paths } from './generated/agent-api';
-import { retryAfterMs, retryingFetch, type Fetch, type RetryOptions, type RetryPolicy } from './retry';
+import type { RetryPolicy } from './retry';
 
 type Schemas = components['schemas'];
 /** A spend's request with its idempotency key optional: the client makes one when it is missing. */
@@ -50,12 +49,7 @@ export interface WebhookSubscription {
   previous_secret_valid_until?: string;
 }
 
-export interface ConnectionOptions {
-  /** Retries of 429, 5xx and failed connections (retry.ts). */
-  retry?: RetryOptions;
-  /** Another fetch (a proxy's, a test's); the global one by default. */
-  fetch?: Fetch;
-}
+export type { ConnectionOptions };
 
 export interface ClientOptions extends ConnectionOptions {
   /** The service's URL, such as `https://tokenops.example.com` (`/api/v1` is added unless present). */
@@ -64,67 +58,16 @@ export interface ClientOptions extends ConnectionOptions {
   apiKey: string;
 }
 
-/** The contract's root under a service URL. */
-const apiRoot = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}/api/v1`;
-
-interface Answer<T> {
-  data?: T;
-  error?: unknown;
-  response: Response;
-}
-
-/** The contract's connection: the typed client and a fetch per retry policy. */
-class Connection {
-  readonly api: Client<paths>;
-  readonly fetch: Record<RetryPolicy, Fetch>;
-  readonly root: string;
-
-  constructor(
-    baseUrl: string,
-    readonly headers: Record<string, string>,
-    options: ConnectionOptions,
-  ) {
-    const base: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
-    this.fetch = {
-      all: retryingFetch(base, 'all', options.retry),
-      'rate-limited': retryingFetch(base, 'rate-limited', options.retry),
-    };
-    this.root = apiRoot(baseUrl);
-    this.api = createClient<paths>({ baseUrl: this.root, headers, fetch: this.fetch.all });
-  }
-
-  /** The answer's body on success; otherwise the TokenOpsError of the refusal (or of no answer). */
-  async result<T>(call: Promise<Answer<T>>, idempotencyKey?: string): Promise<T> {
-    const keyed = idempotencyKey === undefined ? {} : { idempotencyKey };
-    let answer: Answer<T>;
-    try {
-      answer = await call;
-    } catch (cause) {
-      if (cause instanceof SyntaxError)
-        throw new TokenOpsError('unexpected_response', 'the answer is not JSON', 0, { ...keyed, cause });
-      const reason = cause instanceof Error ? cause.message : String(cause);
-      throw new TokenOpsError('network_error', `no answer from the service: ${reason}`, 0, {
-        ...keyed,
-        cause,
-      });
-    }
-    const { data, error, response } = answer;
-    if (response.ok && data !== undefined) return data;
-    const wait = retryAfterMs(response.headers.get('retry-after'));
-    throw errorOf(response, error, wait === undefined ? undefined : Math.ceil(wait / 1000), idempotencyKey);
-  }
-}
-
 /** Exchanges a one-time invitation code for the agent's API key (shown once: keep it). */
 export async function register(
   baseUrl: string,
   invitationCode: string,
   options: ConnectionOptions = {},
 ): Promise<Registration> {
-  const c = new Connection(baseUrl, {}, options);
+  const c = new Connection<paths>(baseUrl, {}, options);
   // Not retried but on 429: a code is redeemed once, and a lost answer cannot be asked for again.
   const body = { invitation_code: invitationCode };
-  return c.result(c.api.POST('/register', { body, fetch: c.fetch['rate-limited'] }));
+  return c.result(c.api.POST('/register', { body, ...c.once }));
 }
 
 const withKey = <T extends { idempotency_key?: string }>(input: T) => ({
@@ -135,10 +78,10 @@ const withKey = <T extends { idempotency_key?: string }>(input: T) => ({
 export class TokenOpsClient {
   /** The same as the standalone `register`. */
   static readonly register = register;
-  private readonly c: Connection;
+  private readonly c: Connection<paths>;
 
   constructor(options: ClientOptions) {
-    this.c = new Connection(options.baseUrl, { authorization: `Bearer ${options.apiKey}` }, options);
+    this.c = new Connection<paths>(options.baseUrl, { authorization: `Bearer ${options.apiKey}` }, options);
   }
 
   // ---- intents (idempotent: the same key on every retry) ------------------------------------------
@@ -195,7 +138,7 @@ export class TokenOpsClient {
   /** Subscribes an HTTPS URL to this agent's events; `signing_secret` is shown once. */
   createWebhook(input: WebhookInput): Promise<WebhookCreated> {
     // Not retried but on 429: a retry after a lost answer would subscribe twice.
-    return this.c.result(this.c.api.POST('/webhooks', { body: input, fetch: this.c.fetch['rate-limited'] }));
+    return this.c.result(this.c.api.POST('/webhooks', { body: input, ...this.c.once }));
   }
 
   /** This agent's subscriptions. */

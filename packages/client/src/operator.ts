@@ -1,0 +1,246 @@
+/**
+ * The operator's client: one method per operation of the operator surface (sign-in, groups, the
+ * allow-list, invitations, agents, fleet webhooks, audit, reference data, the local chain's airdrop),
+ * each named after its operationId and typed from the operator OpenAPI document
+ * (generated/operator-api.ts) through openapi-fetch. It shares the agent client's connection: the same
+ * retry policy and the same TokenOpsError for a refusal (connection.ts).
+ */
+import bs58 from 'bs58';
+import { Connection, type ConnectionOptions } from './connection';
+import type { components, paths } from './generated/operator-api';
+
+type Schemas = components['schemas'];
+
+/** The wallet that signs in: its address (base58) and an ed25519 signature of a message (no key library needed). */
+export interface WalletSigner {
+  readonly address: string;
+  sign(message: Uint8Array): Uint8Array | Promise<Uint8Array>;
+}
+
+export interface OperatorClientOptions extends ConnectionOptions {
+  /** The service's URL, such as `https://tokenops.example.com` (`/api/v1` is added unless present). */
+  baseUrl: string;
+  /** The JWT of POST /orchestrator/auth/token (an operator's, or an auditor's for the audit reads). */
+  token: string;
+  /** When the token expires (ISO 8601), if known. */
+  expiresAt?: string;
+}
+
+export class OperatorClient {
+  private readonly c: Connection<paths>;
+  /** The JWT the client sends (Authorization: Bearer). */
+  readonly token: string;
+  /** When the token expires (ISO 8601): known when the client signed in itself, or was told. */
+  readonly expiresAt?: string;
+
+  constructor(options: OperatorClientOptions) {
+    this.token = options.token;
+    if (options.expiresAt !== undefined) this.expiresAt = options.expiresAt;
+    this.c = new Connection<paths>(options.baseUrl, { authorization: `Bearer ${options.token}` }, options);
+  }
+
+  /**
+   * Signs in with a wallet: asks for a challenge, signs its text (UTF-8, ed25519) and exchanges the
+   * signature for a JWT valid one hour; a client that sends it.
+   */
+  static async signIn(
+    baseUrl: string,
+    wallet: WalletSigner,
+    options: ConnectionOptions = {},
+  ): Promise<OperatorClient> {
+    const c = new Connection<paths>(baseUrl, {}, options);
+    const { message } = await c.result(
+      c.api.POST('/orchestrator/auth/challenge', { body: { wallet: wallet.address } }),
+    );
+    const signature = bs58.encode(await wallet.sign(new TextEncoder().encode(message)));
+    // A challenge is exchanged once: retried on 429 only.
+    const { token, expires_at } = await c.result(
+      c.api.POST('/orchestrator/auth/token', {
+        body: { wallet: wallet.address, message, signature },
+        ...c.once,
+      }),
+    );
+    return new OperatorClient({ ...options, baseUrl, token, expiresAt: expires_at });
+  }
+
+  // Idempotent operations are retried on 429, 5xx and failed connections; the others (`c.once`)
+  // on 429 only, since a retry after a lost answer would do them twice.
+
+  // ---- groups -------------------------------------------------------------------------------------
+
+  /** The groups the signed-in wallet owns, oldest first. */
+  listGroups() {
+    return this.c.result(this.c.api.GET('/orchestrator/groups'));
+  }
+
+  /** A group owned by the signed-in wallet, with default limits for its agents. */
+  createGroup(body: Schemas['CreateGroupRequest'] = {}) {
+    return this.c.result(this.c.api.POST('/orchestrator/groups', { body, ...this.c.once }));
+  }
+
+  /** The group: default limits, agents, the allow-list with what each budget used and has left. */
+  getGroup(group: string) {
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}', { params: { path: { group } } }));
+  }
+
+  /** The log compared with the chain for every agent of the group: the discrepancies. */
+  reconcileGroup(group: string, query: Schemas['ReconciliationQuery'] = {}) {
+    const params = { path: { group }, query };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/reconciliation', { params }));
+  }
+
+  /** Allows a recipient (type 1, with an approved amount and a lifetime) or a protocol (type 2). */
+  addWhitelistEntry(group: string, body: Schemas['WhitelistRequest']) {
+    const params = { path: { group } };
+    return this.c.result(
+      this.c.api.POST('/orchestrator/groups/{group}/whitelist', { params, body, ...this.c.once }),
+    );
+  }
+
+  /** Removes an allow-list entry. */
+  removeWhitelistEntry(group: string, entry: string) {
+    const params = { path: { group, entry } };
+    return this.c.result(
+      this.c.api.DELETE('/orchestrator/groups/{group}/whitelist/{entry}', { params, ...this.c.once }),
+    );
+  }
+
+  /** Invites an agent: a wallet in custody, its limits, and a one-time code (shown once). */
+  inviteAgent(group: string, body: Schemas['InvitationRequest'] = {}) {
+    const params = { path: { group } };
+    return this.c.result(
+      this.c.api.POST('/orchestrator/groups/{group}/invitations', { params, body, ...this.c.once }),
+    );
+  }
+
+  // ---- agents -------------------------------------------------------------------------------------
+
+  /** Changes any of an agent's limits. */
+  changeLimits(agent: string, body: Schemas['LimitsChangeRequest']) {
+    const params = { path: { agent } };
+    return this.c.result(this.c.api.PATCH('/orchestrator/agents/{agent}/limits', { params, body }));
+  }
+
+  /** Revokes an agent: its key is refused from now on, for good. */
+  revokeAgent(agent: string) {
+    const params = { path: { agent } };
+    return this.c.result(this.c.api.POST('/orchestrator/agents/{agent}/revoke', { params, body: {} }));
+  }
+
+  /** Revokes an agent, redeems its positions and moves its tokens (to the operator's wallet by default). */
+  emergencyWithdraw(agent: string, body: Schemas['EmergencyWithdrawRequest'] = {}) {
+    const params = { path: { agent } };
+    // Safe to repeat: a drain cut short is finished by the next call.
+    return this.c.result(
+      this.c.api.POST('/orchestrator/agents/{agent}/emergency-withdraw', { params, body }),
+    );
+  }
+
+  /** A new API key for the agent (shown once); the old one is refused from now on. */
+  rotateKey(agent: string) {
+    const params = { path: { agent } };
+    return this.c.result(
+      this.c.api.POST('/orchestrator/agents/{agent}/rotate-key', { params, body: {}, ...this.c.once }),
+    );
+  }
+
+  // ---- fleet webhooks -----------------------------------------------------------------------------
+
+  /** Subscribes an HTTPS URL to the events of every agent of the group; the secret is shown once. */
+  createFleetWebhook(group: string, body: Schemas['WebhookRequest']) {
+    const params = { path: { group } };
+    return this.c.result(
+      this.c.api.POST('/orchestrator/groups/{group}/webhooks', { params, body, ...this.c.once }),
+    );
+  }
+
+  /** Every subscription of the group: its fleet webhooks and its agents' own. */
+  listWebhooks(group: string) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/webhooks', { params }));
+  }
+
+  /** Deletes a subscription of one of the operator's groups. */
+  deleteWebhook(webhook: string) {
+    const params = { path: { webhook } };
+    return this.c.result(this.c.api.DELETE('/orchestrator/webhooks/{webhook}', { params, ...this.c.once }));
+  }
+
+  /** The delivery log of a subscription, newest first. */
+  listDeliveries(webhook: string, query: Schemas['DeliveriesQuery'] = {}) {
+    const params = { path: { webhook }, query };
+    return this.c.result(this.c.api.GET('/orchestrator/webhooks/{webhook}/deliveries', { params }));
+  }
+
+  /** Sends one event (event_id) or every event since a time (since) to the subscription again. */
+  redeliver(webhook: string, body: Schemas['RedeliverRequest']) {
+    const params = { path: { webhook } };
+    return this.c.result(
+      this.c.api.POST('/orchestrator/webhooks/{webhook}/redeliver', { params, body, ...this.c.once }),
+    );
+  }
+
+  /** A new signing secret (shown once); the previous one signs too for grace_seconds. */
+  rotateWebhookSecret(webhook: string, body: Schemas['RotateSecretRequest'] = {}) {
+    const params = { path: { webhook } };
+    return this.c.result(
+      this.c.api.POST('/orchestrator/webhooks/{webhook}/rotate-secret', { params, body, ...this.c.once }),
+    );
+  }
+
+  // ---- audit --------------------------------------------------------------------------------------
+
+  /** Gives a wallet read-only access to the group's log (granting twice changes nothing). */
+  grantAuditor(group: string, body: Schemas['AuditorRequest']) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.POST('/orchestrator/groups/{group}/auditors', { params, body }));
+  }
+
+  /** Takes an auditor's access away. */
+  removeAuditor(group: string, body: Schemas['AuditorRequest']) {
+    const params = { path: { group } };
+    return this.c.result(
+      this.c.api.DELETE('/orchestrator/groups/{group}/auditors', { params, body, ...this.c.once }),
+    );
+  }
+
+  /** The group's events in log order, filtered, a page after a cursor (owner or auditor). */
+  auditEvents(group: string, query: Schemas['AuditEventsQuery'] = {}) {
+    const params = { path: { group }, query };
+    return this.c.result(this.c.api.GET('/audit/groups/{group}/events', { params }));
+  }
+
+  /** The hash chain of the group's events checked: what no longer holds, the digest, checkpoints. */
+  verifyGroupLog(group: string, query: Schemas['VerificationQuery'] = {}) {
+    const params = { path: { group }, query };
+    return this.c.result(this.c.api.GET('/audit/groups/{group}/verification', { params }));
+  }
+
+  /** Everything about one intent: the decision, budget events, signature, outcome, deliveries. */
+  intentStory(intent: string) {
+    const params = { path: { intent } };
+    return this.c.result(this.c.api.GET('/audit/intents/{intent}', { params }));
+  }
+
+  // ---- reference data and the local chain ---------------------------------------------------------
+
+  /** The tokens of the registry: symbol, mint, decimals. */
+  listTokens() {
+    return this.c.result(this.c.api.GET('/tokens'));
+  }
+
+  /** The lending venues, each with the mints it takes. */
+  listVenues() {
+    return this.c.result(this.c.api.GET('/venues'));
+  }
+
+  /** The swap aggregator and, on the local chain, its pools. */
+  listPools() {
+    return this.c.result(this.c.api.GET('/pools'));
+  }
+
+  /** Local chain only: mints demo tokens to an address. */
+  airdrop(body: Schemas['AirdropRequest']) {
+    return this.c.result(this.c.api.POST('/dev/airdrop', { body, ...this.c.once }));
+  }
+}
