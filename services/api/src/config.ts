@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Env, webhookSettings, type WebhookSettings } from '@tokenops/shared';
+import { Env, webhookSettings, type KeySetting, type WebhookSettings } from '@tokenops/shared';
 import { readEdgeSettings, type EdgeSettings } from './http/edge-settings';
 
 export interface Config {
@@ -28,21 +28,21 @@ export interface Config {
 }
 
 /** Reads the embedded default's configuration; throws ConfigError (from `Env`) listing every problem. */
-export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
-  const env = new Env(vars);
+export function readConfig(vars?: NodeJS.ProcessEnv): Config {
+  const env = new Env(vars, 'embedded');
   const notes: string[] = [];
-  const { port, host } = env.listenAddress(8080);
-  const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 100, 600_000);
-  const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
+  const { port, host } = env.listenAddress();
+  const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS');
+  const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE');
   const edge = readEdgeSettings(env);
   const webhooks = webhookSettings(env);
-  const dataDir = resolve(env.text('DATA_DIR', './data'));
+  const dataDir = resolve(env.text('DATA_DIR'));
   const logLevel = env.logLevel();
-  const demo = env.text('DEMO', 'true') !== 'false';
+  const demo = env.flag('DEMO');
   const wallets = env.wallets('ORCHESTRATOR_WALLETS');
 
   // Unlike the server processes, a secret that is not set is generated once and kept in DATA_DIR.
-  const secret = (name: string): Uint8Array => {
+  const secret = (name: KeySetting): Uint8Array => {
     const raw = env.raw(name);
     if (raw) return env.secretBytes(name, raw);
     const file = join(dataDir, 'secrets.json');

@@ -30,14 +30,14 @@ import {
 import { startDeliveryWorkers, startExpiry, startRelay } from './index';
 
 runProcess('delivery', async () => {
-  const env = new Env();
+  const env = Env.of('delivery');
   const logLevel = env.logLevel();
   const eventStore = env.eventStore();
   const redisConfig = env.redis();
   const kek = env.keyEncryptionKey();
   const deliveryDb = env.deliveryDatabase(eventStore);
   const hooks = webhookSettings(env);
-  const { port, host } = env.listenAddress(9104);
+  const { port, host } = env.listenAddress();
   env.check();
 
   const logger = createLogger(logLevel, 'delivery');

@@ -10,9 +10,7 @@
 import {
   BullJobQueue,
   DEFAULT_RETRY,
-  DEFAULT_JOB_LOCK_MS,
   Env,
-  TAKEOVER,
   RpcChain,
   RedisReadModelStore,
   createLogger,
@@ -37,21 +35,20 @@ import { watchPayments } from './payments';
 import { recoverChainWaits } from './recover';
 
 runProcess('executor', async () => {
-  const env = new Env();
+  const env = Env.of('executor');
   const logLevel = env.logLevel();
   const eventStore = env.eventStore();
   const redisConfig = env.redis();
   const chainConfig = env.chain({ rpc: true });
   const kek = env.keyEncryptionKey();
-  const concurrency = env.int('EXECUTOR_CONCURRENCY', 16, 1, 256);
-  // Up to 5 s, so a dead executor's jobs move on within the runbook's 10 s whatever it is set to.
-  const lockMs = env.int('EXECUTOR_LOCK_MS', DEFAULT_JOB_LOCK_MS, 1_000, TAKEOVER.maxJobLockMs);
-  // Attempts of a job in all: 8 retry with backoff from 0.5 s doubling, about 55 s (jitter aside).
-  const attempts = env.int('EXECUTOR_RETRY_ATTEMPTS', DEFAULT_RETRY.attempts, 1, 30);
-  const recoveryMs = env.int('CHAIN_RECOVERY_INTERVAL_MS', 5_000, 100, 600_000);
-  const paymentWatchMs = env.int('PAYMENT_WATCH_INTERVAL_MS', 2_000, 100, 600_000);
-  const paymentSweepMs = env.int('PAYMENT_SWEEP_INTERVAL_MS', 60_000, 1_000, 86_400_000);
-  const { port, host } = env.listenAddress(9102);
+  const concurrency = env.int('EXECUTOR_CONCURRENCY');
+  // Up to 5 s (TAKEOVER.maxJobLockMs), so a dead executor's jobs move on within the runbook's 10 s.
+  const lockMs = env.int('EXECUTOR_LOCK_MS');
+  const recoveryMs = env.int('CHAIN_RECOVERY_INTERVAL_MS');
+  const attempts = env.int('EXECUTOR_RETRY_ATTEMPTS');
+  const paymentWatchMs = env.int('PAYMENT_WATCH_INTERVAL_MS');
+  const paymentSweepMs = env.int('PAYMENT_SWEEP_INTERVAL_MS');
+  const { port, host } = env.listenAddress();
   const aggregator = aggregatorConfig(env);
   env.check();
 
