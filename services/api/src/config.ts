@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Env, webhookSettings, type KeySetting, type WebhookSettings } from '@tokenops/shared';
+import { executorWiring, type ExecutorWiring } from '@tokenops/executor';
 import { readEdgeSettings, type EdgeSettings } from './http/edge-settings';
 
 export interface Config {
@@ -22,6 +23,8 @@ export interface Config {
   edge: EdgeSettings;
   /** WEBHOOK_ALLOWED_PRIVATE_HOSTS, WEBHOOK_CA_FILE, the retry schedule, the concurrency. */
   webhooks: WebhookSettings;
+  /** EXECUTOR_RETRY_ATTEMPTS, PAYMENT_WATCH_INTERVAL_MS, PAYMENT_SWEEP_INTERVAL_MS: as the executor reads them. */
+  executor: ExecutorWiring;
   demo: boolean;
   /** Notes for the log: which secrets were generated. */
   notes: string[];
@@ -36,6 +39,7 @@ export function readConfig(vars?: NodeJS.ProcessEnv): Config {
   const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE');
   const edge = readEdgeSettings(env);
   const webhooks = webhookSettings(env);
+  const executor = executorWiring(env);
   const dataDir = resolve(env.text('DATA_DIR'));
   const logLevel = env.logLevel();
   const demo = env.flag('DEMO');
@@ -70,6 +74,7 @@ export function readConfig(vars?: NodeJS.ProcessEnv): Config {
     rateLimitPerMinute,
     edge,
     webhooks,
+    executor,
     demo,
     notes,
   };

@@ -64,3 +64,5 @@ export function startExpiry(
     ...(onError && { onError }),
   });
 }
+
+export * from './wiring';

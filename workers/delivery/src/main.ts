@@ -9,7 +9,6 @@ import {
   Env,
   KeyVault,
   WebhookSender,
-  DEFAULT_DELIVERY_RETRY,
   createLogger,
   createMetrics,
   observeAttempts,
@@ -28,6 +27,7 @@ import {
   type DeliveryJob,
 } from '@tokenops/shared';
 import { startDeliveryWorkers, startExpiry, startRelay } from './index';
+import { DELIVERY_QUEUE_RETRY, deliveryRetry } from './wiring';
 
 runProcess('delivery', async () => {
   const env = Env.of('delivery');
@@ -52,7 +52,7 @@ runProcess('delivery', async () => {
   const queue = new BullJobQueue<DeliveryJob>('deliver', {
     url: redisConfig.url,
     prefix: `${redisConfig.prefix}:bull`,
-    retry: { attempts: 20, backoffMs: 1_000, jitter: 0.5 },
+    retry: DELIVERY_QUEUE_RETRY,
   });
   const parts = {
     store,
@@ -63,7 +63,7 @@ runProcess('delivery', async () => {
       allowedPrivateHosts: hooks.allowedPrivateHosts,
       ...(hooks.ca && { ca: hooks.ca }),
     }),
-    retry: { ...DEFAULT_DELIVERY_RETRY, baseMs: hooks.retryBaseMs, forMs: hooks.retryForMs },
+    retry: deliveryRetry(hooks),
     now: () => Date.now(),
     observe: observeAttempts(logger, metrics),
   };

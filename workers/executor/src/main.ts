@@ -9,7 +9,6 @@
  */
 import {
   BullJobQueue,
-  DEFAULT_RETRY,
   Env,
   RpcChain,
   RedisReadModelStore,
@@ -33,6 +32,7 @@ import { Executor, type ExecuteJob } from './execute';
 import { RELAY, startRelay } from './relay';
 import { watchPayments } from './payments';
 import { recoverChainWaits } from './recover';
+import { executorWiring } from './wiring';
 
 runProcess('executor', async () => {
   const env = Env.of('executor');
@@ -45,9 +45,7 @@ runProcess('executor', async () => {
   // Up to 5 s (TAKEOVER.maxJobLockMs), so a dead executor's jobs move on within the runbook's 10 s.
   const lockMs = env.int('EXECUTOR_LOCK_MS');
   const recoveryMs = env.int('CHAIN_RECOVERY_INTERVAL_MS');
-  const attempts = env.int('EXECUTOR_RETRY_ATTEMPTS');
-  const paymentWatchMs = env.int('PAYMENT_WATCH_INTERVAL_MS');
-  const paymentSweepMs = env.int('PAYMENT_SWEEP_INTERVAL_MS');
+  const wiring = executorWiring(env);
   const { port, host } = env.listenAddress();
   const aggregator = aggregatorConfig(env);
   env.check();
@@ -60,7 +58,7 @@ runProcess('executor', async () => {
   const queue = new BullJobQueue<ExecuteJob>('execute', {
     url: redisConfig.url,
     prefix: `${redisConfig.prefix}:bull`,
-    retry: { ...DEFAULT_RETRY, attempts },
+    retry: wiring.retry,
   });
 
   const executor = new Executor(ctx, observeOutcomes(metrics), redisLocks(redis, redisConfig.prefix));
@@ -92,8 +90,7 @@ runProcess('executor', async () => {
           key: `${redisConfig.prefix}:payment-watcher:lease`,
           onError: (err) => logger.error('payment watcher stopped; starting again', { error: String(err) }),
           onChange: observeLease(logger, 'payment-watcher', metrics),
-          work: async () =>
-            watchPayments(ctx, chain, logger, { intervalMs: paymentWatchMs, sweepMs: paymentSweepMs }),
+          work: async () => watchPayments(ctx, chain, logger, wiring.payments),
         })
       : undefined;
 
