@@ -1,10 +1,28 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Env } from './env';
 import { PROCESSES, SETTING_NAMES, defaultFor, settingSpec } from './settings-catalogue';
 import { withEmbeddedSettingsTable, withServerSettingsTable } from './settings-table';
 
 const ROOT = join(__dirname, '../../..');
+
+/** The production source of the processes (what Env's readers live in), the catalogue aside. */
+function productionSource(): string {
+  const dirs = ['shared/src', 'services/api/src', 'services/chain/src', 'projections/src', 'workers'];
+  return dirs
+    .flatMap((dir) =>
+      (readdirSync(join(ROOT, dir), { recursive: true }) as string[]).map((file) => join(dir, file)),
+    )
+    .filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !/testing|fuzz|node_modules/.test(file),
+    )
+    .filter((file) => !file.endsWith('settings-catalogue.ts'))
+    .map((file) => readFileSync(join(ROOT, file), 'utf8'))
+    .join('\n');
+}
+
+/** Read by the OpenTelemetry SDK itself, not by our code. */
+const READ_BY_THE_SDK = ['OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG'];
 
 describe('the settings catalogue', () => {
   it('is the same table as README.md (the embedded default) and docs/operations.md (every process)', () => {
@@ -33,6 +51,14 @@ describe('the settings catalogue', () => {
         });
       }
     }
+  });
+
+  it('lists no setting that nothing reads', () => {
+    const source = productionSource();
+    const unread = SETTING_NAMES.filter(
+      (name) => !READ_BY_THE_SDK.includes(name) && !source.includes(`'${name}'`),
+    );
+    expect(unread).toEqual([]);
   });
 
   it('lets a process read only the settings it is listed for: another is a programming error', () => {
