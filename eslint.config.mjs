@@ -186,6 +186,28 @@ export default tseslint.config(
     },
   },
   {
+    // Settings are read through Env by their entry in shared/src/process/settings-catalogue.ts (the
+    // docs' settings tables are generated from it): no other production code reads process.env.
+    files: [
+      'shared/src/**/*.ts',
+      'services/*/src/**/*.ts',
+      'projections/src/**/*.ts',
+      'workers/*/src/**/*.ts',
+    ],
+    ignores: ['**/*.spec.ts', 'shared/src/process/env.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message:
+            'Read a setting with Env (shared/src/process/env.ts) by its entry in settings-catalogue.ts, so the docs list it.',
+        },
+      ],
+    },
+  },
+  {
     // Executable entry points are plain CommonJS.
     files: ['**/bin/*.js'],
     languageOptions: {

@@ -12,12 +12,12 @@ import {
 import { startProjector } from './projector';
 
 runProcess('projector', async () => {
-  const env = new Env();
+  const env = Env.of('projector');
   const logLevel = env.logLevel();
   const eventStore = env.eventStore();
   const redisConfig = env.redis();
   const chain = env.chain({ rpc: false });
-  const { port, host } = env.listenAddress(9101);
+  const { port, host } = env.listenAddress();
   env.check();
 
   const logger = createLogger(logLevel, 'projector');

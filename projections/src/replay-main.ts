@@ -12,7 +12,7 @@ import { replay, verifyLive } from './rebuild';
 
 runProcess('replay', async () => {
   const { values } = parseArgs({ options: { verify: { type: 'boolean', default: false } } });
-  const env = new Env();
+  const env = Env.of('replay');
   const eventStore = env.eventStore();
   const redisConfig = env.redis();
   const chain = env.chain({ rpc: false });

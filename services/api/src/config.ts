@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { webhookSettings, type WebhookSettings } from '@tokenops/shared/adapters';
-import { Env } from '@tokenops/shared/process';
+import { Env, type KeySetting } from '@tokenops/shared/process';
+import { executorWiring, type ExecutorWiring } from '@tokenops/executor';
 import { readEdgeSettings, type EdgeSettings } from './http/edge-settings';
 
 export interface Config {
@@ -23,27 +24,30 @@ export interface Config {
   edge: EdgeSettings;
   /** WEBHOOK_ALLOWED_PRIVATE_HOSTS, WEBHOOK_CA_FILE, the retry schedule, the concurrency. */
   webhooks: WebhookSettings;
+  /** EXECUTOR_RETRY_ATTEMPTS, PAYMENT_WATCH_INTERVAL_MS, PAYMENT_SWEEP_INTERVAL_MS: as the executor reads them. */
+  executor: ExecutorWiring;
   demo: boolean;
   /** Notes for the log: which secrets were generated. */
   notes: string[];
 }
 
 /** Reads the embedded default's configuration; throws ConfigError (from `Env`) listing every problem. */
-export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
-  const env = new Env(vars);
+export function readConfig(vars?: NodeJS.ProcessEnv): Config {
+  const env = new Env(vars, 'embedded');
   const notes: string[] = [];
-  const { port, host } = env.listenAddress(8080);
-  const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 100, 600_000);
-  const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
+  const { port, host } = env.listenAddress();
+  const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS');
+  const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE');
   const edge = readEdgeSettings(env);
   const webhooks = webhookSettings(env);
-  const dataDir = resolve(env.text('DATA_DIR', './data'));
+  const executor = executorWiring(env);
+  const dataDir = resolve(env.text('DATA_DIR'));
   const logLevel = env.logLevel();
-  const demo = env.text('DEMO', 'true') !== 'false';
+  const demo = env.flag('DEMO');
   const wallets = env.wallets('ORCHESTRATOR_WALLETS');
 
   // Unlike the server processes, a secret that is not set is generated once and kept in DATA_DIR.
-  const secret = (name: string): Uint8Array => {
+  const secret = (name: KeySetting): Uint8Array => {
     const raw = env.raw(name);
     if (raw) return env.secretBytes(name, raw);
     const file = join(dataDir, 'secrets.json');
@@ -71,6 +75,7 @@ export function readConfig(vars: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute,
     edge,
     webhooks,
+    executor,
     demo,
     notes,
   };

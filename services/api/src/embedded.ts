@@ -8,7 +8,6 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import {
   KeyVault,
-  DEFAULT_DELIVERY_RETRY,
   type DeliveryJob,
   OutcomeWaiter,
   createContext,
@@ -26,6 +25,7 @@ import {
   type Resolver,
   type WebhookSettings,
   PostgresEventStore,
+  webhookSettings,
   embeddedSql,
   type Sql,
 } from '@tokenops/shared/adapters';
@@ -41,8 +41,21 @@ import {
   seedLocalMarkets,
   serveOps,
 } from '@tokenops/shared/process';
-import { Executor, startRelay, watchPayments, type ExecuteJob } from '@tokenops/executor';
-import { startDeliveryWorkers, startExpiry, startRelay as startWebhookRelay } from '@tokenops/delivery';
+import {
+  Executor,
+  executorWiring,
+  startRelay,
+  watchPayments,
+  type ExecuteJob,
+  type ExecutorWiring,
+} from '@tokenops/executor';
+import {
+  DELIVERY_QUEUE_RETRY,
+  deliveryRetry,
+  startDeliveryWorkers,
+  startExpiry,
+  startRelay as startWebhookRelay,
+} from '@tokenops/delivery';
 import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
 import type { Logger } from '@tokenops/shared/process';
@@ -72,7 +85,9 @@ export interface EmbeddedOptions {
   trustProxyHops?: number;
   /** How long an answer from the agent views waits for them to show its write (VIEW_WAIT_MS, 2 s when absent). */
   viewWaitMs?: number;
-  /** Webhook deliveries (WEBHOOK_* settings); a resolver in tests. */
+  /** The executor's retries and payment watcher (the catalogue's defaults when absent). */
+  executor?: ExecutorWiring;
+  /** Webhook deliveries (WEBHOOK_* settings; the catalogue's defaults for those absent); a resolver in tests. */
   webhooks?: Partial<WebhookSettings> & { resolve?: Resolver };
   now?: () => number;
 }
@@ -131,7 +146,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
 
   // Executor: a relay from the log feeds the queue (an accepted intent survives any crash: on start
   // the relay walks the log again, and the executor skips what has settled).
-  const queue = new MemoryJobQueue<ExecuteJob>('execute', { attempts: 8, backoffMs: 200, jitter: 0.5 });
+  const wiring = options.executor ?? executorWiring();
+  const queue = new MemoryJobQueue<ExecuteJob>('execute', wiring.retry);
   const metrics = createMetrics('embedded');
   const executor = new Executor(ctx, observeOutcomes(metrics));
   const worker = queue.process((job) => executor.execute(job.data), {
@@ -142,43 +158,35 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
 
   // Payments: what outsiders send into agent wallets is recorded (`payment.received`), as the
   // executor's watcher does on the server topology; the chain tells which accounts a transaction touched.
-  const payments = watchPayments(ctx, chain, logger);
+  const payments = watchPayments(ctx, chain, logger, wiring.payments);
   payments.done.catch((err: unknown) => logger.error('payment watcher stopped', { error: String(err) }));
 
   // Webhooks: the relay derives deliveries from the log, the workers send them, the scheduler announces
   // allow-list entries about to expire.
-  const hooks = options.webhooks ?? {};
-  if (hooks.allowedPrivateHosts?.length)
+  const hooks = { ...webhookSettings(), ...options.webhooks };
+  if (hooks.allowedPrivateHosts.length)
     logger.warn('WEBHOOK_ALLOWED_PRIVATE_HOSTS is set: webhooks may reach these private hosts', {
       hosts: hooks.allowedPrivateHosts,
     });
-  const deliveryQueue = new MemoryJobQueue<DeliveryJob>('deliver', {
-    attempts: 20,
-    backoffMs: 500,
-    jitter: 0.5,
-  });
+  const deliveryQueue = new MemoryJobQueue<DeliveryJob>('deliver', DELIVERY_QUEUE_RETRY);
   const deliveryParts = {
     store,
     deliveries,
     queue: deliveryQueue,
     vault: ctx.vault,
     transport: new WebhookSender({
-      ...(hooks.allowedPrivateHosts && { allowedPrivateHosts: hooks.allowedPrivateHosts }),
+      allowedPrivateHosts: hooks.allowedPrivateHosts,
       ...(hooks.ca && { ca: hooks.ca }),
       ...(hooks.resolve && { resolve: hooks.resolve }),
     }),
-    retry: {
-      ...DEFAULT_DELIVERY_RETRY,
-      ...(hooks.retryBaseMs !== undefined && { baseMs: hooks.retryBaseMs }),
-      ...(hooks.retryForMs !== undefined && { forMs: hooks.retryForMs }),
-    },
+    retry: deliveryRetry(hooks),
     now: () => ctx.now(),
     observe: observeAttempts(logger, metrics),
   };
   const webhookRelay = await startWebhookRelay(deliveryParts);
   const deliveryWorkers = startDeliveryWorkers(
     deliveryParts,
-    hooks.concurrency ?? 64,
+    hooks.concurrency,
     observeJobs(logger, metrics),
   );
   const expiry = startExpiry({ store, now: () => ctx.now(), groups: ctx.groups }, (err) =>
@@ -208,7 +216,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     metrics,
     deliveries,
     webhookUrls: {
-      ...(hooks.allowedPrivateHosts && { allowedPrivateHosts: hooks.allowedPrivateHosts }),
+      allowedPrivateHosts: hooks.allowedPrivateHosts,
       ...(hooks.resolve && { resolve: hooks.resolve }),
     },
     ...(options.metricsToken && { metricsToken: options.metricsToken }),

@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     trustProxyHops: config.edge.trustProxyHops,
     viewWaitMs: config.edge.viewWaitMs,
     webhooks: config.webhooks,
+    executor: config.executor,
   });
   logger.info('listening', {
     url: service.url,

@@ -27,20 +27,20 @@ import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
 import { OperatorAuth, usedChallengesIn } from './orchestrator/auth';
 
 runProcess('api', async () => {
-  const env = new Env();
+  const env = Env.of('api');
   const logLevel = env.logLevel();
   const eventStore = env.eventStore();
   const redisConfig = env.redis();
   const chainConfig = env.chain({ rpc: true });
   const kek = env.keyEncryptionKey();
-  const jwtSecret = env.secret('JWT_SECRET', 'signs operator sessions (every API instance shares it)');
+  const jwtSecret = env.secret('JWT_SECRET');
   const wallets = env.wallets('ORCHESTRATOR_WALLETS');
-  const { port, host } = env.listenAddress(8080);
-  const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS', 30_000, 1, 600_000);
-  const perMinute = env.int('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000);
+  const { port, host } = env.listenAddress();
+  const outcomeTimeoutMs = env.int('OUTCOME_TIMEOUT_MS');
+  const perMinute = env.int('RATE_LIMIT_PER_MINUTE');
   const edge = readEdgeSettings(env);
   // Tests: every answer is checked against the contract schema before it leaves (a mismatch is a 500).
-  const checkResponses = env.text('CHECK_RESPONSES', 'false') === 'true';
+  const checkResponses = env.flag('CHECK_RESPONSES');
   const aggregator = aggregatorConfig(env);
   const deliveryDb = env.deliveryDatabase(eventStore);
   const hooks = webhookSettings(env);

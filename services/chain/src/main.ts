@@ -11,19 +11,19 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_VENUE_APY_BPS, LiteSvmChain, serveChainRpc } from '@tokenops/shared/adapters';
+import { LiteSvmChain, serveChainRpc } from '@tokenops/shared/adapters';
 import { Env, createLogger, createMetrics, runProcess, seedLocalMarkets } from '@tokenops/shared/process';
 
 runProcess('chain', async () => {
-  const env = new Env();
+  const env = Env.of('chain');
   const logLevel = env.logLevel();
-  const seed = env.text('CHAIN_SEED', 'local-chain');
-  const dataDir = resolve(env.text('DATA_DIR', './data/chain'));
-  const { port, host } = env.listenAddress(8899);
-  const wsPort = env.int('WS_PORT', 0, 0, 65_535);
-  const slotMs = env.int('SLOT_MS', 400, 10, 10_000);
-  const venueApyBps = env.int('VENUE_APY_BPS', DEFAULT_VENUE_APY_BPS, 0, 100_000);
-  const history = env.int('CHAIN_HISTORY', 50_000, 1, 10_000_000);
+  const seed = env.text('CHAIN_SEED');
+  const dataDir = resolve(env.text('DATA_DIR'));
+  const { port, host } = env.listenAddress();
+  const wsPort = env.int('WS_PORT');
+  const slotMs = env.int('SLOT_MS');
+  const venueApyBps = env.int('VENUE_APY_BPS');
+  const history = env.int('CHAIN_HISTORY');
   env.check();
 
   const logger = createLogger(logLevel, 'chain');

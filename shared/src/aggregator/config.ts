@@ -4,8 +4,7 @@
  * sent as `x-api-key`, never logged).
  */
 import type { Env } from '../process/env';
-import { DEFAULT_JUPITER_API_URL, type JupiterOptions } from './jupiter';
-import { DEFAULT_AGGREGATOR_TIMEOUT_MS } from './local';
+import type { JupiterOptions } from './jupiter';
 
 export interface AggregatorConfig {
   timeoutMs: number;
@@ -13,13 +12,8 @@ export interface AggregatorConfig {
 }
 
 export function aggregatorConfig(env: Env): AggregatorConfig {
-  const timeoutMs = env.int('AGGREGATOR_TIMEOUT_MS', DEFAULT_AGGREGATOR_TIMEOUT_MS, 100, 60_000);
-  const baseUrl = env.url(
-    'JUPITER_API_URL',
-    ['https:', 'http:'],
-    "Jupiter's Swap API v1",
-    DEFAULT_JUPITER_API_URL,
-  );
+  const timeoutMs = env.int('AGGREGATOR_TIMEOUT_MS');
+  const baseUrl = env.url('JUPITER_API_URL');
   const apiKey = env.raw('JUPITER_API_KEY');
   return { timeoutMs, jupiter: { baseUrl, timeoutMs, ...(apiKey !== undefined && { apiKey }) } };
 }

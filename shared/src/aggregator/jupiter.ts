@@ -27,6 +27,7 @@
  * Nothing here can reach Jupiter: the tests run against a local HTTP server answering the documented
  * shapes (jupiter.int.spec.ts).
  */
+import { SETTINGS } from '../process/settings-catalogue';
 import { AccountRole, type Address, type Instruction } from '@solana/kit';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import Big from 'big.js';
@@ -48,7 +49,7 @@ import {
 
 /** Jupiter's aggregator program (v6), the address groups allow-list on a cluster. */
 export const JUPITER_PROGRAM_ADDRESS = 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4';
-export const DEFAULT_JUPITER_API_URL = 'https://api.jup.ag/swap/v1';
+export const DEFAULT_JUPITER_API_URL = SETTINGS.JUPITER_API_URL.default;
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 

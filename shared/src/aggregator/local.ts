@@ -14,6 +14,7 @@
  * Every process derives the same keys from the same seed: the embedded process and the executors of
  * the server topology (talking to the chain node over JSON-RPC) sign for the same pools.
  */
+import { SETTINGS } from '../process/settings-catalogue';
 import Big from 'big.js';
 import type { Chain, LocalChain } from '../chain/port';
 import { receiptSigner } from '../chain/local-fixtures';
@@ -40,7 +41,7 @@ import {
   type AggregatorSwapRequest,
 } from './port';
 
-export const DEFAULT_AGGREGATOR_TIMEOUT_MS = 5_000;
+export const DEFAULT_AGGREGATOR_TIMEOUT_MS = SETTINGS.AGGREGATOR_TIMEOUT_MS.default;
 
 /**
  * What each pool is seeded with: tokens worth LOCAL_POOL_DEPTH_USD on each side, at these prices

@@ -1,13 +1,34 @@
 /**
- * Configuration of the server processes, from the environment, checked at start: every problem is
- * reported at once, by name, with what is expected (ConfigError). Each process asks only for what it
- * uses.
+ * Configuration of the processes, from the environment, checked at start: every problem is reported
+ * at once, by name, with what is expected (ConfigError). Each process asks only for what it uses, by
+ * the setting's entry in settings-catalogue.ts.
  */
 import bs58 from 'bs58';
 import { isAddress, type Token } from '../domain/tokens';
 import { signerFromSeed, type Signer } from '../chain/keys';
 import { localFixtures, localTokens } from '../chain/local-fixtures';
-import { ConfigError } from './lifecycle';
+import {
+  defaultFor,
+  settingSpec,
+  type ChoiceSetting,
+  type FlagSetting,
+  type IntSetting,
+  type KeySetting,
+  type ProcessName,
+  type SettingName,
+  type SettingSpec,
+  type TextSetting,
+  type UrlSetting,
+} from './settings-catalogue';
+
+const KEY_FORMAT = '32 bytes in base64, e.g. `openssl rand -base64 32`';
+
+/** What a process found wrong in its environment at start: every problem, each naming its setting. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
 
 export type EventStoreConfig =
   /** `pool`: connections this process keeps (PostgreSQL allows 100 in all by default). */
@@ -20,95 +41,140 @@ export type ChainConfig =
   | { kind: 'cluster'; url: string; payer: Signer; treasury: string; tokens: Token[] };
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-const LEVELS = ['error', 'warn', 'info', 'debug', 'silent'];
 
+/**
+ * Reads settings by their catalogue entry (settings-catalogue.ts): the default and the bounds are
+ * the entry's. A process names itself (`role`): reading a setting the catalogue does not give it is a
+ * programming error, thrown at once, so the catalogue's processes stay true.
+ */
 export class Env {
   readonly problems: string[] = [];
 
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    readonly role?: ProcessName,
+  ) {}
 
-  raw(name: string): string | undefined {
+  /** The environment of process `role` (this very process). */
+  static of(role: ProcessName): Env {
+    return new Env(process.env, role);
+  }
+
+  private spec(name: SettingName): SettingSpec {
+    const spec = settingSpec(name);
+    if (this.role && !spec.processes.includes(this.role))
+      throw new Error(
+        `${this.role} reads ${name}, which shared/src/process/settings-catalogue.ts does not give it`,
+      );
+    return spec;
+  }
+
+  raw(name: SettingName): string | undefined {
+    this.spec(name);
     const v = this.env[name];
     return v === undefined || v === '' ? undefined : v;
   }
 
-  text(name: string, fallback: string): string {
-    return this.raw(name) ?? fallback;
+  /** The setting's value, else its default ('' when it has none). */
+  text(name: TextSetting): string {
+    const spec = this.spec(name);
+    const fallback = spec.type === 'text' ? defaultFor(spec.default, this.role) : undefined;
+    return this.raw(name) ?? fallback ?? '';
   }
 
-  required(name: string, what: string): string {
+  required(name: TextSetting | UrlSetting | KeySetting): string {
     const v = this.raw(name);
-    if (v === undefined) this.problems.push(`${name} is required: ${what}`);
+    if (v === undefined) {
+      const spec = this.spec(name);
+      const format = spec.type === 'key' ? KEY_FORMAT : 'format' in spec ? spec.format : undefined;
+      this.problems.push(`${name} is required: ${spec.meaning}${format ? `; ${format}` : ''}`);
+    }
     return v ?? '';
   }
 
-  int(name: string, fallback: number, min: number, max: number): number {
+  int(name: IntSetting): number {
+    const spec = this.spec(name);
+    if (spec.type !== 'int') throw new Error(`${name} is not a number setting`);
+    const fallback = defaultFor(spec.default, this.role)!;
     const raw = this.raw(name);
     if (raw === undefined) return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      this.problems.push(`${name}=${raw}: expected a whole number from ${min} to ${max}`);
+    if (!Number.isInteger(n) || n < spec.min || n > spec.max) {
+      this.problems.push(`${name}=${raw}: expected a whole number from ${spec.min} to ${spec.max}`);
       return fallback;
     }
     return n;
   }
 
-  url(name: string, protocols: string[], what: string, fallback?: string): string {
-    const v = fallback === undefined ? this.required(name, what) : this.text(name, fallback);
+  /** `true` or `false`. */
+  flag(name: FlagSetting): boolean {
+    const spec = this.spec(name);
+    if (spec.type !== 'flag') throw new Error(`${name} is not a flag setting`);
+    const raw = this.raw(name);
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    if (raw !== undefined) this.problems.push(`${name}=${raw}: expected true or false`);
+    return spec.default;
+  }
+
+  /** One of the entry's values. */
+  choice(name: ChoiceSetting): string {
+    const spec = this.spec(name);
+    if (spec.type !== 'choice') throw new Error(`${name} is not a choice setting`);
+    const v = this.raw(name) ?? spec.default;
+    if (!spec.values.includes(v)) this.problems.push(`${name}=${v}: expected ${spec.values.join(', ')}`);
+    return v;
+  }
+
+  /** A URL of one of the entry's protocols; required when the entry has no default. */
+  url(name: UrlSetting): string {
+    const spec = this.spec(name);
+    if (spec.type !== 'url') throw new Error(`${name} is not a URL setting`);
+    const v = spec.default === undefined ? this.required(name) : (this.raw(name) ?? spec.default);
     if (!v) return v;
     try {
       const u = new URL(v);
-      if (!protocols.includes(u.protocol))
-        this.problems.push(`${name}: expected a ${protocols.join(' or ')} URL, got ${u.protocol}`);
+      if (!spec.protocols.includes(u.protocol))
+        this.problems.push(`${name}: expected a ${spec.protocols.join(' or ')} URL, got ${u.protocol}`);
     } catch {
-      this.problems.push(`${name}: ${JSON.stringify(v)} is not a URL (${what})`);
+      this.problems.push(`${name}: ${JSON.stringify(v)} is not a URL (${spec.format})`);
     }
     return v;
   }
 
   /** 32 bytes in base64, required in the server topology (never generated: every process shares it). */
-  secret(name: string, what: string): Uint8Array {
-    const raw = this.required(name, `${what}; 32 bytes in base64, e.g. \`openssl rand -base64 32\``);
+  secret(name: KeySetting): Uint8Array {
+    const raw = this.required(name);
     return raw ? this.secretBytes(name, raw) : new Uint8Array(32);
   }
 
   /** The value of secret `name` as 32 bytes decoded from base64 (another length is a problem). */
-  secretBytes(name: string, base64: string): Uint8Array {
+  secretBytes(name: KeySetting, base64: string): Uint8Array {
     const bytes = Buffer.from(base64, 'base64');
     if (bytes.length !== 32)
       this.problems.push(`${name}: expected 32 bytes in base64, got ${bytes.length} bytes`);
     return bytes;
   }
 
-  /** Where a process listens: PORT (its default given) and HOST (loopback unless set). */
-  listenAddress(defaultPort: number): { port: number; host: string } {
-    return { port: this.int('PORT', defaultPort, 0, 65535), host: this.text('HOST', '127.0.0.1') };
+  /** Where a process listens: PORT (the process's default) and HOST. */
+  listenAddress(): { port: number; host: string } {
+    return { port: this.int('PORT'), host: this.text('HOST') };
   }
 
   /** The key-encryption key of agent wallet keys: the API seals them, the executors unseal them. */
   keyEncryptionKey(): Uint8Array {
-    return this.secret(
-      'KEY_ENCRYPTION_KEY',
-      'encrypts agent wallet keys at rest (the API and executors share it)',
-    );
+    return this.secret('KEY_ENCRYPTION_KEY');
   }
 
   logLevel(): string {
-    const level = this.text('LOG_LEVEL', 'info');
-    if (!LEVELS.includes(level)) this.problems.push(`LOG_LEVEL=${level}: expected ${LEVELS.join(', ')}`);
-    return level;
+    return this.choice('LOG_LEVEL');
   }
 
   eventStore(): EventStoreConfig {
-    const url = this.url(
-      'EVENTSTORE_URL',
-      ['postgres:', 'postgresql:', 'esdb:', 'esdb+discover:'],
-      'the event log, postgres://user@host:5432/db or esdb://host:2113?tls=false',
-    );
+    const url = this.url('EVENTSTORE_URL');
     if (url.startsWith('esdb')) return { kind: 'eventstoredb', url };
-    const schema = this.text('EVENTSTORE_SCHEMA', 'tokenops');
+    const schema = this.text('EVENTSTORE_SCHEMA');
     if (!IDENTIFIER.test(schema)) this.problems.push(`EVENTSTORE_SCHEMA=${schema}: expected ${IDENTIFIER}`);
-    return { kind: 'postgres', url, schema, pool: this.int('EVENTSTORE_POOL', 10, 1, 500) };
+    return { kind: 'postgres', url, schema, pool: this.int('EVENTSTORE_POOL') };
   }
 
   /**
@@ -118,12 +184,8 @@ export class Env {
   deliveryDatabase(eventStore: EventStoreConfig): { url: string; schema: string; pool: number } {
     const own = this.raw('WEBHOOK_DATABASE_URL');
     if (own !== undefined) {
-      const url = this.url(
-        'WEBHOOK_DATABASE_URL',
-        ['postgres:', 'postgresql:'],
-        'webhook deliveries, postgres://…',
-      );
-      return { url, schema: this.text('WEBHOOK_DATABASE_SCHEMA', 'tokenops'), pool: 5 };
+      const url = this.url('WEBHOOK_DATABASE_URL');
+      return { url, schema: this.text('WEBHOOK_DATABASE_SCHEMA'), pool: 5 };
     }
     if (eventStore.kind === 'postgres') return { url: eventStore.url, schema: eventStore.schema, pool: 5 };
     this.problems.push(
@@ -133,12 +195,8 @@ export class Env {
   }
 
   redis(): { url: string; prefix: string } {
-    const url = this.url(
-      'REDIS_URL',
-      ['redis:', 'rediss:'],
-      'read models, queues and rate limits, redis://host:6379',
-    );
-    const prefix = this.text('REDIS_PREFIX', 'tokenops');
+    const url = this.url('REDIS_URL');
+    const prefix = this.text('REDIS_PREFIX');
     if (!/^[A-Za-z0-9_.-]+$/.test(prefix))
       this.problems.push(`REDIS_PREFIX=${prefix}: letters, digits, _ . - only`);
     return { url, prefix };
@@ -150,16 +208,10 @@ export class Env {
    * (`SYMBOL:mint:decimals,...`, the first is the base token).
    */
   chain(options: { rpc: boolean }): ChainConfig {
-    const url = options.rpc
-      ? this.url(
-          'SOLANA_RPC_URL',
-          ['http:', 'https:'],
-          'a Solana JSON-RPC endpoint (the local chain node or a cluster)',
-        )
-      : (this.raw('SOLANA_RPC_URL') ?? '');
+    const url = options.rpc ? this.url('SOLANA_RPC_URL') : (this.raw('SOLANA_RPC_URL') ?? '');
     const payerText = this.raw('FEE_PAYER_SECRET');
     if (!payerText) {
-      const seed = this.text('CHAIN_SEED', 'local-chain');
+      const seed = this.text('CHAIN_SEED');
       const tokens = localTokens(localFixtures(seed));
       return { kind: 'local', url, seed, tokens };
     }
@@ -169,10 +221,10 @@ export class Env {
     } catch {
       this.problems.push('FEE_PAYER_SECRET: expected a base58 32-byte ed25519 seed');
     }
-    const treasury = this.required('TREASURY_ADDRESS', 'the address that receives the protocol fee');
+    const treasury = this.required('TREASURY_ADDRESS');
     if (treasury && !isAddress(treasury)) this.problems.push('TREASURY_ADDRESS: not a base58 address');
     const tokens: Token[] = [];
-    for (const entry of this.required('TOKENS', 'the token registry, SYMBOL:mint:decimals,...').split(',')) {
+    for (const entry of this.required('TOKENS').split(',')) {
       if (!entry) continue;
       const [symbol, mint, decimals] = entry.split(':');
       const d = Number(decimals);
@@ -183,7 +235,7 @@ export class Env {
     return { kind: 'cluster', url, payer, treasury, tokens };
   }
 
-  wallets(name: string): Set<string> | undefined {
+  wallets(name: TextSetting): Set<string> | undefined {
     const raw = this.raw(name);
     if (!raw) return undefined;
     const set = new Set(

@@ -1,8 +1,12 @@
-import { Env } from './env';
-import { ConfigError } from './lifecycle';
+import { ConfigError, Env } from './env';
+import { SETTING_NAMES, settingSpec, type IntSetting, type ProcessName } from './settings-catalogue';
 
-const problemsOf = (vars: NodeJS.ProcessEnv, read: (env: Env) => void): string[] => {
-  const env = new Env(vars);
+const problemsOf = (
+  vars: NodeJS.ProcessEnv,
+  read: (env: Env) => void,
+  role: ProcessName = 'api',
+): string[] => {
+  const env = new Env(vars, role);
   read(env);
   try {
     env.check();
@@ -17,8 +21,8 @@ const server = (env: Env) => {
   env.eventStore();
   env.redis();
   env.chain({ rpc: true });
-  env.secret('KEY_ENCRYPTION_KEY', 'seals keys');
-  env.int('PORT', 8080, 0, 65535);
+  env.secret('KEY_ENCRYPTION_KEY');
+  env.int('PORT');
 };
 
 describe('server configuration from the environment', () => {
@@ -83,6 +87,40 @@ describe('server configuration from the environment', () => {
       'FEE_PAYER_SECRET: expected a base58 32-byte ed25519 seed',
       expect.stringMatching(/^TREASURY_ADDRESS is required/),
       expect.stringMatching(/^TOKENS is required/),
+    ]);
+  });
+});
+
+describe('every setting is read by its catalogue entry', () => {
+  it('refuses a number outside its bounds, naming the setting and the bounds, in every process that reads it', () => {
+    for (const name of SETTING_NAMES) {
+      const spec = settingSpec(name);
+      if (spec.type !== 'int') continue;
+      for (const role of spec.processes)
+        for (const bad of [String(spec.max + 1), String(spec.min - 1), '1.5', 'ten']) {
+          const env = new Env({ [name]: bad }, role);
+          env.int(name as IntSetting);
+          expect(env.problems).toEqual([
+            `${name}=${bad}: expected a whole number from ${spec.min} to ${spec.max}`,
+          ]);
+        }
+    }
+  });
+
+  it('reads the same bounds in the embedded default and the API (OUTCOME_TIMEOUT_MS from 1 ms)', () => {
+    for (const role of ['embedded', 'api'] as const) {
+      expect(new Env({ OUTCOME_TIMEOUT_MS: '1' }, role).int('OUTCOME_TIMEOUT_MS')).toBe(1);
+      expect(problemsOf({ OUTCOME_TIMEOUT_MS: '0' }, (env) => env.int('OUTCOME_TIMEOUT_MS'), role)).toEqual([
+        'OUTCOME_TIMEOUT_MS=0: expected a whole number from 1 to 600000',
+      ]);
+    }
+  });
+
+  it('refuses a flag that is neither true nor false, and a level it does not know', () => {
+    const read = (env: Env) => [env.flag('DEMO'), env.logLevel()];
+    expect(problemsOf({ DEMO: 'yes', LOG_LEVEL: 'loud' }, read, 'embedded')).toEqual([
+      'DEMO=yes: expected true or false',
+      'LOG_LEVEL=loud: expected error, warn, info, debug, silent',
     ]);
   });
 });

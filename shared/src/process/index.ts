@@ -4,6 +4,7 @@ export * from './ops';
 export * from './readiness';
 export * from './lifecycle';
 export * from './env';
+export * from './settings-catalogue';
 export * from './backends';
 export * from './settings';
 export * from './markets';

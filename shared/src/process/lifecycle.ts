@@ -7,12 +7,7 @@
  */
 import type { Logger } from './logger';
 import { startTracing, type Tracing } from '../tracing/sdk';
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
-}
+import { ConfigError } from './env';
 
 export interface Running {
   stop(): Promise<void>;

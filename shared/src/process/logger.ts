@@ -1,9 +1,13 @@
 /** JSON logs (winston). Never a body, a key, a code or a token: only what identifies a request. */
 import winston from 'winston';
+import { SETTINGS } from './settings-catalogue';
 
 const LEVELS = winston.config.npm.levels;
 
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info', service = 'tokenops'): winston.Logger {
+export function createLogger(
+  level: string = SETTINGS.LOG_LEVEL.default,
+  service = 'tokenops',
+): winston.Logger {
   const threshold = level === 'silent' ? 'error' : level;
   // winston formats every entry before its transport drops those below the level: drop them first,
   // so a debug line on the request path costs nothing at LOG_LEVEL=info.

@@ -7,6 +7,7 @@
  * every worker runs BullMQ's stalled-job check every second, so a killed worker's jobs are back in the
  * queue at most about `lockMs` + 2 s after its death (TAKEOVER).
  */
+import { SETTINGS } from '../process/settings-catalogue';
 import { Queue, Worker as BullWorker, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { TAKEOVER } from '../process/takeover';
@@ -35,7 +36,7 @@ export interface BullJobQueueOptions {
 }
 
 /** A job's lock when the caller names none: a dead worker's jobs move on within about 5 s. */
-export const DEFAULT_JOB_LOCK_MS = 3_000;
+export const DEFAULT_JOB_LOCK_MS = SETTINGS.EXECUTOR_LOCK_MS.default;
 
 function connectionFrom(url: string): ConnectionOptions {
   const u = new URL(url);

@@ -14,6 +14,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { setTracingOn } from './spans';
+import { Env } from '../process/env';
 
 export interface Tracing {
   readonly on: boolean;
@@ -24,9 +25,9 @@ export interface Tracing {
 const OFF: Tracing = { on: false, shutdown: async () => undefined };
 
 export async function startTracing(serviceName: string): Promise<Tracing> {
-  const env = process.env;
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (!endpoint || env.OTEL_SDK_DISABLED === 'true') return OFF;
+  const env = new Env();
+  const endpoint = env.raw('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? env.raw('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (!endpoint || env.raw('OTEL_SDK_DISABLED') === 'true') return OFF;
   const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),

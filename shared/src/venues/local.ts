@@ -19,6 +19,7 @@
  *
  * The vault pays interest from an interest reserve minted into it at creation (ensureLocalVenue).
  */
+import { SETTINGS } from '../process/settings-catalogue';
 import { createNoopSigner, getProgramDerivedAddress, type Address, type Instruction } from '@solana/kit';
 import { getBurnCheckedInstruction, getMintToCheckedInstruction } from '@solana-program/token';
 import bs58 from 'bs58';
@@ -48,7 +49,7 @@ import {
 } from './port';
 
 /** The yearly rate when none is configured: 5 %. */
-export const DEFAULT_VENUE_APY_BPS = 500;
+export const DEFAULT_VENUE_APY_BPS = SETTINGS.VENUE_APY_BPS.default;
 /** The interest reserve minted into each vault at creation when none is configured, in whole tokens. */
 export const DEFAULT_INTEREST_RESERVE = 1_000_000n;
 

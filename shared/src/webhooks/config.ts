@@ -8,7 +8,7 @@
 import ipaddr from 'ipaddr.js';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Env } from '../process/env';
+import { Env } from '../process/env';
 
 export interface WebhookSettings {
   /** Lower-case host names and normalised addresses. */
@@ -20,7 +20,6 @@ export interface WebhookSettings {
   concurrency: number;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * A host as the sender compares it: an address in ipaddr.js's normal form, a name as the WHATWG URL
  * parser reads it (lower case, punycode; IPv4 written in decimal, hex or octal is an address);
@@ -67,7 +66,8 @@ function readCa(env: Env): string | undefined {
   return blocks.join('\n');
 }
 
-export function webhookSettings(env: Env): WebhookSettings {
+/** Reads the settings from `env`; without one, the catalogue's defaults. */
+export function webhookSettings(env: Env = new Env({})): WebhookSettings {
   const allowedPrivateHosts: string[] = [];
   for (const entry of (env.raw('WEBHOOK_ALLOWED_PRIVATE_HOSTS') ?? '').split(',')) {
     if (!entry.trim()) continue;
@@ -82,8 +82,8 @@ export function webhookSettings(env: Env): WebhookSettings {
   return {
     allowedPrivateHosts,
     ...(ca !== undefined && { ca }),
-    retryBaseMs: env.int('WEBHOOK_RETRY_BASE_MS', 5_000, 100, DAY_MS),
-    retryForMs: env.int('WEBHOOK_RETRY_FOR_MS', 3 * DAY_MS, 60_000, 30 * DAY_MS),
-    concurrency: env.int('WEBHOOK_CONCURRENCY', 64, 1, 1_024),
+    retryBaseMs: env.int('WEBHOOK_RETRY_BASE_MS'),
+    retryForMs: env.int('WEBHOOK_RETRY_FOR_MS'),
+    concurrency: env.int('WEBHOOK_CONCURRENCY'),
   };
 }

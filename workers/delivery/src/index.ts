@@ -63,3 +63,5 @@ export function startExpiry(
     ...(onError && { onError }),
   });
 }
+
+export * from './wiring';

@@ -4,7 +4,7 @@
  * one of them, holding the relay lease, turns the log's events into deliveries, and one, holding the
  * expiry lease, announces allow-list entries about to expire. Wiring only.
  */
-import { KeyVault, DEFAULT_DELIVERY_RETRY, type DeliveryJob } from '@tokenops/shared';
+import { KeyVault, type DeliveryJob } from '@tokenops/shared';
 import { BullJobQueue, WebhookSender, webhookSettings, whileLeader } from '@tokenops/shared/adapters';
 import {
   Env,
@@ -23,16 +23,17 @@ import {
   serveOps,
 } from '@tokenops/shared/process';
 import { startDeliveryWorkers, startExpiry, startRelay } from './index';
+import { DELIVERY_QUEUE_RETRY, deliveryRetry } from './wiring';
 
 runProcess('delivery', async () => {
-  const env = new Env();
+  const env = Env.of('delivery');
   const logLevel = env.logLevel();
   const eventStore = env.eventStore();
   const redisConfig = env.redis();
   const kek = env.keyEncryptionKey();
   const deliveryDb = env.deliveryDatabase(eventStore);
   const hooks = webhookSettings(env);
-  const { port, host } = env.listenAddress(9104);
+  const { port, host } = env.listenAddress();
   env.check();
 
   const logger = createLogger(logLevel, 'delivery');
@@ -47,7 +48,7 @@ runProcess('delivery', async () => {
   const queue = new BullJobQueue<DeliveryJob>('deliver', {
     url: redisConfig.url,
     prefix: `${redisConfig.prefix}:bull`,
-    retry: { attempts: 20, backoffMs: 1_000, jitter: 0.5 },
+    retry: DELIVERY_QUEUE_RETRY,
   });
   const parts = {
     store,
@@ -58,7 +59,7 @@ runProcess('delivery', async () => {
       allowedPrivateHosts: hooks.allowedPrivateHosts,
       ...(hooks.ca && { ca: hooks.ca }),
     }),
-    retry: { ...DEFAULT_DELIVERY_RETRY, baseMs: hooks.retryBaseMs, forMs: hooks.retryForMs },
+    retry: deliveryRetry(hooks),
     now: () => Date.now(),
     observe: observeAttempts(logger, metrics),
   };

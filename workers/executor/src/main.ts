@@ -7,10 +7,8 @@
  * one that died because the chain did not answer runs again once it answers (recover.ts, every
  * CHAIN_RECOVERY_INTERVAL_MS). Wiring only.
  */
-import { DEFAULT_RETRY } from '@tokenops/shared';
 import {
   BullJobQueue,
-  DEFAULT_JOB_LOCK_MS,
   RpcChain,
   RedisReadModelStore,
   aggregatorConfig,
@@ -18,7 +16,6 @@ import {
 } from '@tokenops/shared/adapters';
 import {
   Env,
-  TAKEOVER,
   createLogger,
   createMetrics,
   watchQueueDepth,
@@ -37,23 +34,21 @@ import { Executor, type ExecuteJob } from './execute';
 import { RELAY, startRelay } from './relay';
 import { watchPayments } from './payments';
 import { recoverChainWaits } from './recover';
+import { executorWiring } from './wiring';
 
 runProcess('executor', async () => {
-  const env = new Env();
+  const env = Env.of('executor');
   const logLevel = env.logLevel();
   const eventStore = env.eventStore();
   const redisConfig = env.redis();
   const chainConfig = env.chain({ rpc: true });
   const kek = env.keyEncryptionKey();
-  const concurrency = env.int('EXECUTOR_CONCURRENCY', 16, 1, 256);
-  // Up to 5 s, so a dead executor's jobs move on within the runbook's 10 s whatever it is set to.
-  const lockMs = env.int('EXECUTOR_LOCK_MS', DEFAULT_JOB_LOCK_MS, 1_000, TAKEOVER.maxJobLockMs);
-  // Attempts of a job in all: 8 retry with backoff from 0.5 s doubling, about 55 s (jitter aside).
-  const attempts = env.int('EXECUTOR_RETRY_ATTEMPTS', DEFAULT_RETRY.attempts, 1, 30);
-  const recoveryMs = env.int('CHAIN_RECOVERY_INTERVAL_MS', 5_000, 100, 600_000);
-  const paymentWatchMs = env.int('PAYMENT_WATCH_INTERVAL_MS', 2_000, 100, 600_000);
-  const paymentSweepMs = env.int('PAYMENT_SWEEP_INTERVAL_MS', 60_000, 1_000, 86_400_000);
-  const { port, host } = env.listenAddress(9102);
+  const concurrency = env.int('EXECUTOR_CONCURRENCY');
+  // Up to 5 s (TAKEOVER.maxJobLockMs), so a dead executor's jobs move on within the runbook's 10 s.
+  const lockMs = env.int('EXECUTOR_LOCK_MS');
+  const recoveryMs = env.int('CHAIN_RECOVERY_INTERVAL_MS');
+  const wiring = executorWiring(env);
+  const { port, host } = env.listenAddress();
   const aggregator = aggregatorConfig(env);
   env.check();
 
@@ -65,7 +60,7 @@ runProcess('executor', async () => {
   const queue = new BullJobQueue<ExecuteJob>('execute', {
     url: redisConfig.url,
     prefix: `${redisConfig.prefix}:bull`,
-    retry: { ...DEFAULT_RETRY, attempts },
+    retry: wiring.retry,
   });
 
   const executor = new Executor(ctx, observeOutcomes(metrics), redisLocks(redis, redisConfig.prefix));
@@ -97,8 +92,7 @@ runProcess('executor', async () => {
           key: `${redisConfig.prefix}:payment-watcher:lease`,
           onError: (err) => logger.error('payment watcher stopped; starting again', { error: String(err) }),
           onChange: observeLease(logger, 'payment-watcher', metrics),
-          work: async () =>
-            watchPayments(ctx, chain, logger, { intervalMs: paymentWatchMs, sweepMs: paymentSweepMs }),
+          work: async () => watchPayments(ctx, chain, logger, wiring.payments),
         })
       : undefined;
 

@@ -9,13 +9,12 @@ import { type PaymentSource } from '@tokenops/shared/adapters';
 import { type Logger } from '@tokenops/shared/process';
 
 /** The executor's defaults (PAYMENT_WATCH_INTERVAL_MS, PAYMENT_SWEEP_INTERVAL_MS). */
-export const PAYMENT_WATCH_DEFAULTS = { intervalMs: 2_000, sweepMs: 60_000 };
 
 export function watchPayments(
   ctx: Pick<Context, 'store' | 'chain' | 'wallets' | 'now'>,
   source: PaymentSource,
   logger: Logger,
-  every: { intervalMs: number; sweepMs: number } = PAYMENT_WATCH_DEFAULTS,
+  every: { intervalMs: number; sweepMs: number },
 ): PaymentWatcher {
   return startPaymentWatcher(ctx, source, {
     ...every,

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_RETRY } from '@tokenops/shared';
+import { ConfigError, Env } from '@tokenops/shared/process';
+import { executorWiring } from '@tokenops/executor';
+import { readConfig } from './config';
+
+describe("the embedded default's configuration", () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'tokenops-config-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads the executor's wiring as the executor does: retries and the payment watcher's intervals", () => {
+    const vars = { DATA_DIR: dir, PAYMENT_WATCH_INTERVAL_MS: '500', PAYMENT_SWEEP_INTERVAL_MS: '5000' };
+    const config = readConfig({ ...vars, EXECUTOR_RETRY_ATTEMPTS: '3' });
+    expect(config.executor).toEqual({
+      retry: { ...DEFAULT_RETRY, attempts: 3 },
+      payments: { intervalMs: 500, sweepMs: 5_000 },
+    });
+    expect(config.executor).toEqual(
+      executorWiring(new Env({ ...vars, EXECUTOR_RETRY_ATTEMPTS: '3' }, 'executor')),
+    );
+    expect(readConfig({ DATA_DIR: dir }).executor).toEqual(executorWiring());
+  });
+
+  it("fails at start naming each bad setting and its bounds, the API's bounds included", () => {
+    const read = () =>
+      readConfig({ DATA_DIR: dir, OUTCOME_TIMEOUT_MS: '600001', PAYMENT_WATCH_INTERVAL_MS: '5', DEMO: 'no' });
+    expect(read).toThrow(ConfigError);
+    expect(() => read()).toThrow(
+      [
+        'invalid configuration:',
+        '  - OUTCOME_TIMEOUT_MS=600001: expected a whole number from 1 to 600000',
+        '  - PAYMENT_WATCH_INTERVAL_MS=5: expected a whole number from 100 to 600000',
+        '  - DEMO=no: expected true or false',
+      ].join('\n'),
+    );
+    expect(readConfig({ DATA_DIR: dir, OUTCOME_TIMEOUT_MS: '1' }).outcomeTimeoutMs).toBe(1);
+  });
+});
