@@ -1,12 +1,13 @@
 /**
- * The operator CLI: its commands, each a call of the operator surface (session.ts signs in, calls
- * and prints). `run` runs it on a list of arguments: the bin passes the process's own, tests theirs.
+ * The operator CLI: its commands, each one call of the operator client (@tokenops/client, generated
+ * from the operator OpenAPI document; session.ts signs in and prints).
+ * `run` runs it on a list of arguments: the bin passes the process's own, tests theirs.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { PassThrough } from 'node:stream';
 import { existsSync, writeFileSync } from 'node:fs';
 import { generateSigner } from '@tokenops/shared';
-import { call, createCli, processIo, type Cli, type Global, type Io } from './session';
+import { createCli, describeFailure, processIo, type Cli, type Global, type Io } from './session';
 import { webhookCommands } from './webhooks';
 import { reconcileCommand } from './reconcile';
 import { verifyCommand } from './verify';
@@ -80,38 +81,34 @@ export function program(io: Io = processIo()): Command {
     });
   p.command('tokens')
     .description('list the token registry')
-    .action(async () => print(await call(g(), 'GET', '/tokens')));
+    .action(async () => print(await cli.anonymous().listTokens()));
   p.command('venues')
     .description('list the lending venues (allow-list one with: whitelist add <group> <program> --type 2)')
-    .action(async () => print(await call(g(), 'GET', '/venues')));
+    .action(async () => print(await cli.anonymous().listVenues()));
   p.command('pools')
     .description("the swap aggregator's local pools: pairs, reserves, fee")
-    .action(async () => print(await call(g(), 'GET', '/pools')));
+    .action(async () => print(await cli.anonymous().listPools()));
   p.command('airdrop')
     .description('local chain only: pay an address as an outside party (signs in: operators only)')
     .argument('<to>')
     .argument('<amount>')
     .option('--mint <mint>', 'token (default: the base token)')
     .action(
-      authed(async (token, to: string, amount: string, o: { mint?: string }) =>
-        call(g(), 'POST', '/dev/airdrop', { to, amount, ...(o.mint && { mint: o.mint }) }, token),
+      authed(async (api, to: string, amount: string, o: { mint?: string }) =>
+        api.airdrop({ to, amount, ...(o.mint && { mint: o.mint }) }),
       ),
     );
 
   const group = p.command('group').description('groups you own');
   limitOptions(
     group.command('create').description('create a group (its defaults apply to new agents)'),
-  ).action(
-    authed(async (token, o: Parameters<typeof limitsFrom>[0]) =>
-      call(g(), 'POST', '/orchestrator/groups', limitsFrom(o), token),
-    ),
-  );
+  ).action(authed(async (api, o: Parameters<typeof limitsFrom>[0]) => api.createGroup(limitsFrom(o))));
   group
     .command('list')
     .description('the groups you own: id, creation time, agents, allow-list entries, default limits')
     .action(
       authed(
-        async (token) => call(g(), 'GET', '/orchestrator/groups', undefined, token),
+        async (api) => api.listGroups(),
         (answer) => groupLines(answer as unknown as GroupList),
       ),
     );
@@ -119,9 +116,7 @@ export function program(io: Io = processIo()): Command {
     .command('show')
     .description("a group: defaults, agents (status, limits), allow-list (each budget's use)")
     .argument('<group>')
-    .action(
-      authed(async (token, id: string) => call(g(), 'GET', `/orchestrator/groups/${id}`, undefined, token)),
-    );
+    .action(authed(async (api, id: string) => api.getGroup(id)));
 
   const wl = p.command('whitelist').description('allow-list entries of a group');
   wl.command('add')
@@ -135,35 +130,25 @@ export function program(io: Io = processIo()): Command {
     .action(
       authed(
         async (
-          token,
+          api,
           id: string,
           address: string,
           o: { type: number; amount?: string; ttl?: number; label?: string },
         ) =>
-          call(
-            g(),
-            'POST',
-            `/orchestrator/groups/${id}/whitelist`,
-            {
-              address,
-              type: o.type,
-              ...(o.amount && { approved_amount: o.amount }),
-              ...(o.ttl && { ttl_seconds: o.ttl }),
-              ...(o.label && { label: o.label }),
-            },
-            token,
-          ),
+          api.addWhitelistEntry(id, {
+            address,
+            type: o.type as 1 | 2,
+            ...(o.amount && { approved_amount: o.amount }),
+            ...(o.ttl && { ttl_seconds: o.ttl }),
+            ...(o.label && { label: o.label }),
+          }),
       ),
     );
   wl.command('remove')
     .description('remove an entry')
     .argument('<group>')
     .argument('<entry>')
-    .action(
-      authed(async (token, id: string, entry: string) =>
-        call(g(), 'DELETE', `/orchestrator/groups/${id}/whitelist/${entry}`, undefined, token),
-      ),
-    );
+    .action(authed(async (api, id: string, entry: string) => api.removeWhitelistEntry(id, entry)));
 
   limitOptions(
     p
@@ -172,19 +157,13 @@ export function program(io: Io = processIo()): Command {
       .argument('<group>')
       .option('--label <label>'),
   ).action(
-    authed(async (token, id: string, o: Parameters<typeof limitsFrom>[0] & { label?: string }) =>
-      call(
-        g(),
-        'POST',
-        `/orchestrator/groups/${id}/invitations`,
-        { ...limitsFrom(o), ...(o.label && { label: o.label }) },
-        token,
-      ),
+    authed(async (api, id: string, o: Parameters<typeof limitsFrom>[0] & { label?: string }) =>
+      api.inviteAgent(id, { ...limitsFrom(o), ...(o.label && { label: o.label }) }),
     ),
   );
   limitOptions(p.command('limits').description("change an agent's limits").argument('<agent>')).action(
-    authed(async (token, agent: string, o: Parameters<typeof limitsFrom>[0]) =>
-      call(g(), 'PATCH', `/orchestrator/agents/${agent}/limits`, limitsFrom(o), token),
+    authed(async (api, agent: string, o: Parameters<typeof limitsFrom>[0]) =>
+      api.changeLimits(agent, limitsFrom(o)),
     ),
   );
   p.command('emergency-withdraw')
@@ -192,32 +171,18 @@ export function program(io: Io = processIo()): Command {
     .argument('<agent>')
     .option('--destination <wallet>', "where the tokens go (default: the operator's own wallet)")
     .action(
-      authed(async (token, agent: string, o: { destination?: string }) =>
-        call(
-          g(),
-          'POST',
-          `/orchestrator/agents/${agent}/emergency-withdraw`,
-          o.destination ? { destination: o.destination } : {},
-          token,
-        ),
+      authed(async (api, agent: string, o: { destination?: string }) =>
+        api.emergencyWithdraw(agent, o.destination ? { destination: o.destination } : {}),
       ),
     );
   p.command('revoke')
     .description('revoke an agent: no further spending')
     .argument('<agent>')
-    .action(
-      authed(async (token, agent: string) =>
-        call(g(), 'POST', `/orchestrator/agents/${agent}/revoke`, {}, token),
-      ),
-    );
+    .action(authed(async (api, agent: string) => api.revokeAgent(agent)));
   p.command('rotate-key')
     .description("replace an agent's API key (the old one dies at once); prints the new key")
     .argument('<agent>')
-    .action(
-      authed(async (token, agent: string) =>
-        call(g(), 'POST', `/orchestrator/agents/${agent}/rotate-key`, {}, token),
-      ),
-    );
+    .action(authed(async (api, agent: string) => api.rotateKey(agent)));
   webhookCommands(p, cli);
   const audit = p.command('audit').description('audit the log: its hash chains, and against the chain');
   reconcileCommand(audit, cli);
@@ -261,12 +226,13 @@ export interface Outcome {
  * 0, 1 when a command failed or found something wrong, or commander's own (help, a usage error).
  */
 export async function run(args: readonly string[], io: Io = processIo()): Promise<number> {
+  const p = program(io);
   try {
-    await program(io).parseAsync(args, { from: 'user' });
+    await p.parseAsync(args, { from: 'user' });
     return io.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    io.err.write(`tokenops: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.err.write(`tokenops: ${describeFailure(err, p.opts<Global>().url)}\n`);
     return 1;
   }
 }

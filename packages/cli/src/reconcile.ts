@@ -43,15 +43,11 @@ export function reconcileCommand(audit: Command, cli: Cli): void {
     .option('--to <time>', 'only intents and movements up to this time (ISO 8601)')
     .action(
       cli.authed(
-        async (token, o: { group: string; from?: string; to?: string }) => {
-          const query = new URLSearchParams({ ...(o.from && { from: o.from }), ...(o.to && { to: o.to }) });
-          const answer = (await cli.call(
-            cli.g(),
-            'GET',
-            `/orchestrator/groups/${encodeURIComponent(o.group)}/reconciliation${query.size ? `?${query.toString()}` : ''}`,
-            undefined,
-            token,
-          )) as unknown as Reconciliation;
+        async (api, o: { group: string; from?: string; to?: string }) => {
+          const answer = (await api.reconcileGroup(o.group, {
+            ...(o.from && { from: o.from }),
+            ...(o.to && { to: o.to }),
+          })) as Reconciliation;
           if (answer.discrepancies.length > 0) cli.io.exitCode = 1;
           return answer;
         },

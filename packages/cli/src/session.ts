@@ -1,10 +1,12 @@
 /**
  * What every command of the CLI builds on: the global options, signing in with a keypair file (the
- * Solana CLI's JSON format: 64 bytes, seed then public key), calling the service, and printing its
+ * Solana CLI's JSON format: 64 bytes, seed then public key) for an operator client (@tokenops/client,
+ * generated from the operator OpenAPI document: the paths are its, not the CLI's), and printing the
  * answers (`--json` prints them as they are). Commands get it as a `Cli`.
  */
 import bs58 from 'bs58';
 import { existsSync, readFileSync } from 'node:fs';
+import { OperatorClient, isTokenOpsError } from '@tokenops/client';
 import { signerFromSeed, type Signer } from '@tokenops/shared';
 
 export interface Global {
@@ -25,59 +27,31 @@ function loadKeypair(file: string): Signer {
   return signer;
 }
 
-/** Calls the service; an error answer throws, with its envelope (and details) in the message. */
-export async function call(
-  g: Global,
-  method: string,
-  path: string,
-  body?: unknown,
-  token?: string,
-): Promise<Record<string, unknown>> {
-  const url = `${g.url.replace(/\/$/, '')}/api/v1${path}`;
-  const res = await fetch(url, {
-    method,
-    headers: {
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-      ...(token && { authorization: `Bearer ${token}` }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  }).catch((err: unknown) => {
-    throw new Error(unreachable(g.url, err));
-  });
-  const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!res.ok) {
-    const details = Array.isArray(answer.details)
-      ? (answer.details as { path?: unknown; issue?: unknown }[])
-          .map((d) => `${String(d.path ?? '')}: ${String(d.issue ?? '')}`)
-          .join('; ')
-      : '';
-    throw new Error(
-      `${res.status} ${String(answer.error ?? '')}: ${String(answer.message ?? res.statusText)}` +
-        (details && ` (${details})`),
+/**
+ * What went wrong, in one line: the service's refusal (status, code, message and the failing fields),
+ * or, when nothing answered, which URL was tried, why, and how to point the CLI elsewhere.
+ */
+export function describeFailure(err: unknown, url: string): string {
+  if (!isTokenOpsError(err)) return err instanceof Error ? err.message : String(err);
+  if (err.code === 'network_error') {
+    // fetch's TypeError ("fetch failed") carries the socket's error as its cause.
+    const socket =
+      err.cause instanceof Error && err.cause.cause instanceof Error ? err.cause.cause : err.cause;
+    const why = socket instanceof Error ? socket.message || socket.name : String(socket);
+    return (
+      `cannot reach the service at ${url} (${why}). Is it running there? ` +
+      'Point the CLI at it with --url <url> or the TOKENOPS_URL environment variable.'
     );
   }
-  return answer;
+  const details = (err.details ?? []).map((d) => `${d.path}: ${d.issue}`).join('; ');
+  return `${err.status} ${err.code}: ${err.message}` + (details && ` (${details})`);
 }
 
-/** No answer at all: which URL was tried, why it failed, and how to point the CLI elsewhere. */
-function unreachable(url: string, err: unknown): string {
-  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
-  const why = cause instanceof Error ? cause.message || cause.name : String(cause);
-  return (
-    `cannot reach the service at ${url} (${why}). Is it running there? ` +
-    'Point the CLI at it with --url <url> or the TOKENOPS_URL environment variable.'
-  );
-}
-
-async function signIn(g: Global): Promise<string> {
+/** Signs in with the keypair file: the operator client, with the wallet's token. */
+const signIn = (g: Global): Promise<OperatorClient> => {
   const wallet = loadKeypair(g.keypair);
-  const challenge = await call(g, 'POST', '/orchestrator/auth/challenge', { wallet: wallet.address });
-  const message = String(challenge.message);
-  const signature = bs58.encode(wallet.sign(Buffer.from(message, 'utf8')));
-  return String(
-    (await call(g, 'POST', '/orchestrator/auth/token', { wallet: wallet.address, message, signature })).token,
-  );
-}
+  return OperatorClient.signIn(g.url, { address: wallet.address, sign: (message) => wallet.sign(message) });
+};
 
 /** An answer for people: `key: value` lines, nested objects indented. */
 export function plain(answer: unknown): string {
@@ -121,17 +95,17 @@ export interface Cli {
   print(answer: unknown, render?: (answer: never) => string): void;
   /** The global options (--url, --keypair, --json), once parsed. */
   g(): Global;
-  /** Calls the service (see `call`). */
-  call: typeof call;
-  /** Signs in with the keypair file (an owner's or an auditor's) and answers the token. */
-  signIn(): Promise<string>;
+  /** The operator client without a token, for the reads anyone may make (tokens, venues, pools). */
+  anonymous(): OperatorClient;
+  /** Signs in with the keypair file (an owner's or an auditor's): the operator client with its token. */
+  signIn(): Promise<OperatorClient>;
   /**
-   * An action that signs in first, calls `fn` with the operator token and the action's arguments,
+   * An action that signs in first, calls `fn` with the signed-in client and the action's arguments,
    * then prints what it answers (`render`, given the same arguments, shows it to people; --json
    * prints it as it is).
    */
   authed<A extends unknown[], R>(
-    fn: (token: string, ...args: A) => Promise<R>,
+    fn: (api: OperatorClient, ...args: A) => Promise<R>,
     render?: (answer: R, ...args: A) => string,
   ): (...args: A) => Promise<void>;
 }
@@ -143,8 +117,8 @@ export function createCli(g: () => Global, io: Io): Cli {
   return {
     io,
     g,
-    call,
     print,
+    anonymous: () => new OperatorClient({ baseUrl: g().url }),
     signIn: () => signIn(g()),
     authed:
       (fn, render) =>

@@ -101,17 +101,11 @@ export function verifyCommand(audit: Command, cli: Cli): void {
         report = await verifyDatabase(o, expect, cli.io.err);
       } else {
         if (!o.group) throw new Error('--group is required through the service (or give --database-url)');
-        const query = new URLSearchParams(
+        const api = await cli.signIn();
+        report = (await api.verifyGroupLog(
+          o.group,
           expect.length ? { expect: expect.map((c) => `${c.events}:${c.digest}`).join(',') } : {},
-        );
-        const token = await cli.signIn();
-        report = (await cli.call(
-          cli.g(),
-          'GET',
-          `/audit/groups/${encodeURIComponent(o.group)}/verification${query.size ? `?${query.toString()}` : ''}`,
-          undefined,
-          token,
-        )) as unknown as Verification;
+        )) as Verification;
       }
       if (o.save)
         writeFileSync(

@@ -5,7 +5,7 @@
  */
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { EVENT_KINDS } from '@tokenops/shared';
+import { EVENT_KINDS, type EventKind } from '@tokenops/shared';
 import type { Cli } from './session';
 
 /** What the CLI reads of a subscription (routes.ts, subscriptionView). */
@@ -144,8 +144,7 @@ const kinds = (v: string): string[] =>
 const shownOnce = (what: string) => `${what} is shown this once only: keep it now.`;
 
 export function webhookCommands(p: Command, cli: Cli): void {
-  const { g, call, authed } = cli;
-  const hook = (id: string) => `/orchestrator/webhooks/${encodeURIComponent(id)}`;
+  const { authed } = cli;
   const hooks = p
     .command('webhooks')
     .description("webhook subscriptions of your groups (the fleet's and the agents')");
@@ -159,14 +158,8 @@ export function webhookCommands(p: Command, cli: Cli): void {
     .addHelpText('after', `\nEvent kinds: ${EVENT_KINDS.join(', ')}`)
     .action(
       authed(
-        async (token, group: string, o: { url: string; events: string[] }) =>
-          call(
-            g(),
-            'POST',
-            `/orchestrator/groups/${encodeURIComponent(group)}/webhooks`,
-            { url: o.url, event_types: o.events },
-            token,
-          ),
+        async (api, group: string, o: { url: string; events: string[] }) =>
+          api.createFleetWebhook(group, { url: o.url, event_types: o.events as EventKind[] }),
         (answer) =>
           `webhook_id: ${String(answer.webhook_id)}\nsigning_secret: ${String(answer.signing_secret)}\n` +
           `${shownOnce('The signing secret')} (A lost one: webhooks rotate-secret ${String(answer.webhook_id)}.)`,
@@ -179,9 +172,8 @@ export function webhookCommands(p: Command, cli: Cli): void {
     .argument('<group>')
     .action(
       authed(
-        async (token, group: string) =>
-          call(g(), 'GET', `/orchestrator/groups/${encodeURIComponent(group)}/webhooks`, undefined, token),
-        (answer) => subscriptionsTable(answer as unknown as { webhooks: Subscription[] }),
+        async (api, group: string) => api.listWebhooks(group),
+        (answer) => subscriptionsTable(answer as { webhooks: Subscription[] }),
       ),
     );
 
@@ -193,18 +185,13 @@ export function webhookCommands(p: Command, cli: Cli): void {
     .option('--before <iso time>', 'only deliveries created before this time (the next page)')
     .action(
       authed(
-        async (token, id: string, o: { limit?: number; before?: string }) => {
-          const query = new URLSearchParams({
-            ...(o.limit !== undefined && { limit: String(o.limit) }),
+        async (api, id: string, o: { limit?: number; before?: string }) =>
+          api.listDeliveries(id, {
+            ...(o.limit !== undefined && { limit: o.limit }),
             ...(o.before !== undefined && { before: o.before }),
-          }).toString();
-          return call(g(), 'GET', `${hook(id)}/deliveries${query && `?${query}`}`, undefined, token);
-        },
+          }),
         (answer, _id, o) =>
-          deliveriesTable(
-            answer as unknown as { webhook: Subscription; deliveries: Delivery[] },
-            o.limit ?? 20,
-          ),
+          deliveriesTable(answer as { webhook: Subscription; deliveries: Delivery[] }, o.limit ?? 20),
       ),
     );
 
@@ -220,14 +207,8 @@ export function webhookCommands(p: Command, cli: Cli): void {
         cmd.error('error: say what to send again: --event <event_id> or --since <iso time> (one of them)');
     })
     .action(
-      authed(async (token, id: string, o: { event?: string; since?: string }) =>
-        call(
-          g(),
-          'POST',
-          `${hook(id)}/redeliver`,
-          o.event !== undefined ? { event_id: o.event } : { since: o.since },
-          token,
-        ),
+      authed(async (api, id: string, o: { event?: string; since?: string }) =>
+        api.redeliver(id, o.event !== undefined ? { event_id: o.event } : { since: o.since! }),
       ),
     );
 
@@ -242,14 +223,8 @@ export function webhookCommands(p: Command, cli: Cli): void {
     )
     .action(
       authed(
-        async (token, id: string, o: { grace?: number }) =>
-          call(
-            g(),
-            'POST',
-            `${hook(id)}/rotate-secret`,
-            o.grace !== undefined ? { grace_seconds: o.grace } : {},
-            token,
-          ),
+        async (api, id: string, o: { grace?: number }) =>
+          api.rotateWebhookSecret(id, o.grace !== undefined ? { grace_seconds: o.grace } : {}),
         (answer) =>
           `webhook_id: ${String(answer.webhook_id)}\nsigning_secret: ${String(answer.signing_secret)}\n` +
           `previous_secret_valid_until: ${String(answer.previous_secret_valid_until)}\n` +
@@ -262,5 +237,5 @@ export function webhookCommands(p: Command, cli: Cli): void {
     .command('delete')
     .description('delete a subscription; deliveries not yet made are cancelled')
     .argument('<webhook_id>')
-    .action(authed(async (token, id: string) => call(g(), 'DELETE', hook(id), undefined, token)));
+    .action(authed(async (api, id: string) => api.deleteWebhook(id)));
 }

@@ -20,23 +20,28 @@ export interface WalletSigner {
 export interface OperatorClientOptions extends ConnectionOptions {
   /** The service's URL, such as `https://tokenops.example.com` (`/api/v1` is added unless present). */
   baseUrl: string;
-  /** The JWT of POST /orchestrator/auth/token (an operator's, or an auditor's for the audit reads). */
-  token: string;
+  /**
+   * The JWT of POST /orchestrator/auth/token (an operator's, or an auditor's for the audit reads);
+   * without one, the client makes the reads anyone may (tokens, venues, pools).
+   */
+  token?: string;
   /** When the token expires (ISO 8601), if known. */
   expiresAt?: string;
 }
 
 export class OperatorClient {
   private readonly c: Connection<paths>;
-  /** The JWT the client sends (Authorization: Bearer). */
-  readonly token: string;
+  /** The JWT the client sends (Authorization: Bearer), if it has one. */
+  readonly token?: string;
   /** When the token expires (ISO 8601): known when the client signed in itself, or was told. */
   readonly expiresAt?: string;
 
   constructor(options: OperatorClientOptions) {
-    this.token = options.token;
+    if (options.token !== undefined) this.token = options.token;
     if (options.expiresAt !== undefined) this.expiresAt = options.expiresAt;
-    this.c = new Connection<paths>(options.baseUrl, { authorization: `Bearer ${options.token}` }, options);
+    const headers: Record<string, string> =
+      options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
+    this.c = new Connection<paths>(options.baseUrl, headers, options);
   }
 
   /**
