@@ -250,6 +250,17 @@ interface RequestLine {
 }
 
 /** The requests the service logged after `from` bytes of its log, once at least one is there. */
+/** The log's length once it has stopped growing for half a second. */
+async function quietLength(file: string): Promise<number> {
+  let length = readText(file).length;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = readText(file).length;
+    if (now === length) return length;
+    length = now;
+  }
+}
+
 async function requestsSince(service: Service, from: number): Promise<RequestLine[]> {
   for (let i = 0; ; i++) {
     const lines = readText(service.log)
@@ -276,7 +287,8 @@ async function requestsSince(service: Service, from: number): Promise<RequestLin
  * services/api/src/http/documents.e2e.spec.ts.
  */
 async function wrongKey(service: Service): Promise<boolean> {
-  const from = readText(service.log).length;
+  // The earlier checks' requests may still be on their way into the log: start once it is quiet.
+  const from = await quietLength(service.log);
   const r = inspector([
     `${service.url}/mcp`,
     '--transport',
