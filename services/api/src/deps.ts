@@ -8,7 +8,7 @@ import type {
   UrlPolicy,
 } from '@tokenops/shared';
 import type { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
-import type { SendOptions } from './http/middleware';
+import type { SendOptions } from './http/operations';
 import type { OperatorAuth } from './orchestrator/auth';
 
 /** What the routes need; the process entry point builds it. */
