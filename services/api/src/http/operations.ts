@@ -3,8 +3,9 @@
  * variant-openapi.ts), as Fastify's route `schema` feeds its OpenAPI plugin: each row is registered
  * with its method and path, its path parameters are validated against the contract's schema before
  * its handler runs, its query and body are validated against the row's schemas when the handler reads
- * them (so a handler checks who is calling first, as the contract says), and its answers (successes
- * and errors alike) are checked against the row with `checkResponses` on. The same rows build the
+ * them (so a handler checks who is calling first, as the contract says; with `checkResponses` on, a
+ * handler that answers without reading them fails), and its answers (successes and errors alike) are
+ * checked against the row with `checkResponses` on. The same rows build the
  * OpenAPI documents. Handlers are looked up by operation id: a row without a handler, or a handler
  * without a row, stops the service at start.
  */
@@ -92,19 +93,31 @@ export function mount<Name extends string, TagName extends string>(
     };
     const handler = handlers[operation.operationId]!;
     const names = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    // GET and DELETE bodies are not read by the app (http/middleware.ts, jsonBody): a row that takes one reads it here.
+    // GET and DELETE bodies are not read by the app (body.ts, jsonBody): a row that takes one reads it here.
     const reading = operation.request && (operation.method === 'get' || operation.method === 'delete');
     router[operation.method](path, ...(reading ? [readJsonBody] : []), async (req, res) => {
       res.locals.served = served;
       bodyFailure(req);
       for (const name of names) validate(contract.pathParameters as SchemaName, { [name]: req.params[name] });
+      const read = { body: !operation.request, query: !operation.query };
       await handler({
         req,
         res,
-        body: <T>() => validate<T>(operation.request as SchemaName, req.json ?? {}),
-        query: <T>() => validate<T>(operation.query as SchemaName, { ...req.query }),
+        body: <T>() => {
+          read.body = true;
+          return validate<T>(operation.request as SchemaName, req.json ?? {});
+        },
+        query: <T>() => {
+          read.query = true;
+          return validate<T>(operation.query as SchemaName, { ...req.query });
+        },
         param: (name) => req.params[name] as string,
-        reply: (body, status = operation.status ?? 200) => send(res, status, body, options),
+        reply: (body, status = operation.status ?? 200) => {
+          // A handler answers only once it has read (validated) what its row says it takes.
+          if (options.checkResponses && !(read.body && read.query))
+            throw new Error(`${operation.operationId} answered without reading its body or query`);
+          send(res, status, body, options);
+        },
       });
     });
   }
