@@ -5,20 +5,33 @@
 import express from 'express';
 import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ServiceError, openApiDocument, operatorOpenApiDocument } from '@tokenops/shared';
+import {
+  AGENT_CONTRACT,
+  OPERATOR_CONTRACT,
+  REFERENCE_OPERATIONS,
+  ServiceError,
+  VARIANT_CONTRACT,
+  openApiDocument,
+  operatorOpenApiDocument,
+  variantCode,
+  variantOpenApiDocument,
+  type ContractDescription,
+} from '@tokenops/shared';
 import { failingDependencies, readinessAnswer } from '@tokenops/shared/process';
 import type { ApiDeps } from './deps';
-import { auditRoutes } from './audit/routes';
+import { auditHandlers } from './audit/routes';
 import { DOC_PAGES, docsRoutes } from './docs/pages';
 import { bearer } from './http/auth';
-import { errorHandler, jsonBody, notFound, requestContext } from './http/middleware';
-import { intentRoutes } from './intents/routes';
+import { jsonBody } from './http/body';
+import { errorHandler, notFound, requestContext } from './http/middleware';
+import { mount } from './http/operations';
+import { intentHandlers } from './intents/routes';
 import { mcpRoutes } from './mcp/routes';
-import { onboardingRoutes } from './onboarding/routes';
-import { orchestratorRoutes } from './orchestrator/routes';
-import { stateRoutes } from './state/routes';
-import { fleetWebhookRoutes, webhookRoutes } from './webhooks/routes';
-import { VARIANT_PREFIX, variantRoutes } from './variant/routes';
+import { onboardingHandlers } from './onboarding/routes';
+import { orchestratorHandlers, referenceHandlers } from './orchestrator/routes';
+import { stateHandlers } from './state/routes';
+import { fleetWebhookHandlers, webhookHandlers } from './webhooks/routes';
+import { VARIANT_PREFIX, variantHandlers } from './variant/routes';
 
 export function createApp(deps: ApiDeps): express.Express {
   const app = express();
@@ -66,21 +79,56 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(docsRoutes()); // the API reference pages (HTML, with a policy of their own)
   app.use(jsonBody);
   app.use(mcpRoutes(deps)); // POST /mcp: the agent operations as MCP tools (Streamable HTTP)
-  const v1 = express.Router();
-  v1.use(
-    onboardingRoutes(deps),
-    intentRoutes(deps),
-    stateRoutes(deps),
-    webhookRoutes(deps),
-    fleetWebhookRoutes(deps),
-    orchestratorRoutes(deps),
-    auditRoutes(deps),
-  );
-  app.use('/api/v1', v1);
-  app.use(VARIANT_PREFIX, variantRoutes(deps), fleetWebhookRoutes(deps)); // the variant contract, and its path of fleet webhooks
+  app.get(`${VARIANT_PREFIX}/openapi.json`, (_req, res) => void res.json(variantOpenApiDocument()));
+  const { agent, operator, variant, variantFleet } = contractRoutes(deps);
+  app.use('/api/v1', agent, operator);
+  app.use(VARIANT_PREFIX, variant, variantFleet); // the variant contract, and its path of fleet webhooks
   app.use(notFound);
   app.use(errorHandler(deps.logger, deps.clientLimit, deps.checkResponses));
   return app;
+}
+
+/**
+ * Every contract's routes from its table of operations, each row served by the handler of its
+ * operation id: the agent's (/api/v1), the operator's beside it (the reference reads they share
+ * served once), the variant's (/v1), and the fleet webhooks again under /v1 with the variant's error
+ * envelope.
+ */
+export function contractRoutes(deps: ApiDeps) {
+  const at = (base: string) => ({ checkResponses: deps.checkResponses, logger: deps.logger, base });
+  const fleet = fleetWebhookHandlers(deps);
+  const shared = new Set<object>(REFERENCE_OPERATIONS);
+  const operatorOnly = OPERATOR_CONTRACT.operations.filter((op) => !shared.has(op));
+  return {
+    agent: mount(
+      AGENT_CONTRACT,
+      {
+        ...onboardingHandlers(deps),
+        ...intentHandlers(deps),
+        ...stateHandlers(deps),
+        ...webhookHandlers(deps),
+        ...referenceHandlers(deps),
+      },
+      at('/api/v1'),
+    ),
+    operator: mount(
+      OPERATOR_CONTRACT,
+      { ...orchestratorHandlers(deps), ...fleet, ...auditHandlers(deps) },
+      at('/api/v1'),
+      operatorOnly,
+    ),
+    variant: mount(VARIANT_CONTRACT, variantHandlers(deps), at(VARIANT_PREFIX)),
+    variantFleet: mount(
+      {
+        ...(OPERATOR_CONTRACT as ContractDescription<string, string>),
+        errorBody: 'VariantErrorBody',
+        codeName: variantCode,
+      },
+      fleet,
+      at(VARIANT_PREFIX),
+      OPERATOR_CONTRACT.operations.filter((op) => op.tag === 'fleet webhooks'),
+    ),
+  };
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();

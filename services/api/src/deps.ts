@@ -1,7 +1,7 @@
 import type { Context, DeliveryStore, OutcomeWaiter, ReadModelStore, UrlPolicy } from '@tokenops/shared';
 import type { Dependencies, Metrics } from '@tokenops/shared/process';
 import type { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
-import type { SendOptions } from './http/middleware';
+import type { SendOptions } from './http/operations';
 import type { OperatorAuth } from './orchestrator/auth';
 
 /** What the routes need; the process entry point builds it. */

@@ -484,70 +484,49 @@ export function buildOpenApiDocument<Name extends string, TagName extends string
   };
 }
 
+/** The primary /api/v1 contract: its operations (the service's own for agents too), schemas and errors. */
+export const AGENT_CONTRACT: ContractDescription<AgentDocumentSchemaName> = {
+  title: 'Token operations: agent API',
+  serverUrl: '/api/v1',
+  operations: [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS],
+  schemas: AGENT_DOCUMENT_SCHEMAS,
+  pathParameters: 'PathParams',
+  rateLimited: true,
+  errorBody: 'ErrorBody',
+  codeName: (code) => code,
+  idempotencyHeader: {
+    required: false,
+    schema: IdempotencyKey,
+    description: 'Optional; when sent it must equal the body field idempotency_key.',
+  },
+};
+
 /** The primary /api/v1 contract's document. */
-export function openApiDocument(serverUrl = '/api/v1') {
-  return buildOpenApiDocument<AgentDocumentSchemaName>({
-    title: 'Token operations: agent API',
-    serverUrl,
-    operations: [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS],
-    schemas: AGENT_DOCUMENT_SCHEMAS,
-    pathParameters: 'PathParams',
-    rateLimited: true,
-    errorBody: 'ErrorBody',
-    codeName: (code) => code,
-    idempotencyHeader: {
-      required: false,
-      schema: IdempotencyKey,
-      description: 'Optional; when sent it must equal the body field idempotency_key.',
-    },
-  });
+export function openApiDocument(serverUrl = AGENT_CONTRACT.serverUrl) {
+  return buildOpenApiDocument<AgentDocumentSchemaName>({ ...AGENT_CONTRACT, serverUrl });
 }
 
 /**
- * Checks a service's answers against a document's table of operations: for a request that names one
- * of them (its path from the server's root), how the answer differs from what the document says (a
- * status it does not list, a body its schema refuses, an error code it does not list for that status);
- * undefined when the request names none.
+ * How an answer to an operation differs from what its row says: a status it does not list, a body its
+ * schema refuses, an error code it does not list for that status (as the contract names its codes,
+ * in its error body: `{"error": code}` or `{"error": {"code"}}`). Empty when it holds.
  */
-export function answerChecker<Name extends string, TagName extends string>(
-  operations: readonly Operation<Name, TagName>[],
-  serverUrl: string,
-  errorBody: SchemaName = 'ErrorBody',
-) {
-  const matchers = operations.map((op) => ({
-    op,
-    // Express matches paths case-insensitively, and with a trailing slash.
-    pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i'),
-  }));
-  const operation = (method: string, path: string): Operation<Name, TagName> | undefined => {
-    if (!path.toLowerCase().startsWith(`${serverUrl.toLowerCase()}/`)) return undefined;
-    const rest = path.slice(serverUrl.length);
-    const m = method.toLowerCase();
-    return matchers.find(({ op, pattern }) => op.method === m && pattern.test(rest))?.op;
-  };
-  const violations = (
-    method: string,
-    path: string,
-    status: number,
-    body: unknown,
-  ): ValidationDetail[] | undefined => {
-    const op = operation(method, path);
-    if (!op) return undefined;
-    const where = `${op.method.toUpperCase()} ${op.path}`;
-    if (status === (op.status ?? 200)) return responseViolations(op.response as unknown as SchemaName, body);
-    const codes = (op.errors ?? ERROR_CODES).filter((c) => ERROR_CATALOGUE[c].status === status);
-    if (codes.length === 0) return [{ path: '', issue: `status ${status} is not documented for ${where}` }];
-    const found = responseViolations(errorBody, body);
-    const code = (body as { error?: unknown } | null)?.error;
-    if (!codes.includes(code as ErrorCode))
-      found.push({ path: '/error', issue: `${String(code)} is not documented for ${where} (${status})` });
-    return found;
-  };
-  return { operation, violations };
+export function answerViolations<Name extends string, TagName extends string>(
+  op: Operation<Name, TagName>,
+  contract: Pick<ContractDescription<Name, TagName>, 'errorBody' | 'codeName'>,
+  status: number,
+  body: unknown,
+): ValidationDetail[] {
+  const where = `${op.method.toUpperCase()} ${op.path}`;
+  if (status === (op.status ?? 200)) return responseViolations(op.response as unknown as SchemaName, body);
+  const codes = (op.errors ?? ERROR_CODES)
+    .filter((c) => ERROR_CATALOGUE[c].status === status)
+    .map(contract.codeName);
+  if (codes.length === 0) return [{ path: '', issue: `status ${status} is not documented for ${where}` }];
+  const found = responseViolations(contract.errorBody as unknown as SchemaName, body);
+  const error = (body as { error?: unknown } | null)?.error;
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : error;
+  if (!codes.includes(code as string))
+    found.push({ path: '/error', issue: `${String(code)} is not documented for ${where} (${status})` });
+  return found;
 }
-
-/** How an answer of the agent API differs from the agent document (undefined: no operation of it). */
-export const agentAnswerViolations = answerChecker(
-  [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS],
-  '/api/v1',
-).violations;

@@ -4,15 +4,16 @@
  * reconciliation, the reference data and the local chain's airdrop. One table of operations, each
  * with the schemas that validate its request (operator-schemas.ts) and its answer
  * (operator-responses.ts) and the error codes it can answer, through the agent contract's builder
- * (openapi.ts). The same table checks the service's answers (`operatorAnswerViolations`).
+ * (openapi.ts). The same table registers the service's routes and checks their answers
+ * (services/api/src/http/operations.ts).
  */
 import type { ErrorCode } from '../errors';
 import {
   REFERENCE_ERRORS,
   REFERENCE_OPERATIONS,
   VIEW_HEADERS,
-  answerChecker,
   buildOpenApiDocument,
+  type ContractDescription,
   type Operation,
 } from './openapi';
 import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
@@ -356,57 +357,48 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
   },
 ];
 
+/** The operator surface: its operations, schemas, tags and security schemes. */
+export const OPERATOR_CONTRACT: ContractDescription<OperatorSchemaName, OperatorTag> = {
+  title: 'Token operations: operator API',
+  description:
+    'What an operator does: sign in with a wallet, run groups (limits, allow-list, invitations), act on agents (limits, revoke, rotate, emergency withdrawal), subscribe to the fleet’s events, grant auditors, read the audit log and reconcile it with the chain.',
+  serverUrl: OPERATOR_SERVER_URL,
+  operations: OPERATOR_OPERATIONS,
+  schemas: OPERATOR_DOCUMENT_SCHEMAS,
+  errorBody: 'ErrorBody',
+  codeName: (code) => code,
+  pathParameters: 'PathParams',
+  tags: [
+    { name: 'sign-in', description: 'A wallet signs a challenge and gets a JWT (operators and auditors).' },
+    { name: 'groups', description: 'Groups, their allow-list, invitations and reconciliation.' },
+    { name: 'agents', description: 'Limits, revocation, key rotation, the emergency withdrawal.' },
+    {
+      name: 'fleet webhooks',
+      description:
+        'A group’s subscriptions and their delivery logs (served under /v1 too, with the variant’s error envelope).',
+    },
+    { name: 'audit', description: 'Auditors, the audit query and the story of one intent.' },
+    { name: 'reference', description: 'Tokens, venues, pools; the local chain’s airdrop.' },
+  ],
+  securitySchemes: {
+    operatorToken: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        'The JWT from POST /orchestrator/auth/token for the wallet that owns the group. Following RFC8725: HS256 only (verified with that one algorithm), an audience and a one-hour expiry, both checked.',
+    },
+    auditorToken: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        'The JWT an auditor’s wallet gets from the same sign-in (issued and checked as operatorToken says, following RFC8725); it reads the audit routes of the groups it was granted, nothing else.',
+    },
+  },
+};
+
 /** The operator surface's OpenAPI 3.1 document. */
 export function operatorOpenApiDocument(serverUrl = OPERATOR_SERVER_URL) {
-  return buildOpenApiDocument<OperatorSchemaName, OperatorTag>({
-    title: 'Token operations: operator API',
-    description:
-      'What an operator does: sign in with a wallet, run groups (limits, allow-list, invitations), act on agents (limits, revoke, rotate, emergency withdrawal), subscribe to the fleet’s events, grant auditors, read the audit log and reconcile it with the chain.',
-    serverUrl,
-    operations: OPERATOR_OPERATIONS,
-    schemas: OPERATOR_DOCUMENT_SCHEMAS,
-    errorBody: 'ErrorBody',
-    codeName: (code) => code,
-    pathParameters: 'PathParams',
-    tags: [
-      { name: 'sign-in', description: 'A wallet signs a challenge and gets a JWT (operators and auditors).' },
-      { name: 'groups', description: 'Groups, their allow-list, invitations and reconciliation.' },
-      { name: 'agents', description: 'Limits, revocation, key rotation, the emergency withdrawal.' },
-      {
-        name: 'fleet webhooks',
-        description:
-          'A group’s subscriptions and their delivery logs (served under /v1 too, with the variant’s error envelope).',
-      },
-      { name: 'audit', description: 'Auditors, the audit query and the story of one intent.' },
-      { name: 'reference', description: 'Tokens, venues, pools; the local chain’s airdrop.' },
-    ],
-    securitySchemes: {
-      operatorToken: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description:
-          'The JWT from POST /orchestrator/auth/token for the wallet that owns the group. Following RFC8725: HS256 only (verified with that one algorithm), an audience and a one-hour expiry, both checked.',
-      },
-      auditorToken: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description:
-          'The JWT an auditor’s wallet gets from the same sign-in (issued and checked as operatorToken says, following RFC8725); it reads the audit routes of the groups it was granted, nothing else.',
-      },
-    },
-  });
+  return buildOpenApiDocument<OperatorSchemaName, OperatorTag>({ ...OPERATOR_CONTRACT, serverUrl });
 }
-
-const checker = answerChecker(OPERATOR_OPERATIONS, OPERATOR_SERVER_URL);
-
-/** The operation a request names (its path from the server's root), if it is one of the operator surface's. */
-export const operatorOperation = checker.operation;
-
-/**
- * How an answer differs from what the document says of its operation: a status it does not list, a
- * body its schema refuses, an error code it does not list for that status. Undefined when the request
- * is no operation of the operator surface.
- */
-export const operatorAnswerViolations = checker.violations;

@@ -5,6 +5,7 @@
  * bodies take no unknown properties. Path parameters are checked by `PathParams`.
  */
 import type { JSONSchema } from 'json-schema-to-ts';
+import { object } from './build';
 import { AmountInput, Identifier, type Shape } from './schemas';
 
 /** The longest allow-list entry lifetime: ten years, in seconds. */
@@ -20,11 +21,7 @@ const LimitProperties = {
   hourly_tx_cap: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_HOURLY_TX_CAP },
 } as const;
 
-export const LimitsInputSchema = {
-  type: 'object',
-  properties: LimitProperties,
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const LimitsInputSchema = object(LimitProperties, ['per_tx_limit', 'daily_limit', 'hourly_tx_cap']);
 
 /** Every path parameter of the service: each is an identifier (group, agent, allow-list entry). */
 const WebhookId = { type: 'string', maxLength: 47, pattern: '^wh_[1-9A-HJ-NP-Za-km-z]{32,44}$' } as const;
@@ -48,20 +45,14 @@ export const PathParams = {
 } as const satisfies JSONSchema;
 
 /** An auditor of a group: the wallet that gets (or loses) read-only access to its log. */
-export const AuditorRequest = {
-  type: 'object',
-  properties: { wallet: Identifier },
-  required: ['wallet'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const AuditorRequest = object({ wallet: Identifier });
 
 /** The most events one page of the audit query holds. */
 export const MAX_AUDIT_PAGE = 1000;
 
 /** The audit query: a group's events in log order, filtered, a page at a time after a cursor. */
-export const AuditEventsQuery = {
-  type: 'object',
-  properties: {
+export const AuditEventsQuery = object(
+  {
     from: {
       type: 'string',
       format: 'date-time',
@@ -79,50 +70,43 @@ export const AuditEventsQuery = {
     cursor: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' },
     limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_AUDIT_PAGE, default: 100 },
   },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  ['from', 'to', 'agent', 'type', 'cursor', 'limit'],
+);
 
 /** Send one event again (by its event_id), or every event since a time. */
-export const RedeliverRequest = {
-  type: 'object',
-  properties: { event_id: EventId, since: { type: 'string', format: 'date-time', maxLength: 64 } },
-  minProperties: 1,
-  maxProperties: 1,
-  additionalProperties: false,
-  description: 'Exactly one of event_id and since.',
-} as const satisfies JSONSchema;
+export const RedeliverRequest = object(
+  { event_id: EventId, since: { type: 'string', format: 'date-time', maxLength: 64 } },
+  ['event_id', 'since'],
+  { minProperties: 1, maxProperties: 1, description: 'Exactly one of event_id and since.' },
+);
 
 /** A new signing secret; the previous one keeps signing for `grace_seconds` (default a day, at most a week). */
-export const RotateSecretRequest = {
-  type: 'object',
-  properties: { grace_seconds: { type: 'integer', format: 'int32', minimum: 0, maximum: 604_800 } },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const RotateSecretRequest = object(
+  { grace_seconds: { type: 'integer', format: 'int32', minimum: 0, maximum: 604_800 } },
+  ['grace_seconds'],
+);
 
 /** The delivery log of a subscription, newest first, a page at a time. */
-export const DeliveriesQuery = {
-  type: 'object',
-  properties: {
+export const DeliveriesQuery = object(
+  {
     limit: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 },
     before: { type: 'string', format: 'date-time', maxLength: 64 },
   },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  ['limit', 'before'],
+);
 
 /** The window of a reconciliation (docs/audit.md): both ends inclusive, either may be absent. */
-export const ReconciliationQuery = {
-  type: 'object',
-  properties: {
+export const ReconciliationQuery = object(
+  {
     from: { type: 'string', format: 'date-time', maxLength: 64 },
     to: { type: 'string', format: 'date-time', maxLength: 64 },
   },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  ['from', 'to'],
+);
 
 /** A verification of a group's log; `expect`: digests of an earlier run, `events:digest`, comma-separated. */
-export const VerificationQuery = {
-  type: 'object',
-  properties: {
+export const VerificationQuery = object(
+  {
     expect: {
       type: 'string',
       maxLength: 8000,
@@ -131,37 +115,27 @@ export const VerificationQuery = {
         'Checkpoints an earlier verification gave, each `events:digest`: the running digest after that many events of the group must be the same.',
     },
   },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  ['expect'],
+);
 
-export const ChallengeRequest = {
-  type: 'object',
-  properties: { wallet: Identifier },
-  required: ['wallet'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const ChallengeRequest = object({ wallet: Identifier });
 
-export const TokenRequest = {
-  type: 'object',
-  properties: {
-    wallet: Identifier,
-    message: { type: 'string', minLength: 1, maxLength: 1024 },
-    signature: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' },
-  },
-  required: ['wallet', 'message', 'signature'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const TokenRequest = object({
+  wallet: Identifier,
+  message: { type: 'string', minLength: 1, maxLength: 1024 },
+  signature: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' },
+});
 
 /** A group: its default limits, at the top level or under `default_limits`. */
-export const CreateGroupRequest = {
-  type: 'object',
-  properties: { ...LimitProperties, default_limits: LimitsInputSchema },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const CreateGroupRequest = object({ ...LimitProperties, default_limits: LimitsInputSchema }, [
+  'per_tx_limit',
+  'daily_limit',
+  'hourly_tx_cap',
+  'default_limits',
+]);
 
-export const WhitelistRequest = {
-  type: 'object',
-  properties: {
+export const WhitelistRequest = object(
+  {
     address: Identifier,
     type: {
       type: 'integer',
@@ -175,15 +149,15 @@ export const WhitelistRequest = {
     approved_amount: AmountInput,
     ttl_seconds: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_TTL_SECONDS },
   },
-  required: ['address', 'type'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  ['label', 'approved_amount', 'ttl_seconds'],
+);
 
-export const InvitationRequest = {
-  type: 'object',
-  properties: { ...LimitProperties, label: Label },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const InvitationRequest = object({ ...LimitProperties, label: Label }, [
+  'per_tx_limit',
+  'daily_limit',
+  'hourly_tx_cap',
+  'label',
+]);
 
 /** A change of an agent's limits: at least one of them. */
 export const LimitsChangeRequest = {
@@ -198,18 +172,9 @@ export const EmptyRequest = {
 } as const satisfies JSONSchema;
 
 /** The emergency withdrawal: where the agent's tokens go (the operator's own wallet when absent). */
-export const EmergencyWithdrawRequest = {
-  type: 'object',
-  properties: { destination: Identifier },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const EmergencyWithdrawRequest = object({ destination: Identifier }, ['destination']);
 
-export const AirdropRequest = {
-  type: 'object',
-  properties: { to: Identifier, mint: Identifier, amount: AmountInput },
-  required: ['to', 'amount'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const AirdropRequest = object({ to: Identifier, mint: Identifier, amount: AmountInput }, ['mint']);
 
 export const OPERATOR_SCHEMAS = {
   PathParams,

@@ -12,6 +12,7 @@
  * `invalid_amount`; every other failure is `validation_error`.
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { object } from './build';
 import { ERROR_CODES } from '../errors';
 import { EVENT_KINDS } from '../events/catalogue';
 
@@ -76,19 +77,14 @@ const LimitFields = {
 
 // ---- onboarding ------------------------------------------------------------------------------
 
-export const RegisterRequest = {
-  type: 'object',
-  properties: {
-    invitation_code: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 512,
-      description: 'The one-time code the operator gave.',
-    },
+export const RegisterRequest = object({
+  invitation_code: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 512,
+    description: 'The one-time code the operator gave.',
   },
-  required: ['invitation_code'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+});
 
 export const RegisterResponse = {
   type: 'object',
@@ -361,13 +357,22 @@ export const ErrorDetails = {
   },
 } as const;
 
-export const ErrorBody = {
-  type: 'object',
-  properties: {
-    error: { type: 'string', enum: ERROR_CODES },
+/**
+ * The fields of every error, whatever its envelope: its code (one of `codes`, as the contract names
+ * them), a message, and on validation_error the details.
+ */
+export const errorFields = <const Codes extends readonly string[]>(codes: Codes) =>
+  ({
+    code: { type: 'string', enum: codes },
     message: { type: 'string' },
     details: ErrorDetails,
-  },
+  }) as const;
+
+const { code: errorCode, ...errorText } = errorFields(ERROR_CODES);
+
+export const ErrorBody = {
+  type: 'object',
+  properties: { error: errorCode, ...errorText },
   required: ['error', 'message'],
   // `details` is present only on validation_error.
   if: { properties: { error: { const: 'validation_error' } } },

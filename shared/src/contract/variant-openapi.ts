@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of the variant /v1 agent contract: its operations and schemas
  * (variant-schemas.ts) through the primary's builder (openapi.ts).
  */
-import { buildOpenApiDocument, type Operation } from './openapi';
+import { buildOpenApiDocument, type ContractDescription, type Operation } from './openapi';
 import {
   VARIANT_SCHEMAS,
   VariantIdempotencyKey,
@@ -107,19 +107,22 @@ export const VARIANT_OPERATIONS: readonly Operation<VariantSchemaName>[] = [
   },
 ];
 
-export function variantOpenApiDocument(serverUrl = '/v1') {
-  return buildOpenApiDocument<VariantSchemaName>({
-    title: 'Token operations: agent API (variant)',
-    serverUrl,
-    operations: VARIANT_OPERATIONS,
-    schemas: VARIANT_SCHEMAS,
-    errorBody: 'VariantErrorBody',
-    codeName: variantCode,
-    rateLimited: true,
-    idempotencyHeader: {
-      required: true,
-      schema: VariantIdempotencyKey,
-      description: 'Required; any UUID. A replay within 24 hours answers the original response.',
-    },
-  });
+/** The variant contract: its operations, schemas, error envelope and code names. */
+export const VARIANT_CONTRACT: ContractDescription<VariantSchemaName> = {
+  title: 'Token operations: agent API (variant)',
+  serverUrl: '/v1',
+  operations: VARIANT_OPERATIONS,
+  schemas: VARIANT_SCHEMAS,
+  errorBody: 'VariantErrorBody',
+  codeName: variantCode,
+  rateLimited: true,
+  idempotencyHeader: {
+    required: true,
+    schema: VariantIdempotencyKey,
+    description: 'Required; any UUID. A replay within 24 hours answers the original response.',
+  },
+};
+
+export function variantOpenApiDocument(serverUrl = VARIANT_CONTRACT.serverUrl) {
+  return buildOpenApiDocument<VariantSchemaName>({ ...VARIANT_CONTRACT, serverUrl });
 }

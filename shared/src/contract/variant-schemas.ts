@@ -8,10 +8,11 @@
  * renames two codes (VARIANT_CODE_NAMES); everything else about errors is the primary's catalogue.
  */
 import type { JSONSchema } from 'json-schema-to-ts';
+import { object } from './build';
 import { validate as isUuid } from 'uuid';
 import { ERROR_CODES, validationError, type ErrorCode, type ValidationDetail } from '../errors';
 import { EVENT_KINDS } from '../events/catalogue';
-import { AmountInput, AmountOutput, ErrorDetails, Identifier, MEMO_MAX_BYTES, type Shape } from './schemas';
+import { AmountInput, AmountOutput, Identifier, MEMO_MAX_BYTES, errorFields, type Shape } from './schemas';
 
 // ---- building blocks -------------------------------------------------------------------------
 
@@ -62,42 +63,24 @@ export const VARIANT_ERROR_CODES: readonly string[] = ERROR_CODES.map(variantCod
 
 // ---- onboarding ------------------------------------------------------------------------------
 
-export const VariantRegisterRequest = {
-  type: 'object',
-  properties: { invitation_code: { type: 'string', minLength: 1, maxLength: 512 } },
-  required: ['invitation_code'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantRegisterRequest = object({
+  invitation_code: { type: 'string', minLength: 1, maxLength: 512 },
+});
 
-const VariantLimits = {
-  type: 'object',
-  properties: { per_tx_limit: AmountOutput, daily_limit: AmountOutput, hourly_tx_cap: Count },
-  required: ['per_tx_limit', 'daily_limit', 'hourly_tx_cap'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+const VariantLimits = object({ per_tx_limit: AmountOutput, daily_limit: AmountOutput, hourly_tx_cap: Count });
 
-export const VariantRegisterResponse = {
-  type: 'object',
-  properties: {
-    agent_wallet_pda: { type: 'string' },
-    api_key: { type: 'string' },
-    group_config_pda: { type: 'string' },
-    limits: VariantLimits,
-  },
-  required: ['agent_wallet_pda', 'api_key', 'group_config_pda', 'limits'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantRegisterResponse = object({
+  agent_wallet_pda: { type: 'string' },
+  api_key: { type: 'string' },
+  group_config_pda: { type: 'string' },
+  limits: VariantLimits,
+});
 
 // ---- intents ---------------------------------------------------------------------------------
 
 const TransferFields = { recipient: Identifier, amount: AmountInput, memo: Memo, task_id: TaskId } as const;
 
-export const VariantTransferRequest = {
-  type: 'object',
-  properties: TransferFields,
-  required: ['recipient', 'amount'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantTransferRequest = object(TransferFields, ['memo', 'task_id']);
 
 /** What every spend of the variant answers (transfer; swap adds output_amount). */
 const Envelope = {
@@ -111,21 +94,8 @@ const Envelope = {
     description: 'What remains of the recipient’s allow-list budget; null when the entry has none.',
   },
 } as const;
-const EnvelopeRequired = [
-  'status',
-  'tx_signature',
-  'amount_sent',
-  'fee',
-  'remaining_today',
-  'recipient_remaining',
-] as const;
 
-export const VariantTransferResponse = {
-  type: 'object',
-  properties: Envelope,
-  required: [...EnvelopeRequired],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantTransferResponse = object(Envelope);
 
 const SwapFields = {
   input_mint: Identifier,
@@ -136,24 +106,13 @@ const SwapFields = {
   task_id: TaskId,
 } as const;
 
-export const VariantSwapRequest = {
-  type: 'object',
-  properties: SwapFields,
-  required: ['input_mint', 'output_mint', 'input_amount'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantSwapRequest = object(SwapFields, ['min_output', 'slippage_bps', 'task_id']);
 
-export const VariantSwapResponse = {
-  type: 'object',
-  properties: { ...Envelope, output_amount: AmountOutput },
-  required: [...EnvelopeRequired, 'output_amount'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantSwapResponse = object({ ...Envelope, output_amount: AmountOutput });
 
 /** Deposit and withdraw: the primary's fields, the idempotency key in the header only. */
-const VariantLendingRequest = {
-  type: 'object',
-  properties: {
+const VariantLendingRequest = object(
+  {
     amount: AmountInput,
     lending_program: Identifier,
     mint: Identifier,
@@ -164,26 +123,23 @@ const VariantLendingRequest = {
       description: 'Opaque instruction body forwarded to the venue.',
     },
   },
-  required: ['amount', 'lending_program'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  ['mint', 'cpi_data'],
+);
 
 export const VariantDepositRequest = VariantLendingRequest;
 export const VariantWithdrawRequest = VariantLendingRequest;
 
-export const VariantDepositResponse = {
-  type: 'object',
-  properties: { tx_sig: { type: 'string' }, status: Confirmed, deposited_amount: AmountOutput },
-  required: ['tx_sig', 'status', 'deposited_amount'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantDepositResponse = object({
+  tx_sig: { type: 'string' },
+  status: Confirmed,
+  deposited_amount: AmountOutput,
+});
 
-export const VariantWithdrawResponse = {
-  type: 'object',
-  properties: { tx_sig: { type: 'string' }, status: Confirmed, received_amount: AmountOutput },
-  required: ['tx_sig', 'status', 'received_amount'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantWithdrawResponse = object({
+  tx_sig: { type: 'string' },
+  status: Confirmed,
+  received_amount: AmountOutput,
+});
 
 export const VariantSimulateRequest = {
   type: 'object',
@@ -204,11 +160,7 @@ export const VariantSimulateRequest = {
 
 const VariantErrorObject = {
   type: 'object',
-  properties: {
-    code: { type: 'string', enum: VARIANT_ERROR_CODES },
-    message: { type: 'string' },
-    details: ErrorDetails,
-  },
+  properties: errorFields(VARIANT_ERROR_CODES),
   required: ['code', 'message'],
 } as const satisfies JSONSchema;
 
@@ -217,97 +169,64 @@ const VariantReason = {
   description: 'Why it would fail: the first failing check’s code.',
 };
 
-export const VariantSimulateResponse = {
-  type: 'object',
-  properties: {
+export const VariantSimulateResponse = object(
+  {
     would_succeed: { type: 'boolean' },
-    checks: {
-      type: 'object',
-      properties: {
-        whitelisted: { type: 'boolean' },
-        ttl_remaining_days: {
-          ...NullableAmount,
-          description: 'Days (6 decimals) before the entry expires; 0 once expired; null when it has no TTL.',
-        },
-        amount_remaining: {
-          ...NullableAmount,
-          description: 'What remains of the entry’s budget; null when it has none.',
-        },
-        per_tx_ok: { type: 'boolean' },
-        daily_ok: { type: 'boolean' },
-        hourly_ok: { type: 'boolean' },
+    checks: object({
+      whitelisted: { type: 'boolean' },
+      ttl_remaining_days: {
+        ...NullableAmount,
+        description: 'Days (6 decimals) before the entry expires; 0 once expired; null when it has no TTL.',
       },
-      required: [
-        'whitelisted',
-        'ttl_remaining_days',
-        'amount_remaining',
-        'per_tx_ok',
-        'daily_ok',
-        'hourly_ok',
-      ],
-      additionalProperties: false,
-    },
+      amount_remaining: {
+        ...NullableAmount,
+        description: 'What remains of the entry’s budget; null when it has none.',
+      },
+      per_tx_ok: { type: 'boolean' },
+      daily_ok: { type: 'boolean' },
+      hourly_ok: { type: 'boolean' },
+    }),
     fee_preview: AmountOutput,
     reason: VariantReason,
   },
-  required: ['would_succeed', 'checks', 'fee_preview'],
-  additionalProperties: false,
-  // `reason` is present only when would_succeed is false.
-  if: { properties: { would_succeed: { const: false } } },
-  then: { properties: { reason: VariantReason }, required: ['reason'] },
-  else: { not: { properties: { reason: VariantReason }, required: ['reason'] } },
-} as const satisfies JSONSchema;
+  ['reason'],
+  {
+    if: { properties: { would_succeed: { const: false } } },
+    then: { properties: { reason: VariantReason }, required: ['reason'] },
+    else: { not: { properties: { reason: VariantReason }, required: ['reason'] } },
+  },
+);
 
 // ---- state -----------------------------------------------------------------------------------
 
-export const VariantBalanceQuery = {
-  type: 'object',
-  properties: {
+export const VariantBalanceQuery = object(
+  {
     mint: { ...Identifier, description: 'A registry token; the default stablecoin when absent.' },
   },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  ['mint'],
+);
 
-export const VariantBalanceResponse = {
-  type: 'object',
-  properties: {
-    mint: { type: 'string' },
-    balance: AmountOutput,
-    associated_token_account: { type: 'string' },
-  },
-  required: ['mint', 'balance', 'associated_token_account'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantBalanceResponse = object({
+  mint: { type: 'string' },
+  balance: AmountOutput,
+  associated_token_account: { type: 'string' },
+});
 
-export const VariantLimitsResponse = {
-  type: 'object',
-  properties: {
-    per_tx_limit: AmountOutput,
-    daily_limit: AmountOutput,
-    hourly_tx_cap: Count,
-    spent_today: AmountOutput,
-    remaining_today: AmountOutput,
-    hourly_count: Count,
-    remaining_hourly: Count,
-  },
-  required: [
-    'per_tx_limit',
-    'daily_limit',
-    'hourly_tx_cap',
-    'spent_today',
-    'remaining_today',
-    'hourly_count',
-    'remaining_hourly',
-  ],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantLimitsResponse = object({
+  per_tx_limit: AmountOutput,
+  daily_limit: AmountOutput,
+  hourly_tx_cap: Count,
+  spent_today: AmountOutput,
+  remaining_today: AmountOutput,
+  hourly_count: Count,
+  remaining_hourly: Count,
+});
 
 /** The most a history page holds. */
 export const VARIANT_HISTORY_MAX = 200;
 
-export const VariantHistoryQuery = {
-  type: 'object',
-  properties: {
+export const VariantHistoryQuery = object(
+  {
     limit: { type: 'integer', format: 'int32', minimum: 1, maximum: VARIANT_HISTORY_MAX, default: 50 },
     cursor: {
       type: 'string',
@@ -323,81 +242,56 @@ export const VariantHistoryQuery = {
     },
     type: { type: 'string', enum: Actions },
   },
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  ['limit', 'cursor', 'since', 'type'],
+);
 
-export const VariantHistoryEntry = {
-  type: 'object',
-  properties: {
-    type: { type: 'string', enum: Actions },
-    tx_signature: { type: 'string' },
-    amount: AmountOutput,
-    recipient: { type: 'string', description: 'The counterparty: recipient, aggregator or lending venue.' },
-    memo: { type: ['string', 'null'] },
-    fee: AmountOutput,
-    confirmed_at: { type: 'string', format: 'date-time' },
-  },
-  required: ['type', 'tx_signature', 'amount', 'recipient', 'memo', 'fee', 'confirmed_at'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantHistoryEntry = object({
+  type: { type: 'string', enum: Actions },
+  tx_signature: { type: 'string' },
+  amount: AmountOutput,
+  recipient: { type: 'string', description: 'The counterparty: recipient, aggregator or lending venue.' },
+  memo: { type: ['string', 'null'] },
+  fee: AmountOutput,
+  confirmed_at: { type: 'string', format: 'date-time' },
+});
 
-export const VariantHistoryResponse = {
-  type: 'object',
-  properties: {
-    items: { type: 'array', items: VariantHistoryEntry },
-    next_cursor: { type: ['string', 'null'], description: 'null on the last page.' },
-  },
-  required: ['items', 'next_cursor'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantHistoryResponse = object({
+  items: { type: 'array', items: VariantHistoryEntry },
+  next_cursor: { type: ['string', 'null'], description: 'null on the last page.' },
+});
 
 // ---- webhooks --------------------------------------------------------------------------------
 
 /** The shortest secret a caller may choose (the HMAC's key). */
 export const VARIANT_SECRET_MIN_LENGTH = 32;
 
-export const VariantWebhookRequest = {
-  type: 'object',
-  properties: {
-    url: { type: 'string', format: 'uri', pattern: '^https://', maxLength: 2048 },
-    events: {
-      type: 'array',
-      minItems: 1,
-      maxItems: EVENT_KINDS.length,
-      uniqueItems: true,
-      items: { type: 'string', enum: EVENT_KINDS },
-    },
-    secret: {
-      type: 'string',
-      minLength: VARIANT_SECRET_MIN_LENGTH,
-      maxLength: 256,
-      description:
-        'Chosen by the caller, at least 32 characters. Deliveries are signed with it: X-Service-Signature keyed with its UTF-8 bytes, and webhook-signature (Standard Webhooks) keyed with its UTF-8 bytes too, or for a `whsec_<base64>` secret with the bytes the base64 decodes to.',
-    },
+export const VariantWebhookRequest = object({
+  url: { type: 'string', format: 'uri', pattern: '^https://', maxLength: 2048 },
+  events: {
+    type: 'array',
+    minItems: 1,
+    maxItems: EVENT_KINDS.length,
+    uniqueItems: true,
+    items: { type: 'string', enum: EVENT_KINDS },
   },
-  required: ['url', 'events', 'secret'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+  secret: {
+    type: 'string',
+    minLength: VARIANT_SECRET_MIN_LENGTH,
+    maxLength: 256,
+    description:
+      'Chosen by the caller, at least 32 characters. Deliveries are signed with it: X-Service-Signature keyed with its UTF-8 bytes, and webhook-signature (Standard Webhooks) keyed with its UTF-8 bytes too, or for a `whsec_<base64>` secret with the bytes the base64 decodes to.',
+  },
+});
 
-export const VariantWebhookResponse = {
-  type: 'object',
-  properties: {
-    webhook_id: { type: 'string' },
-    url: { type: 'string' },
-    events: { type: 'array', items: { type: 'string' } },
-  },
-  required: ['webhook_id', 'url', 'events'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantWebhookResponse = object({
+  webhook_id: { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'array', items: { type: 'string' } },
+});
 
 // ---- errors ----------------------------------------------------------------------------------
 
-export const VariantErrorBody = {
-  type: 'object',
-  properties: { error: VariantErrorObject },
-  required: ['error'],
-  additionalProperties: false,
-} as const satisfies JSONSchema;
+export const VariantErrorBody = object({ error: VariantErrorObject });
 
 /** The variant's envelope of an error (the primary's code renamed where the variant names it otherwise). */
 export function variantErrorBody(e: { code: ErrorCode; message: string; details?: ValidationDetail[] }) {

@@ -2,10 +2,10 @@
  * Auditors' access and the audit query. The owner of a group grants and removes auditors (wallets that
  * sign in like operators, with the same challenge and the same token); the owner and the auditors
  * read the group's events and the story of one intent. An auditor owns nothing, so every operator
- * route (which checks ownership) answers it 403. Bodies, queries and path parameters pass their
- * schemas (operator-schemas.ts) before anything is read.
+ * route (which checks ownership) answers it 403. Handlers by operation id (operator-openapi.ts); bodies,
+ * queries and path parameters pass their schemas (operator-schemas.ts) before anything is read.
  */
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import {
   auditPage,
   auditScope,
@@ -14,7 +14,7 @@ import {
   intentStory,
   readGroupLog,
   removeAuditor,
-  validate,
+  responseViolations,
   verifyLog,
   type VerificationQuery,
   type AuditEventsQuery,
@@ -23,81 +23,70 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
-import { bodyOf, checkAgainst, readJsonBody, send, type SendOptions } from '../http/middleware';
+import { failOn, type Call, type Handler, type SendOptions } from '../http/operations';
 
 const NDJSON = 'application/x-ndjson';
 
-export function auditRoutes(deps: ApiDeps): Router {
-  const router = Router();
+export function auditHandlers(deps: ApiDeps) {
   const { ctx } = deps;
-  const ok = (res: Response, body: unknown, status = 200) => send(res, status, body, undefined, deps);
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
-  for (const name of ['group', 'intent'] as const)
-    router.param(name, (_req, _res, next, value: string) => {
-      validate('PathParams', { [name]: value });
-      next();
-    });
-  const param = (req: Request, name: 'group' | 'intent'): string => req.params[name] as string;
 
-  router.post('/orchestrator/groups/:group/auditors', async (req, res) => {
-    const w = await wallet(req);
-    const body = bodyOf<AuditorRequest>(req, 'AuditorRequest');
-    ok(res, await grantAuditor(ctx, w, param(req, 'group'), body.wallet), 201);
-  });
-  router.delete('/orchestrator/groups/:group/auditors', readJsonBody, async (req, res) => {
-    const w = await wallet(req);
-    const body = bodyOf<AuditorRequest>(req, 'AuditorRequest');
-    ok(res, await removeAuditor(ctx, w, param(req, 'group'), body.wallet));
-  });
-
-  router.get('/audit/groups/:group/events', async (req, res) => {
-    const w = await wallet(req);
-    const q = validate<AuditEventsQuery & { limit: number }>('AuditEventsQuery', { ...req.query });
-    const filter: AuditFilter = {
-      ...(q.from !== undefined && { from: Date.parse(q.from) }),
-      ...(q.to !== undefined && { to: Date.parse(q.to) }),
-      ...(q.agent !== undefined && { agent: q.agent }),
-      ...(q.type !== undefined && { types: q.type.split(',') }),
-    };
-    res.setHeader('cache-control', 'no-store');
-    if (req.accepts(['application/json', NDJSON]) !== NDJSON) {
-      ok(
-        res,
-        await auditPage(ctx, w, param(req, 'group'), {
-          ...filter,
-          ...(q.cursor !== undefined && { cursor: q.cursor }),
-          limit: q.limit,
-        }),
-      );
-      return;
-    }
-    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-    const scope = await auditScope(ctx, w, param(req, 'group'));
-    await streamEvents(res, deps, async (write) => {
-      // The range is the log as it is now: events appended while it streams are for the next read.
-      const until = await ctx.store.headPosition();
-      await readGroupLog(ctx.store, scope, filter, { ...(after && { after }), until, onEvent: write });
-    });
-  });
-
-  router.get('/audit/groups/:group/verification', async (req, res) => {
-    const w = await wallet(req);
-    const q = validate<VerificationQuery>('VerificationQuery', { ...req.query });
-    await auditScope(ctx, w, param(req, 'group'));
-    const expect = (q.expect ? q.expect.split(',') : []).map((pair) => {
-      const [events, digest] = pair.split(':') as [string, string];
-      return { events: Number(events), digest };
-    });
-    res.setHeader('cache-control', 'no-store');
-    ok(res, await verifyLog(ctx.store, { groupId: param(req, 'group'), expect }));
-  });
-
-  router.get('/audit/intents/:intent', async (req, res) => {
-    const w = await wallet(req);
-    res.setHeader('cache-control', 'no-store');
-    ok(res, await intentStory(ctx, deps.deliveries, w, param(req, 'intent')));
-  });
-  return router;
+  return {
+    grantAuditor: async ({ req, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<AuditorRequest>();
+      reply(await grantAuditor(ctx, w, param('group'), b.wallet));
+    },
+    removeAuditor: async ({ req, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<AuditorRequest>();
+      reply(await removeAuditor(ctx, w, param('group'), b.wallet));
+    },
+    auditEvents: async ({ req, res, param, query, reply }: Call) => {
+      const w = await wallet(req);
+      const q = query<AuditEventsQuery & { limit: number }>();
+      const filter: AuditFilter = {
+        ...(q.from !== undefined && { from: Date.parse(q.from) }),
+        ...(q.to !== undefined && { to: Date.parse(q.to) }),
+        ...(q.agent !== undefined && { agent: q.agent }),
+        ...(q.type !== undefined && { types: q.type.split(',') }),
+      };
+      res.setHeader('cache-control', 'no-store');
+      if (req.accepts(['application/json', NDJSON]) !== NDJSON) {
+        reply(
+          await auditPage(ctx, w, param('group'), {
+            ...filter,
+            ...(q.cursor !== undefined && { cursor: q.cursor }),
+            limit: q.limit,
+          }),
+        );
+        return;
+      }
+      const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+      const scope = await auditScope(ctx, w, param('group'));
+      await streamEvents(res, deps, async (write) => {
+        // The range is the log as it is now: events appended while it streams are for the next read.
+        const until = await ctx.store.headPosition();
+        await readGroupLog(ctx.store, scope, filter, { ...(after && { after }), until, onEvent: write });
+      });
+    },
+    verifyGroupLog: async ({ req, res, param, query, reply }: Call) => {
+      const w = await wallet(req);
+      const q = query<VerificationQuery>();
+      await auditScope(ctx, w, param('group'));
+      const expect = (q.expect ? q.expect.split(',') : []).map((pair) => {
+        const [events, digest] = pair.split(':') as [string, string];
+        return { events: Number(events), digest };
+      });
+      res.setHeader('cache-control', 'no-store');
+      reply(await verifyLog(ctx.store, { groupId: param('group'), expect }));
+    },
+    intentStory: async ({ req, res, param, reply }: Call) => {
+      const w = await wallet(req);
+      res.setHeader('cache-control', 'no-store');
+      reply(await intentStory(ctx, deps.deliveries, w, param('intent')));
+    },
+  } satisfies Record<string, Handler>;
 }
 
 /**
@@ -136,7 +125,13 @@ async function streamEvents(
     if (closed) return false;
     // Plain JSON.stringify: the log's events hold JSON only (no bigint), and a replacer costs a call per value.
     const line = JSON.stringify(event);
-    checkAgainst('AuditEventView', line, options); // with checkResponses: each line is one event of the operator document
+    // With checkResponses: each line is one event of the operator document.
+    if (options.checkResponses)
+      failOn(
+        responseViolations('AuditEventView', JSON.parse(line)),
+        'a streamed line does not match AuditEventView',
+        options.logger,
+      );
     chunk += `${line}
 `;
     if (chunk.length >= CHUNK) await flush();

@@ -5,7 +5,7 @@
  * (agent, MCP, variant, operator) says `WWW-Authenticate: Bearer`, and no OAuth metadata is served
  * (there is no OAuth server to point at).
  */
-import { agentAnswerViolations } from '@tokenops/shared';
+import { AGENT_CONTRACT, answerViolations } from '@tokenops/shared';
 import { startWorld, type World } from '@tokenops/testing/harness';
 
 interface Document {
@@ -21,13 +21,17 @@ beforeAll(async () => {
 });
 afterAll(async () => world?.close());
 
-/** A call as the agent, and the answer checked against the agent document. */
-async function asAgent(method: string, path: string, body?: unknown) {
+/** A call as the agent to one of its operations, and the answer checked against the agent document. */
+async function asAgent(operationId: string, method: string, path: string, body?: unknown) {
   const reply = await world.client.call(method, path, {
     token: agent.key,
     ...(body !== undefined && { body }),
   });
-  expect(agentAnswerViolations(method, path, reply.status, reply.body)).toEqual([]);
+  const operation = AGENT_CONTRACT.operations.find((op) => op.operationId === operationId)!;
+  expect(`${operation.method.toUpperCase()} /api/v1${operation.path}`).toBe(
+    `${method} ${path.replace(/\/webhooks\/[^/]+$/, '/webhooks/{webhook}')}`,
+  );
+  expect(answerViolations(operation, AGENT_CONTRACT, reply.status, reply.body)).toEqual([]);
   return reply;
 }
 
@@ -66,39 +70,45 @@ describe('the agent OpenAPI document (/api/v1/openapi.json)', () => {
   });
 
   it('describes what the service answers to those operations', async () => {
-    const created = await asAgent('POST', '/api/v1/webhooks', {
+    const created = await asAgent('registerWebhook', 'POST', '/api/v1/webhooks', {
       url: 'https://93.184.216.34/hook',
       event_types: ['agent.revoked'],
     });
     expect(created.status).toBe(200);
     const id = created.body.webhook_id as string;
 
-    const listed = await asAgent('GET', '/api/v1/webhooks');
+    const listed = await asAgent('listWebhooks', 'GET', '/api/v1/webhooks');
     expect(listed.status).toBe(200);
     expect(listed.body.webhooks).toEqual([
       expect.objectContaining({ webhook_id: id, scope: 'agent', status: 'active' }),
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(created.body.signing_secret as string);
 
-    const deleted = await asAgent('DELETE', `/api/v1/webhooks/${id}`);
+    const deleted = await asAgent('deleteWebhook', 'DELETE', `/api/v1/webhooks/${id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ webhook_id: id, status: 'deleted' });
-    expect((await asAgent('DELETE', `/api/v1/webhooks/${id}`)).status).toBe(404);
-    expect((await asAgent('DELETE', '/api/v1/webhooks/nope')).status).toBe(400);
+    expect((await asAgent('deleteWebhook', 'DELETE', `/api/v1/webhooks/${id}`)).status).toBe(404);
+    expect((await asAgent('deleteWebhook', 'DELETE', '/api/v1/webhooks/nope')).status).toBe(400);
 
-    const tokens = await asAgent('GET', '/api/v1/tokens');
+    const tokens = await asAgent('listTokens', 'GET', '/api/v1/tokens');
     expect(tokens.body.tokens).toEqual(expect.arrayContaining([expect.objectContaining({ symbol: 'USDC' })]));
-    expect((await asAgent('GET', '/api/v1/venues')).status).toBe(200);
-    expect((await asAgent('GET', '/api/v1/pools')).status).toBe(200);
+    expect((await asAgent('listVenues', 'GET', '/api/v1/venues')).status).toBe(200);
+    expect((await asAgent('listPools', 'GET', '/api/v1/pools')).status).toBe(200);
   });
 
   it('accepts every amount the standard schema describes, exactly (1.1 is a multiple of 0.000001)', async () => {
     for (const amount of [1.1, 0.000001, 12.345678, '12.3456780', 123456789.123456]) {
-      const sim = await asAgent('POST', '/api/v1/intents/simulate', { amount, to: world.vendor });
+      const sim = await asAgent('simulateTransfer', 'POST', '/api/v1/intents/simulate', {
+        amount,
+        to: world.vendor,
+      });
       expect(sim.status).toBe(200);
     }
     for (const amount of [1.1234567, '1.1234567', -1, '1e3']) {
-      const sim = await asAgent('POST', '/api/v1/intents/simulate', { amount, to: world.vendor });
+      const sim = await asAgent('simulateTransfer', 'POST', '/api/v1/intents/simulate', {
+        amount,
+        to: world.vendor,
+      });
       expect([sim.status, sim.body.error]).toEqual([400, 'invalid_amount']);
     }
   });

@@ -1,7 +1,7 @@
 /**
- * The HTTP edge: request ids and access logs, JSON bodies read without float loss (lossless-json) and
- * as strict UTF-8, the body size limit, the content type, the error envelope for everything that goes
- * wrong (failed authentication counted per client address), and responses written from exact decimals.
+ * The HTTP edge: request ids and access logs, the error envelope for everything that goes wrong
+ * (failed authentication counted per client address), checked against the route's row like every
+ * answer (operations.ts). Bodies are read in body.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -9,29 +9,19 @@ import {
   DependencyUnavailable,
   ServiceError,
   WrongExpectedRevision,
-  agentAnswerViolations,
-  decodeUtf8,
-  operatorAnswerViolations,
-  parseJson,
-  responseViolations,
   serveInSpan,
   stringifyJson,
-  validate,
   validationError,
   variantErrorBody,
-  type SchemaName,
 } from '@tokenops/shared';
 import type { Logger, Metrics } from '@tokenops/shared/process';
+import { bodyFailure, tooLarge } from './body';
+import { checkAnswer, servedOf } from './operations';
 import { AUTHENTICATION_FAILURES, type ClientRateLimit } from './rate-limit';
-import { templateFor } from './route-templates';
-
-export const MAX_BODY_BYTES = 64 * 1024;
 
 declare module 'express-serve-static-core' {
   interface Request {
     id: string;
-    /** The parsed JSON body (numbers that a float cannot hold stay their decimal text). */
-    json?: unknown;
   }
 }
 
@@ -52,7 +42,7 @@ export function requestContext(logger: Logger, metrics?: Metrics): RequestHandle
       res.on('finish', () => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         const path = pathOf(req.originalUrl);
-        const route = matched() ?? templateFor(req.app, req.method, path) ?? 'unmatched';
+        const route = servedOf(res)?.template ?? matched() ?? 'unmatched';
         const labels = { method: req.method, route, status: String(res.statusCode) };
         const code = errorCodeOf(res) ?? '';
         answered(route, res.statusCode);
@@ -73,9 +63,10 @@ export function requestContext(logger: Logger, metrics?: Metrics): RequestHandle
 }
 
 /**
- * The template of the route that took the request (`/api/v1/transfer`), if one did. Taken when the
- * router matches it: `req.baseUrl` is the mount path then, but no longer once an error has left the
- * router, which is when refusals are answered.
+ * The template of a route no operation row describes (health, metrics, MCP), if one took the request
+ * (a row's route names its template itself: operations.ts). Taken when the router matches it:
+ * `req.baseUrl` is the mount path then, but no longer once an error has left the router, which is
+ * when refusals are answered.
  */
 function rememberRoute(req: Request): () => string | undefined {
   let route: unknown;
@@ -97,121 +88,11 @@ const pathOf = (url: string): string => url.split('?', 1)[0]!;
 /** The error code an answer carried (set by the error handler), for the log line and the metric. */
 const errorCodeOf = (res: Response): string | undefined => res.locals.errorCode as string | undefined;
 
-const tooLarge = () =>
-  validationError(
-    [{ path: '', issue: `the body is over ${MAX_BODY_BYTES} bytes` }],
-    `Send a body of at most ${MAX_BODY_BYTES} bytes.`,
-  );
-
-/**
- * Reads a JSON body: application/json, at most 64 KiB, valid UTF-8, valid JSON, every string storable;
- * each failure is validation_error.
- */
-export const jsonBody: RequestHandler = (req, res, next) => {
-  if (req.method === 'GET' || req.method === 'DELETE') return next();
-  readJsonBody(req, res, next);
+/** Unknown routes: the envelope, 404 (or why the body could not be read, as on any route). */
+export const notFound: RequestHandler = (req) => {
+  bodyFailure(req);
+  throw new ServiceError('not_found', `No route ${req.method} ${req.path}.`);
 };
-
-/** The same reading for any method: a route that takes a body with DELETE mounts it itself. */
-export const readJsonBody: RequestHandler = (req, _res, next) => {
-  const declared = Number(req.header('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES) return next(tooLarge());
-  const type = req.header('content-type') ?? '';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let failed = false;
-  req.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES && !failed) {
-      failed = true;
-      next(tooLarge());
-    } else if (!failed) chunks.push(chunk);
-  });
-  req.on('error', (err) => {
-    if (!failed) next(err);
-  });
-  req.on('end', () => {
-    if (failed) return;
-    try {
-      const text = decodeUtf8(Buffer.concat(chunks));
-      if (text.trim() === '' && !type) {
-        req.json = {};
-        return next();
-      }
-      if (!/^application\/json\b/i.test(type)) {
-        return next(
-          validationError(
-            [{ path: '', issue: 'the body must be JSON, sent with Content-Type: application/json' }],
-            'Send the body as application/json.',
-          ),
-        );
-      }
-      req.json = parseJson(text);
-      next();
-    } catch (err) {
-      next(err);
-    }
-  });
-};
-
-/** Validates the JSON body against a contract schema (applies defaults); the typed body. */
-export const bodyOf = <T>(req: Request, schema: SchemaName): T => validate<T>(schema, req.json ?? {});
-
-export interface SendOptions {
-  /** Check each answer against its schema (on in tests and development). */
-  checkResponses: boolean;
-  logger: Logger;
-}
-
-export function send(
-  res: Response,
-  status: number,
-  body: unknown,
-  schema: SchemaName | undefined,
-  options: SendOptions,
-): void {
-  const text = stringifyJson(body);
-  if (options.checkResponses) {
-    if (schema) checkAgainst(schema, text, options);
-    checkDocumentedAnswer(res.req, status, text, options.logger);
-  }
-  res.status(status).type('application/json').send(text);
-}
-
-/** Checks one JSON text against a schema when `checkResponses` is on (a streamed line too); throws when it does not match. */
-export function checkAgainst(schema: SchemaName, text: string, options: SendOptions): void {
-  if (!options.checkResponses) return;
-  const violations = responseViolations(schema, JSON.parse(text));
-  if (violations.length === 0) return;
-  options.logger.error('response does not match the contract', { schema, violations });
-  throw new Error(`response does not match ${schema}: ${JSON.stringify(violations)}`);
-}
-
-const DOCUMENTS = [
-  ['agent', agentAnswerViolations],
-  ['operator', operatorAnswerViolations],
-] as const;
-
-/**
- * Checks an answer against the OpenAPI documents that describe its route (the agent's, openapi.ts; the
- * operator's, operator-openapi.ts): a status it lists for the operation, a body its schema describes,
- * an error code it lists. Throws otherwise.
- */
-function checkDocumentedAnswer(req: Request, status: number, text: string, logger: Logger): void {
-  const path = req.originalUrl.split('?')[0]!;
-  for (const [document, violationsOf] of DOCUMENTS) {
-    const violations = violationsOf(req.method, path, status, JSON.parse(text));
-    if (!violations || violations.length === 0) continue;
-    logger.error(`response does not match the ${document} document`, { path, status, violations });
-    throw new Error(
-      `response ${status} to ${req.method} ${path} does not match the ${document} document: ${JSON.stringify(violations)}`,
-    );
-  }
-}
-
-/** Unknown routes: the envelope, 404. */
-export const notFound: RequestHandler = (req, _res, next) =>
-  next(new ServiceError('not_found', `No route ${req.method} ${req.path}.`));
 
 /** A failure of the HTTP layer itself (Express, its router): its status, when it has a 4xx one. */
 function httpStatusOf(err: unknown): number | undefined {
@@ -270,7 +151,7 @@ async function answerError(
   res.locals.errorCode = error.code;
   const body = isVariantPath(req.originalUrl) ? variantErrorBody(error) : error.toBody();
   const text = stringifyJson(body);
-  if (checkResponses) checkDocumentedAnswer(req, error.status, text, logger);
+  if (checkResponses) checkAnswer(res, error.status, text, logger);
   res.status(error.status).type('application/json').send(text);
 }
 

@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import {
   IdempotencyKey,
   SPEND_KINDS,
@@ -12,7 +11,7 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, recordingRefusedKeys } from '../http/auth';
-import { bodyOf, send } from '../http/middleware';
+import type { Call, Handler } from '../http/operations';
 
 function headerKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -22,25 +21,25 @@ function headerKey(value: string | undefined): string | undefined {
   return value;
 }
 
-/** POST /transfer, /swap, /deposit, /withdraw (each a spend kind on the one pipeline) and /intents/simulate. */
-export function intentRoutes(deps: ApiDeps): Router {
-  const router = Router();
-  for (const kind of Object.values(SPEND_KINDS) as SpendKind<{ idempotency_key: string }>[]) {
-    router.post(`/${kind.action}`, (req, res) =>
+/** POST /transfer, /swap, /deposit, /withdraw (each a spend kind on the one pipeline, by its action) and /intents/simulate. */
+export function intentHandlers(deps: ApiDeps) {
+  const spends = (Object.values(SPEND_KINDS) as SpendKind<{ idempotency_key: string }>[]).map((kind) => [
+    kind.action,
+    ({ req, body, reply }: Call) =>
       recordingRefusedKeys(req, deps, kind.action, async () => {
         const { caller } = await authenticateAgent(req, deps);
-        const body = bodyOf<{ idempotency_key: string }>(req, kind.requestSchema);
-        idempotencyKeyOf(headerKey(req.header('idempotency-key')), body.idempotency_key);
-        const answer = await spend(deps.ctx, deps.waiter, caller, kind, body);
-        send(res, answer.status, answer.body, kind.responseSchema, deps);
+        const b = body<{ idempotency_key: string }>();
+        idempotencyKeyOf(headerKey(req.header('idempotency-key')), b.idempotency_key);
+        const answer = await spend(deps.ctx, deps.waiter, caller, kind, b);
+        reply(answer.body, answer.status);
       }),
-    );
-  }
-  router.post('/intents/simulate', async (req, res) => {
-    const { caller } = await authenticateAgent(req, deps);
-    const body = bodyOf<SimulateRequest>(req, 'SimulateRequest');
-    const answer = await simulate(deps.ctx, caller, (group) => transferDryRun(deps.ctx, body, group));
-    send(res, 200, answer, 'SimulateResponse', deps);
-  });
-  return router;
+  ]);
+  return {
+    ...(Object.fromEntries(spends) as Record<string, Handler>),
+    simulateTransfer: async ({ req, body, reply }: Call) => {
+      const { caller } = await authenticateAgent(req, deps);
+      const b = body<SimulateRequest>();
+      reply(await simulate(deps.ctx, caller, (group) => transferDryRun(deps.ctx, b, group)));
+    },
+  } satisfies Record<string, Handler>;
 }

@@ -15,12 +15,14 @@ import type { Action } from '@tokenops/shared';
 import { TOOLS, createMcpServer, httpAgentApi } from '@tokenops/mcp';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, bearer, recordingRefusedKeys } from '../http/auth';
+import { bodyFailure } from '../http/body';
 
 export const MCP_PATH = '/mcp';
 
 export function mcpRoutes(deps: ApiDeps): Router {
   const router = Router();
   router.post(MCP_PATH, async (req, res) => {
+    bodyFailure(req); // a body that could not be read: validation_error, as on every route
     const calls = onlyToolCalls(req.json);
     const authenticate = () => authenticateAgent(req, deps, { count: !calls });
     // A spend tool called with a key the agent held (revoked, rotated out) is recorded as on its route.
@@ -43,7 +45,8 @@ export function mcpRoutes(deps: ApiDeps): Router {
     await transport.handleRequest(req, res, req.json);
   });
   // Stateless: no stream to open (GET) and no session to end (DELETE).
-  router.all(MCP_PATH, (_req, res) => {
+  router.all(MCP_PATH, (req, res) => {
+    bodyFailure(req);
     res
       .status(405)
       .setHeader('allow', 'POST')

@@ -1,8 +1,7 @@
-import { Router } from 'express';
 import { collectAppends, register, type RegisterRequest } from '@tokenops/shared';
 import { projectedPast } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
-import { bodyOf, send } from '../http/middleware';
+import type { Call, Handler } from '../http/operations';
 
 /**
  * POST /register: an invitation code for an API key, shown once, answered once the read views hold
@@ -11,16 +10,16 @@ import { bodyOf, send } from '../http/middleware';
  * formed before any lookup). A right code registers whatever others at that address did: it carries
  * 128 random bits, so no guessing run finds one, and agents of a fleet share one egress address.
  */
-export function onboardingRoutes(deps: ApiDeps): Router {
-  const router = Router();
-  router.post('/register', async (req, res) => {
-    const body = bodyOf<RegisterRequest>(req, 'RegisterRequest');
-    const { result, last } = await collectAppends(() => register(deps.ctx, body.invitation_code));
-    const { agent_wallet_pda, api_key } = result;
-    // Answered once the views have the new key (boundedly), so it works at once on every API instance.
-    if (last) await projectedPast(deps.views, last, deps.viewWaitMs);
-    res.setHeader('cache-control', 'no-store');
-    send(res, 200, { agent_wallet_pda, api_key }, 'RegisterResponse', deps);
-  });
-  return router;
+export function onboardingHandlers(deps: ApiDeps) {
+  return {
+    register: async ({ res, body, reply }: Call) => {
+      const { invitation_code } = body<RegisterRequest>();
+      const { result, last } = await collectAppends(() => register(deps.ctx, invitation_code));
+      const { agent_wallet_pda, api_key } = result;
+      // Answered once the views have the new key (boundedly), so it works at once on every API instance.
+      if (last) await projectedPast(deps.views, last, deps.viewWaitMs);
+      res.setHeader('cache-control', 'no-store');
+      reply({ agent_wallet_pda, api_key });
+    },
+  } satisfies Record<string, Handler>;
 }

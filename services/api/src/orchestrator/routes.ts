@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import {
   ServiceError,
   addWhitelistEntry,
@@ -16,7 +16,6 @@ import {
   fromBaseUnits,
   venueListing,
   reconcileGroup,
-  validate,
   type AirdropRequest,
   type ChallengeRequest,
   type CreateGroupRequest,
@@ -29,7 +28,7 @@ import {
 import { groupsOwnedBy } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
-import { bodyOf, send } from '../http/middleware';
+import type { Call, Handler } from '../http/operations';
 import { showWrite } from '../state/freshness';
 
 type Limits = Pick<LimitsChangeRequest, 'per_tx_limit' | 'daily_limit' | 'hourly_tx_cap'>;
@@ -41,173 +40,154 @@ const limitsInput = (b: Limits): Limits => ({
 });
 
 /**
- * The operator surface (design.md): wallet sign-in, groups, allow-list, invitations, agents. Every
- * body and every path parameter passes its schema (operator-schemas.ts) before anything is read or
- * written.
+ * The operator surface (design.md): wallet sign-in, groups, allow-list, invitations, agents, the
+ * reference reads and the local chain's airdrop, by operation id (operator-openapi.ts). Every body
+ * and every path parameter passes its schema (operator-schemas.ts) before anything is read or written.
  */
-export function orchestratorRoutes(deps: ApiDeps): Router {
-  const router = Router();
-  const ok = (res: Parameters<typeof send>[0], body: unknown, status = 200) =>
-    send(res, status, body, undefined, deps);
+export function orchestratorHandlers(deps: ApiDeps) {
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
   // Every write answers once the agent views include it (boundedly; state/freshness.ts): what it
   // changed (limits, keys, status, a payment) reads back at once from any instance.
   const visible = <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write);
-  // Path parameters: each an identifier; U+0000 or a lone surrogate is refused like any string.
-  for (const name of ['group', 'agent', 'entry'] as const)
-    router.param(name, (req, _res, next, value: string) => {
-      validate('PathParams', { [name]: value });
-      next();
-    });
-  const param = (req: Request, name: 'group' | 'agent' | 'entry'): string => req.params[name] as string;
 
-  router.post('/orchestrator/auth/challenge', (req, res) =>
-    ok(res, deps.operators.challenge(bodyOf<ChallengeRequest>(req, 'ChallengeRequest').wallet)),
-  );
-  router.post('/orchestrator/auth/token', async (req, res) => {
-    const body = bodyOf<TokenRequest>(req, 'TokenRequest');
-    await deps.clientLimit.check(req);
-    ok(res, await deps.operators.token(body));
-  });
+  return {
+    signInChallenge: ({ body, reply }: Call) =>
+      reply(deps.operators.challenge(body<ChallengeRequest>().wallet)),
+    signInToken: async ({ req, body, reply }: Call) => {
+      const b = body<TokenRequest>();
+      await deps.clientLimit.check(req);
+      reply(await deps.operators.token(b));
+    },
+    createGroup: async ({ req, res, body, reply }: Call) => {
+      const w = await wallet(req);
+      if (!deps.operators.mayCreateGroups(w))
+        throw new ServiceError('forbidden', 'This wallet may not create groups (ORCHESTRATOR_WALLETS).');
+      const b = body<CreateGroupRequest>();
+      reply(
+        await visible(res, () => createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
+      );
+    },
+    // The caller's own groups: which ones, from the read models (a group's owner never changes); what
+    // each holds, from the log. A group just created is listed: its creation answered once the views had it.
+    listGroups: async ({ req, reply }: Call) => {
+      const w = await wallet(req);
+      reply(await listGroups(deps.ctx, w, await groupsOwnedBy(deps.views, w)));
+    },
+    getGroup: async ({ req, param, reply }: Call) =>
+      reply(await describeGroup(deps.ctx, await wallet(req), param('group'))),
+    // Reconciliation of the log with the chain (docs/audit.md): the discrepancies, none when clean.
+    reconcileGroup: async ({ req, param, query, reply }: Call) => {
+      const w = await wallet(req);
+      const q = query<ReconciliationQuery>();
+      const from = q.from === undefined ? undefined : Date.parse(q.from);
+      const to = q.to === undefined ? undefined : Date.parse(q.to);
+      if (from !== undefined && to !== undefined && from > to)
+        throw new ServiceError('validation_error', 'The window ends before it starts (from is after to).', [
+          { path: '/from', issue: 'after to' },
+        ]);
+      reply(
+        await reconcileGroup(deps.ctx, w, param('group'), {
+          ...(from !== undefined && { from }),
+          ...(to !== undefined && { to }),
+        }),
+      );
+    },
+    addWhitelistEntry: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<WhitelistRequest>();
+      reply(
+        await visible(res, () =>
+          addWhitelistEntry(deps.ctx, w, param('group'), {
+            address: b.address,
+            type: b.type,
+            ...(b.label !== undefined && { label: b.label }),
+            ...(b.approved_amount !== undefined && { approved_amount: b.approved_amount }),
+            ...(b.ttl_seconds !== undefined && { ttl_seconds: b.ttl_seconds }),
+          }),
+        ),
+      );
+    },
+    removeWhitelistEntry: async ({ req, res, param, reply }: Call) => {
+      const w = await wallet(req);
+      reply(await visible(res, () => removeWhitelistEntry(deps.ctx, w, param('group'), param('entry'))));
+    },
+    inviteAgent: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<InvitationRequest>();
+      res.setHeader('cache-control', 'no-store');
+      reply(
+        await visible(res, () =>
+          invite(deps.ctx, w, param('group'), {
+            limits: limitsInput(b),
+            ...(b.label !== undefined && { label: b.label }),
+          }),
+        ),
+      );
+    },
+    changeLimits: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<LimitsChangeRequest>();
+      reply(await visible(res, () => changeLimits(deps.ctx, w, param('agent'), limitsInput(b))));
+    },
+    revokeAgent: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      body();
+      reply(await visible(res, () => revoke(deps.ctx, w, param('agent'))));
+    },
+    emergencyWithdraw: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<EmergencyWithdrawRequest>();
+      reply(await visible(res, () => emergencyWithdraw(deps.ctx, w, param('agent'), b)));
+    },
+    rotateKey: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      body();
+      res.setHeader('cache-control', 'no-store');
+      reply(await visible(res, () => rotateKey(deps.ctx, w, param('agent'))));
+    },
+    // The local chain only: an operator mints demo tokens to an address, as an outside payer would.
+    airdrop: async ({ req, res, body, reply }: Call) => {
+      const w = await wallet(req);
+      if (!deps.operators.mayCreateGroups(w))
+        throw new ServiceError('forbidden', 'This wallet is not an operator (ORCHESTRATOR_WALLETS).');
+      const b = body<AirdropRequest>();
+      reply(
+        await visible(res, () =>
+          airdrop(deps.ctx, {
+            to: b.to,
+            ...(b.mint !== undefined && { mint: b.mint }),
+            amount: b.amount,
+          }),
+        ),
+      );
+    },
+  } satisfies Record<string, Handler>;
+}
 
-  router.post('/orchestrator/groups', async (req, res) => {
-    const w = await wallet(req);
-    if (!deps.operators.mayCreateGroups(w))
-      throw new ServiceError('forbidden', 'This wallet may not create groups (ORCHESTRATOR_WALLETS).');
-    const b = bodyOf<CreateGroupRequest>(req, 'CreateGroupRequest');
-    ok(
-      res,
-      await visible(res, () => createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
-      201,
-    );
-  });
-  // The caller's own groups: which ones, from the read models (a group's owner never changes); what
-  // each holds, from the log. A group just created is listed: its creation answered once the views had it.
-  router.get('/orchestrator/groups', async (req, res) => {
-    const w = await wallet(req);
-    ok(res, await listGroups(deps.ctx, w, await groupsOwnedBy(deps.views, w)));
-  });
-  router.get('/orchestrator/groups/:group', async (req, res) =>
-    ok(res, await describeGroup(deps.ctx, await wallet(req), param(req, 'group'))),
-  );
-  // Reconciliation of the log with the chain (docs/audit.md): the discrepancies, none when clean.
-  router.get('/orchestrator/groups/:group/reconciliation', async (req, res) => {
-    const w = await wallet(req);
-    const q = validate<ReconciliationQuery>('ReconciliationQuery', { ...req.query });
-    const from = q.from === undefined ? undefined : Date.parse(q.from);
-    const to = q.to === undefined ? undefined : Date.parse(q.to);
-    if (from !== undefined && to !== undefined && from > to)
-      throw new ServiceError('validation_error', 'The window ends before it starts (from is after to).', [
-        { path: '/from', issue: 'after to' },
-      ]);
-    ok(
-      res,
-      await reconcileGroup(deps.ctx, w, param(req, 'group'), {
-        ...(from !== undefined && { from }),
-        ...(to !== undefined && { to }),
+/** The public reads of what a spend needs (REFERENCE_OPERATIONS): tokens, venues, pools. */
+export function referenceHandlers(deps: ApiDeps) {
+  return {
+    listTokens: ({ reply }: Call) =>
+      reply({
+        tokens: deps.ctx.chain.tokens.map(({ symbol, mint, decimals }) => ({ symbol, mint, decimals })),
       }),
-    );
-  });
-  router.post('/orchestrator/groups/:group/whitelist', async (req, res) => {
-    const w = await wallet(req);
-    const b = bodyOf<WhitelistRequest>(req, 'WhitelistRequest');
-    ok(
-      res,
-      await visible(res, () =>
-        addWhitelistEntry(deps.ctx, w, param(req, 'group'), {
-          address: b.address,
-          type: b.type,
-          ...(b.label !== undefined && { label: b.label }),
-          ...(b.approved_amount !== undefined && { approved_amount: b.approved_amount }),
-          ...(b.ttl_seconds !== undefined && { ttl_seconds: b.ttl_seconds }),
-        }),
-      ),
-      201,
-    );
-  });
-  router.delete('/orchestrator/groups/:group/whitelist/:entry', async (req, res) => {
-    const w = await wallet(req);
-    ok(
-      res,
-      await visible(res, () => removeWhitelistEntry(deps.ctx, w, param(req, 'group'), param(req, 'entry'))),
-    );
-  });
-  router.post('/orchestrator/groups/:group/invitations', async (req, res) => {
-    const w = await wallet(req);
-    const b = bodyOf<InvitationRequest>(req, 'InvitationRequest');
-    res.setHeader('cache-control', 'no-store');
-    ok(
-      res,
-      await visible(res, () =>
-        invite(deps.ctx, w, param(req, 'group'), {
-          limits: limitsInput(b),
-          ...(b.label !== undefined && { label: b.label }),
-        }),
-      ),
-      201,
-    );
-  });
-  router.patch('/orchestrator/agents/:agent/limits', async (req, res) => {
-    const w = await wallet(req);
-    const b = bodyOf<LimitsChangeRequest>(req, 'LimitsChangeRequest');
-    ok(res, await visible(res, () => changeLimits(deps.ctx, w, param(req, 'agent'), limitsInput(b))));
-  });
-  router.post('/orchestrator/agents/:agent/revoke', async (req, res) => {
-    const w = await wallet(req);
-    bodyOf(req, 'EmptyRequest');
-    ok(res, await visible(res, () => revoke(deps.ctx, w, param(req, 'agent'))));
-  });
-  router.post('/orchestrator/agents/:agent/emergency-withdraw', async (req, res) => {
-    const w = await wallet(req);
-    const body = bodyOf<EmergencyWithdrawRequest>(req, 'EmergencyWithdrawRequest');
-    ok(res, await visible(res, () => emergencyWithdraw(deps.ctx, w, param(req, 'agent'), body)));
-  });
-  router.post('/orchestrator/agents/:agent/rotate-key', async (req, res) => {
-    const w = await wallet(req);
-    bodyOf(req, 'EmptyRequest');
-    res.setHeader('cache-control', 'no-store');
-    ok(res, await visible(res, () => rotateKey(deps.ctx, w, param(req, 'agent'))));
-  });
-
-  router.get('/tokens', (_req, res) =>
-    ok(res, {
-      tokens: deps.ctx.chain.tokens.map(({ symbol, mint, decimals }) => ({ symbol, mint, decimals })),
-    }),
-  );
-  router.get('/venues', (_req, res) => ok(res, venueListing(deps.ctx.venues)));
-  router.get('/pools', async (_req, res) => {
-    const aggregator = deps.ctx.aggregator;
-    const pools = (await aggregator?.pools?.()) ?? [];
-    ok(res, {
-      aggregator: aggregator?.address ?? null,
-      pools: pools.map((p) => ({
-        pair: p.pair,
-        fee_bps: p.feeBps,
-        reserves: p.tokens.map((t) => ({
-          symbol: t.symbol,
-          mint: t.mint,
-          vault: t.vault,
-          reserve: fromBaseUnits(t.reserve, t.decimals),
+    listVenues: ({ reply }: Call) => reply(venueListing(deps.ctx.venues)),
+    listPools: async ({ reply }: Call) => {
+      const aggregator = deps.ctx.aggregator;
+      const pools = (await aggregator?.pools?.()) ?? [];
+      reply({
+        aggregator: aggregator?.address ?? null,
+        pools: pools.map((p) => ({
+          pair: p.pair,
+          fee_bps: p.feeBps,
+          reserves: p.tokens.map((t) => ({
+            symbol: t.symbol,
+            mint: t.mint,
+            vault: t.vault,
+            reserve: fromBaseUnits(t.reserve, t.decimals),
+          })),
         })),
-      })),
-    });
-  });
-  // The local chain only: an operator mints demo tokens to an address, as an outside payer would.
-  router.post('/dev/airdrop', async (req, res) => {
-    const w = await wallet(req);
-    if (!deps.operators.mayCreateGroups(w))
-      throw new ServiceError('forbidden', 'This wallet is not an operator (ORCHESTRATOR_WALLETS).');
-    const b = bodyOf<AirdropRequest>(req, 'AirdropRequest');
-    ok(
-      res,
-      await visible(res, () =>
-        airdrop(deps.ctx, {
-          to: b.to,
-          ...(b.mint !== undefined && { mint: b.mint }),
-          amount: b.amount,
-        }),
-      ),
-    );
-  });
-  return router;
+      });
+    },
+  } satisfies Record<string, Handler>;
 }

@@ -7,12 +7,10 @@
  * entry while new operations arrive at the newest end.
  */
 import Big from 'big.js';
-import { Router } from 'express';
 import {
   ata,
   resolveToken,
   streams,
-  validate,
   validationError,
   type VariantBalanceQuery,
   type VariantHistoryQuery,
@@ -20,7 +18,7 @@ import {
 import { balancesOf, historyPage, limitsOf, type HistoryPosition } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent } from '../http/auth';
-import { send } from '../http/middleware';
+import type { Call, Handler } from '../http/operations';
 import { showOwnWrites } from '../state/freshness';
 
 export const encodeCursor = (p: HistoryPosition): string =>
@@ -40,16 +38,13 @@ export function decodeCursor(cursor: string): HistoryPosition {
 const since = (iso: string | undefined): number | undefined =>
   iso === undefined ? undefined : Date.parse(iso);
 
-export function variantReadRoutes(deps: ApiDeps): Router {
-  const router = Router();
-  router.get('/limits', async (req, res) => {
-    const { view } = await authenticateAgent(req, deps);
-    await showOwnWrites(deps, res, view.agent_id);
-    const l = await limitsOf(deps.views, view, deps.ctx.now());
-    send(
-      res,
-      200,
-      {
+export function variantReadHandlers(deps: ApiDeps) {
+  return {
+    getLimits: async ({ req, res, reply }: Call) => {
+      const { view } = await authenticateAgent(req, deps);
+      await showOwnWrites(deps, res, view.agent_id);
+      const l = await limitsOf(deps.views, view, deps.ctx.now());
+      reply({
         per_tx_limit: l.per_tx_limit,
         daily_limit: l.daily_limit,
         hourly_tx_cap: l.hourly_tx_cap,
@@ -57,49 +52,37 @@ export function variantReadRoutes(deps: ApiDeps): Router {
         remaining_today: l.daily_remaining,
         hourly_count: l.hourly_count,
         remaining_hourly: l.hourly_tx_remaining,
-      },
-      'VariantLimitsResponse',
-      deps,
-    );
-  });
+      });
+    },
 
-  router.get('/balance', async (req, res) => {
-    const { view } = await authenticateAgent(req, deps);
-    const query = validate<VariantBalanceQuery>('VariantBalanceQuery', { ...req.query });
-    const { state: group } = await deps.ctx.groups.load(streams.group(view.group_id));
-    const token = resolveToken(deps.ctx.chain.tokens, query.mint, group.baseMint);
-    await showOwnWrites(deps, res, view.agent_id);
-    const balances = await balancesOf(deps.views, view.agent_id, [token]);
-    send(
-      res,
-      200,
-      {
+    getBalance: async ({ req, res, query: queryOf, reply }: Call) => {
+      const { view } = await authenticateAgent(req, deps);
+      const query = queryOf<VariantBalanceQuery>();
+      const { state: group } = await deps.ctx.groups.load(streams.group(view.group_id));
+      const token = resolveToken(deps.ctx.chain.tokens, query.mint, group.baseMint);
+      await showOwnWrites(deps, res, view.agent_id);
+      const balances = await balancesOf(deps.views, view.agent_id, [token]);
+      reply({
         mint: token.mint,
         balance: balances[token.symbol] ?? new Big(0),
         associated_token_account: await ata(view.agent_id, token.mint),
-      },
-      'VariantBalanceResponse',
-      deps,
-    );
-  });
+      });
+    },
 
-  router.get('/history', async (req, res) => {
-    const { view } = await authenticateAgent(req, deps);
-    const query = validate<VariantHistoryQuery & { limit: number }>('VariantHistoryQuery', { ...req.query });
-    const from = since(query.since);
-    const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    await showOwnWrites(deps, res, view.agent_id);
-    const page = await historyPage(deps.views, view.agent_id, {
-      limit: query.limit,
-      ...(before && { before }),
-      ...(from !== undefined && { since: from }),
-      ...(query.type !== undefined && { actions: [query.type] }),
-    });
-    const last = page.entries[page.entries.length - 1];
-    send(
-      res,
-      200,
-      {
+    getHistory: async ({ req, res, query: queryOf, reply }: Call) => {
+      const { view } = await authenticateAgent(req, deps);
+      const query = queryOf<VariantHistoryQuery & { limit: number }>();
+      const from = since(query.since);
+      const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      await showOwnWrites(deps, res, view.agent_id);
+      const page = await historyPage(deps.views, view.agent_id, {
+        limit: query.limit,
+        ...(before && { before }),
+        ...(from !== undefined && { since: from }),
+        ...(query.type !== undefined && { actions: [query.type] }),
+      });
+      const last = page.entries[page.entries.length - 1];
+      reply({
         items: page.entries.map((e) => ({
           type: e.action,
           tx_signature: e.tx_sig,
@@ -110,10 +93,7 @@ export function variantReadRoutes(deps: ApiDeps): Router {
           confirmed_at: new Date(e.at).toISOString(),
         })),
         next_cursor: page.more && last ? encodeCursor({ at: last.at, tx_sig: last.tx_sig }) : null,
-      },
-      'VariantHistoryResponse',
-      deps,
-    );
-  });
-  return router;
+      });
+    },
+  } satisfies Record<string, Handler>;
 }

@@ -1,0 +1,35 @@
+/**
+ * JSON Schemas said once: `object({...})` is an object schema whose listed properties are all required
+ * but those named optional, and no other property is allowed. The result is a plain schema constant
+ * (the validator compiles it, the OpenAPI documents carry it) whose type FromSchema reads as before.
+ */
+import type { JSONSchema } from 'json-schema-to-ts';
+
+type Properties = Readonly<Record<string, JSONSchema>>;
+
+/** The object schema `object(properties, optional, more)` builds. */
+export type ObjectSchema<P extends Properties, O extends keyof P, M extends object = object> = {
+  readonly type: 'object';
+  readonly properties: P;
+  readonly required: readonly Exclude<keyof P & string, O>[];
+  readonly additionalProperties: false;
+} & M;
+
+/**
+ * An object schema: `properties`, each required unless named in `optional`, no other property;
+ * `more` adds keywords (a description, a condition).
+ */
+export function object<
+  const P extends Properties,
+  const O extends keyof P & string = never,
+  const M extends object = object,
+>(properties: P, optional: readonly O[] = [], more?: M): ObjectSchema<P, O, M> {
+  const required = Object.keys(properties).filter((key) => !optional.includes(key as O));
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 && { required }),
+    additionalProperties: false,
+    ...more,
+  } as unknown as ObjectSchema<P, O, M>;
+}
