@@ -179,6 +179,19 @@ function run(
   }
 }
 
+/**
+ * The checks made after every step of every run: a plain throw, which fast-check reports with the
+ * shrunk steps. (Jest's `expect` builds an error at each call, pass or fail: its hundreds of thousands of
+ * calls cost more than the deciders they check.)
+ */
+function holds(ok: boolean, what: () => string): void {
+  if (!ok) throw new Error(what());
+}
+const same = (actual: unknown, expected: unknown, what: string) =>
+  holds(actual === expected, () => `${what}: ${String(actual)}, expected ${String(expected)}`);
+/** The group the headroom probe decides in (the same at every step). */
+const probeGroup = group();
+
 describe('spend decision properties', () => {
   // 'max' lets sequences grow to the full length: the windows need many steps to fill.
   const steps = fc.array(step, { minLength: 1, maxLength: 60, size: 'max' });
@@ -189,9 +202,12 @@ describe('spend decision properties', () => {
         run(s, (ledger, now) => {
           for (const who of [0, 1] as const) {
             const inDay = ledger.filter((b) => b.who === who && b.spends && live(b) && now - b.at < DAY_MS);
-            expect(sum(inDay).lte(LIMITS.daily_limit)).toBe(true);
+            holds(sum(inDay).lte(LIMITS.daily_limit), () => `agent ${who}: ${sum(inDay)} accepted in a day`);
             // …and every single accepted spend stayed within the per-transaction limit.
-            expect(inDay.every((b) => b.value.lte(LIMITS.per_tx_limit))).toBe(true);
+            holds(
+              inDay.every((b) => b.value.lte(LIMITS.per_tx_limit)),
+              () => `agent ${who}: a spend over the per-transaction limit`,
+            );
           }
         }),
       ),
@@ -205,7 +221,10 @@ describe('spend decision properties', () => {
         run(s, (ledger, now) => {
           for (const who of [0, 1] as const) {
             const inHour = ledger.filter((b) => b.who === who && live(b) && now - b.at < HOUR_MS);
-            expect(inHour.length).toBeLessThanOrEqual(LIMITS.hourly_tx_cap);
+            holds(
+              inHour.length <= LIMITS.hourly_tx_cap,
+              () => `agent ${who}: ${inHour.length} operations in an hour`,
+            );
           }
         }),
       ),
@@ -218,9 +237,13 @@ describe('spend decision properties', () => {
       fc.property(steps, (s) =>
         run(s, (ledger, _now, _agents, vendor) => {
           const toVendor = ledger.filter((b) => b.toVendor && live(b));
-          expect(sum(toVendor).lte(BUDGET)).toBe(true);
-          expect(vendor.used.lte(BUDGET)).toBe(true);
-          expect(vendor.used.toFixed()).toBe(sum(toVendor.filter((b) => b.status === 'confirmed')).toFixed());
+          holds(sum(toVendor).lte(BUDGET), () => `${sum(toVendor)} reserved or used of the budget`);
+          holds(vendor.used.lte(BUDGET), () => `the budget's used amount ${vendor.used} is over it`);
+          same(
+            vendor.used.toFixed(),
+            sum(toVendor.filter((b) => b.status === 'confirmed')).toFixed(),
+            "the budget's used amount",
+          );
         }),
       ),
       { numRuns: RUNS },
@@ -243,16 +266,22 @@ describe('spend decision properties', () => {
                 counterparty: STRANGER,
                 now,
               },
-              { group: group(), agent: agents[who]! },
+              { group: probeGroup, agent: agents[who]! },
             );
             const spent = sum(
               ledger.filter((b) => b.who === who && b.spends && live(b) && now - b.at < DAY_MS),
             );
             const ops = ledger.filter((b) => b.who === who && live(b) && now - b.at < HOUR_MS).length;
-            expect(probe.evaluation.daily_remaining.toFixed()).toBe(
+            same(
+              probe.evaluation.daily_remaining.toFixed(),
               new Big(LIMITS.daily_limit).minus(spent).toFixed(),
+              `agent ${who}: daily_remaining`,
             );
-            expect(probe.evaluation.hourly_tx_remaining).toBe(LIMITS.hourly_tx_cap - ops);
+            same(
+              probe.evaluation.hourly_tx_remaining,
+              LIMITS.hourly_tx_cap - ops,
+              `agent ${who}: hourly_tx_remaining`,
+            );
           }
         }),
       ),

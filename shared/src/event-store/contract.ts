@@ -1,6 +1,8 @@
 /**
  * The event store's contract: the behaviour every adapter must show, written once. Each adapter's
- * `*.int.spec.ts` calls `eventStoreContract` with a factory for a fresh, empty store.
+ * `*.int.spec.ts` calls `eventStoreContract` with a factory for a fresh store: empty, or holding only
+ * what earlier tests wrote (each test writes and checks streams of its own, and reads of the whole log
+ * look at those streams or at what it appended last).
  */
 import { randomUUID } from 'node:crypto';
 import { GENESIS_LINK, contentHash, linkHash } from './hash-chain';

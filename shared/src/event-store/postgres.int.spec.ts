@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { embeddedSql, serverSql } from '../sql/sql';
+import { embeddedSql, serverSql, type Sql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { eventStoreContract } from './contract';
 import { PostgresEventStore } from './postgres';
@@ -19,9 +19,14 @@ eventStoreContract('PostgreSQL server', async () => {
   });
 });
 
-eventStoreContract('PGlite (embedded)', async () =>
-  PostgresEventStore.open(await embeddedSql(), { idlePollMs: 5_000 }),
-);
+// A PGlite database takes seconds to start (it is made anew each time): the contract's stores share
+// one, each test on streams of its own; closing a store leaves the database to the next.
+let pglite: Sql | undefined;
+afterAll(async () => pglite?.close());
+eventStoreContract('PGlite (embedded)', async () => {
+  pglite ??= await embeddedSql();
+  return PostgresEventStore.open({ ...pglite, close: async () => undefined }, { idlePollMs: 5_000 });
+});
 
 describe('PGlite in a data folder', () => {
   it('keeps streams and the log across a restart', async () => {

@@ -4,12 +4,7 @@
  * stops the service at start.
  */
 import type { Router } from 'express';
-import {
-  AGENT_CONTRACT,
-  OPERATOR_CONTRACT,
-  VARIANT_CONTRACT,
-  type ContractDescription,
-} from '@tokenops/shared';
+import { AGENT_CONTRACT, OPERATOR_CONTRACT, VARIANT_CONTRACT, type ContractDescription } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { contractRoutes } from '../app';
 import { mount, unmatchedHandlers } from './operations';
