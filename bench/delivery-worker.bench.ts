@@ -5,7 +5,14 @@
  * log, as `npm run start:delivery` does. A delivery counts once its attempt is recorded.
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_DELIVERY_RETRY, Deliverer, KeyVault, enqueueDelivery, newSigningSecret, type DeliveryJob } from '@tokenops/shared';
+import {
+  DEFAULT_DELIVERY_RETRY,
+  Deliverer,
+  KeyVault,
+  enqueueDelivery,
+  newSigningSecret,
+  type DeliveryJob,
+} from '@tokenops/shared';
 import { BullJobQueue, SqlDeliveryStore, WebhookSender, serverSql } from '@tokenops/shared/adapters';
 import { DATABASE_URL, REDIS_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import type { WebhookBenchLine } from './webhooks.bench';

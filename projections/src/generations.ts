@@ -5,7 +5,13 @@
  * the pointer once it has caught up; readers follow the pointer.
  */
 import type Redis from 'ioredis';
-import { positionFromText, type LogPosition, type RangeOptions, type ReadModelStore, type ScoredMember } from '@tokenops/shared';
+import {
+  positionFromText,
+  type LogPosition,
+  type RangeOptions,
+  type ReadModelStore,
+  type ScoredMember,
+} from '@tokenops/shared';
 import { POSITION_LUA, RedisReadModelStore, type CommitGuard } from '@tokenops/shared/adapters';
 import { PROJECTION } from './agent-views';
 

@@ -7,7 +7,24 @@
  */
 import { Connection } from '@solana/web3.js';
 import { randomBytes } from 'node:crypto';
-import { KeyVault, airdrop, amountText, createContext, fromBaseUnits, createGroup, generateSigner, invite, prepareTransfer, register, signTransaction, startPaymentWatcher, transferWithFeeInstructions, type Context, type IntentData, type PaymentWatcher } from '@tokenops/shared';
+import {
+  KeyVault,
+  airdrop,
+  amountText,
+  createContext,
+  fromBaseUnits,
+  createGroup,
+  generateSigner,
+  invite,
+  prepareTransfer,
+  register,
+  signTransaction,
+  startPaymentWatcher,
+  transferWithFeeInstructions,
+  type Context,
+  type IntentData,
+  type PaymentWatcher,
+} from '@tokenops/shared';
 import {
   LiteSvmChain,
   MemoryReadModelStore,

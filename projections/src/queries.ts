@@ -1,6 +1,13 @@
 /** The reads the state endpoints answer from, over the agent views. */
 import Big from 'big.js';
-import { DAY_MS, HOUR_MS, fromBaseUnits, type Action, type ReadModelStore, type Token } from '@tokenops/shared';
+import {
+  DAY_MS,
+  HOUR_MS,
+  fromBaseUnits,
+  type Action,
+  type ReadModelStore,
+  type Token,
+} from '@tokenops/shared';
 import { keys, type AgentView, type HistoryEntryView } from './agent-views';
 
 export interface LimitsView {

@@ -3,7 +3,14 @@
  * events' writes with the checkpoint, atomically, in batches (batch.ts). Replaying into an empty
  * store rebuilds the views.
  */
-import { comparePositions, type EventStore, type LogPosition, type ReadModelStore, type Subscription, type Token } from '@tokenops/shared';
+import {
+  comparePositions,
+  type EventStore,
+  type LogPosition,
+  type ReadModelStore,
+  type Subscription,
+  type Token,
+} from '@tokenops/shared';
 import { PROJECTION } from './agent-views';
 import { BatchedProjection } from './batch';
 

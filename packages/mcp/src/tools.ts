@@ -8,7 +8,22 @@
  */
 // The schemas alone, not the package's index: the index loads the whole service (about 2 s more at
 // every start of the stdio server).
-import { BalanceResponse, DepositRequest, DepositResponse, HistoryQuery, HistoryResponse, LimitsResponse, SimulateRequest, SimulateResponse, SwapRequest, SwapResponse, TransferRequest, TransferResponse, WithdrawRequest, WithdrawResponse } from '@tokenops/shared';
+import {
+  BalanceResponse,
+  DepositRequest,
+  DepositResponse,
+  HistoryQuery,
+  HistoryResponse,
+  LimitsResponse,
+  SimulateRequest,
+  SimulateResponse,
+  SwapRequest,
+  SwapResponse,
+  TransferRequest,
+  TransferResponse,
+  WithdrawRequest,
+  WithdrawResponse,
+} from '@tokenops/shared';
 import { PoolsResponse, TokensResponse, VenuesResponse, WebhookListResponse } from '@tokenops/shared';
 
 /** A JSON Schema of an object (what MCP takes as a tool's input and output schema). */

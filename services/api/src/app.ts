@@ -5,7 +5,18 @@
 import express from 'express';
 import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AGENT_CONTRACT, OPERATOR_CONTRACT, REFERENCE_OPERATIONS, ServiceError, VARIANT_CONTRACT, openApiDocument, operatorOpenApiDocument, variantCode, variantOpenApiDocument, type ContractDescription } from '@tokenops/shared';
+import {
+  AGENT_CONTRACT,
+  OPERATOR_CONTRACT,
+  REFERENCE_OPERATIONS,
+  ServiceError,
+  VARIANT_CONTRACT,
+  openApiDocument,
+  operatorOpenApiDocument,
+  variantCode,
+  variantOpenApiDocument,
+  type ContractDescription,
+} from '@tokenops/shared';
 import { failingDependencies, readinessAnswer } from '@tokenops/shared/process';
 import type { ApiDeps } from './deps';
 import { auditHandlers } from './audit/routes';

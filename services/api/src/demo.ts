@@ -6,7 +6,16 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { addWhitelistEntry, airdrop, createGroup, ENTRY_TYPE, generateSigner, invite, streams, type Context } from '@tokenops/shared';
+import {
+  addWhitelistEntry,
+  airdrop,
+  createGroup,
+  ENTRY_TYPE,
+  generateSigner,
+  invite,
+  streams,
+  type Context,
+} from '@tokenops/shared';
 
 export interface Demo {
   operator_keypair: string;

@@ -6,7 +6,15 @@
  */
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { KeyVault, type DeliveryJob, OutcomeWaiter, createContext, type Context, type ReadModelStore, type Settings } from '@tokenops/shared';
+import {
+  KeyVault,
+  type DeliveryJob,
+  OutcomeWaiter,
+  createContext,
+  type Context,
+  type ReadModelStore,
+  type Settings,
+} from '@tokenops/shared';
 import {
   LiteSvmChain,
   LogFanout,

@@ -3,7 +3,26 @@
  * embedded default: the webhook relay (log → deliveries), the workers (deliveries → signed HTTPS
  * attempts) and the allow-list expiry scheduler. Wiring only; the rules live in shared/.
  */
-import { Deliverer, Repository, groupFold, startExpiryScheduler, startWebhookRelay, type Attempt, type AttemptRecord, type DeliveryJob, type DeliveryStore, type EventStore, type GroupEvent, type GroupState, type JobQueue, type KeyVault, type ProcessOptions, type RetrySettings, type Subscription, type WebhookTransport } from '@tokenops/shared';
+import {
+  Deliverer,
+  Repository,
+  groupFold,
+  startExpiryScheduler,
+  startWebhookRelay,
+  type Attempt,
+  type AttemptRecord,
+  type DeliveryJob,
+  type DeliveryStore,
+  type EventStore,
+  type GroupEvent,
+  type GroupState,
+  type JobQueue,
+  type KeyVault,
+  type ProcessOptions,
+  type RetrySettings,
+  type Subscription,
+  type WebhookTransport,
+} from '@tokenops/shared';
 
 export interface DeliveryParts {
   store: EventStore;

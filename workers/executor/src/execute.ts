@@ -15,7 +15,28 @@
  * at a time per key (locks.ts: in this process, or across executors through Redis).
  */
 import Big from 'big.js';
-import { BuildRefused, ChainFailure, SPEND_KINDS, checkFunds, classifyChainFailure, fromBaseUnits, inSpan, resume, settleBudget, settleIntent, streams, ServiceError, tokenByMint, bindContext, type Context, type Handoff, type IntentData, type IntentOutcome, type SignedTransaction, type SpendKind } from '@tokenops/shared';
+import {
+  BuildRefused,
+  ChainFailure,
+  SPEND_KINDS,
+  checkFunds,
+  classifyChainFailure,
+  fromBaseUnits,
+  inSpan,
+  resume,
+  settleBudget,
+  settleIntent,
+  streams,
+  ServiceError,
+  tokenByMint,
+  bindContext,
+  type Context,
+  type Handoff,
+  type IntentData,
+  type IntentOutcome,
+  type SignedTransaction,
+  type SpendKind,
+} from '@tokenops/shared';
 import { processLocks, type Locks } from './locks';
 
 /** Signings of one intent in one run whose bytes the node refused for their blockhash, at most. */

@@ -8,7 +8,18 @@
  * Each job carries the trace of its intent on (a `Handoff` in its data): `relay.pickup` is the span from
  * the intent's append (its timestamp) to its job queued, child of the append that wrote it.
  */
-import { LOG_START, decodeEvent, handoff, inSpanFrom, ofTypes, type EventStore, type JobQueue, type LogPosition, type ReadModelStore, type Subscription } from '@tokenops/shared';
+import {
+  LOG_START,
+  decodeEvent,
+  handoff,
+  inSpanFrom,
+  ofTypes,
+  type EventStore,
+  type JobQueue,
+  type LogPosition,
+  type ReadModelStore,
+  type Subscription,
+} from '@tokenops/shared';
 import type { ExecuteJob } from './execute';
 
 export const RELAY = 'executor-relay';

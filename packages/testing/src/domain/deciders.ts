@@ -3,7 +3,27 @@
  * production one) and one decide function: a command and the state its stream's events fold into, in;
  * new events, out.
  */
-import { agentFold, budgetFold, decideAddEntry, decideChangeLimits, decideIntent, decideKeyRefused, decideSettleBudget, decideSettleIntent, groupFold, type AddEntry, type AgentEvent, type AgentState, type AllowEntry, type BudgetEvent, type BudgetState, type Decider, type GroupEvent, type GroupState, type IntentCommand } from '@tokenops/shared';
+import {
+  agentFold,
+  budgetFold,
+  decideAddEntry,
+  decideChangeLimits,
+  decideIntent,
+  decideKeyRefused,
+  decideSettleBudget,
+  decideSettleIntent,
+  groupFold,
+  type AddEntry,
+  type AgentEvent,
+  type AgentState,
+  type AllowEntry,
+  type BudgetEvent,
+  type BudgetState,
+  type Decider,
+  type GroupEvent,
+  type GroupState,
+  type IntentCommand,
+} from '@tokenops/shared';
 import { group } from './fixtures';
 
 /** The spend decision of an agent of `inGroup` (the fixture group by default): what its stream records. */

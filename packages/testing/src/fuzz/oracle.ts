@@ -5,7 +5,16 @@
  * dump of the agent views) is the same, and no prototype of the process has grown a property.
  */
 import fc from 'fast-check';
-import { ERROR_CATALOGUE, comparePositions, isErrorCode, responseViolations, type EventStore, type LogPosition, type ReadModelStore, type RecordedEvent } from '@tokenops/shared';
+import {
+  ERROR_CATALOGUE,
+  comparePositions,
+  isErrorCode,
+  responseViolations,
+  type EventStore,
+  type LogPosition,
+  type ReadModelStore,
+  type RecordedEvent,
+} from '@tokenops/shared';
 import { projectedPast } from '@tokenops/projections';
 import { nameOf, type Endpoint } from './endpoints';
 import { serialize, type Json } from './json-text';

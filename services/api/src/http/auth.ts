@@ -10,7 +10,19 @@
  * (recordingRefusedKeys).
  */
 import type { Request } from 'express';
-import { ServiceError, acceptsKey, limitsToData, readApiKey, recordRefusedKey, sameDigest, streams, type Action, type Caller, type Context, type ReadModelStore } from '@tokenops/shared';
+import {
+  ServiceError,
+  acceptsKey,
+  limitsToData,
+  readApiKey,
+  recordRefusedKey,
+  sameDigest,
+  streams,
+  type Action,
+  type Caller,
+  type Context,
+  type ReadModelStore,
+} from '@tokenops/shared';
 import { type Logger } from '@tokenops/shared/process';
 import { agentView, projectedPast, type AgentView } from '@tokenops/projections';
 import type { AgentRateLimit, ClientRateLimit } from './rate-limit';

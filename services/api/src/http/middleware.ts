@@ -5,7 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { DependencyUnavailable, ServiceError, WrongExpectedRevision, serveInSpan, stringifyJson, validationError, variantErrorBody } from '@tokenops/shared';
+import {
+  DependencyUnavailable,
+  ServiceError,
+  WrongExpectedRevision,
+  serveInSpan,
+  stringifyJson,
+  validationError,
+  variantErrorBody,
+} from '@tokenops/shared';
 import type { Logger, Metrics } from '@tokenops/shared/process';
 import { bodyFailure, tooLarge } from './body';
 import { checkAnswer, servedOf } from './operations';

@@ -10,7 +10,15 @@
  * without a row, stops the service at start.
  */
 import { Router, type Request, type Response } from 'express';
-import { answerViolations, stringifyJson, validate, type ContractDescription, type Operation, type SchemaName, type ValidationDetail } from '@tokenops/shared';
+import {
+  answerViolations,
+  stringifyJson,
+  validate,
+  type ContractDescription,
+  type Operation,
+  type SchemaName,
+  type ValidationDetail,
+} from '@tokenops/shared';
 import type { Logger } from '@tokenops/shared/process';
 import { bodyFailure, readJsonBody } from './body';
 

@@ -4,7 +4,12 @@
  * stops the service at start.
  */
 import type { Router } from 'express';
-import { AGENT_CONTRACT, OPERATOR_CONTRACT, VARIANT_CONTRACT, type ContractDescription } from '@tokenops/shared';
+import {
+  AGENT_CONTRACT,
+  OPERATOR_CONTRACT,
+  VARIANT_CONTRACT,
+  type ContractDescription,
+} from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { contractRoutes } from '../app';
 import { mount, unmatchedHandlers } from './operations';

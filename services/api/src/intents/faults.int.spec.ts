@@ -5,7 +5,13 @@
  * budget, exactly one transfer's worth, is whole again, so a reservation left behind would fail the
  * test.
  */
-import { ChainFailure, type Context, type NewEvent, type Repository, type SignedTransaction } from '@tokenops/shared';
+import {
+  ChainFailure,
+  type Context,
+  type NewEvent,
+  type Repository,
+  type SignedTransaction,
+} from '@tokenops/shared';
 import { generateSigner } from '@tokenops/shared';
 import { key, startWorld, type World } from '@tokenops/testing/harness';
 

@@ -1,4 +1,14 @@
-import { IdempotencyKey, SPEND_KINDS, idempotencyKeyOf, simulate, spend, transferDryRun, validationError, type SimulateRequest, type SpendKind } from '@tokenops/shared';
+import {
+  IdempotencyKey,
+  SPEND_KINDS,
+  idempotencyKeyOf,
+  simulate,
+  spend,
+  transferDryRun,
+  validationError,
+  type SimulateRequest,
+  type SpendKind,
+} from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, recordingRefusedKeys } from '../http/auth';
 import type { Call, Handler } from '../http/operations';

@@ -14,7 +14,14 @@
 import bs58 from 'bs58';
 import { createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { ServiceError, WrongExpectedRevision, isAddress, validationError, type EventStore, type TokenRequest } from '@tokenops/shared';
+import {
+  ServiceError,
+  WrongExpectedRevision,
+  isAddress,
+  validationError,
+  type EventStore,
+  type TokenRequest,
+} from '@tokenops/shared';
 
 /** The wallet must be an ed25519 public key (the schema checks the text; this, the key). */
 function mustBeWallet(wallet: string): void {

@@ -1,5 +1,30 @@
 import type { Request, Response } from 'express';
-import { ServiceError, addWhitelistEntry, airdrop, changeLimits, createGroup, describeGroup, invite, listGroups, removeWhitelistEntry, revoke, rotateKey, emergencyWithdraw, type EmergencyWithdrawRequest, fromBaseUnits, venueListing, reconcileGroup, type AirdropRequest, type ChallengeRequest, type CreateGroupRequest, type InvitationRequest, type LimitsChangeRequest, type ReconciliationQuery, type TokenRequest, type WhitelistRequest } from '@tokenops/shared';
+import {
+  ServiceError,
+  addWhitelistEntry,
+  airdrop,
+  changeLimits,
+  createGroup,
+  describeGroup,
+  invite,
+  listGroups,
+  removeWhitelistEntry,
+  revoke,
+  rotateKey,
+  emergencyWithdraw,
+  type EmergencyWithdrawRequest,
+  fromBaseUnits,
+  venueListing,
+  reconcileGroup,
+  type AirdropRequest,
+  type ChallengeRequest,
+  type CreateGroupRequest,
+  type InvitationRequest,
+  type LimitsChangeRequest,
+  type ReconciliationQuery,
+  type TokenRequest,
+  type WhitelistRequest,
+} from '@tokenops/shared';
 import { groupsOwnedBy } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';

@@ -15,7 +15,14 @@
  * are current; absent when the log could not be read in time). A fresh answer says `X-Data-Stale: false`. Spends never wait on the views: they answer from their outcome in the log.
  */
 import type { Response } from 'express';
-import { VIEW_HEADERS, collectAppends, positionText, streams, type LastWrite, type LogPosition } from '@tokenops/shared';
+import {
+  VIEW_HEADERS,
+  collectAppends,
+  positionText,
+  streams,
+  type LastWrite,
+  type LogPosition,
+} from '@tokenops/shared';
 import { PROJECTION, projectedPast } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 

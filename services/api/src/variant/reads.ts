@@ -7,7 +7,14 @@
  * entry while new operations arrive at the newest end.
  */
 import Big from 'big.js';
-import { ata, resolveToken, streams, validationError, type VariantBalanceQuery, type VariantHistoryQuery } from '@tokenops/shared';
+import {
+  ata,
+  resolveToken,
+  streams,
+  validationError,
+  type VariantBalanceQuery,
+  type VariantHistoryQuery,
+} from '@tokenops/shared';
 import { balancesOf, historyPage, limitsOf, type HistoryPosition } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent } from '../http/auth';

@@ -4,7 +4,17 @@
  * variant's request into the primary application call and its result into the variant's answer, by
  * operation id (variant-openapi.ts); the error envelope is chosen by prefix in the error middleware.
  */
-import { amountFromText, register, registerWebhook, spend, variantIdempotencyKey, type SpendKind, type VariantRegisterRequest, type VariantSimulateRequest, type VariantWebhookRequest } from '@tokenops/shared';
+import {
+  amountFromText,
+  register,
+  registerWebhook,
+  spend,
+  variantIdempotencyKey,
+  type SpendKind,
+  type VariantRegisterRequest,
+  type VariantSimulateRequest,
+  type VariantWebhookRequest,
+} from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, recordingRefusedKeys } from '../http/auth';
 import type { Call, Handler } from '../http/operations';

@@ -6,7 +6,13 @@
  * variant schemas here (and by the service itself: checkResponses).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { MEMO_PROGRAM_ADDRESS, generateSigner, responseViolations, streams, type VariantSchemaName } from '@tokenops/shared';
+import {
+  MEMO_PROGRAM_ADDRESS,
+  generateSigner,
+  responseViolations,
+  streams,
+  type VariantSchemaName,
+} from '@tokenops/shared';
 import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import { openBooks } from '@tokenops/testing/conservation';
 import { startWorld, type Reply, type World } from '@tokenops/testing/harness';

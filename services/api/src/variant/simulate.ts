@@ -4,7 +4,18 @@
  * `reason`, with the variant's code.
  */
 import Big from 'big.js';
-import { ServiceError, dryRun, swapKind, transferDryRun, variantErrorBody, type Caller, type CheckName, type Context, type Simulation, type VariantSimulateRequest } from '@tokenops/shared';
+import {
+  ServiceError,
+  dryRun,
+  swapKind,
+  transferDryRun,
+  variantErrorBody,
+  type Caller,
+  type CheckName,
+  type Context,
+  type Simulation,
+  type VariantSimulateRequest,
+} from '@tokenops/shared';
 import { swapRequest } from './spends';
 
 const DAY_MS = 86_400_000;

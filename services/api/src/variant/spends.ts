@@ -9,7 +9,24 @@
  */
 import Big from 'big.js';
 import { createHash } from 'node:crypto';
-import { amountFromText, depositKind, resolveToken, swapKind, transferKind, withdrawKind, type Context, type GroupState, type IntentOf, type SpendKind, type SwapRequest, type TransferRequest, type VariantDepositRequest, type VariantSwapRequest, type VariantTransferRequest, type VariantWithdrawRequest } from '@tokenops/shared';
+import {
+  amountFromText,
+  depositKind,
+  resolveToken,
+  swapKind,
+  transferKind,
+  withdrawKind,
+  type Context,
+  type GroupState,
+  type IntentOf,
+  type SpendKind,
+  type SwapRequest,
+  type TransferRequest,
+  type VariantDepositRequest,
+  type VariantSwapRequest,
+  type VariantTransferRequest,
+  type VariantWithdrawRequest,
+} from '@tokenops/shared';
 
 type Keyed<T> = T & { idempotency_key: string };
 

@@ -6,7 +6,21 @@
  * log; what is read comes from the delivery store, once the relay has caught up with the log.
  */
 import type { Request } from 'express';
-import { ServiceError, deleteWebhook, describeGroup, mustBeLive, registerWebhook, requestRedelivery, rotateWebhookSecret, type Delivery, type DeliveriesQuery, type RedeliverRequest, type RotateSecretRequest, type WebhookSubscription, type WebhookRequest } from '@tokenops/shared';
+import {
+  ServiceError,
+  deleteWebhook,
+  describeGroup,
+  mustBeLive,
+  registerWebhook,
+  requestRedelivery,
+  rotateWebhookSecret,
+  type Delivery,
+  type DeliveriesQuery,
+  type RedeliverRequest,
+  type RotateSecretRequest,
+  type WebhookSubscription,
+  type WebhookRequest,
+} from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, bearer } from '../http/auth';
 import type { Call, Handler } from '../http/operations';
