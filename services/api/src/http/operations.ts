@@ -36,7 +36,10 @@ export interface Call {
   body<T>(): T;
   /** The query, validated (and coerced) against the row's query schema. */
   query<T>(): T;
-  /** A path parameter of the row's path; the first read validates them all (400 validation_error). */
+  /**
+   * A path parameter of the row's path. The first read of any input (a parameter, the body, the
+   * query) validates the parameters first (400 validation_error).
+   */
   param(name: string): string;
   /** Answers JSON with the row's success status (or `status`). */
   reply(body: unknown, status?: number): void;
@@ -99,22 +102,28 @@ export function mount<Name extends string, TagName extends string>(
       res.locals.served = served;
       bodyFailure(req);
       const read = { body: !operation.request, query: !operation.query, params: names.length === 0 };
+      // The path parameters are validated at the first read of any input, before the body and query.
+      const params = () => {
+        if (read.params) return;
+        for (const name of names)
+          validate(contract.pathParameters as SchemaName, { [name]: req.params[name] });
+        read.params = true;
+      };
       await handler({
         req,
         res,
         body: <T>() => {
+          params();
           read.body = true;
           return validate<T>(operation.request as SchemaName, req.json ?? {});
         },
         query: <T>() => {
+          params();
           read.query = true;
           return validate<T>(operation.query as SchemaName, { ...req.query });
         },
         param: (name) => {
-          if (!read.params)
-            for (const each of names)
-              validate(contract.pathParameters as SchemaName, { [each]: req.params[each] });
-          read.params = true;
+          params();
           return req.params[name] as string;
         },
         reply: (body, status = operation.status ?? 200) => {
