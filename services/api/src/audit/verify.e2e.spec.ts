@@ -46,7 +46,15 @@ it('verifies the group through the service; owner and auditors only; bad input i
     body: { wallet },
   });
   expect(granted.status).toBe(201);
-  const owner = await verification(world.operator.token);
+  // On the topology the executor's payment watcher (every 2 s) records the agent's funding a moment
+  // later: read the group once its log has stopped growing, so the CLI below sees the same log.
+  let owner = await verification(world.operator.token);
+  for (let i = 0; i < 12; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const again = await verification(world.operator.token);
+    if (again.body.events === owner.body.events) break;
+    owner = again;
+  }
   expect(owner.status).toBe(200);
   const shown = await world.client.call<{ events: unknown[] }>(
     'GET',
