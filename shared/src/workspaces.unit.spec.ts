@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** Every file a workspace's manifest names as its entry: `main`, `types`, `bin` and `exports`. */
 const ROOT = join(__dirname, '../..');
@@ -12,10 +12,29 @@ const entries = (value: unknown): string[] =>
       : [];
 const workspaces: string[] = read('.').workspaces;
 
+/** Whether an entry names a file: a pattern (`./src/*.ts`) names at least one. */
+function names(dir: string, entry: string): boolean {
+  const path = join(ROOT, dir, entry);
+  if (!entry.includes('*')) return existsSync(path);
+  const [before, after] = path.split('*') as [string, string];
+  const folder = dirname(`${before}x`);
+  const prefix = before.slice(folder.length + 1);
+  return (
+    existsSync(folder) &&
+    readdirSync(folder).some(
+      (file) => file.startsWith(prefix) && file.endsWith(after) && file.length > prefix.length + after.length,
+    )
+  );
+}
+
 describe('the workspaces', () => {
   it.each(workspaces)('%s names only entry files that exist', (dir) => {
     const manifest = read(dir);
     const named = [manifest.main, manifest.types, manifest.bin, manifest.exports].flatMap(entries);
-    expect(named.filter((file) => !existsSync(join(ROOT, dir, file)))).toEqual([]);
+    expect(named.filter((entry) => !names(dir, entry))).toEqual([]);
+  });
+
+  it.each(workspaces)('%s has an exports map (its entry points; nothing else is importable)', (dir) => {
+    expect(typeof read(dir).exports).toBe('object');
   });
 });
