@@ -37,4 +37,9 @@ describe('the workspaces', () => {
   it.each(workspaces)('%s has an exports map (its entry points; nothing else is importable)', (dir) => {
     expect(typeof read(dir).exports).toBe('object');
   });
+
+  it("the image's build copies every workspace's manifest (npm ci refuses a lock naming one it lacks)", () => {
+    const dockerfile = readFileSync(join(ROOT, 'infra/Dockerfile'), 'utf8');
+    expect(workspaces.filter((dir) => !dockerfile.includes(`COPY ${dir}/package.json ${dir}/`))).toEqual([]);
+  });
 });
