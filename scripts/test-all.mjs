@@ -8,8 +8,7 @@
  * and key prefixes, so they can run beside them. Each process runs its suites in band, as before.
  *
  * The topology's lines are prefixed `[topology]`; the exit code is the first failure's, else 0.
- * With TEST_NODE set (a path to a node binary), the unit, int and e2e suites run on that Node. With
- * --checks (what `npm test` passes), `npm run check` (typecheck, lint, contract linters) runs beside.
+ * With TEST_NODE set (a path to a node binary), the unit, int and e2e suites run on that Node.
  * Arguments are passed to both (e.g. `-t name`).
  */
 import { spawn } from 'node:child_process';
@@ -17,34 +16,19 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
 const JEST = join(import.meta.dirname, '..', 'node_modules', 'jest', 'bin', 'jest.js');
-const withChecks = process.argv.includes('--checks');
-const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--checks');
 // TEST_NODE: another Node binary for the unit, int and e2e suites (CI runs them on Node 24 there,
 // while the topology's, the e2e suite again among them, run on this Node).
 const RUNS = [
-  {
-    prefix: '',
-    command: [
-      process.env.TEST_NODE || process.execPath,
-      JEST,
-      '--selectProjects',
-      'unit',
-      'int',
-      'e2e',
-      ...jestArgs,
-    ],
-  },
-  { prefix: '[topology] ', command: [process.execPath, JEST, '--selectProjects', 'topology', ...jestArgs] },
-  // --checks (npm test): typecheck, lint and the contract linters too, beside the tests, in the CPU
-  // the two Jest processes leave idle, rather than minutes before them.
-  ...(withChecks
-    ? [{ prefix: '[checks] ', command: ['npm', 'run', '-s', 'check'], env: { NODE_OPTIONS: '' } }]
-    : []),
+  { prefix: '', projects: ['unit', 'int', 'e2e'], node: process.env.TEST_NODE || process.execPath },
+  { prefix: '[topology] ', projects: ['topology'], node: process.execPath },
 ];
 
 const processes = [];
-const children = RUNS.map(({ prefix, command: [file, ...args], env }) => {
-  const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+const children = RUNS.map(({ prefix, projects, node }) => {
+  const child = spawn(node, [JEST, '--selectProjects', ...projects, ...process.argv.slice(2)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: process.env,
+  });
   processes.push(child);
   for (const [from, to] of [
     [child.stdout, process.stdout],
@@ -60,10 +44,4 @@ for (const signal of ['SIGINT', 'SIGTERM'])
   });
 
 const codes = await Promise.all(children);
-RUNS.forEach(({ prefix, command }, i) => {
-  if (codes[i] !== 0)
-    console.error(
-      `test-all: ${prefix.trim() || '[unit, int, e2e]'} ${command.slice(-1)} failed (exit ${codes[i]})`,
-    );
-});
 process.exitCode = codes.find((code) => code !== 0) ?? 0;
