@@ -126,23 +126,8 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
 }
 
 /** PGlite in a data folder (or in memory when `dataDir` is absent). */
-/**
- * The files of a new, empty PGlite cluster, made once per process: creating a cluster (initdb) is most
- * of a PGlite start (about 2.5 s on a 2-core machine), loading these files about 0.8 s. Each in-memory
- * database (the tests' embedded services, one per suite or more) starts from them.
- */
-let blankCluster: Promise<Blob> | undefined;
-const blank = (): Promise<Blob> =>
-  (blankCluster ??= (async () => {
-    const db = new PGlite();
-    await db.waitReady;
-    const files = await db.dumpDataDir('none');
-    await db.close();
-    return files;
-  })());
-
 export async function embeddedSql(dataDir?: string): Promise<Sql> {
-  const db = dataDir ? new PGlite(dataDir) : new PGlite({ loadDataDir: await blank() });
+  const db = dataDir ? new PGlite(dataDir) : new PGlite();
   await db.waitReady;
   return {
     async query<R>(text: string, params?: unknown[]) {
