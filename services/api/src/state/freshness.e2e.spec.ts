@@ -110,6 +110,8 @@ describe('the views stopped (embedded: its projection stopped)', () => {
         await stalled.close();
       }
     },
-    30_000,
+    // A world of its own (an embedded service started in the test) and a 3 s wait: on a loaded
+    // machine the 30 s this had were not always enough.
+    90_000,
   );
 });
