@@ -3,25 +3,12 @@
  * reconcile the group's log with the chain (GET /orchestrator/groups/{group}/reconciliation), prints
  * each discrepancy, and exits with code 1 when there is one (0 when the log and the chain agree).
  */
+import type { OperatorClient } from '@tokenops/client';
 import type { Command } from 'commander';
 import type { Cli } from './session';
 
-interface Discrepancy {
-  kind: string;
-  agent_id: string;
-  signature?: string;
-  mint?: string;
-  message: string;
-}
-
-interface Reconciliation {
-  group_id: string;
-  from: string | null;
-  to: string | null;
-  agents: number;
-  transactions: number;
-  discrepancies: Discrepancy[];
-}
+/** The reconciliation's answer, as the operator document types it. */
+type Reconciliation = Awaited<ReturnType<OperatorClient['reconcileGroup']>>;
 
 /** One line per discrepancy (its kind, then what it says), then a summary line. */
 export function renderReconciliation(r: Reconciliation): string {
@@ -44,10 +31,10 @@ export function reconcileCommand(audit: Command, cli: Cli): void {
     .action(
       cli.authed(
         async (api, o: { group: string; from?: string; to?: string }) => {
-          const answer = (await api.reconcileGroup(o.group, {
+          const answer = await api.reconcileGroup(o.group, {
             ...(o.from && { from: o.from }),
             ...(o.to && { to: o.to }),
-          })) as Reconciliation;
+          });
           if (answer.discrepancies.length > 0) cli.io.exitCode = 1;
           return answer;
         },
