@@ -16,9 +16,13 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { verifyLog, type DigestCheckpoint, type Verification } from '@tokenops/shared';
+import type { OperatorComponents } from '@tokenops/client';
+import { verifyLog, type DigestCheckpoint } from '@tokenops/shared';
 import { PostgresEventStore, embeddedSql, serverSql } from '@tokenops/shared/adapters';
 import type { Cli } from './session';
+
+/** A verification's report: the service's answer, and what a direct run over a database gives. */
+type Verification = OperatorComponents['schemas']['VerificationResponse'];
 
 interface VerifyOptions {
   group?: string;
@@ -102,10 +106,10 @@ export function verifyCommand(audit: Command, cli: Cli): void {
       } else {
         if (!o.group) throw new Error('--group is required through the service (or give --database-url)');
         const api = await cli.signIn();
-        report = (await api.verifyGroupLog(
+        report = await api.verifyGroupLog(
           o.group,
           expect.length ? { expect: expect.map((c) => `${c.events}:${c.digest}`).join(',') } : {},
-        )) as Verification;
+        );
       }
       if (o.save)
         writeFileSync(

@@ -6,37 +6,11 @@
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EVENT_KINDS, type EventKind } from '@tokenops/shared';
+import type { OperatorComponents } from '@tokenops/client';
 import type { Cli } from './session';
 
-/** What the CLI reads of a subscription (routes.ts, subscriptionView). */
-interface Subscription {
-  webhook_id: string;
-  scope: 'group' | 'agent';
-  agent_wallet_pda?: string;
-  url: string;
-  event_types: string[];
-  status: string;
-  status_reason?: string;
-  created_at: string;
-  previous_secret_valid_until?: string;
-}
-
-/** What the CLI reads of a delivery and its attempts, oldest first (routes.ts, deliveryView). */
-interface Delivery {
-  event_id: string;
-  event: string;
-  status: string;
-  attempts: number;
-  created_at: string;
-  next_attempt_at?: string;
-  log: {
-    at: string;
-    outcome: string;
-    status_code: number | null;
-    latency_ms: number;
-    error: string | null;
-  }[];
-}
+type Schemas = OperatorComponents['schemas'];
+type Subscription = Schemas['WebhookSubscriptionView'];
 
 /** Columns apart, no borders, no colours: reads in a terminal and greps in a script. */
 export function table(head: string[], rows: string[][]): string {
@@ -74,7 +48,7 @@ const statusOf = (s: Subscription) =>
     .filter(Boolean)
     .join(' ');
 
-export function subscriptionsTable(answer: { webhooks: Subscription[] }): string {
+export function subscriptionsTable(answer: Schemas['WebhookListResponse']): string {
   if (answer.webhooks.length === 0) return 'no webhooks';
   return table(
     ['WEBHOOK', 'SCOPE', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
@@ -93,10 +67,7 @@ export function subscriptionsTable(answer: { webhooks: Subscription[] }): string
  * A page of the delivery log, newest first: each event, its status and attempts, and what its last
  * attempt met. A full page ends with how to ask for the next one.
  */
-export function deliveriesTable(
-  answer: { webhook: Subscription; deliveries: Delivery[] },
-  limit = 20,
-): string {
+export function deliveriesTable(answer: Schemas['DeliveriesResponse'], limit = 20): string {
   const w = answer.webhook;
   const title = `${w.webhook_id}  ${w.url}  ${statusOf(w)}`;
   if (answer.deliveries.length === 0) return `${title}\nno deliveries`;
@@ -173,7 +144,7 @@ export function webhookCommands(p: Command, cli: Cli): void {
     .action(
       authed(
         async (api, group: string) => api.listWebhooks(group),
-        (answer) => subscriptionsTable(answer as { webhooks: Subscription[] }),
+        (answer) => subscriptionsTable(answer),
       ),
     );
 
@@ -190,8 +161,7 @@ export function webhookCommands(p: Command, cli: Cli): void {
             ...(o.limit !== undefined && { limit: o.limit }),
             ...(o.before !== undefined && { before: o.before }),
           }),
-        (answer, _id, o) =>
-          deliveriesTable(answer as { webhook: Subscription; deliveries: Delivery[] }, o.limit ?? 20),
+        (answer, _id, o) => deliveriesTable(answer, o.limit ?? 20),
       ),
     );
 

@@ -1,13 +1,15 @@
 /** The CLI's webhook tables, on the answers the end-to-end suite does not meet (webhooks.e2e.spec.ts). */
+import type { OperatorComponents } from '@tokenops/client';
 import { deliveriesTable, subscriptionsTable } from './webhooks';
 
 const cells = (table: string) => table.split('\n').map((line) => line.split(/ {2,}/));
 
 const agent = 'CGFHRgy4xtcxdBZWmtrnZN7epLBdvqgMc1Q6ketstpgM';
-const sub = {
+const sub: OperatorComponents['schemas']['WebhookSubscriptionView'] = {
   webhook_id: 'wh_1',
-  scope: 'agent' as const,
+  scope: 'agent',
   agent_wallet_pda: agent,
+  group_config_pda: 'Hn9bxZqmEpFpNrtYqGB1Ke3S6CcDBtMPFdZqkDdUjc5h',
   url: 'https://example.com/hook',
   event_types: ['transfer.confirmed', 'agent.revoked'],
   status: 'disabled',
@@ -38,6 +40,7 @@ it('shows a delivery not yet attempted with dashes, and a page shorter than the 
           status: 'pending',
           attempts: 0,
           created_at: '2026-01-01T00:00:01.000Z',
+          payload: {},
           log: [],
         },
       ],

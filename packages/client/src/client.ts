@@ -5,9 +5,8 @@
  * every retry of the client (retry.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { Connection, type Answer, type ConnectionOptions } from './connection';
+import { Connection, type ConnectionOptions } from './connection';
 import type { components, paths } from './generated/agent-api';
-import type { RetryPolicy } from './retry';
 
 type Schemas = components['schemas'];
 /** A spend's request with its idempotency key optional: the client makes one when it is missing. */
@@ -31,23 +30,8 @@ export type HistoryEntry = Schemas['HistoryEntry'];
 export type Registration = Schemas['RegisterResponse'];
 export type WebhookCreated = Schemas['WebhookResponse'];
 
-/**
- * One subscription as GET /api/v1/webhooks lists it. That route and DELETE /api/v1/webhooks/{id} are
- * served (services/api/src/webhooks/routes.ts) but not yet described by the OpenAPI document, so these
- * two shapes are written here by hand.
- */
-export interface WebhookSubscription {
-  webhook_id: string;
-  scope: 'agent' | 'group';
-  agent_wallet_pda?: string;
-  group_config_pda: string;
-  url: string;
-  event_types: EventType[];
-  status: 'active' | 'disabled' | 'deleted';
-  status_reason?: string;
-  created_at: string;
-  previous_secret_valid_until?: string;
-}
+/** One subscription as GET /api/v1/webhooks lists it. */
+export type WebhookSubscription = Schemas['WebhookSubscriptionView'];
 
 export type { ConnectionOptions };
 
@@ -143,36 +127,12 @@ export class TokenOpsClient {
 
   /** This agent's subscriptions. */
   async listWebhooks(): Promise<WebhookSubscription[]> {
-    const page = await this.c.result(this.untyped<{ webhooks: WebhookSubscription[] }>('GET', '/webhooks'));
-    return page.webhooks;
+    return (await this.c.result(this.c.api.GET('/webhooks'))).webhooks;
   }
 
-  /** Deletes one of this agent's subscriptions. */
-  deleteWebhook(webhookId: string): Promise<{ webhook_id: string; status: 'deleted' }> {
-    return this.c.result(
-      this.untyped('DELETE', `/webhooks/${encodeURIComponent(webhookId)}`, 'rate-limited'),
-    );
-  }
-
-  /** A route the OpenAPI document does not describe yet: the same root, headers and retries, untyped. */
-  private async untyped<T>(
-    method: 'GET' | 'DELETE',
-    path: string,
-    policy: RetryPolicy = 'all',
-  ): Promise<Answer<T>> {
-    const request = new Request(`${this.c.root}${path}`, { method, headers: this.c.headers });
-    const response = await this.c.fetch[policy](request);
-    const text = await response.text();
-    if (!response.ok) return { error: parsed(text), response };
-    return { data: JSON.parse(text) as T, response }; // not JSON: a SyntaxError, unexpected_response
-  }
-}
-
-/** JSON if the text is JSON, else the text (an error page). */
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+  /** Deletes one of this agent's subscriptions (not retried but on 429, like every removal). */
+  deleteWebhook(webhookId: string): Promise<Schemas['WebhookDeletedResponse']> {
+    const params = { path: { webhook: webhookId } };
+    return this.c.result(this.c.api.DELETE('/webhooks/{webhook}', { params, ...this.c.once }));
   }
 }
