@@ -40,6 +40,10 @@ const topology: NonNullable<Config['projects']>[number] = {
 const config: Config = {
   projects: [project('unit', 5_000), project('int', 30_000), project('e2e', 60_000), topology],
   testTimeout: 60_000,
+  // Suites run in a worker process that is replaced once it holds more than this after a suite: each
+  // suite loads the service anew (Jest's module registry per file), and what a suite leaves reachable
+  // grew one process past 4 GB over the e2e suites, its garbage collection slowing every later suite.
+  workerIdleMemoryLimit: '800MB',
   // A passing run exits by itself (every suite closes what it opens); a failing test may leave a
   // connection or a spawned process's pipe open, and CI must then fail, not wait forever.
   forceExit: true,

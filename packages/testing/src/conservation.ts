@@ -24,7 +24,14 @@
  * records at its next pass) is waited for, up to RECONCILE_WAIT_MS.
  */
 import bs58 from 'bs58';
-import { ata, decodeEvent, reconcileAgents, type Discrepancy } from '@tokenops/shared';
+import {
+  ata,
+  decodeEvent,
+  reconcileAgents,
+  type Discrepancy,
+  type LogPosition,
+  type RecordedEvent,
+} from '@tokenops/shared';
 import { localFixtures, localPoolKeys } from '@tokenops/shared/adapters';
 import type { Service, World } from './harness';
 
@@ -38,26 +45,53 @@ const ADDRESS_FIELDS = ['agent_id', 'address', 'destination', 'owner_wallet', 'c
 /** Per token symbol: the supply on chain, what the holders hold, and the difference (supply − held). */
 export type Books = Record<string, { supply: bigint; held: bigint; unheld: bigint }>;
 
-/** Every address that may hold tokens on the service's chain. */
-export async function holdersOf(service: Service, extra: Iterable<string> = []): Promise<Set<string>> {
-  const { chain, store } = service.ctx;
-  const fixtures = localFixtures(service.seed);
-  const holders = new Set<string>([
-    chain.treasury,
-    chain.feePayer,
-    fixtures.authority.address,
-    fixtures.venue.authority.address,
-    ...localPoolKeys(chain.tokens, service.seed).map((p) => p.authority.address),
-    ...extra,
-  ]);
-  for (const e of await store.readAll({ maxCount: 100_000_000 })) {
-    const data = e.data as Record<string, unknown>;
-    for (const field of ADDRESS_FIELDS) {
-      const value = data[field];
-      if (typeof value === 'string' && value.length >= 32 && value.length <= 44) holders.add(value);
+/**
+ * What the log has named so far: every address that may hold tokens on the service's chain, and every
+ * group with the agents invited into it. It reads the log once, then only what was appended since
+ * (each test's check would otherwise read the whole shared log of the topology, which every suite of
+ * the run grows, three times).
+ */
+class Named {
+  readonly holders: Set<string>;
+  readonly groups = new Map<string, string[]>();
+  private position: LogPosition | undefined;
+
+  constructor(private readonly service: Service) {
+    const { chain } = service.ctx;
+    const fixtures = localFixtures(service.seed);
+    this.holders = new Set([
+      chain.treasury,
+      chain.feePayer,
+      fixtures.authority.address,
+      fixtures.venue.authority.address,
+      ...localPoolKeys(chain.tokens, service.seed).map((p) => p.authority.address),
+    ]);
+  }
+
+  /** Reads what was appended since the last call. */
+  async catchUp(): Promise<this> {
+    for (;;) {
+      const page = await this.service.ctx.store.readAll({
+        ...(this.position !== undefined && { from: this.position }),
+        maxCount: 5_000,
+      });
+      if (page.length === 0) return this;
+      for (const recorded of page) this.learn(recorded);
+      this.position = page.at(-1)!.position;
     }
   }
-  return holders;
+
+  private learn(recorded: RecordedEvent): void {
+    const data = recorded.data as Record<string, unknown>;
+    for (const field of ADDRESS_FIELDS) {
+      const value = data[field];
+      if (typeof value === 'string' && value.length >= 32 && value.length <= 44) this.holders.add(value);
+    }
+    const e = decodeEvent(recorded);
+    if (e?.type === 'group.created') this.groups.set(e.data.group_id, this.groups.get(e.data.group_id) ?? []);
+    if (e?.type === 'agent.invited')
+      this.groups.set(e.data.group_id, [...(this.groups.get(e.data.group_id) ?? []), e.data.agent_id]);
+  }
 }
 
 interface RawAccount {
@@ -87,12 +121,21 @@ async function readAccounts(service: Service, addresses: string[]): Promise<(Raw
   );
 }
 
+/** Associated token accounts, derived once each (a snapshot on the topology names thousands). */
+const tokenAccounts = new Map<string, Promise<string>>();
+const tokenAccount = (owner: string, mint: string): Promise<string> => {
+  const key = `${owner}:${mint}`;
+  let address = tokenAccounts.get(key);
+  if (!address) tokenAccounts.set(key, (address = ata(owner, mint)));
+  return address;
+};
+
 async function snapshot(service: Service, holders: Set<string>): Promise<Books> {
   const tokens = service.ctx.chain.tokens;
   const owners = [...holders];
   const accounts = await Promise.all(
     tokens.flatMap((t) =>
-      owners.map(async (owner) => ({ mint: t.mint, owner, address: await ata(owner, t.mint) })),
+      owners.map(async (owner) => ({ mint: t.mint, owner, address: await tokenAccount(owner, t.mint) })),
     ),
   );
   const read = await readAccounts(service, [...tokens.map((t) => t.mint), ...accounts.map((a) => a.address)]);
@@ -120,35 +163,26 @@ async function snapshot(service: Service, holders: Set<string>): Promise<Books> 
 }
 
 /** Per mint, the supply and what every holder holds, as one snapshot with no holder missing. */
-export async function readBooks(service: Service, extra: Iterable<string> = []): Promise<Books> {
-  let holders = await holdersOf(service, extra);
+async function readBooks(service: Service, named: Named, extra: Iterable<string>): Promise<Books> {
+  const holders = () => new Set([...named.holders, ...extra]);
+  let read = holders();
   for (let attempt = 0; ; attempt++) {
-    const books = await snapshot(service, holders);
-    const after = await holdersOf(service, extra);
-    if ([...after].every((h) => holders.has(h)) || attempt >= 5) return books;
-    holders = after;
+    const books = await snapshot(service, read);
+    await named.catchUp();
+    const after = holders();
+    if ([...after].every((h) => read.has(h)) || attempt >= 5) return books;
+    read = after;
   }
 }
 
 /** How long the reconciliation waits for the log to catch up with the chain (the payment watcher's passes). */
 const RECONCILE_WAIT_MS = 10_000;
 
-/** Every group in the log, with the agents invited into it. */
-async function groupsOf(service: Service): Promise<Map<string, string[]>> {
-  const groups = new Map<string, string[]>();
-  for (const recorded of await service.ctx.store.readAll({ maxCount: 100_000_000 })) {
-    const e = decodeEvent(recorded);
-    if (e?.type === 'group.created') groups.set(e.data.group_id, groups.get(e.data.group_id) ?? []);
-    if (e?.type === 'agent.invited')
-      groups.set(e.data.group_id, [...(groups.get(e.data.group_id) ?? []), e.data.agent_id]);
-  }
-  return groups;
-}
-
 /** What reconciling every group but `skip` finds, by group (only those with findings). */
-async function reconcileAll(service: Service, skip: ReadonlySet<string>) {
+async function reconcileAll(service: Service, named: Named, skip: ReadonlySet<string>) {
+  await named.catchUp();
   const found: Record<string, Discrepancy[]> = {};
-  for (const [group, agents] of await groupsOf(service)) {
+  for (const [group, agents] of named.groups) {
     if (skip.has(group)) continue;
     const { discrepancies } = await reconcileAgents(service.ctx, group, agents);
     if (discrepancies.length > 0) found[group] = discrepancies;
@@ -173,21 +207,23 @@ export async function openBooks(
   const extra = options.extra ?? (() => []);
   const zero = Object.fromEntries(service.ctx.chain.tokens.map((t) => [t.symbol, 0n]));
   const shared = service.rpcUrl !== undefined && !options.ownChain;
-  const baseline = shared ? unheld(await readBooks(service, extra())) : zero;
+  const named = await new Named(service).catchUp();
+  const baseline = shared ? unheld(await readBooks(service, named, extra())) : zero;
   // Groups of other suites on a shared log are theirs to reconcile.
-  const others = new Set(service.rpcUrl !== undefined ? (await groupsOf(service)).keys() : []);
+  const others = new Set(service.rpcUrl !== undefined ? named.groups.keys() : []);
   if (world.groupId) others.delete(world.groupId);
   return {
     async expectBalanced() {
-      const books = await readBooks(service, extra());
+      await named.catchUp();
+      const books = await readBooks(service, named, extra());
       expect(unheld(books)).toEqual(baseline);
-      let found = await reconcileAll(service, others);
+      let found = await reconcileAll(service, named, others);
       for (
         const until = Date.now() + RECONCILE_WAIT_MS;
         Object.keys(found).length > 0 && Date.now() < until;
       ) {
         await new Promise((resolve) => setTimeout(resolve, 250));
-        found = await reconcileAll(service, others);
+        found = await reconcileAll(service, named, others);
       }
       expect(found).toEqual({});
       return books;

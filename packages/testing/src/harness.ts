@@ -12,6 +12,7 @@ import { createLogger } from '@tokenops/shared/process';
 import { Proc, freePort } from './topology';
 import { CHAIN_SEED, startEmbedded, type EmbeddedOptions } from '@tokenops/api/embedded';
 import type { TlsMaterial } from './tls';
+import { databaseTemplate } from './database-template';
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -142,6 +143,7 @@ async function startService(
   if (!topology) {
     const service = await startEmbedded({
       port: 0,
+      databaseTemplate: await databaseTemplate(),
       keyEncryptionKey: randomBytes(32),
       jwtSecret: randomBytes(32),
       logger: createLogger((process.env.HARNESS_LOG_LEVEL as 'silent') ?? 'silent'),

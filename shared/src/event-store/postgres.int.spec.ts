@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedSql, serverSql, type Sql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
+import { databaseTemplate } from '@tokenops/testing/database-template';
 import { eventStoreContract } from './contract';
 import { PostgresEventStore } from './postgres';
 
@@ -19,12 +20,12 @@ eventStoreContract('PostgreSQL server', async () => {
   });
 });
 
-// A PGlite database takes seconds to start (it is made anew each time): the contract's stores share
-// one, each test on streams of its own; closing a store leaves the database to the next.
+// A PGlite database takes a second or more to start: the contract's stores share one (started from an
+// empty cluster's files), each test on streams of its own; closing a store leaves the database to the next.
 let pglite: Sql | undefined;
 afterAll(async () => pglite?.close());
 eventStoreContract('PGlite (embedded)', async () => {
-  pglite ??= await embeddedSql();
+  pglite ??= await embeddedSql(undefined, await databaseTemplate());
   return PostgresEventStore.open({ ...pglite, close: async () => undefined }, { idlePollMs: 5_000 });
 });
 
