@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { createLogger } from '@tokenops/shared/process';
 import { demoInstructions, ensureDemo } from './demo';
 import { startEmbedded, type Embedded } from './embedded';
+import { databaseTemplate } from '@tokenops/testing/database-template';
 
 let service: Embedded;
 let dataDir: string;
 beforeAll(async () => {
   service = await startEmbedded({
     port: 0,
+    databaseTemplate: await databaseTemplate(),
     keyEncryptionKey: randomBytes(32),
     jwtSecret: randomBytes(32),
     logger: createLogger('silent'),

@@ -10,6 +10,7 @@ import { generateSigner } from '@tokenops/shared';
 import { createLogger } from '@tokenops/shared/process';
 import { startEmbedded } from '../embedded';
 import { startWorld, type World } from '@tokenops/testing/harness';
+import { databaseTemplate } from '@tokenops/testing/database-template';
 
 let world: World;
 beforeAll(async () => {
@@ -45,6 +46,7 @@ describe('metrics', () => {
     const metricsToken = randomBytes(16).toString('hex');
     const service = await startEmbedded({
       port: 0,
+      databaseTemplate: await databaseTemplate(),
       keyEncryptionKey: randomBytes(32),
       jwtSecret: randomBytes(32),
       logger: createLogger('silent'),
@@ -84,6 +86,7 @@ describe('what on-call sees of each request', () => {
     const metricsToken = randomBytes(16).toString('hex');
     const service = await startEmbedded({
       port: 0,
+      databaseTemplate: await databaseTemplate(),
       keyEncryptionKey: randomBytes(32),
       jwtSecret: randomBytes(32),
       logger,
