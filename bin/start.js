@@ -2,7 +2,8 @@
 // Starts one process of the service as this very node process: no npm, no shell, no child process in
 // between, so a signal sent to the PID you got (`$!`) reaches the process itself (SIGTERM stops it
 // gracefully, kill -9 kills it), and what it writes is its JSON log alone. The TypeScript source runs
-// through ts-node (no build step), as the operator CLI does.
+// through tsx (esbuild, each file's output cached on disk; no build step), as the operator CLI does:
+// about 2 s of CPU a start where ts-node took 5, and the test suites start processes by the hundred.
 //
 //   node bin/start.js <process> [arguments]     e.g. node bin/start.js api, node bin/start.js replay --verify
 'use strict';
@@ -25,5 +26,6 @@ if (!Object.prototype.hasOwnProperty.call(ENTRIES, role)) {
   process.exit(2);
 }
 process.argv.splice(2, 1); // the entry point sees its own arguments only (replay --verify)
-require('ts-node').register({ transpileOnly: true, project: join(ROOT, 'tsconfig.json') });
+process.env.TSX_TSCONFIG_PATH ??= join(ROOT, 'tsconfig.json');
+require('tsx/cjs/api').register();
 require(join(ROOT, ENTRIES[role]));
