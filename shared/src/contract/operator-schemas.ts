@@ -176,7 +176,13 @@ export const EmergencyWithdrawRequest = object({ destination: Identifier }, ['de
 
 export const AirdropRequest = object({ to: Identifier, mint: Identifier, amount: AmountInput }, ['mint']);
 
+/** The spend-over-time window: the last 24 hours (hourly buckets) or 7 days (6-hour buckets). */
+export const SpendQuery = object({ window: { type: 'string', enum: ['24h', '7d'], default: '24h' } }, [
+  'window',
+]);
+
 export const OPERATOR_SCHEMAS = {
+  SpendQuery,
   PathParams,
   ChallengeRequest,
   TokenRequest,
@@ -212,3 +218,4 @@ export type AuditorRequest = Shape<typeof AuditorRequest>;
 export type AuditEventsQuery = Shape<typeof AuditEventsQuery>;
 export type ReconciliationQuery = Shape<typeof ReconciliationQuery>;
 export type VerificationQuery = Shape<typeof VerificationQuery>;
+export type SpendQuery = Shape<typeof SpendQuery>;

@@ -1,0 +1,495 @@
+/**
+ * The operator console, as an operator uses it: in a real headless Chromium (Debian's `chromium`, or
+ * CHROMIUM_PATH), signed in by a Wallet Standard wallet injected into the page (it signs in this
+ * process with the operator's key), the operator creates a group, allow-lists a recipient, invites an
+ * agent; the agent (over the agent API) registers and pays the recipient, and the page shows the
+ * spend live and its daily gauge move; then a key rotated (the old one refused), the agent revoked,
+ * the log verified. axe-core checks every page, at 1280x800 and at a phone's width. The console's
+ * server-sent events are tested over HTTP too: a client that reconnects with Last-Event-ID misses
+ * nothing. It runs on the embedded service and again on the server topology.
+ *
+ * CONSOLE_SCREENSHOTS=<folder> (npm run console:screenshots) saves the pages' screenshots there for
+ * docs/console.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import bs58 from 'bs58';
+import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { generateSigner } from '@tokenops/shared';
+import { key, signIn, startWorld, type World } from '@tokenops/testing/harness';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+let world: World;
+let browser: Browser;
+
+beforeAll(async () => {
+  // The bundle as the sources are now (npm ci builds it too), by the project's own script.
+  execFileSync(process.execPath, [join(__dirname, '../../../../packages/console/scripts/build.mjs')]);
+  [world, browser] = await Promise.all([startWorld(), chromium.launch({ executablePath: CHROMIUM })]);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+});
+
+const api = (path: string) => `${world.client.url}/api/v1${path}`;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('the console page', () => {
+  it('is served at /console under a policy that allows this service only, and GET / points at it', async () => {
+    const root = await world.client.call<{ console: string }>('GET', '/');
+    expect(root.body.console).toBe('/console');
+    const page = await fetch(`${world.client.url}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("script-src 'self';");
+    expect(policy).toContain("style-src 'self';");
+    expect(policy).toContain("connect-src 'self';");
+    const html = await page.text();
+    const script = /<script type="module" src="([^"]+)">/.exec(html)?.[1];
+    expect(script).toBe('/console/assets/console.js');
+    const bundle = await fetch(`${world.client.url}${script}`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect((await bundle.text()).length).toBeGreaterThan(10_000);
+    expect((await fetch(`${world.client.url}/console/assets/nothing.js`)).status).toBe(404);
+  });
+});
+
+/** Reads server-sent events until `enough` says so (or 10 s passed), then closes the connection. */
+async function readEvents(
+  group: string,
+  enough: (got: EventSourceMessage[]) => boolean,
+  lastEventId?: string,
+): Promise<EventSourceMessage[]> {
+  const stop = new AbortController();
+  const res = await fetch(api(`/orchestrator/groups/${group}/events`), {
+    headers: {
+      ...bearer(world.operator.token),
+      accept: 'text/event-stream',
+      ...(lastEventId && { 'last-event-id': lastEventId }),
+    },
+    signal: stop.signal,
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const reader = res
+    .body!.pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  const got: EventSourceMessage[] = [];
+  const timer = setTimeout(() => stop.abort(), 10_000);
+  try {
+    while (!enough(got)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      got.push(value);
+    }
+  } catch {
+    // the time was up: answer what came
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
+  return got;
+}
+
+describe('GET /orchestrator/groups/{group}/events', () => {
+  it('streams the group’s events from the log, and a client that reconnects with Last-Event-ID misses nothing', async () => {
+    const group = world.groupId;
+    // The world's group so far: created, its vendor allow-listed (and the entries that come with it).
+    const first = await readEvents(group, (got) => got.length >= 2);
+    expect(first[0]!.event).toBe('group.created');
+    const last = first.at(-1)!;
+    expect(JSON.parse(last.data)).toEqual(expect.objectContaining({ position: last.id, type: last.event }));
+
+    // While no one listens, the operator allow-lists another recipient.
+    const recipient = generateSigner().address;
+    const added = await world.client.call('POST', `/api/v1/orchestrator/groups/${group}/whitelist`, {
+      token: world.operator.token,
+      body: { address: recipient, type: 1, approved_amount: '5', ttl_seconds: 3600 },
+    });
+    expect(added.status).toBe(201);
+    const isNew = (m: EventSourceMessage) =>
+      m.event === 'whitelist.entry_added' && m.data.includes(recipient);
+    // Reconnecting from the last id seen gives what came after it, the new entry included: the same
+    // events, in the same order, as reading the whole log again.
+    const resumed = await readEvents(group, (got) => got.some(isNew), last.id);
+    expect(resumed.some(isNew)).toBe(true);
+    const all = await readEvents(group, (got) => got.some(isNew));
+    const after = all.findIndex((m) => m.id === last.id);
+    expect(after).toBeGreaterThan(0);
+    expect(resumed.map((m) => m.id)).toEqual(all.slice(after + 1).map((m) => m.id));
+  });
+
+  it('answers JSON (a page of events) to a client that does not ask for a stream', async () => {
+    const res = await fetch(api(`/orchestrator/groups/${world.groupId}/events`), {
+      headers: bearer(world.operator.token),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { events: { type: string }[] };
+    expect(body.events[0]!.type).toBe('group.created');
+  });
+
+  it('refuses a Last-Event-ID it did not send (400), no token (401), another operator’s group (403)', async () => {
+    const bad = await world.client.call<{ error: string; details: { path: string }[] }>(
+      'GET',
+      `/api/v1/orchestrator/groups/${world.groupId}/events`,
+      { token: world.operator.token, headers: { accept: 'text/event-stream', 'last-event-id': 'nonsense!' } },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('validation_error');
+    expect(bad.body.details[0]!.path).toBe('/Last-Event-ID');
+    const anonymous = await world.client.call('GET', `/api/v1/orchestrator/groups/${world.groupId}/events`);
+    expect(anonymous.status).toBe(401);
+    const other = await world.client.call<{ group_config_pda: string }>(
+      'POST',
+      '/api/v1/orchestrator/groups',
+      {
+        token: world.operator.token,
+        body: {},
+      },
+    );
+    const stranger = await signIn(world.client);
+    const foreign = await world.client.call(
+      'GET',
+      `/api/v1/orchestrator/groups/${other.body.group_config_pda}/events`,
+      {
+        token: stranger.token,
+      },
+    );
+    expect(foreign.status).toBe(403);
+  });
+});
+
+describe('GET /orchestrator/groups/{group}/spend and /usage', () => {
+  it('refuses a window it does not know (400) and an unknown group (404)', async () => {
+    const bad = await world.client.call<{ error: string }>(
+      'GET',
+      `/api/v1/orchestrator/groups/${world.groupId}/spend?window=1y`,
+      { token: world.operator.token },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('validation_error');
+    const none = await world.client.call(
+      'GET',
+      `/api/v1/orchestrator/groups/${generateSigner().address}/usage`,
+      {
+        token: world.operator.token,
+      },
+    );
+    expect(none.status).toBe(404);
+  });
+});
+
+// ---- in the browser ----------------------------------------------------------------------------
+
+/** What the functions run in the page use of its globals (the project's types have no DOM). */
+interface InPage {
+  testWalletSign(message: number[]): Promise<number[]>;
+  addEventListener(type: string, listener: (e: { detail: unknown }) => void): void;
+  dispatchEvent(event: unknown): boolean;
+  CustomEvent: new (type: string, init: { detail: unknown }) => unknown;
+  innerWidth: number;
+  document: {
+    documentElement: { scrollWidth: number };
+    activeElement: { getAttribute(name: string): string | null; blur(): void } | null;
+    querySelectorAll(selector: string): {
+      length: number;
+      forEach(f: (e: { setAttribute(n: string, v: string): void }, i: number) => void): void;
+    };
+  };
+  axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+}
+
+/**
+ * A Wallet Standard wallet registered in the page before it loads: `solana:signMessage` signs in this
+ * test process with the operator's key (the page never sees it), as a browser wallet would.
+ */
+async function withWallet(context: BrowserContext): Promise<void> {
+  const signer = world.operator.wallet;
+  await context.exposeBinding('testWalletSign', (_source, message: number[]) =>
+    Array.from(signer.sign(Uint8Array.from(message))),
+  );
+  await context.addInitScript(
+    ({ address, publicKey }) => {
+      const page = globalThis as unknown as InPage;
+      const chains = ['solana:localnet'] as const;
+      const account = {
+        address,
+        publicKey: Uint8Array.from(publicKey),
+        chains,
+        features: ['solana:signMessage'],
+      };
+      const wallet = {
+        version: '1.0.0',
+        name: 'Test Wallet',
+        icon: 'data:image/svg+xml;base64,PHN2Zy8+',
+        chains,
+        accounts: [account],
+        features: {
+          'standard:connect': { version: '1.0.0', connect: async () => ({ accounts: [account] }) },
+          'standard:events': { version: '1.0.0', on: () => () => undefined },
+          'solana:signMessage': {
+            version: '1.0.0',
+            signMessage: async (...inputs: { message: Uint8Array }[]) =>
+              Promise.all(
+                inputs.map(async ({ message }) => ({
+                  signedMessage: message,
+                  signature: Uint8Array.from(await page.testWalletSign(Array.from(message))),
+                })),
+              ),
+          },
+        },
+      };
+      const callback = ({ register }: { register(w: unknown): void }) => register(wallet);
+      page.addEventListener('wallet-standard:app-ready', (e) =>
+        callback(e.detail as Parameters<typeof callback>[0]),
+      );
+      page.dispatchEvent(new page.CustomEvent('wallet-standard:register-wallet', { detail: callback }));
+    },
+    { address: signer.address, publicKey: Array.from(signer.publicKey) },
+  );
+}
+
+/** The serious and critical violations axe-core finds on the page as it is. */
+async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the browser's protocol, so the page's policy (no inline script) does not apply.
+  await page.evaluate(AXE);
+  const found = await page.evaluate(
+    async () => (await (globalThis as unknown as InPage).axe.run()).violations,
+  );
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Every control of the page is reached by Tab, in order. */
+async function tabReachesEverything(page: Page): Promise<void> {
+  const count = await page.evaluate(() => {
+    const { document } = globalThis as unknown as InPage;
+    const controls = document.querySelectorAll('a[href], button:not([disabled]), input:not([disabled])');
+    controls.forEach((c, i) => c.setAttribute('data-tab', String(i)));
+    document.activeElement?.blur();
+    return controls.length;
+  });
+  const reached = new Set<string>();
+  for (let i = 0; i < count + 2; i++) {
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() =>
+      (globalThis as unknown as InPage).document.activeElement?.getAttribute('data-tab'),
+    );
+    if (at) reached.add(at);
+  }
+  expect(reached.size).toBe(count);
+}
+
+describe('the console in a browser', () => {
+  let context: BrowserContext;
+  let page: Page;
+  const requested: string[] = [];
+  const refused: string[] = [];
+  const checked: Record<string, string[]> = {};
+
+  beforeAll(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await withWallet(context);
+    page = await context.newPage();
+    page.on('request', (r) => void requested.push(r.url()));
+    page.on('console', (m) => void (/Content Security Policy/.test(m.text()) && refused.push(m.text())));
+    page.on('dialog', (d) => void d.accept());
+  });
+  afterAll(async () => context?.close());
+
+  const axe = async (name: string) => {
+    checked[name] = await axeViolations(page);
+    await screenshot(page, name);
+  };
+
+  it('signs in with a keypair file opened in the page (read in memory, never sent)', async () => {
+    const other = await browser.newContext();
+    try {
+      const tab = await other.newPage();
+      const signer = generateSigner();
+      const keypair = JSON.stringify([...signer.seed, ...signer.publicKey]);
+      const sent: string[] = [];
+      tab.on('request', (r) => void sent.push(r.postData() ?? ''));
+      await tab.goto(`${world.client.url}/console`);
+      await tab.getByLabel('Keypair file (JSON)').setInputFiles({
+        name: 'id.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(keypair),
+      });
+      await tab.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
+      expect(await tab.getByText('No group yet').isVisible()).toBe(true);
+      expect(sent.some((body) => body.includes(keypair) || body.includes(bs58.encode(signer.seed)))).toBe(
+        false,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('signs in with the wallet, by keyboard', async () => {
+    await page.goto(`${world.client.url}/console`);
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+    await axe('sign-in');
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
+    // The world's group is the operator's: it is listed.
+    await page.getByRole('link', { name: new RegExp(world.groupId.slice(0, 6)) }).waitFor();
+    await axe('groups');
+    await tabReachesEverything(page);
+  });
+
+  let agent: { id: string; key: string };
+  const recipient = generateSigner().address;
+
+  it('creates a group, allow-lists a recipient, invites an agent (the code shown once)', async () => {
+    await page.getByLabel('Per-transaction limit').fill('100');
+    await page.getByLabel('Daily limit').fill('1000');
+    await page.getByLabel('Transactions an hour').fill('30');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await page.waitForURL(/#\/groups\/[1-9A-HJ-NP-Za-km-z]+$/);
+    await page.getByText('Defaults: 100 a transaction, 1000 a day, 30 transactions an hour.').waitFor();
+
+    const allow = page.getByRole('region', { name: 'Allow-list' });
+    await allow.getByLabel('Address').fill(recipient);
+    await allow.getByLabel('Label').fill('supplier');
+    await allow.getByLabel('Budget').fill('500');
+    await allow.getByLabel('Lifetime (hours)').fill('2');
+    await allow.getByRole('button', { name: 'Allow' }).click();
+    const row = allow.getByRole('row', { name: /supplier/ });
+    await row.waitFor();
+    const ttl = /(1h 59m|2h 00m) \d\ds left/;
+    const before = ttl.exec(await row.innerText())?.[0];
+    expect(await row.innerText()).toMatch(/0 \/ 500/);
+    expect(before).toBeDefined();
+    // It counts down.
+    await row.getByText(ttl).filter({ hasNotText: before! }).waitFor({ timeout: 3000 });
+
+    const invite = page.getByRole('region', { name: 'Invite an agent' });
+    await invite.getByLabel('Label').fill('buyer');
+    await invite.getByRole('button', { name: 'Invite' }).click();
+    const code = await invite.getByTestId('shown-once').innerText();
+    expect(code.length).toBeGreaterThan(10);
+    await page
+      .getByRole('listitem', { name: /Agent buyer/ })
+      .getByText('invited')
+      .waitFor();
+
+    // The agent, over the agent API: registers with the code, gets funds, and (below) pays.
+    const registered = await world.client.call<{ api_key: string; agent_wallet_pda: string }>(
+      'POST',
+      '/api/v1/register',
+      {
+        body: { invitation_code: code },
+      },
+    );
+    expect(registered.status).toBe(200);
+    agent = { id: registered.body.agent_wallet_pda, key: registered.body.api_key };
+    const funded = await world.client.call('POST', '/api/v1/dev/airdrop', {
+      token: world.operator.token,
+      body: { to: agent.id, amount: 300 },
+    });
+    expect(funded.status).toBe(200);
+  });
+
+  it('shows the agent’s transfer live, and its daily gauge and the budget move', async () => {
+    const card = page.getByRole('listitem', { name: /Agent buyer/ });
+    // Its registration comes in as an event: the page reads the group again.
+    await card.getByText('active').waitFor();
+    await expect(card.getByTestId('buyer daily').innerText()).resolves.toBe('0 / 1000');
+    await page.getByText('Live: new events appear here').waitFor();
+
+    const sent = await world.client.call('POST', '/api/v1/transfer', {
+      token: agent.key,
+      body: { to: recipient, amount: 25, idempotency_key: key() },
+    });
+    expect(sent.status).toBe(200);
+    const live = page.getByTestId('live-events');
+    await live
+      .getByText(/transfer: 25 to .* accepted/)
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await live
+      .getByText(/confirmed on chain/)
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await card.getByText(/^25(\.\d+)? \/ 1000$/).waitFor({ timeout: 10_000 });
+    await page
+      .getByRole('region', { name: 'Allow-list' })
+      .getByText(/^25(\.\d+)? \/ 500$/)
+      .waitFor();
+    await page.getByTestId(`spend-total-${agent.id}`).getByText(/^25/).waitFor();
+    await axe('group');
+  });
+
+  it('rotates the agent’s key (the new one shown once, the old one refused) and revokes it', async () => {
+    const card = page.getByRole('listitem', { name: /Agent buyer/ });
+    await card.getByRole('button', { name: 'Rotate key' }).click();
+    const fresh = await card.getByTestId('shown-once').innerText();
+    expect(fresh).not.toBe(agent.key);
+    const balance = (token: string) => world.client.call('GET', '/api/v1/balance', { token });
+    expect((await balance(agent.key)).status).toBe(401);
+    expect((await balance(fresh)).status).toBe(200);
+
+    await card.getByRole('button', { name: 'Revoke' }).click();
+    await card.getByText('revoked').waitFor();
+    expect((await balance(fresh)).status).toBe(401);
+  });
+
+  it('verifies the log on the audit page, and shows the webhooks page', async () => {
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('button', { name: 'Verify the log' }).click();
+    await page.getByText('The log is intact.').waitFor();
+    await axe('audit');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
+    await page.getByText('No subscription yet.').waitFor();
+    await axe('webhooks');
+  });
+
+  it('is usable at a phone’s width: nothing wider than the screen, no serious accessibility violation', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: /^Group/, level: 1 }).waitFor();
+    await page.getByRole('listitem', { name: /Agent buyer/ }).waitFor();
+    const widths = await page.evaluate(() => {
+      const { document, innerWidth } = globalThis as unknown as InPage;
+      return [document.documentElement.scrollWidth, innerWidth];
+    });
+    expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+    await axe('group-phone');
+  });
+
+  it('had every page checked by axe-core (no serious or critical violation), and asked no other host', () => {
+    expect(Object.keys(checked).sort()).toEqual([
+      'audit',
+      'group',
+      'group-phone',
+      'groups',
+      'sign-in',
+      'webhooks',
+    ]);
+    expect(checked).toEqual(Object.fromEntries(Object.keys(checked).map((k) => [k, []])));
+    const origin = new URL(world.client.url).origin;
+    expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob):/.test(url))).toEqual(
+      [],
+    );
+    expect(refused).toEqual([]);
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The operator reads the console needs beyond the group itself (operator-openapi.ts: groupUsage,
+ * groupSpend, groupEvents): each agent's use of its limits now with its balances, spend over time,
+ * and the group's events as server-sent events, streamed from the log and resumable by Last-Event-ID.
+ */
+import type { Request, Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  auditPage,
+  auditScope,
+  decodeCursor,
+  groupUsage,
+  ownedGroup,
+  readGroupLog,
+  responseViolations,
+  spendOverTime,
+  validationError,
+  type LogPosition,
+  type SpendQuery,
+} from '@tokenops/shared';
+import { balancesOf } from '@tokenops/projections';
+import type { ApiDeps } from '../deps';
+import { bearer } from '../http/auth';
+import { failOn, type Call, type Handler } from '../http/operations';
+
+/** How often a stream looks for new events once it has sent what the log held. */
+export const EVENTS_POLL_MS = 300;
+/** A comment line this often keeps proxies from closing a quiet stream. */
+const KEEP_ALIVE_MS = 15_000;
+const EVENT_STREAM = 'text/event-stream';
+
+/** The position the client's Last-Event-ID names (a cursor this service handed out), if it sent one. */
+function lastEventId(req: Request): string | undefined {
+  const id = req.get('last-event-id');
+  if (id === undefined || id === '') return undefined;
+  try {
+    decodeCursor(id);
+  } catch {
+    throw validationError([{ path: '/Last-Event-ID', issue: 'is not an event id this service sent' }]);
+  }
+  return id;
+}
+
+export function consoleHandlers(deps: ApiDeps) {
+  const { ctx } = deps;
+  const wallet = (req: Request) => deps.operators.wallet(bearer(req));
+
+  return {
+    groupUsage: async ({ req, param, reply }: Call) => {
+      const agents = await groupUsage(ctx, await wallet(req), param('group'));
+      const balances = await Promise.all(
+        agents.map((a) => balancesOf(deps.views, a.agent_wallet_pda, ctx.chain.tokens)),
+      );
+      reply({
+        agents: agents.map((a, i) => ({
+          ...a,
+          balances: Object.fromEntries(
+            Object.entries(balances[i]!).map(([symbol, amount]) => [symbol, amount.toFixed()]),
+          ),
+        })),
+      });
+    },
+    groupSpend: async ({ req, res, param, query, reply }: Call) => {
+      const w = await wallet(req);
+      const { window } = query<SpendQuery & { window: '24h' | '7d' }>();
+      res.setHeader('cache-control', 'no-store');
+      reply(await spendOverTime(ctx, w, param('group'), window));
+    },
+    groupEvents: async ({ req, res, param, reply }: Call) => {
+      const w = await wallet(req);
+      const group = param('group');
+      await ownedGroup(ctx, w, group);
+      const after = lastEventId(req);
+      res.setHeader('cache-control', 'no-store');
+      if (req.accepts(['application/json', EVENT_STREAM]) !== EVENT_STREAM) {
+        reply(await auditPage(ctx, w, group, { ...(after !== undefined && { cursor: after }), limit: 100 }));
+        return;
+      }
+      const scope = await auditScope(ctx, w, group);
+      await streamEvents(
+        res,
+        deps,
+        async (from, write) => {
+          const { last } = await readGroupLog(
+            ctx.store,
+            scope,
+            {},
+            { ...(from && { after: from }), onEvent: write },
+          );
+          return last;
+        },
+        after === undefined ? undefined : decodeCursor(after),
+      );
+    },
+  } satisfies Record<string, Handler>;
+}
+
+/**
+ * Server-sent events until the client goes: what the log holds after `from`, then, every
+ * EVENTS_POLL_MS, what was logged since. Each message's id is the event's position, so a client that
+ * reconnects with it (Last-Event-ID) goes on from the next event.
+ */
+async function streamEvents(
+  res: Response,
+  deps: ApiDeps,
+  read: (
+    from: LogPosition | undefined,
+    write: (event: { position: string; type: string }) => boolean,
+  ) => Promise<LogPosition>,
+  from: LogPosition | undefined,
+): Promise<void> {
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  res.status(200).set({ 'content-type': EVENT_STREAM, 'x-accel-buffering': 'no' });
+  res.flushHeaders();
+  const write = (event: { position: string; type: string }): boolean => {
+    if (gone.signal.aborted) return false;
+    if (deps.checkResponses)
+      failOn(
+        responseViolations('AuditEventView', event),
+        'a streamed event does not match AuditEventView',
+        deps.logger,
+      );
+    res.write(`id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    return true;
+  };
+  let quietSince = Date.now();
+  try {
+    while (!gone.signal.aborted) {
+      const before = from;
+      from = await read(from, write);
+      if (before !== from) quietSince = Date.now();
+      else if (Date.now() - quietSince >= KEEP_ALIVE_MS) {
+        res.write(': keep-alive\n\n');
+        quietSince = Date.now();
+      }
+      await sleep(EVENTS_POLL_MS, undefined, { signal: gone.signal }).catch(() => undefined);
+    }
+  } catch (err) {
+    deps.logger.error('the event stream stopped', { error: (err as Error).message });
+    res.destroy(err as Error);
+    return;
+  }
+  res.end();
+}
