@@ -1,6 +1,10 @@
 /** What every page uses: loading an answer, a refusal shown, a secret shown once, a group's tabs. */
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ok } from './api';
+
+/** What the generated client answers. */
+type Answer<T> = Promise<{ data?: T; error?: unknown; response: Response }>;
 
 /** An answer of the service, loaded on mount and again on `reload()`; its error as text. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
@@ -34,7 +38,27 @@ export function useAction() {
       setBusy(false);
     }
   };
-  return { error, busy, run };
+  /** Runs a call of the API (its refusal shown); `done` is told its answer. */
+  const call = <T,>(request: () => Answer<T>, done?: (answer: T) => void) =>
+    void run(() => ok(request()), done);
+  /** A form's submit handler: its fields (as text) to `request`; the form reset once it succeeded. */
+  const submit =
+    <T,>(
+      request: (f: Record<string, string>, form: HTMLFormElement) => Answer<T>,
+      done?: (answer: T) => void,
+    ) =>
+    (e: Event) => {
+      e.preventDefault();
+      const form = e.currentTarget as HTMLFormElement;
+      call(
+        () => request(fields(form), form),
+        (answer) => {
+          form.reset();
+          done?.(answer);
+        },
+      );
+    };
+  return { error, busy, run, call, submit };
 }
 
 export const Failure = ({ error }: { error?: string | undefined }) =>

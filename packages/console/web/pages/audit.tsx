@@ -3,7 +3,7 @@
  * this page) and reconcile it with the chain, each answer said in words; grant and remove auditors.
  */
 import { useState } from 'preact/hooks';
-import { api, ok, type Schemas } from '../api';
+import { api, type Schemas } from '../api';
 import { Failure, GroupTabs, Section, fields, useAction } from '../ui';
 
 type Verification = Schemas['VerificationResponse'];
@@ -71,13 +71,11 @@ export function Audit({ group }: { group: string }) {
   const verify = () => {
     // The checkpoints of the previous run in this page: the log must still give the same digests.
     const expect = verification?.checkpoints.map((c) => `${c.events}:${c.digest}`).join(',');
-    void act.run(
+    act.call(
       () =>
-        ok(
-          api.GET('/audit/groups/{group}/verification', {
-            params: { path: { group }, query: expect ? { expect } : {} },
-          }),
-        ),
+        api.GET('/audit/groups/{group}/verification', {
+          params: { path: { group }, query: expect ? { expect } : {} },
+        }),
       setVerification,
     );
   };
@@ -85,13 +83,11 @@ export function Audit({ group }: { group: string }) {
     e.preventDefault();
     const form = (e.currentTarget as HTMLElement).closest('form')!;
     const body = { wallet: fields(form).wallet! };
-    void act.run(
+    act.call(
       () =>
-        ok(
-          how === 'POST'
-            ? api.POST('/orchestrator/groups/{group}/auditors', { ...path, body })
-            : api.DELETE('/orchestrator/groups/{group}/auditors', { ...path, body }),
-        ),
+        how === 'POST'
+          ? api.POST('/orchestrator/groups/{group}/auditors', { ...path, body })
+          : api.DELETE('/orchestrator/groups/{group}/auditors', { ...path, body }),
       (a) => setAuditors(a.auditors),
     );
   };
@@ -112,10 +108,7 @@ export function Audit({ group }: { group: string }) {
           type="button"
           disabled={act.busy}
           onClick={() =>
-            void act.run(
-              () => ok(api.GET('/orchestrator/groups/{group}/reconciliation', path)),
-              setReconciliation,
-            )
+            act.call(() => api.GET('/orchestrator/groups/{group}/reconciliation', path), setReconciliation)
           }
         >
           Reconcile

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api';
-import { Failure, GroupTabs, Section, ShownOnce, Short, fields, useAction, useLoad } from '../ui';
+import { Failure, GroupTabs, Section, ShownOnce, Short, useAction, useLoad } from '../ui';
 import { LiveEvents } from './live';
 import { SpendChart } from './spend';
 
@@ -67,6 +67,11 @@ function AgentRow({ agent, usage, onChange }: { agent: Agent; usage?: Usage; onC
   const act = useAction();
   const [shown, setShown] = useState<string>();
   const [open, setOpen] = useState<'limits' | 'withdraw'>();
+  const [withdrawn, setWithdrawn] = useState<Schemas['EmergencyWithdrawResponse']>();
+  const closed = () => {
+    setOpen(undefined);
+    onChange();
+  };
   const id = agent.agent_wallet_pda;
   const path = { params: { path: { agent: id } } };
   const name = agent.label ?? id;
@@ -106,8 +111,8 @@ function AgentRow({ agent, usage, onChange }: { agent: Agent; usage?: Usage; onC
             type="button"
             disabled={act.busy}
             onClick={() =>
-              void act.run(
-                () => ok(api.POST('/orchestrator/agents/{agent}/rotate-key', path)),
+              act.call(
+                () => api.POST('/orchestrator/agents/{agent}/rotate-key', path),
                 (a) => setShown(a.api_key),
               )
             }
@@ -119,7 +124,7 @@ function AgentRow({ agent, usage, onChange }: { agent: Agent; usage?: Usage; onC
             disabled={act.busy}
             onClick={() =>
               confirm(`Revoke ${name}? Its key is refused from now on, for good.`) &&
-              void act.run(() => ok(api.POST('/orchestrator/agents/{agent}/revoke', path)), onChange)
+              act.call(() => api.POST('/orchestrator/agents/{agent}/revoke', path), onChange)
             }
           >
             Revoke
@@ -134,30 +139,30 @@ function AgentRow({ agent, usage, onChange }: { agent: Agent; usage?: Usage; onC
         </div>
       )}
       {shown && <ShownOnce label="The new API key" value={shown} />}
+      {withdrawn && (
+        <p role="status">
+          Withdrawn to <Short id={withdrawn.destination} />:{' '}
+          {withdrawn.moved.length === 0
+            ? 'it held nothing'
+            : withdrawn.moved.map((m) => `${m.amount} ${m.token}`).join(', ')}
+          {withdrawn.failed_intents > 0 && `; ${withdrawn.failed_intents} pending intent(s) failed`}.
+        </p>
+      )}
       {open === 'limits' && (
         <form
           class="row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const f = fields(e.currentTarget as HTMLFormElement);
-            void act.run(
-              () =>
-                ok(
-                  api.PATCH('/orchestrator/agents/{agent}/limits', {
-                    ...path,
-                    body: {
-                      per_tx_limit: f.per_tx_limit!,
-                      daily_limit: f.daily_limit!,
-                      hourly_tx_cap: Number(f.hourly_tx_cap),
-                    },
-                  }),
-                ),
-              () => {
-                setOpen(undefined);
-                onChange();
-              },
-            );
-          }}
+          onSubmit={act.submit(
+            (f) =>
+              api.PATCH('/orchestrator/agents/{agent}/limits', {
+                ...path,
+                body: {
+                  per_tx_limit: f.per_tx_limit!,
+                  daily_limit: f.daily_limit!,
+                  hourly_tx_cap: Number(f.hourly_tx_cap),
+                },
+              }),
+            closed,
+          )}
         >
           <label>
             Per transaction
@@ -190,23 +195,17 @@ function AgentRow({ agent, usage, onChange }: { agent: Agent; usage?: Usage; onC
       {open === 'withdraw' && (
         <form
           class="row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const f = fields(e.currentTarget as HTMLFormElement);
-            void act.run(
-              () =>
-                ok(
-                  api.POST('/orchestrator/agents/{agent}/emergency-withdraw', {
-                    ...path,
-                    body: f.destination ? { destination: f.destination } : {},
-                  }),
-                ),
-              () => {
-                setOpen(undefined);
-                onChange();
-              },
-            );
-          }}
+          onSubmit={act.submit(
+            (f) =>
+              api.POST('/orchestrator/agents/{agent}/emergency-withdraw', {
+                ...path,
+                body: f.destination ? { destination: f.destination } : {},
+              }),
+            (answer) => {
+              setWithdrawn(answer);
+              closed();
+            },
+          )}
         >
           <p>
             Revokes the agent for good and moves every token it holds to the destination (your own wallet when
@@ -279,13 +278,11 @@ function AllowList({ group, entries, onChange }: { group: string; entries: Entry
                         disabled={act.busy}
                         aria-label={`Remove ${e.label ?? e.address}`}
                         onClick={() =>
-                          void act.run(
+                          act.call(
                             () =>
-                              ok(
-                                api.DELETE('/orchestrator/groups/{group}/whitelist/{entry}', {
-                                  params: { path: { group, entry: e.whitelist_entry_pda } },
-                                }),
-                              ),
+                              api.DELETE('/orchestrator/groups/{group}/whitelist/{entry}', {
+                                params: { path: { group, entry: e.whitelist_entry_pda } },
+                              }),
                             onChange,
                           )
                         }
@@ -303,30 +300,20 @@ function AllowList({ group, entries, onChange }: { group: string; entries: Entry
       <h3>Allow a recipient</h3>
       <form
         class="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const form = e.currentTarget as HTMLFormElement;
-          const f = fields(form);
-          void act.run(
-            () =>
-              ok(
-                api.POST('/orchestrator/groups/{group}/whitelist', {
-                  params: { path: { group } },
-                  body: {
-                    address: f.address!,
-                    type: 1,
-                    ...(f.label && { label: f.label }),
-                    approved_amount: f.approved_amount!,
-                    ttl_seconds: Math.round(Number(f.ttl_hours) * 3600),
-                  },
-                }),
-              ),
-            () => {
-              form.reset();
-              onChange();
-            },
-          );
-        }}
+        onSubmit={act.submit(
+          (f) =>
+            api.POST('/orchestrator/groups/{group}/whitelist', {
+              params: { path: { group } },
+              body: {
+                address: f.address!,
+                type: 1,
+                ...(f.label && { label: f.label }),
+                approved_amount: f.approved_amount!,
+                ttl_seconds: Math.round(Number(f.ttl_hours) * 3600),
+              },
+            }),
+          onChange,
+        )}
       >
         <label>
           Address
@@ -360,25 +347,17 @@ function Invite({ group, onChange }: { group: string; onChange: () => void }) {
     <Section title="Invite an agent">
       <form
         class="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const form = e.currentTarget as HTMLFormElement;
-          const f = fields(form);
-          void act.run(
-            () =>
-              ok(
-                api.POST('/orchestrator/groups/{group}/invitations', {
-                  params: { path: { group } },
-                  body: f.label ? { label: f.label } : {},
-                }),
-              ),
-            (answer) => {
-              form.reset();
-              setCode(answer.invitation_code);
-              onChange();
-            },
-          );
-        }}
+        onSubmit={act.submit(
+          (f) =>
+            api.POST('/orchestrator/groups/{group}/invitations', {
+              params: { path: { group } },
+              body: f.label ? { label: f.label } : {},
+            }),
+          (answer) => {
+            setCode(answer.invitation_code);
+            onChange();
+          },
+        )}
       >
         <label>
           Label

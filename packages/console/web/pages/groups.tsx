@@ -1,31 +1,21 @@
 /** The operator's groups (GET /orchestrator/groups) and a form to create one with its default limits. */
 import { api, ok } from '../api';
-import { Failure, Section, Short, fields, useAction, useLoad } from '../ui';
+import { Failure, Section, Short, useAction, useLoad } from '../ui';
 
 export function Groups() {
   const groups = useLoad(() => ok(api.GET('/orchestrator/groups')));
   const create = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const form = e.currentTarget as HTMLFormElement;
-    const f = fields(form);
-    void create.run(
-      () =>
-        ok(
-          api.POST('/orchestrator/groups', {
-            body: {
-              per_tx_limit: f.per_tx_limit!,
-              daily_limit: f.daily_limit!,
-              hourly_tx_cap: Number(f.hourly_tx_cap),
-            },
-          }),
-        ),
-      (created) => {
-        form.reset();
-        location.hash = `#/groups/${encodeURIComponent(created.group_config_pda)}`;
-      },
-    );
-  };
+  const submit = create.submit(
+    (f) =>
+      api.POST('/orchestrator/groups', {
+        body: {
+          per_tx_limit: f.per_tx_limit!,
+          daily_limit: f.daily_limit!,
+          hourly_tx_cap: Number(f.hourly_tx_cap),
+        },
+      }),
+    (created) => void (location.hash = `#/groups/${encodeURIComponent(created.group_config_pda)}`),
+  );
   return (
     <>
       <h1>Groups</h1>

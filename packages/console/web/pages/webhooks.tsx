@@ -43,14 +43,12 @@ function Deliveries({ webhook }: { webhook: string }) {
                       disabled={act.busy}
                       aria-label={`Send ${d.event} ${d.event_id} again`}
                       onClick={() =>
-                        void act.run(
+                        act.call(
                           () =>
-                            ok(
-                              api.POST('/orchestrator/webhooks/{webhook}/redeliver', {
-                                ...path,
-                                body: { event_id: d.event_id },
-                              }),
-                            ),
+                            api.POST('/orchestrator/webhooks/{webhook}/redeliver', {
+                              ...path,
+                              body: { event_id: d.event_id },
+                            }),
                           log.reload,
                         )
                       }
@@ -85,8 +83,8 @@ function SubscriptionCard({ sub, onChange }: { sub: Subscription; onChange: () =
             type="button"
             disabled={act.busy}
             onClick={() =>
-              void act.run(
-                () => ok(api.POST('/orchestrator/webhooks/{webhook}/rotate-secret', { ...path, body: {} })),
+              act.call(
+                () => api.POST('/orchestrator/webhooks/{webhook}/rotate-secret', { ...path, body: {} }),
                 (a) => setSecret(a.signing_secret),
               )
             }
@@ -98,7 +96,7 @@ function SubscriptionCard({ sub, onChange }: { sub: Subscription; onChange: () =
             disabled={act.busy}
             onClick={() =>
               confirm(`Delete the subscription of ${sub.url}?`) &&
-              void act.run(() => ok(api.DELETE('/orchestrator/webhooks/{webhook}', path)), onChange)
+              act.call(() => api.DELETE('/orchestrator/webhooks/{webhook}', path), onChange)
             }
           >
             Delete
@@ -143,14 +141,12 @@ export function Webhooks({ group }: { group: string }) {
             const form = e.currentTarget as HTMLFormElement;
             const url = fields(form).url!;
             const chosen = new FormData(form).getAll('event_types').map(String) as EventKind[];
-            void act.run(
+            act.call(
               () =>
-                ok(
-                  api.POST('/orchestrator/groups/{group}/webhooks', {
-                    ...path,
-                    body: { url, event_types: chosen },
-                  }),
-                ),
+                api.POST('/orchestrator/groups/{group}/webhooks', {
+                  ...path,
+                  body: { url, event_types: chosen },
+                }),
               (a) => {
                 form.reset();
                 setSecret(a.signing_secret);

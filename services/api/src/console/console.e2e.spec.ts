@@ -18,7 +18,15 @@ import bs58 from 'bs58';
 import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { generateSigner } from '@tokenops/shared';
-import { key, signIn, startWorld, type World } from '@tokenops/testing/harness';
+import {
+  RECEIVER_HOST,
+  key,
+  signIn,
+  stackWebhookTls,
+  startWorld,
+  type World,
+} from '@tokenops/testing/harness';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -26,16 +34,25 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let world: World;
 let browser: Browser;
+/** A webhook receiver (HTTPS, on the loopback address the service's policy lets through in tests). */
+let receiver: Receiver;
 
 beforeAll(async () => {
   // The bundle as the sources are now (npm ci builds it too), by the project's own script.
   execFileSync(process.execPath, [join(__dirname, '../../../../packages/console/scripts/build.mjs')]);
-  [world, browser] = await Promise.all([startWorld(), chromium.launch({ executablePath: CHROMIUM })]);
+  // On the server topology the delivery worker is a process of its own, with the stack's CA.
+  const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
+  receiver = await startReceiver({ tls, host: RECEIVER_HOST });
+  [world, browser] = await Promise.all([
+    startWorld({ webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100 } }),
+    chromium.launch({ executablePath: CHROMIUM }),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await world?.close();
+  await receiver?.close();
 });
 
 const api = (path: string) => `${world.client.url}/api/v1${path}`;
@@ -333,7 +350,7 @@ describe('the console in a browser', () => {
         buffer: Buffer.from(keypair),
       });
       await tab.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
-      expect(await tab.getByText('No group yet').isVisible()).toBe(true);
+      await tab.getByText('No group yet: create one below.').waitFor(); // a new wallet owns none
       expect(sent.some((body) => body.includes(keypair) || body.includes(bs58.encode(signer.seed)))).toBe(
         false,
       );
@@ -358,13 +375,22 @@ describe('the console in a browser', () => {
   let agent: { id: string; key: string };
   const recipient = generateSigner().address;
 
-  it('creates a group, allow-lists a recipient, invites an agent (the code shown once)', async () => {
+  it('creates a group, subscribes a webhook, allow-lists a recipient, invites an agent (the code shown once)', async () => {
     await page.getByLabel('Per-transaction limit').fill('100');
     await page.getByLabel('Daily limit').fill('1000');
     await page.getByLabel('Transactions an hour').fill('30');
     await page.getByRole('button', { name: 'Create group' }).click();
     await page.waitForURL(/#\/groups\/[1-9A-HJ-NP-Za-km-z]+$/);
     await page.getByText('Defaults: 100 a transaction, 1000 a day, 30 transactions an hour.').waitFor();
+
+    // The fleet's events to a webhook (its secret shown once), before anything happens in the group.
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByText('No subscription yet.').waitFor();
+    await page.getByLabel('HTTPS URL').fill(`${receiver.url}console`);
+    await page.getByRole('button', { name: 'Subscribe' }).click();
+    await page.getByTestId('shown-once').waitFor();
+    await page.getByRole('listitem', { name: `Subscription ${receiver.url}console` }).waitFor();
+    await page.getByRole('link', { name: 'Overview' }).click();
 
     const allow = page.getByRole('region', { name: 'Allow-list' });
     await allow.getByLabel('Address').fill(recipient);
@@ -452,14 +478,32 @@ describe('the console in a browser', () => {
     expect((await balance(fresh)).status).toBe(401);
   });
 
-  it('verifies the log on the audit page, and shows the webhooks page', async () => {
+  it('verifies the log, reconciles it with the chain, grants an auditor; redelivers a webhook event, rotates its secret', async () => {
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('button', { name: 'Verify the log' }).click();
     await page.getByText('The log is intact.').waitFor();
+    await page.getByRole('button', { name: 'Reconcile' }).click();
+    await page.getByText('The log and the chain agree.').waitFor();
+    const auditor = generateSigner().address;
+    await page.getByRole('region', { name: 'Auditors' }).getByLabel('Wallet').fill(auditor);
+    await page.getByRole('button', { name: 'Grant' }).click();
+    await page.getByText(`Auditors now: ${auditor}`).waitFor();
     await axe('audit');
+
+    // The webhook's deliveries: the transfer's confirmation delivered once; sent again on request.
     await page.getByRole('link', { name: 'Webhooks' }).click();
-    await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
-    await page.getByText('No subscription yet.').waitFor();
+    const card = page.getByRole('listitem', { name: `Subscription ${receiver.url}console` });
+    const confirmed = card.getByRole('row', { name: /transfer\.confirmed/ });
+    await confirmed.getByRole('cell', { name: 'delivered' }).waitFor();
+    const sent = () =>
+      receiver.requests.filter((r) => r.url === '/console' && r.body.includes('"transfer.confirmed"')).length;
+    expect(sent()).toBe(1);
+    await confirmed.getByRole('button', { name: /Send transfer\.confirmed .* again/ }).click();
+    for (const giveUpAt = Date.now() + 10_000; sent() < 2 && Date.now() < giveUpAt;)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sent()).toBe(2);
+    await card.getByRole('button', { name: 'Rotate secret' }).click();
+    await card.getByTestId('shown-once').waitFor();
     await axe('webhooks');
   });
 
