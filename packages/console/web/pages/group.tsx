@@ -40,14 +40,17 @@ function Gauge({
   used,
   limit,
   unit = '',
+  caption,
 }: {
   label: string;
   used: string;
   limit: string;
   unit?: string;
+  caption?: string;
 }) {
   return (
     <div class="gauge">
+      {caption && <span class="caption">{caption}</span>}
       <meter
         aria-label={label}
         min={0}
@@ -83,9 +86,17 @@ function AgentRow({ agent, usage, onChange }: { agent: Agent; usage?: Usage; onC
         <span class={`status ${agent.status}`}>{agent.status}</span>
       </h3>
       <div class="gauges">
-        <Gauge label={`${name} per transaction`} used="0" limit={agent.limits.per_tx_limit} />
-        <Gauge label={`${name} daily`} used={usage?.spent_today ?? '0'} limit={agent.limits.daily_limit} />
+        <p class="gauge">
+          <span class="caption">Per transaction</span> up to {agent.limits.per_tx_limit}
+        </p>
         <Gauge
+          caption="Last 24 hours"
+          label={`${name} daily`}
+          used={usage?.spent_today ?? '0'}
+          limit={agent.limits.daily_limit}
+        />
+        <Gauge
+          caption="Last hour"
           label={`${name} hourly`}
           used={String(usage?.hourly_count ?? 0)}
           limit={String(agent.limits.hourly_tx_cap)}

@@ -12,7 +12,7 @@
  * docs/console.md.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bs58 from 'bs58';
 import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
@@ -290,7 +290,9 @@ async function axeViolations(page: Page): Promise<string[]> {
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
-  if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
 /** Every control of the page is reached by Tab, in order. */
