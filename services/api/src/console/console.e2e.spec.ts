@@ -464,6 +464,41 @@ describe('the console in a browser', () => {
       .waitFor();
     await page.getByTestId(`spend-total-${agent.id}`).getByText(/^25/).waitFor();
     await axe('group');
+
+    // What the page drew, as the routes answer it.
+    const group = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+    const usage = await world.client.call<{ agents: Record<string, unknown>[] }>(
+      'GET',
+      `/api/v1/orchestrator/groups/${group}/usage`,
+      { token: world.operator.token },
+    );
+    expect(usage.body.agents).toEqual([
+      expect.objectContaining({
+        agent_wallet_pda: agent.id,
+        spent_today: expect.stringMatching(/^25(\.\d+)?$/),
+        hourly_count: 1,
+        balances: expect.objectContaining({ USDC: expect.stringMatching(/^27[45](\.\d+)?$/) }),
+      }),
+    ]);
+    for (const [window, buckets] of [
+      ['24h', 24],
+      ['7d', 28],
+    ] as const) {
+      type Series = { key: string; total: string; amounts: string[] }[];
+      const spend = await world.client.call<{ buckets: string[]; agents: Series; recipients: Series }>(
+        'GET',
+        `/api/v1/orchestrator/groups/${group}/spend?window=${window}`,
+        { token: world.operator.token },
+      );
+      expect(spend.body.buckets).toHaveLength(buckets);
+      expect(spend.body.agents.map((a) => [a.key, a.total])).toEqual([
+        [agent.id, expect.stringMatching(/^25/)],
+      ]);
+      expect(spend.body.recipients.map((r) => r.key)).toEqual([recipient]);
+      // The spend is in the latest bucket, and only there.
+      expect(spend.body.recipients[0]!.amounts.at(-1)).toMatch(/^25/);
+      expect(spend.body.recipients[0]!.amounts.slice(0, -1).every((a) => a === '0')).toBe(true);
+    }
   });
 
   it('rotates the agent’s key (the new one shown once, the old one refused) and revokes it', async () => {
