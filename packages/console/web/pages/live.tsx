@@ -36,9 +36,16 @@ export function describe(e: LogEvent): string {
 
 const MAX_SHOWN = 50;
 
+const STATES = {
+  connecting: 'Connecting…',
+  live: 'Live: new events appear here as they happen.',
+  reconnecting: 'Reconnecting…',
+  expired: 'Your session expired: sign out and sign in again to follow the events.',
+};
+
 export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: LogEvent) => void }) {
   const [events, setEvents] = useState<LogEvent[]>([]);
-  const [state, setState] = useState<'connecting' | 'live' | 'reconnecting'>('connecting');
+  const [state, setState] = useState<keyof typeof STATES>('connecting');
   useEffect(() => {
     const stop = new AbortController();
     let last: string | undefined;
@@ -51,6 +58,10 @@ export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: Lo
             parseAs: 'stream',
             signal: stop.signal,
           });
+          if (response.status === 401) {
+            setState('expired');
+            return;
+          }
           if (!response.ok || !response.body) throw new Error(`events: ${response.status}`);
           setState('live');
           const reader = response.body
@@ -77,13 +88,7 @@ export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: Lo
   }, [group]);
   return (
     <Section title="Live events">
-      <p class="muted">
-        {state === 'live'
-          ? 'Live: new events appear here as they happen.'
-          : state === 'connecting'
-            ? 'Connecting…'
-            : 'Reconnecting…'}
-      </p>
+      <p class="muted">{STATES[state]}</p>
       <ol
         class="events"
         aria-live="polite"

@@ -77,7 +77,15 @@ export function consoleHandlers(deps: ApiDeps) {
         return;
       }
       const scope = await auditScope(ctx, w, group);
+      // The stream lasts as long as the token: once it expires the stream ends, and the client's
+      // reconnection is answered 401 (it signs in again and resumes from its Last-Event-ID).
+      const signedIn = () =>
+        wallet(req).then(
+          () => true,
+          () => false,
+        );
       await streamEvents(
+        signedIn,
         res,
         deps,
         async (from, write) => {
@@ -96,11 +104,12 @@ export function consoleHandlers(deps: ApiDeps) {
 }
 
 /**
- * Server-sent events until the client goes: what the log holds after `from`, then, every
+ * Server-sent events until the client goes (or its token expires): what the log holds after `from`, then, every
  * EVENTS_POLL_MS, what was logged since. Each message's id is the event's position, so a client that
  * reconnects with it (Last-Event-ID) goes on from the next event.
  */
 async function streamEvents(
+  signedIn: () => Promise<boolean>,
   res: Response,
   deps: ApiDeps,
   read: (
@@ -126,7 +135,7 @@ async function streamEvents(
   };
   let quietSince = Date.now();
   try {
-    while (!gone.signal.aborted) {
+    while (!gone.signal.aborted && (await signedIn())) {
       const before = from;
       from = await read(from, write);
       if (before !== from) quietSince = Date.now();
