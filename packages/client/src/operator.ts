@@ -111,10 +111,10 @@ export class OperatorClient {
    * One page of the group's events after `lastEventId` (an event's position), as JSON; the same route
    * streams them as server-sent events to a client that asks for text/event-stream (the console).
    */
-  groupEvents(group: string, lastEventId?: string) {
+  groupEvents(group: string, lastEventId?: string, query: Schemas['GroupEventsQuery'] = {}) {
     return this.c.result(
       this.c.api.GET('/orchestrator/groups/{group}/events', {
-        params: { path: { group } },
+        params: { path: { group }, query },
         ...(lastEventId !== undefined && { headers: { 'last-event-id': lastEventId } }),
       }),
     );

@@ -43,7 +43,7 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   getGroup: (c) => c.getGroup('g'),
   groupUsage: (c) => c.groupUsage('g'),
   groupSpend: (c) => c.groupSpend('g', { window: '7d' }),
-  groupEvents: (c) => c.groupEvents('g', 'cursor'),
+  groupEvents: (c) => c.groupEvents('g', 'cursor', { since: '2026-01-01T00:00:00Z' }),
   reconcileGroup: (c) => c.reconcileGroup('g', { from: '2026-01-01T00:00:00Z' }),
   addWhitelistEntry: (c) => c.addWhitelistEntry('g', { address: 'a', type: 2 }),
   removeWhitelistEntry: (c) => c.removeWhitelistEntry('g', 'e'),

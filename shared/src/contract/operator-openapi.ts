@@ -148,10 +148,11 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     path: '/orchestrator/groups/{group}/events',
     tag: 'groups',
     operationId: 'groupEvents',
+    query: 'GroupEventsQuery',
     summary:
       'The group’s events as they happen: server-sent events from the log, resumable by Last-Event-ID.',
     description:
-      'With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent), then each new one as it is logged, until the client goes. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.',
+      'With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent; recorded since `since` when given), then each new one as it is logged, until the client goes. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.',
     response: 'AuditEventsResponse',
     alternatives: {
       'text/event-stream': {

@@ -181,8 +181,22 @@ export const SpendQuery = object({ window: { type: 'string', enum: ['24h', '7d']
   'window',
 ]);
 
+/** The group's events recorded at or after a time (all of them when absent). */
+export const GroupEventsQuery = object(
+  {
+    since: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 64,
+      description: 'Only events recorded at or after this time (the console asks for the last day).',
+    },
+  },
+  ['since'],
+);
+
 export const OPERATOR_SCHEMAS = {
   SpendQuery,
+  GroupEventsQuery,
   PathParams,
   ChallengeRequest,
   TokenRequest,
@@ -219,3 +233,4 @@ export type AuditEventsQuery = Shape<typeof AuditEventsQuery>;
 export type ReconciliationQuery = Shape<typeof ReconciliationQuery>;
 export type VerificationQuery = Shape<typeof VerificationQuery>;
 export type SpendQuery = Shape<typeof SpendQuery>;
+export type GroupEventsQuery = Shape<typeof GroupEventsQuery>;

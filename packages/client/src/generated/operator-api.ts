@@ -140,7 +140,7 @@ export interface paths {
         };
         /**
          * The group’s events as they happen: server-sent events from the log, resumable by Last-Event-ID.
-         * @description With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent), then each new one as it is logged, until the client goes. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.
+         * @description With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent; recorded since `since` when given), then each new one as it is logged, until the client goes. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.
          */
         get: operations["groupEvents"];
         put?: never;
@@ -518,6 +518,13 @@ export interface components {
              * @enum {string}
              */
             window?: "24h" | "7d";
+        };
+        GroupEventsQuery: {
+            /**
+             * Format: date-time
+             * @description Only events recorded at or after this time (the console asks for the last day).
+             */
+            since?: string;
         };
         PathParams: {
             group?: string;
@@ -1970,7 +1977,9 @@ export interface operations {
     };
     groupEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                since?: string;
+            };
             header?: never;
             path: {
                 group: string;

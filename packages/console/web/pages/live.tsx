@@ -48,12 +48,14 @@ export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: Lo
   const [state, setState] = useState<keyof typeof STATES>('connecting');
   useEffect(() => {
     const stop = new AbortController();
+    // The last day's events, then each new one.
+    const since = new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString();
     let last: string | undefined;
     const follow = async () => {
       while (!stop.signal.aborted) {
         try {
           const { response } = await api.GET('/orchestrator/groups/{group}/events', {
-            params: { path: { group } },
+            params: { path: { group }, query: { since } },
             headers: { accept: 'text/event-stream', ...(last && { 'last-event-id': last }) },
             parseAs: 'stream',
             signal: stop.signal,

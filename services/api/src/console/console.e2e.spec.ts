@@ -147,13 +147,20 @@ describe('GET /orchestrator/groups/{group}/events', () => {
     expect(resumed.map((m) => m.id)).toEqual(all.slice(after + 1).map((m) => m.id));
   });
 
-  it('answers JSON (a page of events) to a client that does not ask for a stream', async () => {
+  it('answers JSON (a page of events, since a time if asked) to a client that does not ask for a stream', async () => {
     const res = await fetch(api(`/orchestrator/groups/${world.groupId}/events`), {
       headers: bearer(world.operator.token),
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { events: { type: string }[] };
     expect(body.events[0]!.type).toBe('group.created');
+    // Only what was recorded since a time: nothing yet from the next hour on.
+    const since = new Date(Date.now() + 3_600_000).toISOString();
+    const later = await fetch(api(`/orchestrator/groups/${world.groupId}/events?since=${since}`), {
+      headers: bearer(world.operator.token),
+    });
+    expect(later.status).toBe(200);
+    expect(((await later.json()) as { events: unknown[] }).events).toEqual([]);
   });
 
   it('refuses a Last-Event-ID it did not send (400), no token (401), another operator’s group (403)', async () => {

@@ -16,6 +16,7 @@ import {
   spendOverTime,
   validationError,
   type LogPosition,
+  type GroupEventsQuery,
   type SpendQuery,
 } from '@tokenops/shared';
 import { balancesOf } from '@tokenops/projections';
@@ -66,14 +67,22 @@ export function consoleHandlers(deps: ApiDeps) {
       res.setHeader('cache-control', 'no-store');
       reply(await spendOverTime(ctx, w, param('group'), window));
     },
-    groupEvents: async ({ req, res, param, reply }: Call) => {
+    groupEvents: async ({ req, res, param, query, reply }: Call) => {
       const w = await wallet(req);
       const group = param('group');
+      const { since } = query<GroupEventsQuery>();
+      const filter = since === undefined ? {} : { from: Date.parse(since) };
       await ownedGroup(ctx, w, group);
       const after = lastEventId(req);
       res.setHeader('cache-control', 'no-store');
       if (req.accepts(['application/json', EVENT_STREAM]) !== EVENT_STREAM) {
-        reply(await auditPage(ctx, w, group, { ...(after !== undefined && { cursor: after }), limit: 100 }));
+        reply(
+          await auditPage(ctx, w, group, {
+            ...filter,
+            ...(after !== undefined && { cursor: after }),
+            limit: 100,
+          }),
+        );
         return;
       }
       const scope = await auditScope(ctx, w, group);
@@ -89,12 +98,10 @@ export function consoleHandlers(deps: ApiDeps) {
         res,
         deps,
         async (from, write) => {
-          const { last } = await readGroupLog(
-            ctx.store,
-            scope,
-            {},
-            { ...(from && { after: from }), onEvent: write },
-          );
+          const { last } = await readGroupLog(ctx.store, scope, filter, {
+            ...(from && { after: from }),
+            onEvent: write,
+          });
           return last;
         },
         after === undefined ? undefined : decodeCursor(after),
