@@ -508,8 +508,13 @@ describe('the console in a browser', () => {
     }
   });
 
-  it('rotates the agent’s key (the new one shown once, the old one refused) and revokes it', async () => {
+  it('changes the agent’s limits, rotates its key (the new one shown once, the old one refused) and revokes it', async () => {
     const card = page.getByRole('listitem', { name: /Agent buyer/ });
+    await card.getByRole('button', { name: 'Change limits' }).click();
+    await card.getByRole('textbox', { name: 'Daily', exact: true }).fill('2000');
+    await card.getByRole('button', { name: 'Save limits' }).click();
+    await card.getByText(/^25(\.\d+)? \/ 2000$/).waitFor();
+
     await card.getByRole('button', { name: 'Rotate key' }).click();
     const fresh = await card.getByTestId('shown-once').innerText();
     expect(fresh).not.toBe(agent.key);
@@ -562,6 +567,28 @@ describe('the console in a browser', () => {
     });
     expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
     await axe('group-phone');
+  });
+
+  it('withdraws an agent’s tokens in an emergency, once the operator typed the confirmation', async () => {
+    const other = await world.agent({}, 40); // an agent of the world's group, with 40 USDC
+    await page.goto(`${world.client.url}/console#/groups/${encodeURIComponent(world.groupId)}`);
+    const card = page.getByRole('listitem', { name: `Agent ${other.id}` });
+    await card.getByText('active').waitFor();
+    await card.getByRole('button', { name: 'Emergency withdrawal' }).click();
+    await card.getByLabel('Confirmation').fill('withdraw');
+    await card.getByRole('button', { name: 'Withdraw everything' }).click();
+    // The browser refuses the form: the confirmation is not the word asked for.
+    expect(
+      await card
+        .getByLabel('Confirmation')
+        .evaluate((i) => (i as unknown as { validity: { valid: boolean } }).validity.valid),
+    ).toBe(false);
+    await card.getByLabel('Confirmation').fill('WITHDRAW');
+    await card.getByRole('button', { name: 'Withdraw everything' }).click();
+    await card.getByText(/Withdrawn to .*: 40 USDC/).waitFor();
+    await card.getByText('revoked').waitFor();
+    const balance = await world.client.call('GET', '/api/v1/balance', { token: other.key });
+    expect(balance.status).toBe(401);
   });
 
   it('had every page checked by axe-core (no serious or critical violation), and asked no other host', () => {
