@@ -471,6 +471,7 @@ describe('the console in a browser', () => {
       .waitFor();
     await page.getByTestId(`spend-total-${agent.id}`).getByText(/^25/).waitFor();
     await axe('group');
+    await tabReachesEverything(page);
 
     // What the page drew, as the routes answer it.
     const group = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
@@ -527,7 +528,7 @@ describe('the console in a browser', () => {
     expect((await balance(fresh)).status).toBe(401);
   });
 
-  it('verifies the log, reconciles it with the chain, grants an auditor; redelivers a webhook event, rotates its secret', async () => {
+  it('verifies the log, reconciles it with the chain, grants and removes an auditor; redelivers a webhook event, rotates its secret, deletes the webhook', async () => {
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('button', { name: 'Verify the log' }).click();
     await page.getByText('The log is intact.').waitFor();
@@ -537,6 +538,8 @@ describe('the console in a browser', () => {
     await page.getByRole('region', { name: 'Auditors' }).getByLabel('Wallet').fill(auditor);
     await page.getByRole('button', { name: 'Grant' }).click();
     await page.getByText(`Auditors now: ${auditor}`).waitFor();
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('Auditors now: none').waitFor();
     await axe('audit');
 
     // The webhook's deliveries: the transfer's confirmation delivered once; sent again on request.
@@ -554,6 +557,8 @@ describe('the console in a browser', () => {
     await card.getByRole('button', { name: 'Rotate secret' }).click();
     await card.getByTestId('shown-once').waitFor();
     await axe('webhooks');
+    await card.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No subscription yet.').waitFor(); // a deleted subscription is listed no more
   });
 
   it('is usable at a phone’s width: nothing wider than the screen, no serious accessibility violation', async () => {
