@@ -4,6 +4,7 @@
  * and the group's events as server-sent events, streamed from the log and resumable by Last-Event-ID.
  */
 import type { Request, Response } from 'express';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   auditPage,
@@ -121,7 +122,7 @@ async function streamEvents(
   deps: ApiDeps,
   read: (
     from: LogPosition | undefined,
-    write: (event: { position: string; type: string }) => boolean,
+    write: (event: { position: string; type: string }) => Promise<boolean>,
   ) => Promise<LogPosition>,
   from: LogPosition | undefined,
 ): Promise<void> {
@@ -129,7 +130,8 @@ async function streamEvents(
   res.once('close', () => gone.abort());
   res.status(200).set({ 'content-type': EVENT_STREAM, 'x-accel-buffering': 'no' });
   res.flushHeaders();
-  const write = (event: { position: string; type: string }): boolean => {
+  // Waits for a slow client to take what it was sent (backpressure) before reading on.
+  const write = async (event: { position: string; type: string }): Promise<boolean> => {
     if (gone.signal.aborted) return false;
     if (deps.checkResponses)
       failOn(
@@ -137,8 +139,9 @@ async function streamEvents(
         'a streamed event does not match AuditEventView',
         deps.logger,
       );
-    res.write(`id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-    return true;
+    const message = `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    if (!res.write(message)) await once(res, 'drain', { signal: gone.signal }).catch(() => undefined);
+    return !gone.signal.aborted;
   };
   let quietSince = Date.now();
   try {
