@@ -16,6 +16,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import bs58 from 'bs58';
 import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
+import { SignJWT } from 'jose';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { generateSigner } from '@tokenops/shared';
 import {
@@ -86,11 +87,12 @@ async function readEvents(
   group: string,
   enough: (got: EventSourceMessage[]) => boolean,
   lastEventId?: string,
+  token = world.operator.token,
 ): Promise<EventSourceMessage[]> {
   const stop = new AbortController();
   const res = await fetch(api(`/orchestrator/groups/${group}/events`), {
     headers: {
-      ...bearer(world.operator.token),
+      ...bearer(token),
       accept: 'text/event-stream',
       ...(lastEventId && { 'last-event-id': lastEventId }),
     },
@@ -145,6 +147,27 @@ describe('GET /orchestrator/groups/{group}/events', () => {
     const after = all.findIndex((m) => m.id === last.id);
     expect(after).toBeGreaterThan(0);
     expect(resumed.map((m) => m.id)).toEqual(all.slice(after + 1).map((m) => m.id));
+  });
+
+  it('ends the stream when the operator’s token expires; the same token is then refused', async () => {
+    const expiresAt = Math.floor(Date.now() / 1000) + 3;
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(world.operator.wallet.address)
+      .setIssuedAt()
+      .setExpirationTime(expiresAt)
+      .setAudience('tokenops-operator')
+      .sign(world.service.jwtSecret);
+    const started = Date.now();
+    const got = await readEvents(world.groupId, () => false, undefined, token); // until it ends
+    expect(got[0]!.event).toBe('group.created');
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt * 1000);
+    expect(Date.now() - started).toBeLessThan(9_000); // ended by the service, not by the test's 10 s
+    const again = await world.client.call('GET', `/api/v1/orchestrator/groups/${world.groupId}/events`, {
+      token,
+      headers: { accept: 'text/event-stream' },
+    });
+    expect(again.status).toBe(401);
   });
 
   it('answers JSON (a page of events, since a time if asked) to a client that does not ask for a stream', async () => {
