@@ -31,6 +31,7 @@ export * from './application/repository';
 export * from './application/wallets';
 export * from './application/onboarding';
 export * from './application/operator';
+export * from './application/activity';
 export * from './application/audit';
 export * from './application/verify';
 export * from './application/outcomes';

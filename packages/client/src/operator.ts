@@ -94,6 +94,32 @@ export class OperatorClient {
     return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/reconciliation', { params }));
   }
 
+  /** Each agent's use of its limits now (spent today, operations this hour), balances, last activity. */
+  groupUsage(group: string) {
+    return this.c.result(
+      this.c.api.GET('/orchestrator/groups/{group}/usage', { params: { path: { group } } }),
+    );
+  }
+
+  /** Confirmed spends over 24 hours or 7 days, by agent and by recipient. */
+  groupSpend(group: string, query: Schemas['SpendQuery'] = {}) {
+    const params = { path: { group }, query };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/spend', { params }));
+  }
+
+  /**
+   * One page of the group's events after `lastEventId` (an event's position), as JSON; the same route
+   * streams them as server-sent events to a client that asks for text/event-stream (the console).
+   */
+  groupEvents(group: string, lastEventId?: string, query: Schemas['GroupEventsQuery'] = {}) {
+    return this.c.result(
+      this.c.api.GET('/orchestrator/groups/{group}/events', {
+        params: { path: { group }, query },
+        ...(lastEventId !== undefined && { headers: { 'last-event-id': lastEventId } }),
+      }),
+    );
+  }
+
   /** Allows a recipient (type 1, with an approved amount and a lifetime) or a protocol (type 2). */
   addWhitelistEntry(group: string, body: Schemas['WhitelistRequest']) {
     const params = { path: { group } };

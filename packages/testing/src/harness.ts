@@ -81,6 +81,8 @@ export interface Service {
   rpcUrl?: string;
   /** The event log's SQL (PGlite embedded, PostgreSQL on the topology), to change it behind the service's back. */
   sql: Sql;
+  /** The key operator tokens are signed with (HS256): a test makes one that expires soon with it. */
+  jwtSecret: Uint8Array;
   /** Stops the projection (embedded only): the views stay where they are, as with their projector dead. */
   stopProjection?: () => Promise<void>;
 }
@@ -141,11 +143,12 @@ async function startService(
   topology: StackInfo | undefined,
 ): Promise<{ service: Service; urls: string[]; close(): Promise<void> }> {
   if (!topology) {
+    const jwtSecret = randomBytes(32);
     const service = await startEmbedded({
       port: 0,
       databaseTemplate: await databaseTemplate(),
       keyEncryptionKey: randomBytes(32),
-      jwtSecret: randomBytes(32),
+      jwtSecret,
       logger: createLogger((process.env.HARNESS_LOG_LEVEL as 'silent') ?? 'silent'),
       checkResponses: true,
       ...(options.outcomeTimeoutMs && { outcomeTimeoutMs: options.outcomeTimeoutMs }),
@@ -161,6 +164,7 @@ async function startService(
         views: service.views,
         seed: CHAIN_SEED,
         sql: service.sql,
+        jwtSecret,
         stopProjection: service.stopProjection,
       },
       urls: [service.url],
@@ -200,6 +204,7 @@ async function startService(
       seed: topology.env.CHAIN_SEED!,
       rpcUrl: topology.env.SOLANA_RPC_URL!,
       sql,
+      jwtSecret: Buffer.from(topology.env.JWT_SECRET!, 'base64'),
     },
     urls,
     close: async () => {

@@ -20,6 +20,8 @@ import {
 import { failingDependencies, readinessAnswer } from '@tokenops/shared/process';
 import type { ApiDeps } from './deps';
 import { auditHandlers } from './audit/routes';
+import { consoleHandlers } from './console/reads';
+import { consoleRoutes } from './console/route';
 import { DOC_PAGES, docsRoutes } from './docs/pages';
 import { bearer } from './http/auth';
 import { jsonBody } from './http/body';
@@ -49,12 +51,13 @@ export function createApp(deps: ApiDeps): express.Express {
       },
     }),
   );
-  // Where a newcomer lands: the reference pages and the OpenAPI documents they render.
+  // Where a newcomer lands: the operator console, the reference pages and the OpenAPI documents they render.
   app.get(
     '/',
     (_req, res) =>
       void res.json({
         service: 'tokenops',
+        console: '/console',
         docs: DOC_PAGES.map((p) => ({ title: p.title, page: p.path, openapi: p.document })),
       }),
   );
@@ -77,6 +80,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
   app.get('/api/v1/orchestrator/openapi.json', (_req, res) => void res.json(operatorOpenApiDocument()));
   app.use(docsRoutes()); // the API reference pages (HTML, with a policy of their own)
+  app.use(consoleRoutes()); // the operator console (HTML and its bundle, with a policy of their own)
   app.use(jsonBody);
   app.use(mcpRoutes(deps)); // POST /mcp: the agent operations as MCP tools (Streamable HTTP)
   app.get(`${VARIANT_PREFIX}/openapi.json`, (_req, res) => void res.json(variantOpenApiDocument()));
@@ -113,7 +117,7 @@ export function contractRoutes(deps: ApiDeps) {
     ),
     operator: mount(
       OPERATOR_CONTRACT,
-      { ...orchestratorHandlers(deps), ...fleet, ...auditHandlers(deps) },
+      { ...orchestratorHandlers(deps), ...fleet, ...auditHandlers(deps), ...consoleHandlers(deps) },
       at('/api/v1'),
       operatorOnly,
     ),

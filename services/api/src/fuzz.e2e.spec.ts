@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import bs58 from 'bs58';
 import { OPERATIONS, OPERATOR_OPERATIONS, generateSigner } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
+import { consoleHandlers } from './console/reads';
 import { orchestratorHandlers, referenceHandlers } from './orchestrator/routes';
 import { signIn, startWorld, type World } from '@tokenops/testing/harness';
 import {
@@ -226,7 +227,11 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
     const names = new Set(endpoints(PLACEHOLDER).map(nameOf));
     const contract = OPERATIONS.map((op) => `${op.method.toUpperCase()} /api/v1${op.path}`);
     // The handlers are only built here, never called: they would need the service.
-    const served = { ...orchestratorHandlers({} as ApiDeps), ...referenceHandlers({} as ApiDeps) };
+    const served = {
+      ...orchestratorHandlers({} as ApiDeps),
+      ...referenceHandlers({} as ApiDeps),
+      ...consoleHandlers({} as ApiDeps),
+    };
     const surface = OPERATOR_OPERATIONS.filter((op) => op.operationId in served).map(
       (op) => `${op.method.toUpperCase()} /api/v1${op.path.replace(/\{(\w+)\}/g, ':$1')}`,
     );

@@ -124,6 +124,47 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     errors: OWNER,
   },
   {
+    method: 'get',
+    path: '/orchestrator/groups/{group}/usage',
+    tag: 'groups',
+    operationId: 'groupUsage',
+    summary:
+      'Each agent’s use of its limits now (spent today, operations this hour), balances, last activity.',
+    response: 'GroupUsageResponse',
+    errors: OWNER,
+  },
+  {
+    method: 'get',
+    path: '/orchestrator/groups/{group}/spend',
+    tag: 'groups',
+    operationId: 'groupSpend',
+    summary: 'Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log.',
+    query: 'SpendQuery',
+    response: 'SpendResponse',
+    errors: OWNER,
+  },
+  {
+    method: 'get',
+    path: '/orchestrator/groups/{group}/events',
+    tag: 'groups',
+    operationId: 'groupEvents',
+    query: 'GroupEventsQuery',
+    summary:
+      'The group’s events as they happen: server-sent events from the log, resumable by Last-Event-ID.',
+    description:
+      'With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent; recorded since `since` when given), then each new one as it is logged, until the client goes. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.',
+    response: 'AuditEventsResponse',
+    alternatives: {
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          description: 'Server-sent events; each data line one AuditEventView (JSON).',
+        },
+      },
+    },
+    errors: OWNER,
+  },
+  {
     method: 'post',
     path: '/orchestrator/groups/{group}/whitelist',
     tag: 'groups',

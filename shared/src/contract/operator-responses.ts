@@ -422,6 +422,56 @@ export const AirdropResponse = object({
   amount: AmountOutput,
 });
 
+// ---- the console's reads: use of the limits now, spend over time ----------------------------
+
+export const GroupUsageResponse = object({
+  agents: {
+    type: 'array',
+    items: object({
+      agent_wallet_pda: Identifier,
+      spent_today: {
+        ...AmountText,
+        description: 'Spent (reserved or confirmed) in the last 24 hours, in the base token.',
+      },
+      hourly_count: { ...Count, description: 'Operations (reserved or confirmed) in the last 60 minutes.' },
+      last_activity_at: {
+        ...NullableTimestamp,
+        description:
+          'When its latest operation was decided, if within the last 25 hours (the window the limits keep).',
+      },
+      balances: {
+        type: 'object',
+        additionalProperties: AmountText,
+        description: 'Its balance of each registry token (symbol: amount), from the agent views.',
+      },
+    }),
+  },
+});
+
+const SpendSeries = {
+  type: 'array',
+  items: object({
+    key: Identifier,
+    total: AmountText,
+    amounts: {
+      type: 'array',
+      items: AmountText,
+      description: 'One amount a bucket, in the order of `buckets`.',
+    },
+  }),
+} as const;
+
+export const SpendResponse = object({
+  window: { type: 'string', enum: ['24h', '7d'] },
+  bucket_seconds: Count,
+  buckets: { type: 'array', items: Timestamp, description: 'The start of each bucket, oldest first.' },
+  agents: { ...SpendSeries, description: 'Confirmed spends by agent, in the base token.' },
+  recipients: {
+    ...SpendSeries,
+    description: 'Confirmed spends by recipient (counterparty), in the base token.',
+  },
+});
+
 /** Every answer of the operator surface, by its name in the operator OpenAPI document. */
 export const OPERATOR_RESPONSE_SCHEMAS = {
   ChallengeResponse,
@@ -452,4 +502,6 @@ export const OPERATOR_RESPONSE_SCHEMAS = {
   VenuesResponse,
   PoolsResponse,
   AirdropResponse,
+  GroupUsageResponse,
+  SpendResponse,
 } as const;

@@ -176,7 +176,27 @@ export const EmergencyWithdrawRequest = object({ destination: Identifier }, ['de
 
 export const AirdropRequest = object({ to: Identifier, mint: Identifier, amount: AmountInput }, ['mint']);
 
+/** The spend-over-time window: the last 24 hours (hourly buckets) or 7 days (6-hour buckets). */
+export const SpendQuery = object({ window: { type: 'string', enum: ['24h', '7d'], default: '24h' } }, [
+  'window',
+]);
+
+/** The group's events recorded at or after a time (all of them when absent). */
+export const GroupEventsQuery = object(
+  {
+    since: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 64,
+      description: 'Only events recorded at or after this time (the console asks for the last day).',
+    },
+  },
+  ['since'],
+);
+
 export const OPERATOR_SCHEMAS = {
+  SpendQuery,
+  GroupEventsQuery,
   PathParams,
   ChallengeRequest,
   TokenRequest,
@@ -212,3 +232,5 @@ export type AuditorRequest = Shape<typeof AuditorRequest>;
 export type AuditEventsQuery = Shape<typeof AuditEventsQuery>;
 export type ReconciliationQuery = Shape<typeof ReconciliationQuery>;
 export type VerificationQuery = Shape<typeof VerificationQuery>;
+export type SpendQuery = Shape<typeof SpendQuery>;
+export type GroupEventsQuery = Shape<typeof GroupEventsQuery>;

@@ -214,6 +214,17 @@ export function endpoints(f: Fixtures): Endpoint[] {
     }),
     operator('GET', '/orchestrator/groups', { auth: 'operator' }),
     operator('GET', '/orchestrator/groups/:group', { auth: 'operator', params: group }),
+    operator('GET', '/orchestrator/groups/:group/usage', { auth: 'operator', params: group }),
+    operator('GET', '/orchestrator/groups/:group/spend', {
+      auth: 'operator',
+      params: group,
+      query: { type: 'object', properties: { window: { type: 'string', enum: ['24h', '7d'] } } },
+    }),
+    operator('GET', '/orchestrator/groups/:group/events', {
+      auth: 'operator',
+      params: group,
+      query: { type: 'object', properties: { since: { type: 'string', format: 'date-time' } } },
+    }),
     operator('GET', '/orchestrator/groups/:group/reconciliation', {
       auth: 'operator',
       params: group,
