@@ -39,6 +39,7 @@ export * from './application/reconcile';
 export * from './application/caller';
 export * from './application/spends';
 export * from './application/expiry';
+export * from './application/approvals';
 export * from './application/webhooks/subscriptions';
 export * from './application/webhooks/relay';
 export * from './application/webhooks/deliver';

@@ -22,7 +22,10 @@ const AmountText = {
   description: 'An exact decimal, in human units.',
 } as const;
 
-const LimitsData = object({ per_tx_limit: AmountText, daily_limit: AmountText, hourly_tx_cap: Count });
+const LimitsData = object(
+  { per_tx_limit: AmountText, daily_limit: AmountText, hourly_tx_cap: Count, approval_threshold: AmountText },
+  ['approval_threshold'],
+);
 
 const WebhookId = { type: 'string', pattern: '^wh_' } as const;
 
@@ -283,6 +286,41 @@ export const RotateSecretResponse = object({
   previous_secret_valid_until: Timestamp,
 });
 
+// ---- approvals -------------------------------------------------------------------------------
+
+export const ApprovalPolicyResponse = object({
+  group_config_pda: Identifier,
+  threshold: { anyOf: [AmountText, { type: 'null' }] },
+  approvers: { type: 'array', items: Identifier },
+  quorum: Count,
+  ttl_seconds: Count,
+  new_recipients: { type: 'boolean' },
+});
+
+export const Approval = object({
+  approval_id: Text,
+  group_config_pda: Identifier,
+  agent_wallet_pda: Identifier,
+  action: { type: 'string', enum: ['transfer', 'swap', 'deposit', 'withdraw'] },
+  amount: AmountText,
+  mint: Identifier,
+  value_in_base: AmountText,
+  counterparty: Identifier,
+  idempotency_key: NullableText,
+  requested_at: Timestamp,
+  expires_at: Timestamp,
+  status: { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] },
+  quorum: Count,
+  approved_by: { type: 'array', items: Identifier, description: 'The approvers who signed, in order.' },
+  message: {
+    type: 'string',
+    description:
+      'What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry.',
+  },
+});
+
+export const ApprovalListResponse = object({ approvals: { type: 'array', items: Approval } });
+
 // ---- audit -----------------------------------------------------------------------------------
 
 export const AuditorsResponse = object({
@@ -444,6 +482,9 @@ export const OPERATOR_RESPONSE_SCHEMAS = {
   RedeliveryResponse,
   RotateSecretResponse,
   AuditorsResponse,
+  ApprovalPolicyResponse,
+  Approval,
+  ApprovalListResponse,
   AuditEventView,
   AuditEventsResponse,
   VerificationResponse,
