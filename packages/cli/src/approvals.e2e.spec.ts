@@ -68,4 +68,12 @@ describe('tokenops approvals', () => {
       stderr: expect.stringContaining('409 conflict'),
     });
   }, 30_000);
+
+  it('previews a policy over the spends it made: counts, and the spends whose verdict would change', async () => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const text = await out('policy', 'preview', world.groupId, '--per-tx', '35', '--since', since);
+    // The two spends were held (threshold 25): under a per-tx limit of 35, 40 would be blocked instead.
+    expect(text).toMatch(/^2 spends from .*: 1 would be held, 1 blocked {2}per_tx_limit_exceeded 1$/m);
+    expect(text).toMatch(/ transfer 40 to \S+ {2}agent \S+: held -> per_tx_limit_exceeded$/m);
+  });
 });

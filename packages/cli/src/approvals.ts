@@ -1,7 +1,8 @@
 /**
  * `tokenops approvals`: spends held for a person (design.md "Approvals"). `policy` sets which spends of
  * a group wait (owner only); `list` and `show` read them; `approve` signs an approval's message with
- * the keypair file's wallet (ed25519) and sends the signature; `reject` refuses it.
+ * the keypair file's wallet (ed25519) and sends the signature; `reject` refuses it. `tokenops policy
+ * preview` replays a proposed policy over the group's spends of a window (nothing is written).
  */
 import bs58 from 'bs58';
 import type { OperatorClient } from '@tokenops/client';
@@ -23,7 +24,65 @@ export const approvalLines = ({ approvals }: { approvals: Approval[] }): string 
         )
         .join('\n');
 
+type Preview = Awaited<ReturnType<OperatorClient['previewPolicy']>>;
+
+/** The counts, then one line per example whose verdict the proposal changes. */
+export const previewLines = (r: Preview): string =>
+  [
+    `${r.intents} spends from ${r.from} to ${r.to}: ${r.would_hold} would be held, ` +
+      `${Object.values(r.would_block).reduce((a, b) => a + b, 0)} blocked` +
+      Object.entries(r.would_block)
+        .map(([code, n]) => `  ${code} ${n}`)
+        .join(''),
+    ...r.examples.map(
+      (x) =>
+        `${x.at}  ${x.action} ${x.amount} to ${x.counterparty}  agent ${x.agent_wallet_pda}: ${x.was} -> ${x.would}`,
+    ),
+  ].join('\n');
+
 export function approvalCommands(p: Command, cli: Cli): void {
+  p.command('policy')
+    .description('try a policy on the log before turning it on')
+    .command('preview')
+    .description("what a proposed policy would have done to the group's real spends (writes nothing)")
+    .argument('<group>')
+    .option('--per-tx <amount>', 'a per-transaction limit for every agent')
+    .option('--daily <amount>', 'a daily limit for every agent')
+    .option('--hourly <count>', 'an hourly cap for every agent', (v) => Number(v))
+    .option('--approval-threshold <amount>', 'hold spends above this value ("none": no threshold)')
+    .option('--new-recipients', 'hold the first spend to each allow-list entry')
+    .option('--remove <address...>', 'take these addresses off the allow-list')
+    .option('--since <time>', 'the window starts here (ISO 8601; default 7 days ago)')
+    .action(
+      cli.authed(
+        async (
+          api,
+          group: string,
+          o: {
+            perTx?: string;
+            daily?: string;
+            hourly?: number;
+            approvalThreshold?: string;
+            newRecipients?: boolean;
+            remove?: string[];
+            since?: string;
+          },
+        ) =>
+          api.previewPolicy(group, {
+            ...(o.perTx !== undefined && { per_tx_limit: o.perTx }),
+            ...(o.daily !== undefined && { daily_limit: o.daily }),
+            ...(o.hourly !== undefined && { hourly_tx_cap: o.hourly }),
+            ...(o.approvalThreshold !== undefined && {
+              approval_threshold: o.approvalThreshold === 'none' ? null : o.approvalThreshold,
+            }),
+            ...(o.newRecipients && { new_recipients: true }),
+            ...(o.remove && { whitelist_remove: o.remove }),
+            ...(o.since && { since: o.since }),
+          }),
+        (answer) => previewLines(answer),
+      ),
+    );
+
   const { authed } = cli;
   const approvals = p
     .command('approvals')

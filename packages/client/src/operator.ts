@@ -235,6 +235,12 @@ export class OperatorClient {
     return this.c.result(this.c.api.PUT('/orchestrator/groups/{group}/approval-policy', { params, body }));
   }
 
+  /** What a proposed policy would have done to the group's spends of a window (nothing is written). */
+  previewPolicy(group: string, body: Schemas['PolicyPreviewRequest'] = {}) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.POST('/orchestrator/groups/{group}/policy-preview', { params, body }));
+  }
+
   /** The group's held spends, newest first, by status. */
   listApprovals(group: string, query: Schemas['ApprovalsQuery'] = {}) {
     const params = { path: { group }, query };

@@ -283,6 +283,18 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     errors: [...OWNER, 'invalid_amount'],
   },
   {
+    method: 'post',
+    path: '/orchestrator/groups/{group}/policy-preview',
+    tag: 'approvals',
+    operationId: 'previewPolicy',
+    summary: 'What a proposed policy would have done to the group’s real spends of a window; writes nothing.',
+    description:
+      'Owner only. Replays the group’s log through the same decision functions with the proposal laid over the limits, the approval policy and the allow-list: each spend of the window judged on the state its real decision had.',
+    request: 'PolicyPreviewRequest',
+    response: 'PolicyPreviewResponse',
+    errors: [...OWNER, 'invalid_amount'],
+  },
+  {
     method: 'get',
     path: '/orchestrator/groups/{group}/approvals',
     tag: 'approvals',

@@ -319,6 +319,38 @@ export const Approval = object({
   },
 });
 
+const Verdict = {
+  type: 'string',
+  description: '`accepted`, `held` (for approval), or the code the spend was (or would be) blocked with.',
+} as const;
+
+export const PolicyPreviewResponse = object({
+  group_config_pda: Identifier,
+  from: Timestamp,
+  to: Timestamp,
+  intents: { ...Count, description: 'Spend decisions of the window judged again.' },
+  would_hold: { ...Count, description: 'How many of them the proposal would hold for approval.' },
+  would_block: {
+    type: 'object',
+    additionalProperties: Count,
+    description: 'How many it would block, by code.',
+  },
+  examples: {
+    type: 'array',
+    description: 'The first spends whose verdict the proposal changes.',
+    items: object({
+      intent_id: Text,
+      agent_wallet_pda: Identifier,
+      action: { type: 'string', enum: ['transfer', 'swap', 'deposit', 'withdraw'] },
+      amount: AmountText,
+      counterparty: Identifier,
+      at: Timestamp,
+      was: Verdict,
+      would: Verdict,
+    }),
+  },
+});
+
 export const ApprovalListResponse = object({ approvals: { type: 'array', items: Approval } });
 
 // ---- audit -----------------------------------------------------------------------------------
@@ -485,6 +517,7 @@ export const OPERATOR_RESPONSE_SCHEMAS = {
   ApprovalPolicyResponse,
   Approval,
   ApprovalListResponse,
+  PolicyPreviewResponse,
   AuditEventView,
   AuditEventsResponse,
   VerificationResponse,

@@ -111,6 +111,40 @@ export const ApprovalsQuery = object(
 /** An approver's approval: its wallet's ed25519 signature (base58) of the approval's `message`. */
 export const ApproveRequest = object({ signature: Signature });
 
+/** A proposed policy to replay over the group's spends of a window (nothing is written). */
+export const PolicyPreviewRequest = object(
+  {
+    ...LimitProperties,
+    new_recipients: { type: 'boolean', description: 'Hold the first spend to each allow-list entry.' },
+    whitelist_add: {
+      type: 'array',
+      maxItems: 100,
+      items: object(
+        {
+          address: Identifier,
+          type: { type: 'integer', format: 'int32', enum: [0, 1, 2] },
+          approved_amount: AmountInput,
+        },
+        ['approved_amount'],
+      ),
+      description: 'Entries the proposal adds (a type-1 entry with its approved_amount, no TTL).',
+    },
+    whitelist_remove: {
+      type: 'array',
+      maxItems: 100,
+      items: Identifier,
+      description: 'Addresses the proposal takes off the allow-list.',
+    },
+    since: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 64,
+      description: 'The window starts here (7 days ago when absent) and ends now.',
+    },
+  },
+  [...LIMIT_NAMES, 'new_recipients', 'whitelist_add', 'whitelist_remove', 'since'],
+);
+
 export const RejectRequest = object({ reason: { type: 'string', minLength: 1, maxLength: 200 } }, ['reason']);
 
 /** An auditor of a group: the wallet that gets (or loses) read-only access to its log. */
@@ -247,6 +281,7 @@ export const OPERATOR_SCHEMAS = {
   ApprovalsQuery,
   ApproveRequest,
   RejectRequest,
+  PolicyPreviewRequest,
   WhitelistRequest,
   InvitationRequest,
   LimitsChangeRequest,
@@ -281,4 +316,5 @@ export type ApprovalPolicyRequest = Shape<typeof ApprovalPolicyRequest>;
 export type ApprovalsQuery = Shape<typeof ApprovalsQuery>;
 export type ApproveRequest = Shape<typeof ApproveRequest>;
 export type RejectRequest = Shape<typeof RejectRequest>;
+export type PolicyPreviewRequest = Shape<typeof PolicyPreviewRequest>;
 export type VerificationQuery = Shape<typeof VerificationQuery>;

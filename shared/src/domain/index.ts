@@ -17,3 +17,4 @@ export * from './pool';
 export * from './approval';
 export * from './approval-policy';
 export * from './signatures';
+export * from './preview';

@@ -325,6 +325,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orchestrator/groups/{group}/policy-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a proposed policy would have done to the group’s real spends of a window; writes nothing.
+         * @description Owner only. Replays the group’s log through the same decision functions with the proposal laid over the limits, the approval policy and the allow-list: each spend of the window judged on the state its real decision had.
+         */
+        post: operations["previewPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orchestrator/groups/{group}/approvals": {
         parameters: {
             query?: never;
@@ -615,6 +635,36 @@ export interface components {
         };
         RejectRequest: {
             reason?: string;
+        };
+        PolicyPreviewRequest: {
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            per_tx_limit?: number | string;
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            daily_limit?: number | string;
+            /** Format: int32 */
+            hourly_tx_cap?: number;
+            /** @description Above this value a spend of the agent is held for approval, whatever the group’s policy says; null: the group’s threshold again. */
+            approval_threshold?: (number | string) | null;
+            /** @description Hold the first spend to each allow-list entry. */
+            new_recipients?: boolean;
+            /** @description Entries the proposal adds (a type-1 entry with its approved_amount, no TTL). */
+            whitelist_add?: {
+                address: string;
+                /**
+                 * Format: int32
+                 * @enum {integer}
+                 */
+                type: 0 | 1 | 2;
+                /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+                approved_amount?: number | string;
+            }[];
+            /** @description Addresses the proposal takes off the allow-list. */
+            whitelist_remove?: string[];
+            /**
+             * Format: date-time
+             * @description The window starts here (7 days ago when absent) and ends now.
+             */
+            since?: string;
         };
         WhitelistRequest: {
             address: string;
@@ -1073,6 +1123,37 @@ export interface components {
                 approved_by: string[];
                 /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
                 message: string;
+            }[];
+        };
+        PolicyPreviewResponse: {
+            group_config_pda: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Spend decisions of the window judged again. */
+            intents: number;
+            /** @description How many of them the proposal would hold for approval. */
+            would_hold: number;
+            /** @description How many it would block, by code. */
+            would_block: {
+                [key: string]: number;
+            };
+            /** @description The first spends whose verdict the proposal changes. */
+            examples: {
+                intent_id: string;
+                agent_wallet_pda: string;
+                /** @enum {string} */
+                action: "transfer" | "swap" | "deposit" | "withdraw";
+                /** @description An exact decimal, in human units. */
+                amount: string;
+                counterparty: string;
+                /** Format: date-time */
+                at: string;
+                /** @description `accepted`, `held` (for approval), or the code the spend was (or would be) blocked with. */
+                was: string;
+                /** @description `accepted`, `held` (for approval), or the code the spend was (or would be) blocked with. */
+                would: string;
             }[];
         };
         AuditEventView: {
@@ -3469,6 +3550,122 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApprovalPolicyResponse"];
+                };
+            };
+            /** @description Invalid input: invalid_amount, validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_amount" | "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    previewPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyPreviewResponse"];
                 };
             };
             /** @description Invalid input: invalid_amount, validation_error. */

@@ -280,6 +280,43 @@ describe('spends held for approval', () => {
     });
   }, 30_000);
 
+  it('the policy preview replays the spends of the window under a proposal, and writes nothing', async () => {
+    // The group's events, as the audit query reads them (other suites write to the shared log).
+    const groupLog = async () =>
+      (
+        await world.client.call<{ events: unknown[] }>(
+          'GET',
+          `/api/v1/audit/groups/${world.groupId}/events?limit=1000`,
+          { token: world.operator.token },
+        )
+      ).body.events.length;
+    const before = await groupLog();
+    const preview = await world.client.call<{
+      intents: number;
+      would_hold: number;
+      would_block: Record<string, number>;
+      examples: { was: string; would: string }[];
+    }>('POST', `/api/v1/orchestrator/groups/${world.groupId}/policy-preview`, {
+      token: world.operator.token,
+      body: { approval_threshold: '1000', per_tx_limit: '60' },
+    });
+    expect(preview.status).toBe(200);
+    // Every spend of this suite: none held under a threshold of 1000; the 70, 80 and 90 over 60 blocked.
+    expect(preview.body.would_hold).toBe(0);
+    expect(preview.body.would_block.per_tx_limit_exceeded).toBeGreaterThanOrEqual(3);
+    expect(preview.body.examples).toContainEqual(expect.objectContaining({ was: 'held', would: 'accepted' }));
+    expect(await groupLog()).toBe(before);
+    const notOwner = await world.client.call(
+      'POST',
+      `/api/v1/orchestrator/groups/${world.groupId}/policy-preview`,
+      {
+        token: bob.token,
+        body: {},
+      },
+    );
+    expect(notOwner.status).toBe(403);
+  });
+
   it('bad input is the error envelope, never a 500', async () => {
     const owner = world.operator.token;
     const put = (body: unknown, token = owner) =>

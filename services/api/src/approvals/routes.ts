@@ -1,7 +1,7 @@
 /**
  * Approvals of held spends (design.md "Approvals"): the owner sets the group's policy; the owner, the
  * approvers and the auditors read the held spends; an approver approves by signing an approval's
- * message with its wallet, or rejects. Handlers by operation id (operator-openapi.ts); bodies, queries
+ * message with its wallet, or rejects; the owner previews a proposed policy over the group's log. Handlers by operation id (operator-openapi.ts); bodies, queries
  * and path parameters pass their schemas (operator-schemas.ts) before anything is read. The rules are
  * shared/src/domain/approval.ts, the flow shared/src/application/approvals.ts.
  */
@@ -9,12 +9,14 @@ import type { Request, Response } from 'express';
 import {
   getApproval,
   listApprovals,
+  previewGroupPolicy,
   rejectApproval,
   setApprovalPolicy,
   signApproval,
   type ApprovalPolicyRequest,
   type ApprovalsQuery,
   type ApproveRequest,
+  type PolicyPreviewRequest,
   type RejectRequest,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
@@ -33,6 +35,12 @@ export function approvalHandlers(deps: ApiDeps) {
       const w = await wallet(req);
       const b = body<ApprovalPolicyRequest>();
       reply(await visible(res, () => setApprovalPolicy(ctx, w, param('group'), b)));
+    },
+    // Nothing is written: the answer is the replay's.
+    previewPolicy: async ({ req, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<PolicyPreviewRequest>();
+      reply(await previewGroupPolicy(ctx, w, param('group'), b));
     },
     listApprovals: async ({ req, param, query, reply }: Call) => {
       const w = await wallet(req);
