@@ -201,6 +201,17 @@ describe('spends held for approval', () => {
     expect((await transfer(agent, 40)).status).toBe(200);
   }, 30_000);
 
+  it('holds keep the limits exact under parallel requests: what is held counts, what does not fit is blocked', async () => {
+    const agent = await world.agent({ per_tx_limit: 100, daily_limit: 200, hourly_tx_cap: 10 });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => transfer(agent, 60)));
+    const codes = answers.map((a) => a.body.error).sort();
+    // 3 × 60 fit the daily 200 and are held; the other 3 find the day full.
+    expect(codes).toEqual([...Array(3).fill('approval_required'), ...Array(3).fill('daily_limit_exceeded')]);
+    expect((await limits(agent)).daily_remaining).toBe(20);
+    for (const a of answers.filter((x) => x.status === 409)) await reject(approvalIdIn(a.body.message), bob);
+    expect((await limits(agent)).daily_remaining).toBe(200);
+  }, 30_000);
+
   it('a held spend expires at its ttl: released, and the retry answers 403 approval_expired', async () => {
     await policy({ ttl_seconds: 1 });
     try {
