@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,confirm,http,spends,server,rebuild,webhooks,audit
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,confirm,http,spends,server,rebuild,webhooks,audit,preview
  * to choose.
  */
 import { cpus } from 'node:os';
 import { auditBench } from './audit.bench';
+import { previewBench } from './preview.bench';
 import { chainBench } from './chain.bench';
 import { confirmBench } from './confirm.bench';
 import { eventStoreBench } from './event-store.bench';
@@ -25,6 +26,7 @@ const all: Record<string, () => Promise<string>> = {
   rebuild: rebuildBench,
   webhooks: () => webhooksBench([deliveryWorker, bullmqAlone]),
   audit: auditBench,
+  preview: previewBench,
 };
 
 async function main() {

@@ -40,6 +40,8 @@ export * from './application/reconcile';
 export * from './application/caller';
 export * from './application/spends';
 export * from './application/expiry';
+export * from './application/approvals';
+export * from './application/preview';
 export * from './application/webhooks/subscriptions';
 export * from './application/webhooks/relay';
 export * from './application/webhooks/deliver';

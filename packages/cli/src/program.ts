@@ -9,6 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { generateSigner } from '@tokenops/shared';
 import { createCli, describeFailure, processIo, type Cli, type Global, type Io } from './session';
 import { webhookCommands } from './webhooks';
+import { approvalCommands } from './approvals';
 import { reconcileCommand } from './reconcile';
 import { verifyCommand } from './verify';
 
@@ -184,6 +185,7 @@ export function program(io: Io = processIo()): Command {
     .argument('<agent>')
     .action(authed(async (api, agent: string) => api.rotateKey(agent)));
   webhookCommands(p, cli);
+  approvalCommands(p, cli);
   const audit = p.command('audit').description('audit the log: its hash chains, and against the chain');
   reconcileCommand(audit, cli);
   verifyCommand(audit, cli);

@@ -99,6 +99,8 @@ export interface Cli {
   anonymous(): OperatorClient;
   /** Signs in with the keypair file (an owner's or an auditor's): the operator client with its token. */
   signIn(): Promise<OperatorClient>;
+  /** The keypair file's wallet, to sign with (an approver signs an approval's message). */
+  wallet(): Signer;
   /**
    * An action that signs in first, calls `fn` with the signed-in client and the action's arguments,
    * then prints what it answers (`render`, given the same arguments, shows it to people; --json
@@ -120,6 +122,7 @@ export function createCli(g: () => Global, io: Io): Cli {
     print,
     anonymous: () => new OperatorClient({ baseUrl: g().url }),
     signIn: () => signIn(g()),
+    wallet: () => loadKeypair(g().keypair),
     authed:
       (fn, render) =>
       async (...args) =>

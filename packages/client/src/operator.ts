@@ -253,6 +253,44 @@ export class OperatorClient {
     return this.c.result(this.c.api.GET('/audit/intents/{intent}', { params }));
   }
 
+  // ---- approvals of held spends ------------------------------------------------------------------
+
+  /** Sets which spends of the group wait for a person (owner only). */
+  setApprovalPolicy(group: string, body: Schemas['ApprovalPolicyRequest']) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.PUT('/orchestrator/groups/{group}/approval-policy', { params, body }));
+  }
+
+  /** What a proposed policy would have done to the group's spends of a window (nothing is written). */
+  previewPolicy(group: string, body: Schemas['PolicyPreviewRequest'] = {}) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.POST('/orchestrator/groups/{group}/policy-preview', { params, body }));
+  }
+
+  /** The group's held spends, newest first, by status. */
+  listApprovals(group: string, query: Schemas['ApprovalsQuery'] = {}) {
+    const params = { path: { group }, query };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/approvals', { params }));
+  }
+
+  /** One held spend, with the message its approvers sign. */
+  getApproval(approval: string) {
+    const params = { path: { approval } };
+    return this.c.result(this.c.api.GET('/orchestrator/approvals/{approval}', { params }));
+  }
+
+  /** Approves a held spend: `signature` is the signed-in wallet's (base58) of the approval's message. */
+  approveSpend(approval: string, body: Schemas['ApproveRequest']) {
+    const params = { path: { approval } };
+    return this.c.result(this.c.api.POST('/orchestrator/approvals/{approval}/approve', { params, body }));
+  }
+
+  /** Rejects a held spend: it fails, and what it reserved is released. */
+  rejectSpend(approval: string, body: Schemas['RejectRequest'] = {}) {
+    const params = { path: { approval } };
+    return this.c.result(this.c.api.POST('/orchestrator/approvals/{approval}/reject', { params, body }));
+  }
+
   // ---- reference data and the local chain ---------------------------------------------------------
 
   /** The tokens of the registry: symbol, mint, decimals. */

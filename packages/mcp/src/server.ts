@@ -24,7 +24,8 @@ const INSTRUCTIONS =
   'the hourly transaction cap); simulate, balance, limits, history, tokens, venues, pools and webhooks spend ' +
   'nothing. Amounts are human ' +
   'units with at most 6 decimals; a decimal string ("12.5") keeps every digit. A refused call is a tool ' +
-  'error whose text starts with the error code.';
+  'error whose text starts with the error code. A spend the operator holds for a person to approve is ' +
+  'not refused: its text starts with approval_required and says how to learn the outcome later.';
 
 export function createMcpServer(api: AgentApi): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
@@ -69,6 +70,8 @@ export async function callTool(
   const body = parsed(reply.text);
   if (reply.status >= 200 && reply.status < 300 && isObject(body))
     return { content: [{ type: 'text', text: reply.text }], structuredContent: body };
+  if (isObject(body) && body.error === 'approval_required')
+    return awaitingPerson(tool, String(body.message ?? ''), generatedKey ?? String(args.idempotency_key));
   if (isObject(body) && typeof body.error === 'string') {
     const details = Array.isArray(body.details) ? ` Details: ${JSON.stringify(body.details)}` : '';
     return failure(`${body.error}: ${String(body.message ?? '')}${details}${retry}`);
@@ -79,6 +82,20 @@ export async function callTool(
 }
 
 const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+
+/**
+ * A spend held for a person: nothing moved yet, nothing was refused. A tool error all the same (the
+ * result has no confirmed body for the tool's output schema), whose text tells the model what happens
+ * and how to ask again later with the same key.
+ */
+const awaitingPerson = (tool: ToolRow, message: string, key: string): CallToolResult =>
+  failure(
+    `approval_required: this ${tool.name} awaits a person: the operator's approvers must approve it before it ` +
+      `runs; nothing has moved yet and nothing was refused. ${message} To learn the outcome later, call ` +
+      `${tool.name} again with the same arguments and idempotency_key ${key} (it runs once whatever the ` +
+      'number of calls): it answers approval_required while the approval is pending, the confirmed result ' +
+      'once approved and executed, approval_rejected or approval_expired if it was not approved in time.',
+  );
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

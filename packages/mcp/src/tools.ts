@@ -108,7 +108,9 @@ const CHECKS =
   'before now) and the hourly transaction cap (hourly_tx_cap: operations in the last 60 minutes)';
 const LIMITS_NOTE =
   'Limits and budgets are counted in the group base token (another token is valued at the aggregator quote). ' +
-  'A refused call spends nothing and returns the error code (e.g. per_tx_limit_exceeded).';
+  'A refused call spends nothing and returns the error code (e.g. per_tx_limit_exceeded). ' +
+  'A spend the operator holds for a person returns approval_required: it runs once approved; call again ' +
+  'with the same idempotency_key later to learn the outcome.';
 const KEY_NOTE =
   'Pass idempotency_key to make a retry safe (the same key never makes a second operation); ' +
   'when absent, a new key is generated for this call.';

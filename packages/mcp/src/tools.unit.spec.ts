@@ -154,6 +154,20 @@ describe('callTool', () => {
     ]);
   });
 
+  it('a spend held for a person tells the model it awaits one, and how to learn the outcome with its key', async () => {
+    const message =
+      'The spend is held for approval g_1 until 2026-11-27T00:00:00.000Z; retry the same request.';
+    const reply = { status: 409, text: JSON.stringify({ error: 'approval_required', message }) };
+    const generated = await callTool(api(reply), tool('transfer'), { to: 'x', amount: 60 });
+    const given = await callTool(api(reply), tool('swap'), { idempotency_key: 'mine' });
+    const text = (r: typeof given) => (r.content[0] as { text: string }).text;
+    expect(text(generated)).toMatch(
+      /^approval_required: this transfer awaits a person: .* held for approval g_1 until .* call transfer again with the same arguments and idempotency_key mcp-[0-9a-f-]{36} /,
+    );
+    expect(text(given)).toContain('call swap again with the same arguments and idempotency_key mine ');
+    expect(text(given)).toMatch(/approval_rejected or approval_expired/);
+  });
+
   it('an answer without an envelope, or no answer at all, is a tool error naming the generated key', async () => {
     const gateway = await callTool(
       api({ status: 502, text: '<html>Bad Gateway</html>' }),

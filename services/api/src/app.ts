@@ -31,6 +31,7 @@ import { intentHandlers } from './intents/routes';
 import { mcpRoutes } from './mcp/routes';
 import { onboardingHandlers } from './onboarding/routes';
 import { orchestratorHandlers, referenceHandlers } from './orchestrator/routes';
+import { approvalHandlers } from './approvals/routes';
 import { stateHandlers } from './state/routes';
 import { fleetWebhookHandlers, webhookHandlers } from './webhooks/routes';
 import { VARIANT_PREFIX, variantHandlers } from './variant/routes';
@@ -117,7 +118,13 @@ export function contractRoutes(deps: ApiDeps) {
     ),
     operator: mount(
       OPERATOR_CONTRACT,
-      { ...orchestratorHandlers(deps), ...fleet, ...auditHandlers(deps), ...consoleHandlers(deps) },
+      {
+        ...orchestratorHandlers(deps),
+        ...fleet,
+        ...auditHandlers(deps),
+        ...consoleHandlers(deps),
+        ...approvalHandlers(deps),
+      },
       at('/api/v1'),
       operatorOnly,
     ),

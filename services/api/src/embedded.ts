@@ -193,7 +193,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     hooks.concurrency,
     observeJobs(logger, metrics),
   );
-  const expiry = startExpiry({ store, now: () => ctx.now(), groups: ctx.groups }, (err) =>
+  const expiry = startExpiry({ store, now: () => ctx.now(), repositories: ctx }, (err) =>
     logger.warn('expiry scheduler: will try again', { error: String(err) }),
   );
 

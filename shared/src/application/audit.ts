@@ -136,7 +136,12 @@ export class GroupScope {
 
   /** Whether an event of this stream belongs to the group. */
   includes(stream: string): boolean {
-    if (stream === this.groupStream || stream === streams.webhooks({ groupId: this.groupId })) return true;
+    if (
+      stream === this.groupStream ||
+      stream === streams.webhooks({ groupId: this.groupId }) ||
+      stream === streams.approvals(this.groupId)
+    )
+      return true;
     const [prefix, id] = splitStream(stream);
     if (prefix === 'budget') return this.entries.has(id);
     if (prefix === 'agent' || prefix === 'payments' || prefix === 'webhooks-agent')
@@ -334,7 +339,8 @@ const deliveryView = (d: Delivery) => ({
 /**
  * Everything the log and the delivery store hold about one intent, for the owner or an auditor of its
  * group: the decision (`intent.accepted` with its valuation, or `intent.blocked` with the check that
- * failed), the budget events naming it, `intent.submitting` (the signature), the outcome, and the
+ * failed), the budget events naming it, a held spend's approval (its request, each approver's
+ * signature, the decision), `intent.submitting` (the signature), the outcome, and the
  * webhook deliveries of the events derived from them. Found by the intent's correlation id (an index
  * on PostgreSQL), or by reading the log from its start.
  */
@@ -345,7 +351,7 @@ export async function intentStory(
   intentId: string,
 ) {
   const ofIntent = (e: RecordedEvent) =>
-    dataOf(e).intent_id === intentId && (e.stream.startsWith('agent-') || e.stream.startsWith('budget-'));
+    dataOf(e).intent_id === intentId && /^(agent|budget|approvals)-/.test(e.stream);
   // By the intent's correlation id where the store has an index; else, or for an intent recorded before
   // correlation ids were written, by a walk of the log from its start.
   const found = ctx.store.readCorrelated ? (await ctx.store.readCorrelated(intentId)).filter(ofIntent) : [];
@@ -360,7 +366,9 @@ export async function intentStory(
   const groupId = String(d.group_id);
   const agentId = String(d.agent_id);
   await readableGroup(ctx, wallet, groupId);
-  const story = found.filter((e) => e.stream === streams.agent(agentId) || e.stream.startsWith('budget-'));
+  const story = found.filter(
+    (e) => e.stream === streams.agent(agentId) || /^(budget|approvals)-/.test(e.stream),
+  );
   const derive: DeriveContext = {
     groupId,
     ...(decision.type === 'intent.accepted' && { intent: decision.data as IntentData }),

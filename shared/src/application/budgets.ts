@@ -5,7 +5,7 @@ import type { AllowEntry } from '../domain/group';
 import type { Context } from './context';
 
 export async function settleReservation(
-  ctx: Context,
+  ctx: Pick<Context, 'budgets' | 'now'>,
   entry: AllowEntry,
   intentId: string,
   confirmed: boolean,

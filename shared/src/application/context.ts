@@ -8,7 +8,8 @@ import { reportingAppends } from '../event-store/appends';
 import { tracedAppends } from '../tracing/traced-store';
 import { agentFold, type AgentState } from '../domain/agent';
 import { budgetFold, type BudgetState } from '../domain/budget';
-import type { AgentEvent, BudgetEvent, GroupEvent } from '../domain/events';
+import type { AgentEvent, ApprovalEvent, BudgetEvent, GroupEvent } from '../domain/events';
+import { approvalsFold, type ApprovalsState } from '../domain/approval';
 import { groupFold, type GroupState } from '../domain/group';
 import type { IdempotencyRecord } from '../domain/idempotency';
 import { idempotencyFold, type IdempotencyEvent } from '../domain/idempotency-events';
@@ -42,6 +43,8 @@ export interface Context {
   agents: Repository<AgentState, AgentEvent>;
   budgets: Repository<BudgetState, BudgetEvent>;
   idempotency: Repository<IdempotencyRecord | undefined, IdempotencyEvent>;
+  /** Each group's held spends and their approvals (`approvals-<group_id>`). */
+  approvals: Repository<ApprovalsState, ApprovalEvent>;
   wallets: Wallets;
   /** The swap aggregator: quotes (valuing other tokens, swaps), and the executor builds swaps with it. */
   aggregator?: Aggregator;
@@ -73,6 +76,7 @@ export function createContext(deps: {
     agents: new Repository(store, agentFold, 50_000, single),
     budgets: new Repository(store, budgetFold, 50_000, single),
     idempotency: new Repository(store, idempotencyFold, 50_000, single),
+    approvals: new Repository(store, approvalsFold, 50_000, single),
     wallets: new Wallets(store, deps.vault),
     ...(deps.aggregator && { aggregator: deps.aggregator }),
     venues: deps.venues ?? [],

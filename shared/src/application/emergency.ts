@@ -30,6 +30,7 @@ import type { Context } from './context';
 import { ownedAgent } from './operator';
 import { PaymentLog } from './payments';
 import { settleBudget } from './settle';
+import { rejectAgentHolds } from './approvals';
 
 type Drained = AgentEmergencyWithdraw['data'];
 
@@ -42,7 +43,7 @@ export async function emergencyWithdraw(
   agentId: string,
   input: { destination?: string } = {},
 ) {
-  await ownedAgent(ctx, wallet, agentId);
+  const agent = await ownedAgent(ctx, wallet, agentId);
   const destination = input.destination ?? wallet;
   checkRecipient(destination);
   if (destination === agentId)
@@ -61,6 +62,9 @@ export async function emergencyWithdraw(
         await settleBudget(ctx, e.data as IntentData, false);
     }
   }
+
+  // Held spends are the approvers' to refuse: they are rejected, their reservations released.
+  await rejectAgentHolds(ctx, agent.state.groupId, agentId, 'emergency withdrawal');
 
   const signer = await ctx.wallets.signer(agentId);
   const reference = `emergency:${agentId}:${ctx.now()}`;

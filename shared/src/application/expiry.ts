@@ -1,47 +1,54 @@
 /**
- * The allow-list expiry scheduler: records `policy.whitelist_expiring` once per type-1 entry when its
- * TTL falls under 24 hours (an entry added with less left is announced at the next tick, within
- * seconds). It follows the log for entries with a TTL, and asks the group's decider at each tick; the
- * decider says nothing twice (the group stream records the notice, appended on the revision it was
- * decided on), so two schedulers, or one restarted, never fire twice. The server topology runs one
- * under a lease in the delivery worker; the embedded default runs one in process.
+ * The schedulers of what the clock decides: announcing allow-list entries about to expire (once per
+ * type-1 entry when its TTL falls under 24 hours: `policy.whitelist_expiring`) and expiring held spends
+ * whose approval waited past its ttl (`approval.decided` expired, the intent failed, its reservation
+ * released). One follower of the log learns the deadlines; a tick acts on those that came. Each act
+ * asks a decider that says nothing twice (appended on the revision it was decided on), so two
+ * schedulers, or one restarted, never fire twice. The server topology runs one under a lease in the
+ * delivery worker; the embedded default runs one in process.
  */
-import { decodeEvent, streams, type GroupEvent } from '../domain/events';
+import type { ApprovalEvent, DomainEvent, GroupEvent, IntentData } from '../domain/events';
+import { decodeEvent, streams } from '../domain/events';
 import { EXPIRING_NOTICE_MS, decideWhitelistExpiring, type GroupState } from '../domain/group';
 import { ofTypes, type EventStore, type Subscription } from '../event-store/port';
 import type { Repository } from './repository';
+import { expireHeld, type ApprovalContext } from './approvals';
 
-export function startExpiryScheduler(deps: {
+/** One kind of deadline: what the log says about it, and what to do when it comes. */
+interface Deadlines {
+  types: readonly string[];
+  /** Updates the deadlines (key → when) from one event of `types`. */
+  learn(e: DomainEvent, due: Map<string, Due>): void;
+}
+interface Due {
+  at: number;
+  act(now: number): Promise<void>;
+}
+
+function startDeadlines(deps: {
   store: EventStore;
-  groups: Repository<GroupState, GroupEvent>;
+  kinds: readonly Deadlines[];
   now: () => number;
   tickMs?: number;
   onError?: (err: unknown) => void;
 }): Subscription {
-  /** Entries with a TTL not yet announced: entry id → group and expiry. */
-  const due = new Map<string, { groupId: string; expiresAt: number }>();
+  const due = new Map<string, Due>();
   const following = deps.store.subscribeToAll({
-    wakeFor: ofTypes('whitelist.entry_added', 'whitelist.entry_removed', 'policy.whitelist_expiring'),
+    wakeFor: ofTypes(...deps.kinds.flatMap((k) => k.types)),
     onEvent: (recorded) => {
       const e = decodeEvent(recorded);
-      if (e?.type === 'whitelist.entry_added' && e.data.ttl_expires_at !== undefined)
-        due.set(e.data.entry_id, { groupId: e.data.group_id, expiresAt: e.data.ttl_expires_at });
-      else if (e?.type === 'whitelist.entry_removed' || e?.type === 'policy.whitelist_expiring')
-        due.delete(e.data.entry_id);
+      if (e) for (const kind of deps.kinds) if (kind.types.includes(e.type)) kind.learn(e, due);
     },
   });
   let running = Promise.resolve();
   const tick = () => {
     running = running.then(async () => {
       const now = deps.now();
-      for (const [entryId, entry] of due) {
-        if (entry.expiresAt - now >= EXPIRING_NOTICE_MS) continue;
+      for (const [key, deadline] of due) {
+        if (deadline.at > now) continue;
         try {
-          await deps.groups.handle(streams.group(entry.groupId), (state) => ({
-            events: decideWhitelistExpiring({ entry_id: entryId, now }, state),
-            result: undefined,
-          }));
-          due.delete(entryId);
+          await deadline.act(now);
+          due.delete(key);
         } catch (err) {
           deps.onError?.(err); // the store is away: the next tick asks again
           return;
@@ -59,4 +66,55 @@ export function startExpiryScheduler(deps: {
       await running;
     },
   };
+}
+
+/** Allow-list entries with a TTL not yet announced: announced 24 hours before it. */
+const whitelistExpiring = (groups: Repository<GroupState, GroupEvent>): Deadlines => ({
+  types: ['whitelist.entry_added', 'whitelist.entry_removed', 'policy.whitelist_expiring'],
+  learn: (e, due) => {
+    if (e.type === 'whitelist.entry_added' && e.data.ttl_expires_at !== undefined) {
+      const { entry_id, group_id } = e.data;
+      due.set(`entry:${entry_id}`, {
+        at: e.data.ttl_expires_at - EXPIRING_NOTICE_MS + 1,
+        act: (now) =>
+          groups.handle(streams.group(group_id), (state) => ({
+            events: decideWhitelistExpiring({ entry_id, now }, state),
+            result: undefined,
+          })),
+      });
+    } else if (e.type === 'whitelist.entry_removed' || e.type === 'policy.whitelist_expiring')
+      due.delete(`entry:${e.data.entry_id}`);
+  },
+});
+
+/** Held spends: expired at their approval's expiry unless decided before. */
+const heldSpends = (ctx: ApprovalContext): Deadlines => ({
+  types: ['intent.accepted', 'approval.decided'],
+  learn: (e, due) => {
+    if (e.type === 'intent.accepted' && e.data.held) {
+      const intent: IntentData = e.data;
+      due.set(`approval:${e.data.held.approval_id}`, {
+        at: e.data.held.expires_at,
+        act: () => expireHeld(ctx, intent),
+      });
+    } else if (e.type === 'approval.decided') due.delete(`approval:${(e as ApprovalEvent).data.approval_id}`);
+  },
+});
+
+export function startExpiryScheduler(deps: {
+  store: EventStore;
+  groups: Repository<GroupState, GroupEvent>;
+  /** The held spends' side; absent: only the allow-list is watched. */
+  approvals?: ApprovalContext;
+  now: () => number;
+  tickMs?: number;
+  onError?: (err: unknown) => void;
+}): Subscription {
+  return startDeadlines({
+    store: deps.store,
+    kinds: [whitelistExpiring(deps.groups), ...(deps.approvals ? [heldSpends(deps.approvals)] : [])],
+    now: deps.now,
+    ...(deps.tickMs !== undefined && { tickMs: deps.tickMs }),
+    ...(deps.onError && { onError: deps.onError }),
+  });
 }

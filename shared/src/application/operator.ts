@@ -22,6 +22,7 @@ import { ChainFailure } from '../chain/port';
 import { isLocalChain, type Context } from './context';
 import { mintApiKey, mintInvitation, newId } from './credentials';
 import { PaymentLog } from './payments';
+import { rejectAgentHolds } from './approvals';
 
 const U64_MAX = 2n ** 64n - 1n;
 const chainText = (failure: ChainFailure): string => [failure.error, ...failure.logs].join('\n');
@@ -233,11 +234,13 @@ export async function changeLimits(ctx: Context, wallet: string, agentId: string
 }
 
 export async function revoke(ctx: Context, wallet: string, agentId: string) {
-  await ownedAgent(ctx, wallet, agentId);
+  const agent = await ownedAgent(ctx, wallet, agentId);
   await ctx.agents.handle(streams.agent(agentId), (s) => ({
     events: decideRevoke({ now: ctx.now() }, s),
     result: undefined,
   }));
+  // Revoked, it holds nothing more: its held spends are rejected (approvals.ts).
+  await rejectAgentHolds(ctx, agent.state.groupId, agentId, 'agent revoked');
   return { agent_wallet_pda: agentId, is_active: 'revoked' };
 }
 

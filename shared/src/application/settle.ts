@@ -9,10 +9,18 @@ import { ENTRY_TYPE, streams } from '../domain/events';
 import { settleReservation } from './budgets';
 import type { Context } from './context';
 
+/** What settling needs of an intent (a held intent's approval names as much). */
+export type Settled = Pick<
+  IntentData,
+  'intent_id' | 'agent_id' | 'group_id' | 'counterparty' | 'budget_entry_id'
+>;
+/** What settling needs of the context (the expiry scheduler has no chain). */
+export type SettleContext = Pick<Context, 'now' | 'agents' | 'budgets' | 'groups'>;
+
 /** Settles the intent; true when this call recorded its outcome. */
 export async function settleIntent(
-  ctx: Context,
-  intent: IntentData,
+  ctx: SettleContext,
+  intent: Settled,
   outcome: IntentOutcome,
 ): Promise<boolean> {
   const now = ctx.now();
@@ -24,7 +32,7 @@ export async function settleIntent(
 }
 
 /** The budget part alone: also for an intent that failed without its executor (an emergency stop). */
-export async function settleBudget(ctx: Context, intent: IntentData, confirmed: boolean): Promise<void> {
+export async function settleBudget(ctx: SettleContext, intent: Settled, confirmed: boolean): Promise<void> {
   if (!intent.budget_entry_id) return;
   const group = await ctx.groups.load(streams.group(intent.group_id));
   const live = group.state.entries.get(intent.counterparty);

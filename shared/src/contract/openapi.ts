@@ -33,7 +33,7 @@ export const AGENT_DOCUMENT_SCHEMAS = {
 export type AgentDocumentSchemaName = keyof typeof AGENT_DOCUMENT_SCHEMAS;
 
 export interface Operation<Name extends string = ContractSchemaName, TagName extends string = Tag> {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   tag: TagName;
   summary: string;

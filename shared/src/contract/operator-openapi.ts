@@ -29,7 +29,7 @@ const OPERATOR_DOCUMENT_SCHEMAS = {
 } as const;
 type OperatorSchemaName = keyof typeof OPERATOR_DOCUMENT_SCHEMAS;
 
-type OperatorTag = 'sign-in' | 'groups' | 'agents' | 'fleet webhooks' | 'audit' | 'reference';
+type OperatorTag = 'sign-in' | 'groups' | 'agents' | 'approvals' | 'fleet webhooks' | 'audit' | 'reference';
 export type OperatorOperation = Operation<OperatorSchemaName, OperatorTag>;
 
 /** Where the operator surface is served. */
@@ -310,6 +310,77 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     errors: OWNER,
   },
   {
+    method: 'put',
+    path: '/orchestrator/groups/{group}/approval-policy',
+    tag: 'approvals',
+    operationId: 'setApprovalPolicy',
+    headers: WRITE_HEADERS,
+    summary:
+      'Which spends wait for a person: above a threshold, or the first to each recipient; m of n approvers.',
+    description:
+      'Owner only. An agent’s own approval_threshold (its limits) overrides the group’s threshold. Withdrawals are never held.',
+    request: 'ApprovalPolicyRequest',
+    response: 'ApprovalPolicyResponse',
+    errors: [...OWNER, 'invalid_amount'],
+  },
+  {
+    method: 'post',
+    path: '/orchestrator/groups/{group}/policy-preview',
+    tag: 'approvals',
+    operationId: 'previewPolicy',
+    summary: 'What a proposed policy would have done to the group’s real spends of a window; writes nothing.',
+    description:
+      'Owner only. Replays the group’s log through the same decision functions with the proposal laid over the limits, the approval policy and the allow-list: each spend of the window judged on the state its real decision had.',
+    request: 'PolicyPreviewRequest',
+    response: 'PolicyPreviewResponse',
+    errors: [...OWNER, 'invalid_amount'],
+  },
+  {
+    method: 'get',
+    path: '/orchestrator/groups/{group}/approvals',
+    tag: 'approvals',
+    operationId: 'listApprovals',
+    summary: 'The group’s held spends, newest first, by status.',
+    description: 'For the owner, the approvers and the auditors of the group.',
+    query: 'ApprovalsQuery',
+    response: 'ApprovalListResponse',
+    security: READERS,
+    errors: OWNER,
+  },
+  {
+    method: 'get',
+    path: '/orchestrator/approvals/{approval}',
+    tag: 'approvals',
+    operationId: 'getApproval',
+    summary: 'One held spend: its terms, the message approvers sign, who signed, its status.',
+    security: READERS,
+    response: 'Approval',
+    errors: OWNER,
+  },
+  {
+    method: 'post',
+    path: '/orchestrator/approvals/{approval}/approve',
+    tag: 'approvals',
+    operationId: 'approveSpend',
+    summary: 'Sign the approval’s message with the signed-in wallet; approved (and executed) at the quorum.',
+    description:
+      'The signature must be the signed-in wallet’s ed25519 signature (base58) of `message`; it is recorded in the log. The same approver twice counts once. conflict: decided already, or expired.',
+    request: 'ApproveRequest',
+    response: 'Approval',
+    errors: [...OWNER, 'conflict'],
+  },
+  {
+    method: 'post',
+    path: '/orchestrator/approvals/{approval}/reject',
+    tag: 'approvals',
+    operationId: 'rejectSpend',
+    summary: 'Any approver rejects the held spend: it fails, and what it reserved is released.',
+    request: 'RejectRequest',
+    optionalBody: true,
+    response: 'Approval',
+    errors: [...OWNER, 'conflict'],
+  },
+  {
     method: 'post',
     path: '/orchestrator/groups/{group}/auditors',
     tag: 'audit',
@@ -413,6 +484,11 @@ export const OPERATOR_CONTRACT: ContractDescription<OperatorSchemaName, Operator
     { name: 'sign-in', description: 'A wallet signs a challenge and gets a JWT (operators and auditors).' },
     { name: 'groups', description: 'Groups, their allow-list, invitations and reconciliation.' },
     { name: 'agents', description: 'Limits, revocation, key rotation, the emergency withdrawal.' },
+    {
+      name: 'approvals',
+      description:
+        'Spends held for a person: the policy, the held spends, approving (by signing) and rejecting.',
+    },
     {
       name: 'fleet webhooks',
       description:

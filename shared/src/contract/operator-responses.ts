@@ -22,7 +22,10 @@ const AmountText = {
   description: 'An exact decimal, in human units.',
 } as const;
 
-const LimitsData = object({ per_tx_limit: AmountText, daily_limit: AmountText, hourly_tx_cap: Count });
+const LimitsData = object(
+  { per_tx_limit: AmountText, daily_limit: AmountText, hourly_tx_cap: Count, approval_threshold: AmountText },
+  ['approval_threshold'],
+);
 
 const WebhookId = { type: 'string', pattern: '^wh_' } as const;
 
@@ -283,6 +286,73 @@ export const RotateSecretResponse = object({
   previous_secret_valid_until: Timestamp,
 });
 
+// ---- approvals -------------------------------------------------------------------------------
+
+export const ApprovalPolicyResponse = object({
+  group_config_pda: Identifier,
+  threshold: { anyOf: [AmountText, { type: 'null' }] },
+  approvers: { type: 'array', items: Identifier },
+  quorum: Count,
+  ttl_seconds: Count,
+  new_recipients: { type: 'boolean' },
+});
+
+export const Approval = object({
+  approval_id: Text,
+  group_config_pda: Identifier,
+  agent_wallet_pda: Identifier,
+  action: { type: 'string', enum: ['transfer', 'swap', 'deposit', 'withdraw'] },
+  amount: AmountText,
+  mint: Identifier,
+  value_in_base: AmountText,
+  counterparty: Identifier,
+  idempotency_key: NullableText,
+  requested_at: Timestamp,
+  expires_at: Timestamp,
+  status: { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] },
+  quorum: Count,
+  approved_by: { type: 'array', items: Identifier, description: 'The approvers who signed, in order.' },
+  message: {
+    type: 'string',
+    description:
+      'What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry.',
+  },
+});
+
+const Verdict = {
+  type: 'string',
+  description: '`accepted`, `held` (for approval), or the code the spend was (or would be) blocked with.',
+} as const;
+
+export const PolicyPreviewResponse = object({
+  group_config_pda: Identifier,
+  from: Timestamp,
+  to: Timestamp,
+  intents: { ...Count, description: 'Spend decisions of the window judged again.' },
+  would_hold: { ...Count, description: 'How many of them the proposal would hold for approval.' },
+  would_block: {
+    type: 'object',
+    additionalProperties: Count,
+    description: 'How many it would block, by code.',
+  },
+  examples: {
+    type: 'array',
+    description: 'The first spends whose verdict the proposal changes.',
+    items: object({
+      intent_id: Text,
+      agent_wallet_pda: Identifier,
+      action: { type: 'string', enum: ['transfer', 'swap', 'deposit', 'withdraw'] },
+      amount: AmountText,
+      counterparty: Identifier,
+      at: Timestamp,
+      was: Verdict,
+      would: Verdict,
+    }),
+  },
+});
+
+export const ApprovalListResponse = object({ approvals: { type: 'array', items: Approval } });
+
 // ---- audit -----------------------------------------------------------------------------------
 
 export const AuditorsResponse = object({
@@ -494,6 +564,10 @@ export const OPERATOR_RESPONSE_SCHEMAS = {
   RedeliveryResponse,
   RotateSecretResponse,
   AuditorsResponse,
+  ApprovalPolicyResponse,
+  Approval,
+  ApprovalListResponse,
+  PolicyPreviewResponse,
   AuditEventView,
   AuditEventsResponse,
   VerificationResponse,

@@ -15,13 +15,22 @@ export const MAX_HOURLY_TX_CAP = 1_000_000;
 
 const Label = { type: 'string', minLength: 1, maxLength: 100 } as const;
 
+/** An approval threshold: an amount of the base token, or null (none). */
+const NullableAmount = { anyOf: [AmountInput, { type: 'null' }] } as const;
+
 const LimitProperties = {
   per_tx_limit: AmountInput,
   daily_limit: AmountInput,
   hourly_tx_cap: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_HOURLY_TX_CAP },
+  approval_threshold: {
+    ...NullableAmount,
+    description:
+      'Above this value a spend of the agent is held for approval, whatever the group’s policy says; null: the group’s threshold again.',
+  },
 } as const;
+const LIMIT_NAMES = ['per_tx_limit', 'daily_limit', 'hourly_tx_cap', 'approval_threshold'] as const;
 
-export const LimitsInputSchema = object(LimitProperties, ['per_tx_limit', 'daily_limit', 'hourly_tx_cap']);
+export const LimitsInputSchema = object(LimitProperties, LIMIT_NAMES);
 
 /** Every path parameter of the service: each is an identifier (group, agent, allow-list entry). */
 const WebhookId = { type: 'string', maxLength: 47, pattern: '^wh_[1-9A-HJ-NP-Za-km-z]{32,44}$' } as const;
@@ -41,8 +50,102 @@ export const PathParams = {
     entry: Identifier,
     webhook: WebhookId,
     intent: IntentId,
+    approval: {
+      type: 'string',
+      maxLength: 81,
+      pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+    },
   },
 } as const satisfies JSONSchema;
+
+// ---- approvals (design.md "Approvals") ----
+
+const Signature = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[1-9A-HJ-NP-Za-km-z]+$',
+} as const;
+
+/** The group's approval policy. */
+export const ApprovalPolicyRequest = object(
+  {
+    threshold: {
+      ...NullableAmount,
+      description: 'Spends valued above this (in the base token) are held; null: no threshold.',
+    },
+    approvers: {
+      type: 'array',
+      items: Identifier,
+      minItems: 1,
+      maxItems: 20,
+      description: 'Operator wallets that approve; the owner alone when absent.',
+    },
+    quorum: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 20,
+      description: 'How many distinct approvers must sign (m of n); 1 when absent.',
+    },
+    ttl_seconds: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 7 * 86_400,
+      description: 'How long a held spend waits for a decision; 86400 when absent.',
+    },
+    new_recipients: {
+      type: 'boolean',
+      description: 'Hold the first spend to each allow-list entry, whatever its size.',
+    },
+  },
+  ['approvers', 'quorum', 'ttl_seconds', 'new_recipients'],
+);
+
+export const ApprovalsQuery = object(
+  { status: { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] } },
+  ['status'],
+);
+
+/** An approver's approval: its wallet's ed25519 signature (base58) of the approval's `message`. */
+export const ApproveRequest = object({ signature: Signature });
+
+/** A proposed policy to replay over the group's spends of a window (nothing is written). */
+export const PolicyPreviewRequest = object(
+  {
+    ...LimitProperties,
+    new_recipients: { type: 'boolean', description: 'Hold the first spend to each allow-list entry.' },
+    whitelist_add: {
+      type: 'array',
+      maxItems: 100,
+      items: object(
+        {
+          address: Identifier,
+          type: { type: 'integer', format: 'int32', enum: [0, 1, 2] },
+          approved_amount: AmountInput,
+        },
+        ['approved_amount'],
+      ),
+      description: 'Entries the proposal adds (a type-1 entry with its approved_amount, no TTL).',
+    },
+    whitelist_remove: {
+      type: 'array',
+      maxItems: 100,
+      items: Identifier,
+      description: 'Addresses the proposal takes off the allow-list.',
+    },
+    since: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 64,
+      description: 'The window starts here (7 days ago when absent) and ends now.',
+    },
+  },
+  [...LIMIT_NAMES, 'new_recipients', 'whitelist_add', 'whitelist_remove', 'since'],
+);
+
+export const RejectRequest = object({ reason: { type: 'string', minLength: 1, maxLength: 200 } }, ['reason']);
 
 /** An auditor of a group: the wallet that gets (or loses) read-only access to its log. */
 export const AuditorRequest = object({ wallet: Identifier });
@@ -128,9 +231,7 @@ export const TokenRequest = object({
 
 /** A group: its default limits, at the top level or under `default_limits`. */
 export const CreateGroupRequest = object({ ...LimitProperties, default_limits: LimitsInputSchema }, [
-  'per_tx_limit',
-  'daily_limit',
-  'hourly_tx_cap',
+  ...LIMIT_NAMES,
   'default_limits',
 ]);
 
@@ -152,12 +253,7 @@ export const WhitelistRequest = object(
   ['label', 'approved_amount', 'ttl_seconds'],
 );
 
-export const InvitationRequest = object({ ...LimitProperties, label: Label }, [
-  'per_tx_limit',
-  'daily_limit',
-  'hourly_tx_cap',
-  'label',
-]);
+export const InvitationRequest = object({ ...LimitProperties, label: Label }, [...LIMIT_NAMES, 'label']);
 
 /** A change of an agent's limits: at least one of them. */
 export const LimitsChangeRequest = {
@@ -201,6 +297,11 @@ export const OPERATOR_SCHEMAS = {
   ChallengeRequest,
   TokenRequest,
   CreateGroupRequest,
+  ApprovalPolicyRequest,
+  ApprovalsQuery,
+  ApproveRequest,
+  RejectRequest,
+  PolicyPreviewRequest,
   WhitelistRequest,
   InvitationRequest,
   LimitsChangeRequest,
@@ -231,6 +332,11 @@ export type DeliveriesQuery = Shape<typeof DeliveriesQuery>;
 export type AuditorRequest = Shape<typeof AuditorRequest>;
 export type AuditEventsQuery = Shape<typeof AuditEventsQuery>;
 export type ReconciliationQuery = Shape<typeof ReconciliationQuery>;
+export type ApprovalPolicyRequest = Shape<typeof ApprovalPolicyRequest>;
+export type ApprovalsQuery = Shape<typeof ApprovalsQuery>;
+export type ApproveRequest = Shape<typeof ApproveRequest>;
+export type RejectRequest = Shape<typeof RejectRequest>;
+export type PolicyPreviewRequest = Shape<typeof PolicyPreviewRequest>;
 export type VerificationQuery = Shape<typeof VerificationQuery>;
 export type SpendQuery = Shape<typeof SpendQuery>;
 export type GroupEventsQuery = Shape<typeof GroupEventsQuery>;

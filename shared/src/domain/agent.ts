@@ -21,6 +21,8 @@ export interface WindowItem {
   value: Big;
   spends: boolean;
   status: 'reserved' | 'confirmed' | 'failed';
+  /** Held for approval: executed only once approved; a refusal of its approval fails it. */
+  held?: boolean;
   /** What the executor signed for it, once recorded. */
   submission?: {
     signature: string;
@@ -89,6 +91,7 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
         value: new Big(d.value),
         spends: d.spends,
         status: 'reserved',
+        ...(d.held && { held: true }),
       });
       return { ...state, intents };
     }
@@ -254,12 +257,13 @@ export function decideRevoke(cmd: { reason?: string; now: number }, agent: Agent
  * The emergency brake, first step: the agent is revoked (nothing new is accepted) and every accepted
  * intent that no executor has submitted yet fails, so none reaches the chain after the drain. An
  * intent already submitted is left to its executor: it lands before the drain, or fails on chain
- * for want of funds after it. May be repeated on a revoked agent (to drain again).
+ * for want of funds after it. May be repeated on a revoked agent (to drain again). Held intents are
+ * left to their approvals, which the stop rejects (application/approvals.ts: approval_rejected).
  */
 export function decideEmergencyStop(cmd: { now: number }, agent: AgentState): AgentEvent[] {
   mustBeRegistered(agent);
   const failed: AgentEvent[] = [...agent.intents.values()]
-    .filter((item) => item.status === 'reserved' && !item.submission)
+    .filter((item) => item.status === 'reserved' && !item.submission && !item.held)
     .map((item) => ({
       type: 'intent.failed',
       data: {

@@ -24,11 +24,30 @@ import {
   VENDOR_TTL_MS,
   agent,
   group,
+  groupEvents,
   registered,
   spent,
   transfer,
 } from '@tokenops/testing/domain/fixtures';
 import { foldBudget } from './budget';
+import { decideExpire, decideReject, foldApprovals, refusedHold } from './approval';
+import { decideSetApprovalPolicy } from './approval-policy';
+import { simulateIntent } from './intent';
+import type { ApprovalEvent } from './events';
+
+/** A transfer of 60 held by a threshold of 50: the group with the policy, and the approval requested. */
+function heldTransfer() {
+  const policy = decideSetApprovalPolicy({ threshold: '50', ttl_seconds: 60, now: T0 }, group());
+  const withPolicy = group([...groupEvents(), ...policy]);
+  const d = decideIntent(transfer('60'), { group: withPolicy, agent: active() });
+  return { group: withPolicy, requested: { type: 'approval.requested', data: d.approval! } as ApprovalEvent };
+}
+const refusal = (decide: (state: ReturnType<typeof foldApprovals>, id: string) => ApprovalEvent[]) => {
+  const { requested } = heldTransfer();
+  const id = (requested.data as { approval_id: string }).approval_id;
+  const state = foldApprovals([requested, ...decide(foldApprovals([requested]), id)]);
+  return refusedHold(state.approvals.get(id)!)?.code ?? 'internal_error';
+};
 
 const thrownCode = (fn: () => unknown): ErrorCode => thrownBy(fn).code;
 const active = (...history: Parameters<typeof spent>[]) =>
@@ -81,6 +100,12 @@ const PATHS: Record<string, () => ErrorCode> = {
   forbidden: () => thrownCode(() => authorizeOperator(group(), STRANGER)),
   not_found: () => thrownCode(() => decideRemoveEntry({ entry_id: 'nope', now: T0 }, group())),
   conflict: () => thrownCode(() => decideRemoveEntry({ entry_id: 'entry-agent-1', now: T0 }, group())),
+  approval_required: () =>
+    simulateIntent(transfer('60'), { group: heldTransfer().group, agent: active() }).reason ??
+    'internal_error',
+  approval_rejected: () =>
+    refusal((state, id) => decideReject({ approval_id: id, approver: group().ownerWallet, now: T0 }, state)),
+  approval_expired: () => refusal((state, id) => decideExpire({ approval_id: id, now: T0 + 60_000 }, state)),
 };
 
 /** Answered by the HTTP layer, not the domain: they are about transport, not the rules of money. */

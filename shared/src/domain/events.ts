@@ -8,6 +8,7 @@
  *   idem-<agent>-<key digest>   one idempotency key of one agent (idempotency-events.ts)
  *   wallet-<address>            an agent wallet's sealed seed (application/wallets.ts)
  *   payments-<address>          outside payments to an address (the local chain's airdrop, the payment watcher)
+ *   approvals-<group_id>        the group's held spends: requested, signed by approvers, decided
  *   webhooks-agent-<agent_id>,  webhook subscriptions of an agent, of a group
  *   webhooks-group-<group_id>
  */
@@ -25,6 +26,7 @@ export const streams = {
   idempotency: (agentId: string, key: string) => `idem-${agentId}-${secretDigest(key)}`,
   wallet: (address: string) => `wallet-${address}`,
   payments: (address: string) => `payments-${address}`,
+  approvals: (groupId: string) => `approvals-${groupId}`,
   webhooks: (owner: { agentId?: string; groupId?: string }) =>
     owner.agentId ? `webhooks-agent-${owner.agentId}` : `webhooks-group-${owner.groupId}`,
 };
@@ -87,6 +89,20 @@ export type WhitelistExpiring = Event<
     at: number;
   }
 >;
+/** The owner set the group's approval policy (design.md "Approvals"): spends above `threshold` are held. */
+export type ApprovalPolicySet = Event<
+  'group.approval_policy_set',
+  {
+    group_id: string;
+    /** In the base token; null: no threshold (only new recipients, if asked, are held). */
+    threshold: string | null;
+    approvers: string[];
+    quorum: number;
+    ttl_seconds: number;
+    new_recipients: boolean;
+    at: number;
+  }
+>;
 /** The owner gave a wallet read-only access to the group's log (an auditor). */
 export type AuditorGranted = Event<'auditor.granted', { group_id: string; wallet: string; at: number }>;
 /** The owner took an auditor's access away. */
@@ -98,7 +114,8 @@ export type GroupEvent =
   | AgentInvited
   | WhitelistExpiring
   | AuditorGranted
-  | AuditorRemoved;
+  | AuditorRemoved
+  | ApprovalPolicySet;
 
 // ---- agent ----
 
@@ -162,6 +179,8 @@ interface IntentCommon {
   hourly_tx_remaining_after?: number;
   /** Type-1 entries: what remains of the entry's budget once this intent is reserved (the variant answers it). */
   budget_remaining_after?: string;
+  /** Set when the intent is held for approval: not executed until its approval is approved. */
+  held?: { approval_id: string; expires_at: number };
   at: number;
 }
 
@@ -309,7 +328,67 @@ export type WhitelistVoided = Event<
 export type BudgetEvent =
   BudgetReserved | BudgetReleased | BudgetConsumed | WhitelistAmountThreshold | WhitelistVoided;
 
-export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent;
+// ---- approvals of a group's held spends ----
+
+/** Why a spend was held: its value is above the threshold, or it is the first to its allow-list entry. */
+export type HoldReason = 'threshold' | 'new_recipient';
+
+export type ApprovalRequested = Event<
+  'approval.requested',
+  {
+    approval_id: string;
+    intent_id: string;
+    group_id: string;
+    agent_id: string;
+    action: Action;
+    amount: string;
+    mint: string;
+    value_in_base: string;
+    counterparty: string;
+    idempotency_key?: string;
+    reason: HoldReason;
+    approvers: string[];
+    quorum: number;
+    /** The type-1 entry whose budget holds a reservation for it (released on rejection or expiry). */
+    budget_entry_id?: string;
+    requested_at: number;
+    expires_at: number;
+    /** What an approver signs (approvalMessage): binds everything above. */
+    message: string;
+    at: number;
+  }
+>;
+/** One approver's signature of the approval's message (ed25519, base58), checked before it is recorded. */
+export type ApprovalSigned = Event<
+  'approval.signed',
+  {
+    approval_id: string;
+    /** The held intent (its correlation id: an intent's story shows who signed). */
+    intent_id: string;
+    group_id: string;
+    approver: string;
+    signature: string;
+    at: number;
+  }
+>;
+export type ApprovalDecision = 'approved' | 'rejected' | 'expired';
+export type ApprovalDecided = Event<
+  'approval.decided',
+  {
+    approval_id: string;
+    intent_id: string;
+    group_id: string;
+    agent_id: string;
+    decision: ApprovalDecision;
+    /** The approvers whose signatures made the quorum, the one who rejected; none for an expiry. */
+    by: string[];
+    reason?: string;
+    at: number;
+  }
+>;
+export type ApprovalEvent = ApprovalRequested | ApprovalSigned | ApprovalDecided;
+
+export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent | ApprovalEvent;
 export type EventType = DomainEvent['type'];
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
@@ -320,6 +399,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'policy.whitelist_expiring',
   'auditor.granted',
   'auditor.removed',
+  'group.approval_policy_set',
   'agent.registered',
   'agent.limits_changed',
   'agent.api_key_rotated',
@@ -337,6 +417,9 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'budget.consumed',
   'policy.whitelist_amount_threshold',
   'policy.whitelist_voided',
+  'approval.requested',
+  'approval.signed',
+  'approval.decided',
 ]);
 
 /**

@@ -20,6 +20,7 @@ import {
 } from './events';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import type { Fold } from './decider';
+import { policyFromData, type ApprovalPolicy } from './approval-policy';
 
 export interface AllowEntry {
   entryId: string;
@@ -54,6 +55,8 @@ export interface GroupState {
   invitations: ReadonlyMap<string, Invitation>;
   /** Wallets with read-only access to the group's log. */
   auditors: ReadonlySet<string>;
+  /** Which spends are held for a person (absent: none, unless an agent has its own threshold). */
+  approvalPolicy?: ApprovalPolicy;
 }
 
 export const initialGroupState = (): GroupState => ({
@@ -123,6 +126,8 @@ export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
       auditors.delete(event.data.wallet);
       return { ...state, auditors };
     }
+    case 'group.approval_policy_set':
+      return { ...state, approvalPolicy: policyFromData(event.data) };
   }
 }
 

@@ -14,3 +14,7 @@ export * from './venue';
 export * from './chain-outcome';
 export * from './idempotency-events';
 export * from './pool';
+export * from './approval';
+export * from './approval-policy';
+export * from './signatures';
+export * from './preview';

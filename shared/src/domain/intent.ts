@@ -19,6 +19,11 @@
  *   daily             spent in 24 h + value <= daily_limit (withdrawals exempt) daily_limit_exceeded
  *   hourly            operations in 60 min < hourly_tx_cap                    hourly_cap_exceeded
  *
+ * A spend (not a withdrawal) that passes every check may still be held for a person (approval.ts): its
+ * value is above the approval threshold (the agent's own, else the group's), or it is the first to its
+ * allow-list entry under `new_recipients`. A held intent is accepted and reserved like any other, marked
+ * `held`, and not executed until its approval is approved; `simulate` says `approval_required`.
+ *
  * Limits and budgets are in the group's base token: `value` is the amount valued in it (equal to the
  * amount for the base token; the caller values other tokens at the aggregator's quote).
  */
@@ -31,7 +36,9 @@ import {
   ENTRY_TYPE,
   type Action,
   type AgentEvent,
+  type ApprovalRequested,
   type BlockCode,
+  type HoldReason,
   type BudgetEvent,
   type EntryType,
   type IntentData,
@@ -39,6 +46,7 @@ import {
   type LimitThreshold,
 } from './events';
 import type { AllowEntry, GroupState } from './group';
+import { approvalIdOf, approvalMessage, approvalRule, holdReason, type ApprovalsState } from './approval';
 
 export interface IntentCommand {
   intent_id: string;
@@ -67,6 +75,8 @@ export interface DecisionState {
   agent: AgentState;
   /** The budget of the counterparty's entry, when it is a type-1 entry (absent: nothing used yet). */
   budget?: BudgetState;
+  /** The group's approvals, when the rule holds new recipients (who was approved before). */
+  approvals?: ApprovalsState;
 }
 
 export type CheckName =
@@ -105,6 +115,8 @@ export interface Evaluation {
   /** Type-1 entries: what the budget still allows, and how long the entry lives. */
   budget_remaining?: Big;
   ttl_remaining_ms?: number;
+  /** Every check passed but a person must approve: why. */
+  hold?: HoldReason;
 }
 
 const ALLOWED_TYPES: Record<Action, readonly EntryType[]> = {
@@ -171,6 +183,10 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
   check('hourly', hourly_tx_remaining > 0, 'hourly_cap_exceeded');
 
   const failed = checks.find((c) => !c.ok);
+  const hold =
+    failed === undefined
+      ? holdReason(cmd, entry, approvalRule(group, agent), state.approvals?.approvedCounterparties)
+      : undefined;
   return {
     checks,
     ...(failed !== undefined && {
@@ -183,6 +199,7 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
     hourly_tx_remaining,
     ...(budget_remaining !== undefined && { budget_remaining }),
     ...(ttl_remaining_ms !== undefined && { ttl_remaining_ms }),
+    ...(hold !== undefined && { hold }),
   };
 }
 
@@ -196,6 +213,8 @@ export interface IntentDecision {
   agentEvents: AgentEvent[];
   /** For the entry's budget stream: the reservation, or the release of this intent's earlier reservation. */
   budgetEvents: BudgetEvent[];
+  /** Held for approval: the request for the group's approvals stream (appended after the acceptance). */
+  approval?: ApprovalRequested['data'];
   /** Headroom once this intent is counted. */
   daily_remaining: Big;
   hourly_tx_remaining: number;
@@ -264,6 +283,8 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
 
   const entry = evaluation.entry!;
   const budgeted = entry.type === ENTRY_TYPE.recipient;
+  const approval =
+    evaluation.hold && approvalRequest(cmd, state, evaluation.hold, budgeted ? entry : undefined);
   const dailyAfter = spends(cmd.action)
     ? evaluation.daily_remaining.minus(cmd.value)
     : evaluation.daily_remaining;
@@ -287,6 +308,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
       evaluation.budget_remaining !== undefined && {
         budget_remaining_after: amountText(evaluation.budget_remaining.minus(cmd.value)),
       }),
+    ...(approval && { held: { approval_id: approval.approval_id, expires_at: approval.expires_at } }),
     at: cmd.now,
   };
   const data = (
@@ -320,14 +342,48 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
             },
           ]
         : [],
+    ...(approval && { approval }),
     daily_remaining: dailyAfter,
     hourly_tx_remaining: hourlyAfter,
   };
 }
 
+/** The approval a held intent asks for: the rule's approvers, quorum and ttl at this moment, and the message they sign. */
+function approvalRequest(
+  cmd: IntentCommand,
+  state: DecisionState,
+  reason: HoldReason,
+  budgetEntry: AllowEntry | undefined,
+): ApprovalRequested['data'] {
+  const rule = approvalRule(state.group, state.agent);
+  const terms = {
+    approval_id: approvalIdOf(state.group.groupId, cmd.intent_id),
+    group_id: state.group.groupId,
+    agent_id: state.agent.agentId,
+    action: cmd.action,
+    amount: amountText(cmd.amount),
+    mint: cmd.mint,
+    counterparty: cmd.counterparty!,
+    ...(cmd.idempotency_key !== undefined && { idempotency_key: cmd.idempotency_key }),
+    expires_at: cmd.now + rule.ttlSeconds * 1000,
+  };
+  return {
+    ...terms,
+    intent_id: cmd.intent_id,
+    value_in_base: amountText(cmd.value),
+    reason,
+    approvers: [...rule.approvers],
+    quorum: rule.quorum,
+    ...(budgetEntry && { budget_entry_id: budgetEntry.entryId }),
+    requested_at: cmd.now,
+    message: approvalMessage(terms),
+    at: cmd.now,
+  };
+}
+
 export interface Simulation {
   would_succeed: boolean;
-  reason?: BlockCode;
+  reason?: BlockCode | 'approval_required';
   /** What the real decision would tell the agent, with `reason`. */
   message?: string;
   daily_remaining: Big;
@@ -346,8 +402,13 @@ export function simulateIntent(
 ): Simulation {
   const evaluation = evaluateIntent({ ...cmd, action: cmd.action ?? 'transfer' }, state);
   return {
-    would_succeed: evaluation.failure === undefined,
+    would_succeed: evaluation.failure === undefined && evaluation.hold === undefined,
     ...(evaluation.failure !== undefined && { reason: evaluation.failure, message: evaluation.message }),
+    ...(evaluation.failure === undefined &&
+      evaluation.hold !== undefined && {
+        reason: 'approval_required' as const,
+        message: ERROR_CATALOGUE.approval_required.message,
+      }),
     daily_remaining: evaluation.daily_remaining,
     hourly_tx_remaining: evaluation.hourly_tx_remaining,
     estimated_fee: evaluation.fee?.protocol_fee ?? new Big(0),

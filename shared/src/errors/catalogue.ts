@@ -119,6 +119,27 @@ export const ERROR_CATALOGUE = {
     message: 'The resource is not in a state that allows this operation.',
     why: 'Operator surface only: the change contradicts the state (a revoked agent is final, an agent already invited, an agent entry removed from the allow-list); no spec code describes a state conflict.',
   },
+  approval_required: {
+    status: 409,
+    origin: 'service',
+    message:
+      'The spend is held for approval by the operator; retry the same request (same idempotency key) later to get its result.',
+    why: 'A spend above the approval threshold (or the first to a new recipient) waits for a person; the contract allows no pending success body, and idempotency_in_progress would say the service itself is still working.',
+  },
+  approval_rejected: {
+    status: 403,
+    origin: 'service',
+    message:
+      'An approver rejected this spend (or the agent was revoked while it was held); nothing was sent.',
+    why: 'The held spend was refused by a person, not by a policy check: no spec code says so.',
+  },
+  approval_expired: {
+    status: 403,
+    origin: 'service',
+    message:
+      'No approver decided on this spend before its approval expired; nothing was sent. Send it again with a new idempotency key to ask anew.',
+    why: 'The held spend waited past its approval ttl: no spec code says so.',
+  },
   service_unavailable: {
     status: 503,
     origin: 'service',

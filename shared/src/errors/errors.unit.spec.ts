@@ -57,6 +57,9 @@ describe('the error catalogue', () => {
       });
     }
     expect(ERROR_CODES.filter((c) => ERROR_CATALOGUE[c].origin === 'service').sort()).toEqual([
+      'approval_expired',
+      'approval_rejected',
+      'approval_required',
       'conflict',
       'forbidden',
       'idempotency_key_reused',

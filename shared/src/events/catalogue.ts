@@ -92,6 +92,15 @@ const budgetAudience = (d: BudgetCause) => ({
   ...(d.group_id && { groupId: d.group_id }),
 });
 
+/** An approval's events reach its agent's webhooks and its group's, and name all three. */
+type Approving = { approval_id: string; agent_id: string; group_id: string };
+const approvalAudience = (d: Approving) => ({ agentId: d.agent_id, groupId: d.group_id });
+const approvalOf = (d: Approving) => ({
+  approval_id: d.approval_id,
+  agent_wallet_pda: d.agent_id,
+  group_config_pda: d.group_id,
+});
+
 const CONFIRMED = ['agent_wallet_pda', 'group_config_pda', 'tx_signature'] as const;
 const BLOCKED = ['agent_wallet_pda', 'error', 'attempted_amount', 'blocked_at'] as const;
 
@@ -314,6 +323,56 @@ export const EVENT_CATALOGUE = {
           tx_signature: m.tx_sig,
         })),
         withdrawn_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'approval.requested': row({
+    origin: 'service',
+    meaning:
+      'A spend passed every check but is held for a person (above the approval threshold, or the first to a new recipient); it is reserved and waits for the approvers.',
+    fields: [
+      'approval_id',
+      'agent_wallet_pda',
+      'group_config_pda',
+      'action',
+      'amount',
+      'mint',
+      'value_in_base',
+      'counterparty',
+      'reason',
+      'quorum',
+      'expires_at',
+    ],
+    from: 'approval.requested',
+    derive: (e) => ({
+      ...approvalAudience(e.data),
+      fields: {
+        ...approvalOf(e.data),
+        action: e.data.action,
+        amount: amountFromText(e.data.amount),
+        mint: e.data.mint,
+        value_in_base: amountFromText(e.data.value_in_base),
+        counterparty: e.data.counterparty,
+        reason: e.data.reason,
+        quorum: e.data.quorum,
+        expires_at: iso(e.data.expires_at),
+      },
+    }),
+  }),
+  'approval.decided': row({
+    origin: 'service',
+    meaning:
+      'A held spend was decided: approved (its approvers reached the quorum; it is executed next), rejected (by an approver, or by the revocation or emergency withdrawal of its agent) or expired.',
+    fields: ['approval_id', 'agent_wallet_pda', 'group_config_pda', 'decision', 'by', 'reason', 'decided_at'],
+    from: 'approval.decided',
+    derive: (e) => ({
+      ...approvalAudience(e.data),
+      fields: {
+        ...approvalOf(e.data),
+        decision: e.data.decision,
+        by: e.data.by,
+        reason: e.data.reason ?? null,
+        decided_at: iso(e.data.at),
       },
     }),
   }),

@@ -9,7 +9,7 @@ describe('the event catalogue', () => {
     expect(withEventTable(doc)).toBe(doc);
   });
 
-  it("holds the spec's eleven kinds and the three confirmations of the other spend operations", () => {
+  it("holds the spec's eleven kinds, the three confirmations of the other spend operations and the approvals' two", () => {
     expect(EVENT_KINDS.filter((k) => EVENT_CATALOGUE[k].origin === 'spec').sort()).toEqual(
       [
         'transfer.confirmed',
@@ -26,6 +26,8 @@ describe('the event catalogue', () => {
       ].sort(),
     );
     expect(EVENT_KINDS.filter((k) => EVENT_CATALOGUE[k].origin === 'service').sort()).toEqual([
+      'approval.decided',
+      'approval.requested',
       'deposit.confirmed',
       'swap.confirmed',
       'withdraw.confirmed',

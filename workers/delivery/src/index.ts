@@ -1,11 +1,14 @@
 /**
  * The delivery worker's parts, composed by its entry point (main.ts, the server topology) and by the
  * embedded default: the webhook relay (log → deliveries), the workers (deliveries → signed HTTPS
- * attempts) and the allow-list expiry scheduler. Wiring only; the rules live in shared/.
+ * attempts) and the expiry scheduler (allow-list entries, held spends). Wiring only; the rules live in shared/.
  */
 import {
   Deliverer,
   Repository,
+  agentFold,
+  approvalsFold,
+  budgetFold,
   groupFold,
   startExpiryScheduler,
   startWebhookRelay,
@@ -14,8 +17,7 @@ import {
   type DeliveryJob,
   type DeliveryStore,
   type EventStore,
-  type GroupEvent,
-  type GroupState,
+  type ApprovalContext,
   type JobQueue,
   type KeyVault,
   type ProcessOptions,
@@ -51,15 +53,24 @@ export function startDeliveryWorkers(
 
 export const startRelay = (parts: DeliveryParts): Promise<Subscription> => startWebhookRelay(parts);
 
-/** `groups`: the process's group repository when it has one (the embedded default's single writer). */
+/** `repositories`: the process's own when it has them (the embedded default's single writer). */
 export function startExpiry(
-  parts: Pick<DeliveryParts, 'store' | 'now'> & { groups?: Repository<GroupState, GroupEvent> },
+  parts: Pick<DeliveryParts, 'store' | 'now'> & { repositories?: ApprovalContext },
   onError?: (err: unknown) => void,
 ) {
+  const { store, now } = parts;
+  const repositories: ApprovalContext = parts.repositories ?? {
+    now,
+    groups: new Repository(store, groupFold),
+    agents: new Repository(store, agentFold),
+    budgets: new Repository(store, budgetFold),
+    approvals: new Repository(store, approvalsFold),
+  };
   return startExpiryScheduler({
-    store: parts.store,
-    groups: parts.groups ?? new Repository(parts.store, groupFold),
-    now: parts.now,
+    store,
+    groups: repositories.groups,
+    approvals: repositories,
+    now,
     ...(onError && { onError }),
   });
 }

@@ -4,7 +4,8 @@
  * may run twice (BullMQ is at least once, a worker may die mid-job), so every step is safe to repeat:
  *
  *   1. The intent settled already: nothing to do (an intent an emergency stop failed has its budget
- *      reservation released here too, in case the stop died before it did).
+ *      reservation released here too, in case the stop died before it did). A held intent runs only
+ *      once its approval is approved; rejected or expired, it fails (application/approvals.ts).
  *   2. A submission is on record: ask the chain about its signature. Landed: confirm it. Failed:
  *      fail it. Unknown: send the very same signed bytes again (the chain refuses a duplicate, so it
  *      can never be paid twice); if their blockhash expired, they can no longer land: build anew. A
@@ -18,6 +19,8 @@ import Big from 'big.js';
 import {
   BuildRefused,
   ChainFailure,
+  approvalOf,
+  followDecision,
   SPEND_KINDS,
   checkFunds,
   classifyChainFailure,
@@ -82,6 +85,7 @@ export class Executor {
     if (!item) return;
     if (item.status === 'failed') return settleBudget(this.ctx, intent, false);
     if (item.status !== 'reserved') return;
+    if (item.held && !(await this.approved(intent))) return;
 
     const previous = item.submission;
     if (previous) {
@@ -174,6 +178,14 @@ export class Executor {
     if (attempt >= SIGNINGS)
       throw new Error(`signed ${attempt} times on blockhashes the node no longer knew: the job retries`);
     return this.buildAndSend(kind, intent, tx.signature, this.shortOfFunds(intent), attempt + 1);
+  }
+
+  /** Whether a held intent's approval is approved; a rejected or expired one is failed here (idempotent). */
+  private async approved(intent: IntentData): Promise<boolean> {
+    const record = await approvalOf(this.ctx, intent.group_id, intent.held!.approval_id);
+    if (record?.status === 'approved') return true;
+    if (record) await followDecision(this.ctx, record);
+    return false;
   }
 
   /** A failure when the agent does not hold what the intent pays (checked before anything is signed). */

@@ -5,6 +5,10 @@
  * that much of the log again, and the jobs it enqueues again are deduplicated by intent id for a day
  * (the executor is idempotent anyway).
  *
+ * A held intent (waiting for a person) is not executed on its acceptance: its job is queued when its
+ * approval is decided (`approval.decided`: approved, it runs; rejected or expired, the executor fails
+ * it if whoever decided did not get to).
+ *
  * Each job carries the trace of its intent on (a `Handoff` in its data): `relay.pickup` is the span from
  * the intent's append (its timestamp) to its job queued, child of the append that wrote it.
  */
@@ -14,6 +18,7 @@ import {
   handoff,
   inSpanFrom,
   ofTypes,
+  streams,
   type EventStore,
   type JobQueue,
   type LogPosition,
@@ -51,12 +56,17 @@ export async function startRelay(
   };
   const following = store.subscribeToAll({
     ...(from && { from }),
-    wakeFor: ofTypes('intent.accepted'),
+    wakeFor: ofTypes('intent.accepted', 'approval.decided'),
     onEvent: async (event) => {
       if (failure) throw failure;
       const e = decodeEvent(event);
-      if (e?.type === 'intent.accepted') {
-        const intent = e.data;
+      const intent =
+        e?.type === 'intent.accepted' && !e.data.held
+          ? e.data
+          : e?.type === 'approval.decided'
+            ? await heldIntent(store, e.data.agent_id, e.data.intent_id)
+            : undefined;
+      if (intent) {
         const job = inSpanFrom(
           event.metadata,
           'relay.pickup',
@@ -83,6 +93,15 @@ export async function startRelay(
       await save().catch(() => undefined);
     },
   };
+}
+
+/** The acceptance of a held intent, from its agent's stream. */
+async function heldIntent(store: EventStore, agentId: string, intentId: string) {
+  for (const recorded of await store.readStream(streams.agent(agentId))) {
+    const e = decodeEvent(recorded);
+    if (e?.type === 'intent.accepted' && e.data.intent_id === intentId) return e.data;
+  }
+  return undefined;
 }
 
 /** The job of an intent, with the trace it continues when tracing is on. */

@@ -363,7 +363,7 @@ export interface components {
             hourly_tx_remaining: number;
             estimated_fee: number;
             /** @enum {string} */
-            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "service_unavailable";
+            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "service_unavailable";
         };
         BalanceResponse: {
             balances: {
@@ -428,7 +428,7 @@ export interface components {
              */
             url: string;
             /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
-            event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw")[];
+            event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
         };
         WebhookResponse: {
             webhook_id: string;
@@ -436,7 +436,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "service_unavailable";
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "service_unavailable";
             message: string;
             details?: {
                 /** @description JSON Pointer to the failing field. */
@@ -451,7 +451,7 @@ export interface components {
             agent_wallet_pda?: string;
             group_config_pda: string;
             url: string;
-            event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw")[];
+            event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
             /** @enum {string} */
             status: "active" | "disabled" | "deleted";
             status_reason?: string;
@@ -468,7 +468,7 @@ export interface components {
                 agent_wallet_pda?: string;
                 group_config_pda: string;
                 url: string;
-                event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw")[];
+                event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
                 /** @enum {string} */
                 status: "active" | "disabled" | "deleted";
                 status_reason?: string;
@@ -519,6 +519,7 @@ export interface components {
             entry?: string;
             webhook?: string;
             intent?: string;
+            approval?: string;
         };
     };
     responses: never;
@@ -571,7 +572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -589,7 +590,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -701,7 +702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -735,7 +736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -863,7 +864,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -897,7 +898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1025,7 +1026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1059,7 +1060,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1187,7 +1188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1221,7 +1222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1346,7 +1347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1380,7 +1381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1507,7 +1508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1541,7 +1542,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1668,7 +1669,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1702,7 +1703,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1831,7 +1832,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1865,7 +1866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2100,7 +2101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2134,7 +2135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */

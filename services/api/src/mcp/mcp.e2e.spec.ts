@@ -87,7 +87,11 @@ describe.each(transports)('MCP over %s', (_name, transport) => {
   let client: McpClient;
   let agent: { id: string; key: string };
   beforeAll(async () => {
-    agent = await world.agent({ per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 20 }, 1000);
+    // Its own approval threshold: a spend over 90 waits for the operator.
+    agent = await world.agent(
+      { per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 20, approval_threshold: 90 },
+      1000,
+    );
     client = new McpClient({ name: 'e2e', version: '1.0.0' });
     await client.connect(transport(agent.key));
   });
@@ -203,6 +207,20 @@ describe.each(transports)('MCP over %s', (_name, transport) => {
     const invalid = await call(client, 'transfer', { to: 'not an address', amount: 1 });
     expect(invalid.error).toMatch(/^validation_error: .*\/to/);
     expect((await call(client, 'limits')).body).toEqual(before.body);
+  });
+
+  it('a spend held for approval tells the model it awaits a person and how to learn the outcome', async () => {
+    const args = { to: world.vendor, amount: 95, idempotency_key: key() };
+    const held = await call(client, 'transfer', args);
+    expect(held.error).toMatch(/^approval_required: this transfer awaits a person/);
+    expect(held.error).toContain(`idempotency_key ${args.idempotency_key}`);
+    const id = /approval (\S+) until/.exec(held.error ?? '')![1]!;
+    const rejected = await world.client.call('POST', `/api/v1/orchestrator/approvals/${id}/reject`, {
+      token: world.operator.token,
+      body: {},
+    });
+    expect(rejected.status).toBe(200);
+    expect((await call(client, 'transfer', args)).error).toMatch(/^approval_rejected: /);
   });
 });
 

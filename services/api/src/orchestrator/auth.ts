@@ -11,14 +11,14 @@
  * memory would not; the event is also the audit trail of sign-ins. The read models are no place for
  * it: they are derived from the log and replaced on a replay.
  */
-import bs58 from 'bs58';
-import { createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import {
   ServiceError,
   WrongExpectedRevision,
   isAddress,
   validationError,
+  verifySignature,
   type EventStore,
   type TokenRequest,
 } from '@tokenops/shared';
@@ -144,17 +144,5 @@ export class OperatorAuth {
 
   mayCreateGroups(wallet: string): boolean {
     return !this.options.allowedCreators || this.options.allowedCreators.has(wallet);
-  }
-}
-
-export function verifySignature(wallet: string, message: string, signature: string): boolean {
-  try {
-    const key = createPublicKey({
-      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(bs58.decode(wallet)).toString('base64url') },
-      format: 'jwk',
-    });
-    return verify(null, Buffer.from(message, 'utf8'), key, bs58.decode(signature));
-  } catch {
-    return false;
   }
 }

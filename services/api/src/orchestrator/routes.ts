@@ -31,12 +31,16 @@ import { bearer } from '../http/auth';
 import type { Call, Handler } from '../http/operations';
 import { showWrite } from '../state/freshness';
 
-type Limits = Pick<LimitsChangeRequest, 'per_tx_limit' | 'daily_limit' | 'hourly_tx_cap'>;
+type Limits = Pick<
+  LimitsChangeRequest,
+  'per_tx_limit' | 'daily_limit' | 'hourly_tx_cap' | 'approval_threshold'
+>;
 
 const limitsInput = (b: Limits): Limits => ({
   ...(b.per_tx_limit !== undefined && { per_tx_limit: b.per_tx_limit }),
   ...(b.daily_limit !== undefined && { daily_limit: b.daily_limit }),
   ...(b.hourly_tx_cap !== undefined && { hourly_tx_cap: b.hourly_tx_cap }),
+  ...(b.approval_threshold !== undefined && { approval_threshold: b.approval_threshold }),
 });
 
 /**

@@ -114,10 +114,16 @@ describe('webhook delivery', () => {
       body: {},
     });
 
-    // swap.confirmed, deposit.confirmed and withdraw.confirmed: in the spend operations' test below
-    const wanted: EventKind[] = EVENT_KINDS.filter(
-      (k) => !['swap.confirmed', 'deposit.confirmed', 'withdraw.confirmed'].includes(k),
-    );
+    // swap.confirmed, deposit.confirmed and withdraw.confirmed: in the spend operations' test below;
+    // approval.requested and approval.decided: in approvals/approvals.e2e.spec.ts
+    const elsewhere = [
+      'swap.confirmed',
+      'deposit.confirmed',
+      'withdraw.confirmed',
+      'approval.requested',
+      'approval.decided',
+    ];
+    const wanted: EventKind[] = EVENT_KINDS.filter((k) => !elsewhere.includes(k));
     for (const kind of wanted) {
       const [r] = await until(() => {
         const got = received(kind);

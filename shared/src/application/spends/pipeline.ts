@@ -12,6 +12,11 @@
  *      read views: a read waits for the agent's own last write instead (services/api state/freshness.ts),
  *      so a projector that is down slows no spend.
  *
+ * A held spend (domain/approval.ts) is decided and reserved the same way, then its approval is
+ * requested in the group's approvals stream; the agent is answered 409 `approval_required` and the
+ * key stays open: a retry answers `approval_required` while the approval is pending, then the outcome
+ * (the executor runs it once approved; a rejection or an expiry fails it) like any other retry.
+ *
  * Order of appends for a budgeted recipient: the budget reservation first, then the agent's
  * acceptance. Deciding again for the same intent is safe (its own reservation counts for it); if it is
  * then blocked, the reservation is released. Whatever fails between the reservation and the
@@ -20,6 +25,7 @@
  */
 import type { Caller } from '../caller';
 import { acceptsKey } from '../../domain/agent';
+import { approvalRule, decideRequestApproval, statusAt } from '../../domain/approval';
 import { decideIntent, simulateIntent, type IntentCommand, type Simulation } from '../../domain/intent';
 import {
   ENTRY_TYPE,
@@ -40,6 +46,7 @@ import type { Outcome, OutcomeWaiter } from '../outcomes';
 import { withPatience, type Loaded } from '../repository';
 import { inSpan } from '../../tracing/spans';
 import { answered, claimKey, complete, release, type Answer } from './idempotency';
+import { approvalOf, expireApproval, expireHeld, followDecision } from '../approvals';
 import type { Ask, IntentOf, SpendKind, SpendRequest } from './kind';
 
 export type { Answer };
@@ -95,6 +102,7 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
   try {
     const { wait, intent } = await inSpan('spend.decide', () => decide(run));
     accepted = true;
+    if (intent.held) throw heldAnswer(intent.held);
     const outcome = await wait;
     if (!outcome)
       throw new ServiceError(
@@ -103,7 +111,7 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
       );
     answer = answerFor(kind, intent, outcome);
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'idempotency_in_progress') throw err;
+    if (err instanceof ServiceError && OPEN_CODES.has(err.code)) throw err;
     if (err instanceof ServiceError && err.status < 500) {
       await complete(ctx, stream, intentId, { status: err.status, body: err.toBody() });
       throw err;
@@ -114,6 +122,16 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
   }
   return complete(ctx, stream, intentId, answer);
 }
+
+/** Answers that leave the key open: the outcome is yet to come, a retry asks again. */
+const OPEN_CODES: ReadonlySet<string> = new Set(['idempotency_in_progress', 'approval_required']);
+
+/** What the agent is told while its spend waits for a person. */
+const heldAnswer = (held: NonNullable<IntentData['held']>): ServiceError =>
+  new ServiceError(
+    'approval_required',
+    `The spend is held for approval ${held.approval_id} until ${new Date(held.expires_at).toISOString()}; retry the same request (same idempotency key) to get its result.`,
+  );
 
 /** Decides on the write model; an accepted intent comes back with the wait for its outcome. */
 async function decide<Req extends SpendRequest>(
@@ -140,10 +158,15 @@ async function decide<Req extends SpendRequest>(
       const entry = group.state.entries.get(cmd.counterparty!);
       const budgetStream = entry?.type === ENTRY_TYPE.recipient ? streams.budget(entry.entryId) : undefined;
       const budget = budgetStream ? await ctx.budgets.load(budgetStream) : undefined;
+      // Who was approved before matters only when the rule holds new recipients.
+      const approvals = approvalRule(group.state, agent.state).newRecipients
+        ? await ctx.approvals.load(streams.approvals(group.state.groupId))
+        : undefined;
       const decision = decideIntent(cmd, {
         group: group.state,
         agent: agent.state,
         ...(budget && { budget: budget.state }),
+        ...(approvals && { approvals: approvals.state }),
       });
       if (decision.accepted && decision.agentEvents.length === 0) {
         // Accepted already (a request that took over a stale claim raced another): wait for its outcome.
@@ -163,6 +186,19 @@ async function decide<Req extends SpendRequest>(
         await ctx.agents.append(agentStream, agent, decision.agentEvents);
         throw new ServiceError(decision.code!, decision.message);
       }
+      const intent = decision.agentEvents[0]!.data as IntentData;
+      const request = decision.approval;
+      if (request) {
+        // Held: accepted and reserved, then its approval is requested (appended after the acceptance, so
+        // an approval never names an intent that does not exist; the expiry scheduler covers a gap).
+        await ctx.agents.append(agentStream, agent, decision.agentEvents);
+        reservedOn = undefined;
+        await ctx.approvals.handle(streams.approvals(request.group_id), (state) => ({
+          events: decideRequestApproval(request, state),
+          result: undefined,
+        }));
+        return { wait: Promise.resolve(undefined), intent };
+      }
       const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
       try {
         await ctx.agents.append(agentStream, agent, decision.agentEvents);
@@ -171,7 +207,7 @@ async function decide<Req extends SpendRequest>(
         throw err;
       }
       reservedOn = undefined;
-      return { wait: wait.outcome, intent: decision.agentEvents[0]!.data as IntentData };
+      return { wait: wait.outcome, intent };
     }).catch(async (err: unknown) => {
       if (reservedOn) await releaseUnaccepted(ctx, caller.agentId, reservedOn, intentId);
       if (err instanceof WrongExpectedRevision)
@@ -284,6 +320,8 @@ async function answerWhenSettled<Req extends SpendRequest>(
     const err = new ServiceError(known.blocked.code, known.blocked.message);
     return complete(ctx, stream, intentId, { status: err.status, body: err.toBody() });
   }
+  if (known.accepted?.held && !known.outcome && (await stillHeld(ctx, known.accepted)))
+    throw heldAnswer(known.accepted.held);
   const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
   // Read again under the wait: the outcome may have landed since the first read.
   const now = known.outcome ? known : await intentRecord(ctx, caller.agentId, intentId);
@@ -295,6 +333,27 @@ async function answerWhenSettled<Req extends SpendRequest>(
     intentId,
   );
   return complete(ctx, stream, intentId, answerFor(kind, intent, outcome));
+}
+
+/**
+ * Whether a held intent still waits for a person. Decided otherwise, its outcome is (or is about to be)
+ * in the log: a rejection or an expiry is followed here too (idempotent), so the answer never waits
+ * for the scheduler or the executor; an approval leaves the outcome to the executor.
+ */
+async function stillHeld(ctx: Context, intent: IntentData): Promise<boolean> {
+  const held = intent.held!;
+  const record = await approvalOf(ctx, intent.group_id, held.approval_id);
+  const now = ctx.now();
+  if (!record) {
+    if (now < held.expires_at) return true;
+    await expireHeld(ctx, intent);
+    return false;
+  }
+  const status = statusAt(record, now);
+  if (status === 'pending') return true;
+  if (record.status === 'pending') await expireApproval(ctx, intent.group_id, held.approval_id);
+  else await followDecision(ctx, record);
+  return false;
 }
 
 /** What a dry run asks: a spend's ask, its counterparty optional. */
@@ -330,6 +389,9 @@ export async function dryRun(
     entry?.type === ENTRY_TYPE.recipient
       ? (await ctx.budgets.load(streams.budget(entry.entryId))).state
       : undefined;
+  const approvals = approvalRule(group.state, agent.state).newRecipients
+    ? (await ctx.approvals.load(streams.approvals(group.state.groupId))).state
+    : undefined;
   return simulateIntent(
     {
       intent_id: 'simulation',
@@ -341,6 +403,6 @@ export async function dryRun(
       ...(ask.counterparty !== undefined && { counterparty: ask.counterparty }),
       now: ctx.now(),
     },
-    { group: group.state, agent: agent.state, ...(budget && { budget }) },
+    { group: group.state, agent: agent.state, ...(budget && { budget }), ...(approvals && { approvals }) },
   );
 }

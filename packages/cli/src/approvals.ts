@@ -1,0 +1,164 @@
+/**
+ * `tokenops approvals`: spends held for a person (design.md "Approvals"). `policy` sets which spends of
+ * a group wait (owner only); `list` and `show` read them; `approve` signs an approval's message with
+ * the keypair file's wallet (ed25519) and sends the signature; `reject` refuses it. `tokenops policy
+ * preview` replays a proposed policy over the group's spends of a window (nothing is written).
+ */
+import bs58 from 'bs58';
+import type { OperatorClient } from '@tokenops/client';
+import type { Command } from 'commander';
+import type { Cli } from './session';
+
+type Approval = Awaited<ReturnType<OperatorClient['getApproval']>>;
+type Status = 'pending' | 'approved' | 'rejected' | 'expired';
+
+/** One line per approval: what it moves, to whom, its status and signatures, its expiry. */
+export const approvalLines = ({ approvals }: { approvals: Approval[] }): string =>
+  approvals.length === 0
+    ? 'no approvals'
+    : approvals
+        .map(
+          (a) =>
+            `${a.approval_id}  ${a.status}  ${a.action} ${a.amount} (${a.value_in_base} in base) to ${a.counterparty}` +
+            `  agent ${a.agent_wallet_pda}  signed ${a.approved_by.length}/${a.quorum}  expires ${a.expires_at}`,
+        )
+        .join('\n');
+
+type Preview = Awaited<ReturnType<OperatorClient['previewPolicy']>>;
+
+/** The counts, then one line per example whose verdict the proposal changes. */
+export const previewLines = (r: Preview): string =>
+  [
+    `${r.intents} spends from ${r.from} to ${r.to}: ${r.would_hold} would be held, ` +
+      `${Object.values(r.would_block).reduce((a, b) => a + b, 0)} blocked` +
+      Object.entries(r.would_block)
+        .map(([code, n]) => `  ${code} ${n}`)
+        .join(''),
+    ...r.examples.map(
+      (x) =>
+        `${x.at}  ${x.action} ${x.amount} to ${x.counterparty}  agent ${x.agent_wallet_pda}: ${x.was} -> ${x.would}`,
+    ),
+  ].join('\n');
+
+export function approvalCommands(p: Command, cli: Cli): void {
+  p.command('policy')
+    .description('try a policy on the log before turning it on')
+    .command('preview')
+    .description("what a proposed policy would have done to the group's real spends (writes nothing)")
+    .argument('<group>')
+    .option('--per-tx <amount>', 'a per-transaction limit for every agent')
+    .option('--daily <amount>', 'a daily limit for every agent')
+    .option('--hourly <count>', 'an hourly cap for every agent', (v) => Number(v))
+    .option('--approval-threshold <amount>', 'hold spends above this value ("none": no threshold)')
+    .option('--new-recipients', 'hold the first spend to each allow-list entry')
+    .option('--remove <address...>', 'take these addresses off the allow-list')
+    .option('--since <time>', 'the window starts here (ISO 8601; default 7 days ago)')
+    .action(
+      cli.authed(
+        async (
+          api,
+          group: string,
+          o: {
+            perTx?: string;
+            daily?: string;
+            hourly?: number;
+            approvalThreshold?: string;
+            newRecipients?: boolean;
+            remove?: string[];
+            since?: string;
+          },
+        ) =>
+          api.previewPolicy(group, {
+            ...(o.perTx !== undefined && { per_tx_limit: o.perTx }),
+            ...(o.daily !== undefined && { daily_limit: o.daily }),
+            ...(o.hourly !== undefined && { hourly_tx_cap: o.hourly }),
+            ...(o.approvalThreshold !== undefined && {
+              approval_threshold: o.approvalThreshold === 'none' ? null : o.approvalThreshold,
+            }),
+            ...(o.newRecipients && { new_recipients: true }),
+            ...(o.remove && { whitelist_remove: o.remove }),
+            ...(o.since && { since: o.since }),
+          }),
+        (answer) => previewLines(answer),
+      ),
+    );
+
+  const { authed } = cli;
+  const approvals = p
+    .command('approvals')
+    .description('spends held for a person: the policy, approve, reject');
+  approvals
+    .command('policy')
+    .description(
+      'hold spends of a group above a threshold (or the first to each recipient) for m of n approvers',
+    )
+    .argument('<group>')
+    .requiredOption(
+      '--threshold <amount>',
+      'value in the base token above which a spend is held; "none": no threshold',
+    )
+    .option('--approver <wallet...>', 'approver wallets (default: the owner alone)')
+    .option('--quorum <m>', 'how many approvers must sign (default 1)', (v) => Number(v))
+    .option('--ttl <seconds>', 'how long a held spend waits (default 86400)', (v) => Number(v))
+    .option('--new-recipients', 'also hold the first spend to each allow-list entry')
+    .action(
+      authed(
+        async (
+          api,
+          group: string,
+          o: {
+            threshold: string;
+            approver?: string[];
+            quorum?: number;
+            ttl?: number;
+            newRecipients?: boolean;
+          },
+        ) =>
+          api.setApprovalPolicy(group, {
+            threshold: o.threshold === 'none' ? null : o.threshold,
+            ...(o.approver && { approvers: o.approver }),
+            ...(o.quorum !== undefined && { quorum: o.quorum }),
+            ...(o.ttl !== undefined && { ttl_seconds: o.ttl }),
+            ...(o.newRecipients && { new_recipients: true }),
+          }),
+      ),
+    );
+  approvals
+    .command('list')
+    .description("a group's held spends, newest first")
+    .argument('<group>')
+    .option('--status <status>', 'pending, approved, rejected or expired')
+    .action(
+      authed(
+        async (api, group: string, o: { status?: Status }) =>
+          api.listApprovals(group, o.status ? { status: o.status } : {}),
+        (answer) => approvalLines(answer),
+      ),
+    );
+  approvals
+    .command('show')
+    .description('one held spend, with the message its approvers sign')
+    .argument('<approval>')
+    .action(authed(async (api, approval: string) => api.getApproval(approval)));
+  approvals
+    .command('approve')
+    .description("sign the approval's message with your keypair and send the signature")
+    .argument('<approval>')
+    .action(
+      authed(async (api, approval: string) => {
+        const { message } = await api.getApproval(approval);
+        const signature = bs58.encode(cli.wallet().sign(new TextEncoder().encode(message)));
+        return api.approveSpend(approval, { signature });
+      }),
+    );
+  approvals
+    .command('reject')
+    .description('refuse a held spend: nothing is sent, what it reserved is released')
+    .argument('<approval>')
+    .option('--reason <text>', 'why (recorded in the log)')
+    .action(
+      authed(async (api, approval: string, o: { reason?: string }) =>
+        api.rejectSpend(approval, o.reason ? { reason: o.reason } : {}),
+      ),
+    );
+}

@@ -1,0 +1,63 @@
+/**
+ * Approvals of held spends (design.md "Approvals"): the owner sets the group's policy; the owner, the
+ * approvers and the auditors read the held spends; an approver approves by signing an approval's
+ * message with its wallet, or rejects; the owner previews a proposed policy over the group's log. Handlers by operation id (operator-openapi.ts); bodies, queries
+ * and path parameters pass their schemas (operator-schemas.ts) before anything is read. The rules are
+ * shared/src/domain/approval.ts, the flow shared/src/application/approvals.ts.
+ */
+import type { Request, Response } from 'express';
+import {
+  getApproval,
+  listApprovals,
+  previewGroupPolicy,
+  rejectApproval,
+  setApprovalPolicy,
+  signApproval,
+  type ApprovalPolicyRequest,
+  type ApprovalsQuery,
+  type ApproveRequest,
+  type PolicyPreviewRequest,
+  type RejectRequest,
+} from '@tokenops/shared';
+import type { ApiDeps } from '../deps';
+import { bearer } from '../http/auth';
+import type { Call, Handler } from '../http/operations';
+import { showWrite } from '../state/freshness';
+
+export function approvalHandlers(deps: ApiDeps) {
+  const { ctx } = deps;
+  const wallet = (req: Request) => deps.operators.wallet(bearer(req));
+  // A decision answers once the agent views include what it released (a rejection, an expiry).
+  const visible = <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write);
+
+  return {
+    setApprovalPolicy: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<ApprovalPolicyRequest>();
+      reply(await visible(res, () => setApprovalPolicy(ctx, w, param('group'), b)));
+    },
+    // Nothing is written: the answer is the replay's.
+    previewPolicy: async ({ req, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<PolicyPreviewRequest>();
+      reply(await previewGroupPolicy(ctx, w, param('group'), b));
+    },
+    listApprovals: async ({ req, param, query, reply }: Call) => {
+      const w = await wallet(req);
+      const q = query<ApprovalsQuery>();
+      reply(await listApprovals(ctx, w, param('group'), q.status));
+    },
+    getApproval: async ({ req, param, reply }: Call) =>
+      reply(await getApproval(ctx, await wallet(req), param('approval'))),
+    approveSpend: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<ApproveRequest>();
+      reply(await visible(res, () => signApproval(ctx, w, param('approval'), b.signature)));
+    },
+    rejectSpend: async ({ req, res, param, body, reply }: Call) => {
+      const w = await wallet(req);
+      const b = body<RejectRequest>();
+      reply(await visible(res, () => rejectApproval(ctx, w, param('approval'), b.reason)));
+    },
+  } satisfies Record<string, Handler>;
+}

@@ -1,0 +1,357 @@
+import Big from 'big.js';
+import bs58 from 'bs58';
+import {
+  AGENT_A,
+  AGENT_B,
+  GROUP,
+  LIMITS,
+  MINUTE,
+  OWNER,
+  T0,
+  VENDOR,
+  VENDOR_ENTRY,
+  VENUE,
+  agent,
+  group,
+  groupEvents,
+  registered,
+  transfer,
+} from '@tokenops/testing/domain/fixtures';
+import { DeciderSpecification } from '@tokenops/testing/domain/specification';
+import { derivedSigner } from '../chain/keys';
+import { thrownBy } from '@tokenops/testing/errors';
+import {
+  approvalsFold,
+  decideApprove,
+  decideExpire,
+  decideReject,
+  decideRejectAgentHolds,
+  foldApprovals,
+  parseApprovalId,
+  statusAt,
+} from './approval';
+import { decideSetApprovalPolicy, type SetApprovalPolicy } from './approval-policy';
+import { dailyRemaining, hourlyRemaining } from './agent';
+import type { AgentEvent, ApprovalEvent, ApprovalRequested, GroupEvent } from './events';
+import type { LimitsData } from './limits';
+import { decideIntent, simulateIntent, type IntentCommand } from './intent';
+
+const ALICE = derivedSigner('approvals', 'alice');
+const BOB = derivedSigner('approvals', 'bob');
+const CAROL = derivedSigner('approvals', 'carol');
+const MALLORY = derivedSigner('approvals', 'mallory');
+const sign = (signer: typeof ALICE, message: string) =>
+  bs58.encode(signer.sign(Buffer.from(message, 'utf8')));
+
+const policy = (p: Omit<SetApprovalPolicy, 'now'>): GroupEvent[] => {
+  const g = group();
+  return decideSetApprovalPolicy({ ...p, now: T0 }, g);
+};
+const groupWith = (p?: Omit<SetApprovalPolicy, 'now'>) => group([...groupEvents(), ...(p ? policy(p) : [])]);
+const agentA = (limits: LimitsData = LIMITS) => agent([registered(AGENT_A, limits)]);
+
+/** The decision of `cmd` for agent A in a group with policy `p`. */
+const decide = (cmd: IntentCommand, p?: Omit<SetApprovalPolicy, 'now'>, limits?: LimitsData) =>
+  decideIntent(cmd, { group: groupWith(p), agent: agentA(limits) });
+
+/** A held transfer's approval request, as the decision records it. */
+function held(p: Omit<SetApprovalPolicy, 'now'>, amount = '60'): ApprovalRequested['data'] {
+  const d = decide(transfer(amount, { idempotency_key: 'k-1' }), p);
+  return d.approval!;
+}
+
+const approvals = DeciderSpecification.for({ ...approvalsFold, decide: decideApprove });
+const two = { threshold: '50', approvers: [ALICE.address, BOB.address, CAROL.address], quorum: 2 };
+
+describe('approvals: which spends are held', () => {
+  it('a spend above the group threshold that passes every check is accepted, reserved and held', () => {
+    const d = decide(transfer('60', { idempotency_key: 'k-1' }), { threshold: '50' });
+    expect(d.accepted).toBe(true);
+    const accepted = d.agentEvents[0]!;
+    expect(accepted.type).toBe('intent.accepted');
+    const approval = d.approval!;
+    expect(approval).toMatchObject({
+      group_id: GROUP,
+      agent_id: AGENT_A,
+      action: 'transfer',
+      amount: '60',
+      value_in_base: '60',
+      counterparty: AGENT_B,
+      idempotency_key: 'k-1',
+      reason: 'threshold',
+      approvers: [OWNER],
+      quorum: 1,
+      requested_at: T0,
+      expires_at: T0 + 86_400_000,
+    });
+    expect(accepted.data).toMatchObject({
+      held: { approval_id: approval.approval_id, expires_at: T0 + 86_400_000 },
+    });
+    // The message binds every term an approver approves.
+    for (const term of [
+      GROUP,
+      AGENT_A,
+      'transfer',
+      '60',
+      AGENT_B,
+      'k-1',
+      new Date(T0 + 86_400_000).toISOString(),
+    ])
+      expect(approval.message).toContain(term);
+    // Held, it counts against the daily limit and the hourly cap like any accepted intent.
+    const after = agent([registered(AGENT_A), accepted as AgentEvent]);
+    expect(dailyRemaining(after, T0).toFixed()).toBe('940');
+    expect(hourlyRemaining(after, T0)).toBe(9);
+  });
+
+  it('a spend at the threshold, or with no policy, is not held', () => {
+    expect(decide(transfer('50'), { threshold: '50' }).approval).toBeUndefined();
+    expect(decide(transfer('60')).approval).toBeUndefined();
+  });
+
+  it('a spend another check blocks is blocked, not held', () => {
+    const d = decide(transfer('150'), { threshold: '50' });
+    expect(d.accepted).toBe(false);
+    expect(d.code).toBe('per_tx_limit_exceeded');
+    expect(d.approval).toBeUndefined();
+  });
+
+  it("the agent's own approval_threshold overrides the group's, both ways", () => {
+    const limits = { ...LIMITS, approval_threshold: '10' };
+    expect(decide(transfer('20'), { threshold: '50' }, limits).approval?.reason).toBe('threshold');
+    expect(decide(transfer('20'), undefined, limits).approval?.approvers).toEqual([OWNER]);
+    const higher = { ...LIMITS, approval_threshold: '80' };
+    expect(decide(transfer('60'), { threshold: '50' }, higher).approval).toBeUndefined();
+  });
+
+  it('swaps and deposits are held by value; a withdrawal never is', () => {
+    const venue = { counterparty: VENUE, value: new Big('70') };
+    expect(
+      decide(transfer('70', { ...venue, action: 'deposit' }), { threshold: '50' }).approval,
+    ).toBeDefined();
+    expect(
+      decide(transfer('70', { ...venue, action: 'withdraw' }), { threshold: '50' }).approval,
+    ).toBeUndefined();
+  });
+
+  it('new_recipients holds the first spend to an entry, and not once a person approved one to it', () => {
+    const p = { threshold: null, new_recipients: true };
+    const first = decide(transfer('5', { counterparty: VENDOR }), p);
+    expect(first.approval).toMatchObject({ reason: 'new_recipient', budget_entry_id: VENDOR_ENTRY });
+    expect(first.budgetEvents.map((e) => e.type)).toEqual(['budget.reserved']);
+    const request = first.approval!;
+    const approvedOnce = foldApprovals([
+      { type: 'approval.requested', data: request },
+      {
+        type: 'approval.decided',
+        data: {
+          approval_id: request.approval_id,
+          intent_id: request.intent_id,
+          group_id: GROUP,
+          agent_id: AGENT_A,
+          decision: 'approved',
+          by: [OWNER],
+          at: T0,
+        },
+      },
+    ]);
+    const again = decideIntent(transfer('5', { counterparty: VENDOR }), {
+      group: groupWith(p),
+      agent: agentA(),
+      approvals: approvedOnce,
+    });
+    expect(again.approval).toBeUndefined();
+  });
+
+  it('simulate says approval_required for a spend that would be held, and appends nothing', () => {
+    const sim = simulateIntent(transfer('60'), { group: groupWith({ threshold: '50' }), agent: agentA() });
+    expect(sim).toMatchObject({ would_succeed: false, reason: 'approval_required' });
+    expect(
+      simulateIntent(transfer('40'), { group: groupWith({ threshold: '50' }), agent: agentA() })
+        .would_succeed,
+    ).toBe(true);
+  });
+});
+
+describe('approvals: the quorum, rejection and expiry', () => {
+  it('two of three: one signature records it, a second distinct approver approves', () => {
+    const req = held(two);
+    const requested: ApprovalEvent = { type: 'approval.requested', data: req };
+    const id = req.approval_id;
+    const s1 = sign(ALICE, req.message);
+    approvals
+      .given([requested])
+      .when({ approval_id: id, approver: ALICE.address, signature: s1, now: T0 + MINUTE })
+      .then([
+        {
+          type: 'approval.signed',
+          data: {
+            approval_id: id,
+            intent_id: req.intent_id,
+            group_id: GROUP,
+            approver: ALICE.address,
+            signature: s1,
+            at: T0 + MINUTE,
+          },
+        },
+      ]);
+    const signedA = decideApprove(
+      { approval_id: id, approver: ALICE.address, signature: s1, now: T0 + MINUTE },
+      foldApprovals([requested]),
+    );
+    // The same approver twice counts once.
+    approvals
+      .given([requested, ...signedA])
+      .when({ approval_id: id, approver: ALICE.address, signature: s1, now: T0 + 2 * MINUTE })
+      .thenNothing();
+    const s2 = sign(BOB, req.message);
+    const quorum = decideApprove(
+      { approval_id: id, approver: BOB.address, signature: s2, now: T0 + 2 * MINUTE },
+      foldApprovals([requested, ...signedA]),
+    );
+    expect(quorum.map((e) => e.type)).toEqual(['approval.signed', 'approval.decided']);
+    expect(quorum[1]!.data).toMatchObject({ decision: 'approved', by: [ALICE.address, BOB.address] });
+    // Decided once: a third approver is refused.
+    approvals
+      .given([requested, ...signedA, ...quorum])
+      .when({ approval_id: id, approver: CAROL.address, signature: sign(CAROL, req.message), now: T0 })
+      .thenThrows('conflict');
+  });
+
+  it('a non-approver is forbidden; a signature by another wallet, or of another message, is refused', () => {
+    const req = held(two);
+    const given = approvals.given([{ type: 'approval.requested', data: req }]);
+    const id = req.approval_id;
+    given
+      .when({ approval_id: id, approver: MALLORY.address, signature: sign(MALLORY, req.message), now: T0 })
+      .thenThrows('forbidden');
+    given
+      .when({ approval_id: id, approver: ALICE.address, signature: sign(BOB, req.message), now: T0 })
+      .thenThrows('validation_error', '/signature');
+    given
+      .when({ approval_id: id, approver: ALICE.address, signature: sign(ALICE, `${req.message} `), now: T0 })
+      .thenThrows('validation_error', '/signature');
+    given
+      .when({ approval_id: 'nope', approver: ALICE.address, signature: 'x', now: T0 })
+      .thenThrows('not_found');
+  });
+
+  it('any approver rejects; a non-approver may not; nothing is decided twice', () => {
+    const req = held(two);
+    const requested: ApprovalEvent = { type: 'approval.requested', data: req };
+    const rejects = DeciderSpecification.for({ ...approvalsFold, decide: decideReject }).given([requested]);
+    rejects
+      .when({ approval_id: req.approval_id, approver: CAROL.address, reason: 'too big', now: T0 + MINUTE })
+      .then([
+        {
+          type: 'approval.decided',
+          data: {
+            approval_id: req.approval_id,
+            intent_id: req.intent_id,
+            group_id: GROUP,
+            agent_id: AGENT_A,
+            decision: 'rejected',
+            by: [CAROL.address],
+            reason: 'too big',
+            at: T0 + MINUTE,
+          },
+        },
+      ]);
+    rejects
+      .when({ approval_id: req.approval_id, approver: MALLORY.address, now: T0 })
+      .thenThrows('forbidden');
+    const rejected = decideReject(
+      { approval_id: req.approval_id, approver: CAROL.address, now: T0 },
+      foldApprovals([requested]),
+    );
+    approvals
+      .given([requested, ...rejected])
+      .when({
+        approval_id: req.approval_id,
+        approver: ALICE.address,
+        signature: sign(ALICE, req.message),
+        now: T0,
+      })
+      .thenThrows('conflict');
+  });
+
+  it('expiry: nothing before the ttl; expired at it, once; a late signature records the expiry instead', () => {
+    const req = held({ ...two, ttl_seconds: 60 });
+    const requested: ApprovalEvent = { type: 'approval.requested', data: req };
+    const expires = DeciderSpecification.for({ ...approvalsFold, decide: decideExpire }).given([requested]);
+    expires.when({ approval_id: req.approval_id, now: T0 + 59_999 }).thenNothing();
+    const expired = decideExpire(
+      { approval_id: req.approval_id, now: T0 + 60_000 },
+      foldApprovals([requested]),
+    );
+    expect(expired).toEqual([
+      expect.objectContaining({
+        type: 'approval.decided',
+        data: expect.objectContaining({ decision: 'expired', by: [] }),
+      }),
+    ]);
+    expect(statusAt(foldApprovals([requested]).approvals.get(req.approval_id)!, T0 + 60_000)).toBe('expired');
+    DeciderSpecification.for({ ...approvalsFold, decide: decideExpire })
+      .given([requested, ...expired])
+      .when({ approval_id: req.approval_id, now: T0 + 70_000 })
+      .thenNothing();
+    const late = decideApprove(
+      {
+        approval_id: req.approval_id,
+        approver: ALICE.address,
+        signature: sign(ALICE, req.message),
+        now: T0 + 60_000,
+      },
+      foldApprovals([requested]),
+    );
+    expect(late.map((e) => e.type)).toEqual(['approval.decided']);
+    expect(late[0]!.data).toMatchObject({ decision: 'expired' });
+  });
+
+  it("a revocation rejects the agent's pending approvals, and only its pending ones", () => {
+    const a1 = held(two);
+    const a2 = held(two, '70');
+    const other = { ...held(two, '80'), agent_id: AGENT_B, approval_id: `${GROUP}_other` };
+    const given: ApprovalEvent[] = [a1, a2, other].map((data) => ({ type: 'approval.requested', data }));
+    const rejectA1 = decideReject(
+      { approval_id: a1.approval_id, approver: ALICE.address, now: T0 },
+      foldApprovals(given),
+    );
+    const decided = decideRejectAgentHolds(
+      { agent_id: AGENT_A, reason: 'agent revoked', now: T0 + MINUTE },
+      foldApprovals([...given, ...rejectA1]),
+    );
+    expect(decided.map((e) => [e.data.approval_id, (e.data as { decision: string }).decision])).toEqual([
+      [a2.approval_id, 'rejected'],
+    ]);
+  });
+});
+
+describe('approvals: the policy', () => {
+  it('defaults: the owner approves alone, a day to decide', () => {
+    expect(policy({ threshold: 5 })[0]!.data).toMatchObject({
+      threshold: '5',
+      approvers: [OWNER],
+      quorum: 1,
+      ttl_seconds: 86_400,
+      new_recipients: false,
+    });
+  });
+
+  it.each([
+    [{ threshold: '5', approvers: [ALICE.address], quorum: 2 }, '/quorum'],
+    [{ threshold: '5', approvers: [ALICE.address], quorum: 0 }, '/quorum'],
+    [{ threshold: '5', approvers: [ALICE.address, ALICE.address], quorum: 1 }, '/approvers'],
+    [{ threshold: '5', approvers: ['not-a-wallet'] }, '/approvers'],
+    [{ threshold: '5', ttl_seconds: 0 }, '/ttl_seconds'],
+  ])('refuses %j at %s', (input, path) => {
+    const err = thrownBy(() => decideSetApprovalPolicy({ ...input, now: T0 }, group()));
+    expect(err.code).toBe('validation_error');
+    expect(err.details?.map((d) => d.path)).toEqual([path]);
+  });
+
+  it('an approval id names its group and intent', () => {
+    const req = held({ threshold: '50' });
+    expect(parseApprovalId(req.approval_id)).toEqual({ groupId: GROUP, intentId: req.intent_id });
+  });
+});
