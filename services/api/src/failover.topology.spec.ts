@@ -9,10 +9,14 @@
  *     shows in the views, within 10 s.
  * The executor under test runs with the longest job lock EXECUTOR_LOCK_MS allows (5 s); the leases
  * with theirs (5 s).
+ * And a spend held for approval expires with every executor down: the expiry is the delivery worker's
+ * scheduler and the API's, not an executor's, so the agent's retry answers approval_expired and the
+ * daily limit is given back while none runs; an executor started again executes nothing of it (on
+ * this suite's topology, whose executors it may kill, not on the one the other suites share).
  */
 import Redis from 'ioredis';
 import { TAKEOVER } from '@tokenops/shared/process';
-import { startWorld, type World } from '@tokenops/testing/harness';
+import { key, startWorld, until, type World } from '@tokenops/testing/harness';
 import { TcpProxy } from '@tokenops/testing/tcp-proxy';
 import { Topology, type Proc } from '@tokenops/testing/topology';
 import { burst, expectPaidOnce, info, usdcOf } from '@tokenops/testing/transfers';
@@ -54,6 +58,7 @@ describe('work a process killed with -9 held is taken over within 10 s', () => {
       apis: 1,
       executors: 1,
       projectors: 1,
+      deliveries: 1, // its scheduler expires held spends
       env: { RATE_LIMIT_PER_MINUTE: '100000', EXECUTOR_CONCURRENCY: '1' },
     });
     await topology.start(); // assigned first, so that afterAll stops whatever started
@@ -157,5 +162,57 @@ describe('work a process killed with -9 held is taken over within 10 s', () => {
     });
     expect(shown).toBe(true);
     expect(await redis.get(lease)).not.toBe(holder);
+  });
+
+  it('a spend held for approval expires on time with every executor down, gives the limit back, and is never executed', async () => {
+    const operator = { token: world.operator.token };
+    const policy = await world.client.call(
+      'PUT',
+      `/api/v1/orchestrator/groups/${world.groupId}/approval-policy`,
+      {
+        ...operator,
+        body: { threshold: '50', ttl_seconds: 2 },
+      },
+    );
+    expect(policy.status).toBe(200);
+    const agent = await world.agent({ per_tx_limit: 100, daily_limit: 100, hourly_tx_cap: 10 });
+    const k = key();
+    const send = () =>
+      world.client.call<{ error?: string; message?: string; status?: string }>('POST', '/api/v1/transfer', {
+        token: agent.key,
+        body: { to: world.vendor, amount: 80, idempotency_key: k },
+      });
+    const held = await send();
+    expect(held.body.error).toBe('approval_required');
+    const id = /approval (\S+) until/.exec(held.body.message!)![1]!;
+    const executors = topology.byRole('executor');
+    await Promise.all(executors.map((e) => e.kill('SIGKILL')));
+
+    const expired = await until(async () => {
+      const r = await world.client.call<{ status: string }>(
+        'GET',
+        `/api/v1/orchestrator/approvals/${id}`,
+        operator,
+      );
+      return r.body.status === 'expired';
+    });
+    expect(expired).toBe(true);
+    const limits = () =>
+      world.client.call<{ daily_remaining: number }>('GET', '/api/v1/limits', { token: agent.key });
+    expect(await until(async () => (await limits()).body.daily_remaining === 100 && true)).toBe(true);
+    expect((await send()).body.error).toBe('approval_expired');
+
+    await executors.at(-1)!.start().ready(120_000);
+    const intentId = id.slice(id.lastIndexOf('_') + 1);
+    // The relay hands the decided approval on; the executor finds the intent failed and sends nothing.
+    await sleep(2_000);
+    const story = await world.client.call<{ events: { type: string }[]; outcome: string }>(
+      'GET',
+      `/api/v1/audit/intents/${intentId}`,
+      operator,
+    );
+    expect(story.body.outcome).toBe('failed');
+    expect(story.body.events.map((e) => e.type)).not.toContain('intent.submitting');
+    expect(story.body.events.map((e) => e.type)).toContain('approval.decided');
   });
 });
