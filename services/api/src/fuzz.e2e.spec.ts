@@ -13,9 +13,11 @@
  * over several processes would take several times the two minutes this suite may take in CI.
  */
 import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
 import bs58 from 'bs58';
 import { OPERATIONS, OPERATOR_OPERATIONS, generateSigner } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
+import { approvalHandlers } from './approvals/routes';
 import { consoleHandlers } from './console/reads';
 import { orchestratorHandlers, referenceHandlers } from './orchestrator/routes';
 import { signIn, startWorld, type World } from '@tokenops/testing/harness';
@@ -64,6 +66,8 @@ const PLACEHOLDER: Fixtures = {
   signIn: { wallet: placeholderId, message: 'm', signature: 's' },
   mints: [placeholderId],
   addresses: [placeholderId, placeholderId, placeholderId, placeholderId],
+  approval: { id: 'a', signature: 's' },
+  unknownApprovalId: 'a',
 };
 const CASES: [name: string, family: Family][] = endpoints(PLACEHOLDER).flatMap((e) =>
   familiesOf(e).map((family): [string, Family] => [nameOf(e), family]),
@@ -128,6 +132,15 @@ async function setUp(): Promise<void> {
     wallet: wallet.address,
   });
   const { tokens } = await call<{ tokens: { mint: string }[] }>('GET', '/tokens');
+  // A spend held for approval: an agent whose own threshold is below what it sends.
+  const holder = await world.agent({ approval_threshold: 1 }, 100);
+  const held = await world.client.call<{ error: string; message: string }>('POST', '/api/v1/transfer', {
+    token: holder.key,
+    body: { to: peer.id, amount: 5, idempotency_key: 'fuzz-held' },
+  });
+  if (held.body.error !== 'approval_required') throw new Error(`not held: ${JSON.stringify(held.body)}`);
+  const approvalId = /approval (\S+) until/.exec(held.body.message)![1]!;
+  const approval = await call<{ message: string }>('GET', `/orchestrator/approvals/${approvalId}`);
 
   fixtures = {
     agentId: agent.id,
@@ -147,6 +160,11 @@ async function setUp(): Promise<void> {
     },
     mints: tokens.map((t) => t.mint),
     addresses: Array.from({ length: 4 }, () => generateSigner().address),
+    approval: {
+      id: approvalId,
+      signature: bs58.encode(world.operator.wallet.sign(Buffer.from(approval.message, 'utf8'))),
+    },
+    unknownApprovalId: `${world.groupId}_${randomUUID()}`,
   };
   catalogue = endpoints(fixtures);
   observer = new Observer(world.service.ctx.store, world.service.views);
@@ -231,6 +249,7 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
       ...orchestratorHandlers({} as ApiDeps),
       ...referenceHandlers({} as ApiDeps),
       ...consoleHandlers({} as ApiDeps),
+      ...approvalHandlers({} as ApiDeps),
     };
     const surface = OPERATOR_OPERATIONS.filter((op) => op.operationId in served).map(
       (op) => `${op.method.toUpperCase()} /api/v1${op.path.replace(/\{(\w+)\}/g, ':$1')}`,

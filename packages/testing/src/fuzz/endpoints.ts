@@ -9,14 +9,25 @@
  * the schemas below describe what design.md documents, for generating requests only.
  */
 import fc from 'fast-check';
-import { AmountInput, CONTRACT_SCHEMAS, Identifier, OPERATIONS, WebhookRequest } from '@tokenops/shared';
+import {
+  AmountInput,
+  ApprovalPolicyRequest,
+  ApprovalsQuery,
+  ApproveRequest,
+  CONTRACT_SCHEMAS,
+  Identifier,
+  OPERATIONS,
+  PolicyPreviewRequest,
+  RejectRequest,
+  WebhookRequest,
+} from '@tokenops/shared';
 import { fromValue, str, type Json } from './json-text';
 import type { Family } from './mutations';
 import { charsOf, type Hints, type Schema } from './schema-arbitrary';
 
 export interface Endpoint {
   surface: 'contract' | 'operator';
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The route, parameters as `:name`, under the service root (`/api/v1/...`). */
   path: string;
   auth: 'agent' | 'operator' | 'none';
@@ -61,6 +72,10 @@ export interface Fixtures {
   mints: string[];
   /** Valid, unused addresses. */
   addresses: string[];
+  /** A spend of the group held for approval (an agent's own approval_threshold), and its signed approval. */
+  approval: { id: string; signature: string };
+  /** An approval id of the right form that names no held spend. */
+  unknownApprovalId: string;
 }
 
 const Label = { type: 'string', maxLength: 100 } as const;
@@ -224,6 +239,41 @@ export function endpoints(f: Fixtures): Endpoint[] {
       auth: 'operator',
       params: group,
       query: { type: 'object', properties: { since: { type: 'string', format: 'date-time' } } },
+    }),
+    // The approvals: after the spends are fuzzed (the contract's endpoints come first), so that a
+    // policy the fuzzer sets holds none of them.
+    operator('PUT', '/orchestrator/groups/:group/approval-policy', {
+      auth: 'operator',
+      params: group,
+      body: ApprovalPolicyRequest as Schema,
+      examples: [json({ threshold: null }), json({ threshold: '500', quorum: 1, ttl_seconds: 3_600 })],
+    }),
+    operator('POST', '/orchestrator/groups/:group/policy-preview', {
+      auth: 'operator',
+      params: group,
+      body: PolicyPreviewRequest as Schema,
+      examples: [json({ per_tx_limit: 1, approval_threshold: '0.5', whitelist_remove: [f.vendor] })],
+    }),
+    operator('GET', '/orchestrator/groups/:group/approvals', {
+      auth: 'operator',
+      params: group,
+      query: ApprovalsQuery as Schema,
+    }),
+    operator('GET', '/orchestrator/approvals/:approval', {
+      auth: 'operator',
+      params: { approval: [f.approval.id, f.unknownApprovalId] },
+    }),
+    operator('POST', '/orchestrator/approvals/:approval/approve', {
+      auth: 'operator',
+      params: { approval: [f.approval.id, f.unknownApprovalId] },
+      body: ApproveRequest as Schema,
+      examples: [json({ signature: f.approval.signature })],
+    }),
+    operator('POST', '/orchestrator/approvals/:approval/reject', {
+      auth: 'operator',
+      params: { approval: [f.approval.id, f.unknownApprovalId] },
+      body: RejectRequest as Schema,
+      examples: [json({ reason: 'fuzz' })],
     }),
     operator('GET', '/orchestrator/groups/:group/reconciliation', {
       auth: 'operator',
