@@ -122,7 +122,7 @@ export const PolicyPreviewRequest = object(
       items: object(
         {
           address: Identifier,
-          type: { type: 'integer', format: 'int32', enum: [0, 1, 2] },
+          type: { type: 'integer', format: 'int32', minimum: 0, maximum: 2, enum: [0, 1, 2] },
           approved_amount: AmountInput,
         },
         ['approved_amount'],
