@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// The MCP server on stdio: runs the TypeScript source through tsx (esbuild, its output cached; no build step).
-process.env.TSX_TSCONFIG_PATH ??= require('node:path').join(__dirname, '../../../tsconfig.json');
-require('tsx/cjs/api').register();
+// The MCP server on stdio: runs the TypeScript source through ts-node with SWC (no build step).
+require('ts-node').register({
+  transpileOnly: true,
+  swc: true,
+  project: require('node:path').join(__dirname, '../../../tsconfig.json'),
+});
 require('../src/main')
   .main()
   .catch((err) => {
