@@ -138,19 +138,24 @@ export const Short = ({ id }: { id: string }) => (
   </span>
 );
 
-/** A table: its column heads, its rows; it scrolls sideways on a narrow screen. */
+/**
+ * A table: its column heads, its rows. It scrolls sideways on a narrow screen, in a region reached by
+ * Tab (so a keyboard scrolls it too) named `label`, the table's caption when `caption` is set.
+ */
 export const Table = ({
   heads,
-  caption,
+  label,
+  caption = false,
   children,
 }: {
   heads: ComponentChildren[];
-  caption?: string;
+  label: string;
+  caption?: boolean;
   children: ComponentChildren;
 }) => (
-  <div class="scroll">
+  <div class="scroll" role="region" aria-label={label} tabIndex={0}>
     <table>
-      {caption && <caption>{caption}</caption>}
+      {caption && <caption>{label}</caption>}
       <thead>
         <tr>
           {heads.map((head, i) => (

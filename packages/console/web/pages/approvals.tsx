@@ -171,7 +171,7 @@ const SpendCells = ({
 function Decided({ approvals, names }: { approvals: Approval[]; names: Names }) {
   if (approvals.length === 0) return <p>Nothing decided yet.</p>;
   return (
-    <Table heads={['Status', 'Agent', 'Spend', 'To', 'Requested', 'Signed by']}>
+    <Table label="Decided spends" heads={['Status', 'Agent', 'Spend', 'To', 'Requested', 'Signed by']}>
       {approvals.map((a) => (
         <tr key={a.approval_id}>
           <td>
@@ -200,7 +200,8 @@ function PreviewAnswer({ preview, names }: { preview: Preview; names: Names }) {
       </p>
       {preview.examples.length > 0 && (
         <Table
-          caption="Spends whose outcome would change"
+          label="Spends whose outcome would change"
+          caption
           heads={['When', 'Agent', 'Spend', 'To', 'Was', 'Would be']}
         >
           {preview.examples.map((x) => (

@@ -3,8 +3,9 @@
  * CHROMIUM_PATH), signed in by a Wallet Standard wallet injected into the page (it signs in this
  * process with the operator's key), the operator creates a group, allow-lists a recipient, invites an
  * agent; the agent (over the agent API) registers and pays the recipient, and the page shows the
- * spend live and its daily gauge move; then a key rotated (the old one refused), the agent revoked,
- * the log verified. axe-core checks every page, at 1280x800 and at a phone's width. The console's
+ * spend live and its daily gauge move; an approval policy previewed and applied, and the agent's held
+ * transfers approved (the page signs with the wallet) and rejected in the approvals inbox; then a key
+ * rotated (the old one refused), the agent revoked, the log verified. axe-core checks every page, at 1280x800 and at a phone's width. The console's
  * server-sent events are tested over HTTP too: a client that reconnects with Last-Event-ID misses
  * nothing. It runs on the embedded service and again on the server topology.
  *
@@ -589,7 +590,7 @@ describe('the console in a browser', () => {
     await tabReachesEverything(page);
     await card.getByRole('button', { name: 'Approve (sign)' }).click();
     await card.waitFor({ state: 'detached' });
-    const decided = page.getByRole('region', { name: 'Decided' });
+    const decided = page.getByRole('region', { name: 'Decided', exact: true });
     const signer = world.operator.wallet.address;
     await decided
       .getByRole('row', { name: /approved/ })
@@ -675,12 +676,23 @@ describe('the console in a browser', () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: /^Group/, level: 1 }).waitFor();
     await page.getByRole('listitem', { name: /Agent buyer/ }).waitFor();
-    const widths = await page.evaluate(() => {
-      const { document, innerWidth } = globalThis as unknown as InPage;
-      return [document.documentElement.scrollWidth, innerWidth];
-    });
-    expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+    const fits = async () => {
+      const widths = await page.evaluate(() => {
+        const { document, innerWidth } = globalThis as unknown as InPage;
+        return [document.documentElement.scrollWidth, innerWidth];
+      });
+      expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+    };
+    await fits();
     await axe('group-phone');
+    // The approvals tab, its decided spends listed (the agent's revocation decided nothing more).
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page
+      .getByRole('region', { name: 'Decided', exact: true })
+      .getByRole('row', { name: /rejected/ })
+      .waitFor();
+    await fits();
+    await axe('approvals-phone');
   });
 
   it('withdraws an agent’s tokens in an emergency, once the operator typed the confirmation', async () => {
@@ -709,6 +721,7 @@ describe('the console in a browser', () => {
     expect(Object.keys(checked).sort()).toEqual([
       'approval-preview',
       'approvals',
+      'approvals-phone',
       'audit',
       'group',
       'group-phone',
