@@ -11,6 +11,8 @@ export type Schemas = OperatorComponents['schemas'];
 export const api = createClient<OperatorPaths>({ baseUrl: '/api/v1' });
 
 let token: string | undefined;
+/** How the signed-in wallet signs a text (its UTF-8 bytes, ed25519, base58): kept for approvals. */
+let signer: ((text: string) => Promise<string>) | undefined;
 api.use({
   onRequest({ request }) {
     if (token) request.headers.set('authorization', `Bearer ${token}`);
@@ -21,6 +23,7 @@ api.use({
 export const signedIn = (): boolean => token !== undefined;
 export function setToken(value: string | undefined): void {
   token = value;
+  if (value === undefined) signer = undefined;
 }
 export const bearer = (): string | undefined => token;
 
@@ -50,8 +53,16 @@ export async function signIn(
   sign: (message: Uint8Array) => Promise<Uint8Array>,
   encode: (bytes: Uint8Array) => string,
 ): Promise<void> {
+  const signText = async (text: string) => encode(await sign(new TextEncoder().encode(text)));
   const { message } = await ok(api.POST('/orchestrator/auth/challenge', { body: { wallet } }));
-  const signature = encode(await sign(new TextEncoder().encode(message)));
+  const signature = await signText(message);
   const answer = await ok(api.POST('/orchestrator/auth/token', { body: { wallet, message, signature } }));
   setToken(answer.token);
+  signer = signText;
+}
+
+/** The signed-in wallet's signature (base58) of a text, signed as the sign-in challenge was. */
+export function signWithWallet(text: string): Promise<string> {
+  if (!signer) throw new Error('Sign in again: the page has no wallet to sign with.');
+  return signer(text);
 }

@@ -1,6 +1,6 @@
 /**
- * The operator console: sign in, then one page per place (#/groups, #/groups/<id>, its webhooks, its
- * audit). Each page is one file of pages/; this file only routes between them.
+ * The operator console: sign in, then one page per place (#/groups, #/groups/<id>, its approvals, its
+ * webhooks, its audit). Each page is one file of pages/; this file only routes between them.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -8,6 +8,7 @@ import { setToken, signedIn } from './api';
 import { SignIn } from './signin';
 import { Groups } from './pages/groups';
 import { Group } from './pages/group';
+import { Approvals } from './pages/approvals';
 import { Webhooks } from './pages/webhooks';
 import { Audit } from './pages/audit';
 import './style.css';
@@ -27,7 +28,7 @@ function useRoute(): string[] {
 function Page({ route }: { route: string[] }) {
   const [top, group, section] = route;
   if (top === 'groups' && group) {
-    // The approvals inbox (the approvals issue) goes here as a section of its own: 'approvals'.
+    if (section === 'approvals') return <Approvals group={group} />;
     if (section === 'webhooks') return <Webhooks group={group} />;
     if (section === 'audit') return <Audit group={group} />;
     return <Group group={group} />;

@@ -1,7 +1,8 @@
 /**
  * Sign-in, the API's own: a challenge signed by a Wallet Standard wallet (`solana:signMessage`), or by
  * a keypair file opened here (a Solana CLI keypair, 64 numbers; read into this page's memory, used to
- * sign, never sent anywhere).
+ * sign, never sent anywhere). The wallet chosen also signs approvals of held spends until sign-out
+ * (api.ts signWithWallet).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { getWallets } from '@wallet-standard/app';

@@ -89,8 +89,32 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
   );
 }
 
+/** Seconds ticking: the countdowns re-render once a second. */
+export function useNow(): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+export function countdown(until: string, now: number): string {
+  const s = Math.max(0, Math.floor((Date.parse(until) - now) / 1000));
+  if (s === 0) return 'expired';
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h}h ${String(m).padStart(2, '0')}m ${String(s % 60).padStart(2, '0')}s left`;
+}
+
 /** A group's pages, one tab each. */
-export function GroupTabs({ group, current }: { group: string; current: 'overview' | 'webhooks' | 'audit' }) {
+export function GroupTabs({
+  group,
+  current,
+}: {
+  group: string;
+  current: 'overview' | 'approvals' | 'webhooks' | 'audit';
+}) {
   const tab = (name: typeof current, href: string, text: string) => (
     <a href={href} aria-current={name === current ? 'page' : undefined}>
       {text}
@@ -101,6 +125,7 @@ export function GroupTabs({ group, current }: { group: string; current: 'overvie
     <nav aria-label="Group" class="tabs">
       <a href="#/groups">All groups</a>
       {tab('overview', base, 'Overview')}
+      {tab('approvals', `${base}/approvals`, 'Approvals')}
       {tab('webhooks', `${base}/webhooks`, 'Webhooks')}
       {tab('audit', `${base}/audit`, 'Audit')}
     </nav>
@@ -111,6 +136,38 @@ export const Short = ({ id }: { id: string }) => (
   <span class="mono" title={id}>
     {id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id}
   </span>
+);
+
+/**
+ * A table: its column heads, its rows. It scrolls sideways on a narrow screen, in a region reached by
+ * Tab (so a keyboard scrolls it too) named `label`, the table's caption when `caption` is set.
+ */
+export const Table = ({
+  heads,
+  label,
+  caption = false,
+  children,
+}: {
+  heads: ComponentChildren[];
+  label: string;
+  caption?: boolean;
+  children: ComponentChildren;
+}) => (
+  <div class="scroll" role="region" aria-label={label} tabIndex={0}>
+    <table>
+      {caption && <caption>{label}</caption>}
+      <thead>
+        <tr>
+          {heads.map((head, i) => (
+            <th key={i} scope="col">
+              {head}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  </div>
 );
 
 export const Section = ({ title, children }: { title: string; children: ComponentChildren }) => (

@@ -5,31 +5,13 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api';
-import { Failure, GroupTabs, Section, ShownOnce, Short, useAction, useLoad } from '../ui';
+import { Failure, GroupTabs, Section, ShownOnce, Short, countdown, useAction, useLoad, useNow } from '../ui';
 import { LiveEvents } from './live';
 import { SpendChart } from './spend';
 
 type Agent = Schemas['GroupResponse']['agents'][number];
 type Usage = Schemas['GroupUsageResponse']['agents'][number];
 type Entry = Schemas['GroupResponse']['whitelist'][number];
-
-/** Seconds ticking: the countdowns re-render once a second. */
-function useNow(): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
-  return now;
-}
-
-function countdown(until: string, now: number): string {
-  const s = Math.max(0, Math.floor((Date.parse(until) - now) / 1000));
-  if (s === 0) return 'expired';
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  return `${h}h ${String(m).padStart(2, '0')}m ${String(s % 60).padStart(2, '0')}s left`;
-}
 
 /**
  * A gauge: `used` of `limit`, as the service wrote them (decimal strings). The meter's numbers are

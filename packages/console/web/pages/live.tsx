@@ -1,9 +1,10 @@
 /**
  * The group's events as they happen: server-sent events from GET /orchestrator/groups/{group}/events,
  * read through the generated client as a stream and parsed by eventsource-parser. When the stream
- * breaks it reconnects with the last event id it saw (Last-Event-ID), so nothing is missed.
+ * breaks it reconnects with the last event id it saw (Last-Event-ID), so nothing is missed. The
+ * approvals page follows the same stream (useGroupEvents) to read the held spends again.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { api, type Schemas } from '../api';
 import { Section } from '../ui';
@@ -29,6 +30,10 @@ export function describe(e: LogEvent): string {
       return `Agent ${short(d.agent_id)} passed a limit threshold`;
     case 'policy.whitelist_expiring':
       return `An allow-list entry expires soon`;
+    case 'approval.requested':
+      return `Agent ${short(d.agent_id)} ${String(d.action)}: ${String(d.amount)} to ${short(d.counterparty)} held for approval`;
+    case 'approval.decided':
+      return `A held spend was ${String(d.decision)}`;
     default:
       return e.type.replace(/[._]/g, ' ');
   }
@@ -43,9 +48,14 @@ const STATES = {
   expired: 'Your session expired: sign out and sign in again to follow the events.',
 };
 
-export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: LogEvent) => void }) {
-  const [events, setEvents] = useState<LogEvent[]>([]);
+/**
+ * Follows the group's event stream (the last day's events, then each new one): `onEvent` is told each
+ * event; the answer is the stream's state.
+ */
+export function useGroupEvents(group: string, onEvent: (e: LogEvent) => void): keyof typeof STATES {
   const [state, setState] = useState<keyof typeof STATES>('connecting');
+  const told = useRef(onEvent);
+  told.current = onEvent;
   useEffect(() => {
     const stop = new AbortController();
     // The last day's events, then each new one.
@@ -74,9 +84,7 @@ export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: Lo
             const { value, done } = await reader.read();
             if (done) break;
             if (value.id) last = value.id;
-            const event = JSON.parse(value.data) as LogEvent;
-            setEvents((shown) => [event, ...shown].slice(0, MAX_SHOWN));
-            onEvent?.(event);
+            told.current(JSON.parse(value.data) as LogEvent);
           }
         } catch {
           if (stop.signal.aborted) return;
@@ -88,6 +96,15 @@ export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: Lo
     void follow();
     return () => stop.abort();
   }, [group]);
+  return state;
+}
+
+export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: LogEvent) => void }) {
+  const [events, setEvents] = useState<LogEvent[]>([]);
+  const state = useGroupEvents(group, (event) => {
+    setEvents((shown) => [event, ...shown].slice(0, MAX_SHOWN));
+    onEvent?.(event);
+  });
   return (
     <Section title="Live events">
       <p class="muted">{STATES[state]}</p>

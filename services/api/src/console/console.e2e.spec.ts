@@ -3,8 +3,9 @@
  * CHROMIUM_PATH), signed in by a Wallet Standard wallet injected into the page (it signs in this
  * process with the operator's key), the operator creates a group, allow-lists a recipient, invites an
  * agent; the agent (over the agent API) registers and pays the recipient, and the page shows the
- * spend live and its daily gauge move; then a key rotated (the old one refused), the agent revoked,
- * the log verified. axe-core checks every page, at 1280x800 and at a phone's width. The console's
+ * spend live and its daily gauge move; an approval policy previewed and applied, and the agent's held
+ * transfers approved (the page signs with the wallet) and rejected in the approvals inbox; then a key
+ * rotated (the old one refused), the agent revoked, the log verified. axe-core checks every page, at 1280x800 and at a phone's width. The console's
  * server-sent events are tested over HTTP too: a client that reconnects with Last-Event-ID misses
  * nothing. It runs on the embedded service and again on the server topology.
  *
@@ -25,6 +26,7 @@ import {
   signIn,
   stackWebhookTls,
   startWorld,
+  until,
   type World,
 } from '@tokenops/testing/harness';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
@@ -532,12 +534,91 @@ describe('the console in a browser', () => {
     }
   });
 
+  it('previews an approval policy over the group’s spends and applies it; held transfers wait in the inbox: one approved by a signature made in the page (the agent’s retry answers 200), one rejected (403)', async () => {
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByText('No spend waits for approval.').waitFor();
+    const policy = page.getByRole('region', { name: 'Approval policy' });
+    // Bad input: the service's refusal is shown.
+    await policy.getByLabel('Threshold (empty: none)').fill('ten');
+    await policy.getByRole('button', { name: 'Preview' }).click();
+    await policy.getByRole('alert').waitFor();
+    // The transfer of 25 above, judged again under a threshold of 20: it would have been held.
+    await policy.getByLabel('Threshold (empty: none)').fill('20');
+    await policy.getByRole('button', { name: 'Preview' }).click();
+    const preview = policy.getByTestId('policy-preview');
+    await preview.waitFor();
+    expect(await preview.locator('p').innerText()).toMatch(
+      /: 1 spends judged again; 1 would be held for approval; none would be blocked\.$/,
+    );
+    expect(await preview.getByRole('row', { name: /supplier/ }).innerText()).toMatch(
+      /transfer of 25(\.\d+)?\s+supplier .*\s+accepted\s+held$/,
+    );
+    await axe('approval-preview');
+    await policy.getByRole('button', { name: 'Apply this policy' }).click();
+    await policy
+      .getByTestId('policy-applied')
+      .getByText(/spends above 20 are held; 1 of 1 approver\(s\) decide within 24 hours/)
+      .waitFor();
+
+    // The agent's transfers above the threshold are held; each appears in the inbox as it comes.
+    const transfer = (amount: number, idempotency_key: string) =>
+      world.client.call<{ error?: string; status?: string }>('POST', '/api/v1/transfer', {
+        token: agent.key,
+        body: { to: recipient, amount, idempotency_key },
+      });
+    const held = async (amount: number, k: string) => {
+      const answer = await transfer(amount, k);
+      expect([answer.status, answer.body.error]).toEqual([409, 'approval_required']);
+      const card = page.getByRole('listitem', { name: `Held transfer of ${amount} by buyer` });
+      await card.waitFor({ timeout: 10_000 });
+      return card;
+    };
+    /** The agent's retry with the same key, once it answers other than "still held". */
+    const retried = (amount: number, k: string) =>
+      until(async () => {
+        const answer = await transfer(amount, k);
+        return answer.status !== 409 && answer;
+      }, 20_000);
+
+    const first = key();
+    const card = await held(30, first);
+    expect(await card.getByTestId('recipient-history').innerText()).toMatch(
+      /^25(\.\d+)? confirmed to it in the last 7 days$/,
+    );
+    await card.getByText(/^23h 59m \d\ds left$/).waitFor();
+    await axe('approvals');
+    await tabReachesEverything(page);
+    await card.getByRole('button', { name: 'Approve (sign)' }).click();
+    await card.waitFor({ state: 'detached' });
+    const decided = page.getByRole('region', { name: 'Decided', exact: true });
+    const signer = world.operator.wallet.address;
+    await decided
+      .getByRole('row', { name: /approved/ })
+      .getByTitle(signer)
+      .waitFor();
+    const paid = await retried(30, first);
+    expect([paid.status, paid.body.status]).toEqual([200, 'confirmed']);
+
+    const second = key();
+    const other = await held(40, second);
+    await other.getByLabel('Reason (optional)').fill('not this week');
+    await other.getByRole('button', { name: 'Reject' }).click();
+    await other.waitFor({ state: 'detached' });
+    await decided
+      .getByRole('row', { name: /rejected.*transfer of 40/ })
+      .getByText('nobody')
+      .waitFor();
+    const refusedAnswer = await retried(40, second);
+    expect([refusedAnswer.status, refusedAnswer.body.error]).toEqual([403, 'approval_rejected']);
+    await page.getByRole('link', { name: 'Overview' }).click();
+  }, 60_000);
+
   it('changes the agent’s limits, rotates its key (the new one shown once, the old one refused) and revokes it', async () => {
     const card = page.getByRole('listitem', { name: /Agent buyer/ });
     await card.getByRole('button', { name: 'Change limits' }).click();
     await card.getByRole('textbox', { name: 'Daily', exact: true }).fill('2000');
     await card.getByRole('button', { name: 'Save limits' }).click();
-    await card.getByText(/^25(\.\d+)? \/ 2000$/).waitFor();
+    await card.getByText(/^55(\.\d+)? \/ 2000$/).waitFor(); // 25, and 30 approved
 
     await card.getByRole('button', { name: 'Rotate key' }).click();
     const fresh = await card.getByTestId('shown-once').innerText();
@@ -565,18 +646,24 @@ describe('the console in a browser', () => {
     await page.getByText('Auditors now: none').waitFor();
     await axe('audit');
 
-    // The webhook's deliveries: the transfer's confirmation delivered once; sent again on request.
+    // The webhook's deliveries: each transfer's confirmation (the 25, the approved 30) delivered once;
+    // one sent again on request.
     await page.getByRole('link', { name: 'Webhooks' }).click();
     const card = page.getByRole('listitem', { name: `Subscription ${receiver.url}console` });
     const confirmed = card.getByRole('row', { name: /transfer\.confirmed/ });
-    await confirmed.getByRole('cell', { name: 'delivered' }).waitFor();
+    await confirmed.nth(1).getByRole('cell', { name: 'delivered' }).waitFor();
+    await confirmed.first().getByRole('cell', { name: 'delivered' }).waitFor();
+    expect(await confirmed.count()).toBe(2);
     const sent = () =>
       receiver.requests.filter((r) => r.url === '/console' && r.body.includes('"transfer.confirmed"')).length;
-    expect(sent()).toBe(1);
-    await confirmed.getByRole('button', { name: /Send transfer\.confirmed .* again/ }).click();
-    for (const giveUpAt = Date.now() + 10_000; sent() < 2 && Date.now() < giveUpAt;)
-      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sent()).toBe(2);
+    await confirmed
+      .first()
+      .getByRole('button', { name: /Send transfer\.confirmed .* again/ })
+      .click();
+    for (const giveUpAt = Date.now() + 10_000; sent() < 3 && Date.now() < giveUpAt;)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sent()).toBe(3);
     await card.getByRole('button', { name: 'Rotate secret' }).click();
     await card.getByTestId('shown-once').waitFor();
     await axe('webhooks');
@@ -589,12 +676,23 @@ describe('the console in a browser', () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: /^Group/, level: 1 }).waitFor();
     await page.getByRole('listitem', { name: /Agent buyer/ }).waitFor();
-    const widths = await page.evaluate(() => {
-      const { document, innerWidth } = globalThis as unknown as InPage;
-      return [document.documentElement.scrollWidth, innerWidth];
-    });
-    expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+    const fits = async () => {
+      const widths = await page.evaluate(() => {
+        const { document, innerWidth } = globalThis as unknown as InPage;
+        return [document.documentElement.scrollWidth, innerWidth];
+      });
+      expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+    };
+    await fits();
     await axe('group-phone');
+    // The approvals tab, its decided spends listed (the agent's revocation decided nothing more).
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page
+      .getByRole('region', { name: 'Decided', exact: true })
+      .getByRole('row', { name: /rejected/ })
+      .waitFor();
+    await fits();
+    await axe('approvals-phone');
   });
 
   it('withdraws an agent’s tokens in an emergency, once the operator typed the confirmation', async () => {
@@ -621,6 +719,9 @@ describe('the console in a browser', () => {
 
   it('had every page checked by axe-core (no serious or critical violation), and asked no other host', () => {
     expect(Object.keys(checked).sort()).toEqual([
+      'approval-preview',
+      'approvals',
+      'approvals-phone',
       'audit',
       'group',
       'group-phone',
