@@ -97,6 +97,25 @@ describe('Repository.handle under 200 parallel decisions on one stream from two 
       0, 1, 2,
     ]);
   });
+
+  it('a refusal made on a stale cache is decided again on the stored state (another instance appended what makes it valid)', async () => {
+    const a = counter(store);
+    const b = counter(other);
+    const count = (by: string) => (n: number) => ({
+      events: [{ type: 'counted' as const, data: { by, n } }],
+      result: n,
+    });
+    /** Valid only once the stream holds two events: refused before. */
+    const second = (n: number) => {
+      if (n < 2) throw new Error(`refused at ${n}`);
+      return count('a')(n);
+    };
+    await a.handle('counter-stale', count('a')); // a's cache: one event
+    await b.handle('counter-stale', count('b')); // the stream: two, which a has not seen
+    expect(await a.handle('counter-stale', second)).toBe(2);
+    // On the stored state, a refusal stands.
+    await expect(a.handle('counter-fresh', second)).rejects.toThrow('refused at 0');
+  });
 });
 
 describe('Repository.load knows where its stream last wrote (what a read of the views must include)', () => {

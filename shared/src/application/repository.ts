@@ -168,8 +168,10 @@ export class Repository<S, E extends { type: string; data: unknown }> {
    * Decide and append, exclusively; again on a version conflict, for up to `patienceMs`. The first
    * decision is made on the state this process last saw (no read): a stream only one process writes
    * at a time costs one append, not a read and an append. If that state was stale the append
-   * conflicts, and the decision is made again on a fresh load; a first decision that appends nothing
-   * is made again on a fresh load too, since a stale state may know too little to act.
+   * conflicts, and the decision is made again on a fresh load; a first decision that appends nothing,
+   * or refuses (throws), is made again on a fresh load too, since a stale state may know too little
+   * to act: another instance may have appended what makes the command valid (an approval another
+   * instance requested, an entry it added). Only a refusal on the stored state stands.
    */
   handle<R>(
     stream: string,
@@ -179,8 +181,8 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     return this.exclusive(stream, async () => {
       const seen = this.peek(stream);
       if (!this.singleWriter && seen.revision !== 'no_stream') {
-        const first = decide(seen.state);
-        if (first.events.length > 0) {
+        const first = refusedOrDecided(() => decide(seen.state));
+        if (first && first.events.length > 0) {
           try {
             await this.append(stream, seen, first.events);
             return first.result;
@@ -205,5 +207,14 @@ export class Repository<S, E extends { type: string; data: unknown }> {
   private remember(stream: string, entry: Cached<S>): void {
     if (this.cache.size >= this.maxCached && !this.cache.has(stream)) this.cache.clear();
     this.cache.set(stream, entry);
+  }
+}
+
+/** A decision on cached state, or undefined when it refused: confirmed or not on the stored state. */
+function refusedOrDecided<T>(decide: () => T): T | undefined {
+  try {
+    return decide();
+  } catch {
+    return undefined;
   }
 }
