@@ -164,7 +164,8 @@ async function snapshot(service: Service, holders: Set<string>): Promise<Books> 
 
 /** Per mint, the supply and what every holder holds, as one snapshot with no holder missing. */
 async function readBooks(service: Service, named: Named, extra: Iterable<string>): Promise<Books> {
-  const holders = () => new Set([...named.holders, ...extra]);
+  const more = [...extra];
+  const holders = () => new Set([...named.holders, ...more]);
   let read = holders();
   for (let attempt = 0; ; attempt++) {
     const books = await snapshot(service, read);
