@@ -21,6 +21,7 @@ import { DeciderSpecification } from '@tokenops/testing/domain/specification';
 import { derivedSigner } from '../chain/keys';
 import { thrownBy } from '@tokenops/testing/errors';
 import {
+  approvalMessage,
   approvalsFold,
   decideApprove,
   decideExpire,
@@ -30,7 +31,12 @@ import {
   parseApprovalId,
   statusAt,
 } from './approval';
-import { decideSetApprovalPolicy, type SetApprovalPolicy } from './approval-policy';
+import {
+  DEFAULT_APPROVAL_TTL_SECONDS,
+  MAX_APPROVAL_TTL_SECONDS,
+  decideSetApprovalPolicy,
+  type SetApprovalPolicy,
+} from './approval-policy';
 import { dailyRemaining, hourlyRemaining } from './agent';
 import type { AgentEvent, ApprovalEvent, ApprovalRequested, GroupEvent } from './events';
 import type { LimitsData } from './limits';
@@ -350,8 +356,97 @@ describe('approvals: the policy', () => {
     expect(err.details?.map((d) => d.path)).toEqual([path]);
   });
 
+  it.each([
+    [
+      {
+        threshold: '5',
+        approvers: Array.from({ length: 21 }, (_, i) => derivedSigner('a', String(i)).address),
+      },
+      '/approvers',
+    ],
+    [{ threshold: '5', quorum: 1.5 }, '/quorum'],
+    [{ threshold: '5', ttl_seconds: MAX_APPROVAL_TTL_SECONDS + 1 }, '/ttl_seconds'],
+    [{ threshold: '5', ttl_seconds: 1.5 }, '/ttl_seconds'],
+    [{ threshold: '5', new_recipients: 'yes' as unknown as boolean }, '/new_recipients'],
+  ])('refuses %j at %s, and nothing else', (input, path) => {
+    const err = thrownBy(() => decideSetApprovalPolicy({ ...input, now: T0 }, group()));
+    expect(err.code).toBe('validation_error');
+    expect(err.details?.map((d) => d.path)).toEqual([path]);
+  });
+
+  it('refuses a negative threshold as an amount, and no approvers (so no quorum either)', () => {
+    expect(thrownBy(() => decideSetApprovalPolicy({ threshold: '-1', now: T0 }, group())).code).toBe(
+      'invalid_amount',
+    );
+    const err = thrownBy(() => decideSetApprovalPolicy({ threshold: '5', approvers: [], now: T0 }, group()));
+    expect(err.details?.map((d) => d.path)).toEqual(['/approvers', '/quorum']);
+  });
+
+  it('takes the bounds themselves: 20 approvers, a quorum of all of them, a week to decide, no threshold', () => {
+    const approvers = Array.from({ length: 20 }, (_, i) => derivedSigner('a', String(i)).address);
+    const [set] = decideSetApprovalPolicy(
+      {
+        threshold: null,
+        approvers,
+        quorum: 20,
+        ttl_seconds: MAX_APPROVAL_TTL_SECONDS,
+        new_recipients: true,
+        now: T0,
+      },
+      group(),
+    );
+    expect(set!.data).toMatchObject({
+      threshold: null,
+      approvers,
+      quorum: 20,
+      ttl_seconds: MAX_APPROVAL_TTL_SECONDS,
+      new_recipients: true,
+    });
+    expect(
+      decideSetApprovalPolicy({ threshold: '0', ttl_seconds: 1, now: T0 }, group())[0]!.data,
+    ).toMatchObject({
+      threshold: '0',
+      ttl_seconds: 1,
+    });
+    expect(DEFAULT_APPROVAL_TTL_SECONDS).toBe(86_400);
+  });
+
   it('an approval id names its group and intent', () => {
     const req = held({ threshold: '50' });
     expect(parseApprovalId(req.approval_id)).toEqual({ groupId: GROUP, intentId: req.intent_id });
+  });
+
+  it.each(['', 'no-underscore', '_0190abcd', 'G!_0190abcd', 'G_0190ABCD', 'G_', 'G_01 90'])(
+    'an id of another form names nothing: %j',
+    (id) => expect(parseApprovalId(id)).toBeUndefined(),
+  );
+
+  it('what an approver signs names every term of the spend, one a line', () => {
+    expect(
+      approvalMessage({
+        approval_id: 'G_i-1',
+        group_id: 'G',
+        agent_id: 'A',
+        action: 'transfer',
+        amount: '12.5',
+        mint: 'M',
+        counterparty: 'C',
+        idempotency_key: 'k-1',
+        expires_at: Date.UTC(2026, 10, 26, 12),
+      }),
+    ).toBe(
+      [
+        'TokenOps approval of a held spend',
+        'approval: G_i-1',
+        'group: G',
+        'agent: A',
+        'action: transfer',
+        'amount: 12.5',
+        'mint: M',
+        'counterparty: C',
+        'idempotency_key: k-1',
+        'expires_at: 2026-11-26T12:00:00.000Z',
+      ].join('\n'),
+    );
   });
 });
