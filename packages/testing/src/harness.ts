@@ -280,3 +280,10 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The approval id a held spend's `approval_required` message names. */
+export const approvalIdIn = (message: unknown): string => {
+  const found = /approval (\S+) until/.exec(String(message));
+  if (!found) throw new Error(`no approval named in: ${String(message)}`);
+  return found[1]!;
+};

@@ -16,7 +16,7 @@
  */
 import Redis from 'ioredis';
 import { TAKEOVER } from '@tokenops/shared/process';
-import { key, startWorld, until, type World } from '@tokenops/testing/harness';
+import { approvalIdIn, key, startWorld, until, type World } from '@tokenops/testing/harness';
 import { TcpProxy } from '@tokenops/testing/tcp-proxy';
 import { Topology, type Proc } from '@tokenops/testing/topology';
 import { burst, expectPaidOnce, info, usdcOf } from '@tokenops/testing/transfers';
@@ -184,7 +184,7 @@ describe('work a process killed with -9 held is taken over within 10 s', () => {
       });
     const held = await send();
     expect(held.body.error).toBe('approval_required');
-    const id = /approval (\S+) until/.exec(held.body.message!)![1]!;
+    const id = approvalIdIn(held.body.message);
     const executors = topology.byRole('executor');
     await Promise.all(executors.map((e) => e.kill('SIGKILL')));
 

@@ -20,7 +20,7 @@ import type { ApiDeps } from './deps';
 import { approvalHandlers } from './approvals/routes';
 import { consoleHandlers } from './console/reads';
 import { orchestratorHandlers, referenceHandlers } from './orchestrator/routes';
-import { signIn, startWorld, type World } from '@tokenops/testing/harness';
+import { approvalIdIn, signIn, startWorld, type World } from '@tokenops/testing/harness';
 import {
   endpoints,
   familiesOf,
@@ -139,7 +139,7 @@ async function setUp(): Promise<void> {
     body: { to: peer.id, amount: 5, idempotency_key: 'fuzz-held' },
   });
   if (held.body.error !== 'approval_required') throw new Error(`not held: ${JSON.stringify(held.body)}`);
-  const approvalId = /approval (\S+) until/.exec(held.body.message)![1]!;
+  const approvalId = approvalIdIn(held.body.message);
   const approval = await call<{ message: string }>('GET', `/orchestrator/approvals/${approvalId}`);
 
   fixtures = {

@@ -13,6 +13,7 @@ import { openBooks } from '@tokenops/testing/conservation';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import {
   RECEIVER_HOST,
+  approvalIdIn,
   key,
   signIn,
   stackWebhookTls,
@@ -83,7 +84,6 @@ const transfer = (agent: Agent, amount: number, idempotency_key = key()) =>
     token: agent.key,
     body: { to: world.vendor, amount, idempotency_key },
   });
-const approvalIdIn = (message: unknown) => /approval (\S+) until/.exec(String(message))![1]!;
 const approval = (id: string, token = world.operator.token) =>
   world.client.call<Approval>('GET', `/api/v1/orchestrator/approvals/${id}`, { token });
 const sign = (wallet: Signer, message: string) => bs58.encode(wallet.sign(Buffer.from(message, 'utf8')));

@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TransferRequest } from '@tokenops/shared';
-import { key, startWorld, type World } from '@tokenops/testing/harness';
+import { approvalIdIn, key, startWorld, type World } from '@tokenops/testing/harness';
 
 const BIN = join(__dirname, '../../../../packages/mcp/bin/tokenops-mcp.js');
 const TOOL_NAMES = [
@@ -214,7 +214,7 @@ describe.each(transports)('MCP over %s', (_name, transport) => {
     const held = await call(client, 'transfer', args);
     expect(held.error).toMatch(/^approval_required: this transfer awaits a person/);
     expect(held.error).toContain(`idempotency_key ${args.idempotency_key}`);
-    const id = /approval (\S+) until/.exec(held.error ?? '')![1]!;
+    const id = approvalIdIn(held.error);
     const rejected = await world.client.call('POST', `/api/v1/orchestrator/approvals/${id}/reject`, {
       token: world.operator.token,
       body: {},
