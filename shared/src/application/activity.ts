@@ -19,12 +19,12 @@ export async function groupUsage(ctx: Context, wallet: string, groupId: string) 
   return Promise.all(
     [...group.invitations.values()].map(async (invitation) => {
       const { state } = await ctx.agents.load(streams.agent(invitation.agentId));
-      const latest = Math.max(-1, ...[...state.intents.values()].map((item) => item.at));
+      const latest = state.lastOperationAt;
       return {
         agent_wallet_pda: invitation.agentId,
         spent_today: amountText(spentInDay(state, now)),
         hourly_count: opsInHour(state, now),
-        last_activity_at: latest < 0 ? null : new Date(latest).toISOString(),
+        last_activity_at: latest === undefined ? null : new Date(latest).toISOString(),
       };
     }),
   );

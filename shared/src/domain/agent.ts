@@ -8,29 +8,13 @@ import type { Action, AgentEmergencyWithdraw, AgentEvent } from './events';
 import type { GroupState } from './group';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import { sameDigest } from './secrets';
-import { DAY_MS, HOUR_MS, inWindow } from './time';
+import { DAY_MS, HOUR_MS } from './time';
 import type { Fold } from './decider';
+import { Windows, type WindowItem } from './windows';
+
+export type { WindowItem } from './windows';
 
 export type AgentStatus = 'unregistered' | 'active' | 'revoked';
-
-/** An accepted intent as the windows see it. Failed intents stay (not counted) so outcomes are idempotent. */
-export interface WindowItem {
-  intentId: string;
-  action: Action;
-  at: number;
-  value: Big;
-  spends: boolean;
-  status: 'reserved' | 'confirmed' | 'failed';
-  /** Held for approval: executed only once approved; a refusal of its approval fails it. */
-  held?: boolean;
-  /** What the executor signed for it, once recorded. */
-  submission?: {
-    signature: string;
-    wire: string;
-    lastValidBlockHeight: string;
-    receives?: { mint: string; amount: string };
-  };
-}
 
 export interface AgentState {
   status: AgentStatus;
@@ -43,7 +27,9 @@ export interface AgentState {
   /** When a spend with a refused key (revoked, or rotated out) was last recorded. */
   keyRefusedAt?: number;
   /** Intents young enough to matter for a window (plus a margin for clock skew), or still open. */
-  intents: ReadonlyMap<string, WindowItem>;
+  intents: Windows;
+  /** When its latest operation was accepted, however long ago. */
+  lastOperationAt?: number;
 }
 
 /** How long a settled intent is kept past the daily window: covers clocks that disagree. */
@@ -56,7 +42,7 @@ export const initialAgentState = (): AgentState => ({
   limits: { per_tx_limit: new Big(0), daily_limit: new Big(0), hourly_tx_cap: 0 },
   apiKeyHash: '',
   retiredKeyHashes: [],
-  intents: new Map(),
+  intents: Windows.empty,
 });
 
 export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
@@ -83,8 +69,7 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       return { ...state, status: 'revoked' };
     case 'intent.accepted': {
       const d = event.data;
-      const intents = pruned(state.intents, d.at);
-      intents.set(d.intent_id, {
+      const item: WindowItem = {
         intentId: d.intent_id,
         action: d.action,
         at: d.at,
@@ -92,35 +77,31 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
         spends: d.spends,
         status: 'reserved',
         ...(d.held && { held: true }),
-      });
-      return { ...state, intents };
+      };
+      return {
+        ...state,
+        intents: state.intents.pruned(d.at, RETENTION_MS).with(item),
+        lastOperationAt: Math.max(state.lastOperationAt ?? d.at, d.at),
+      };
     }
     case 'intent.confirmed':
     case 'intent.failed': {
       const item = state.intents.get(event.data.intent_id);
       if (!item || item.status !== 'reserved') return state;
-      const intents = new Map(state.intents);
-      intents.set(item.intentId, {
-        ...item,
-        status: event.type === 'intent.confirmed' ? 'confirmed' : 'failed',
-      });
-      return { ...state, intents };
+      const status = event.type === 'intent.confirmed' ? 'confirmed' : 'failed';
+      return { ...state, intents: state.intents.with({ ...item, status }) };
     }
     case 'intent.submitting': {
       const item = state.intents.get(event.data.intent_id);
       if (!item || item.status !== 'reserved') return state;
-      const intents = new Map(state.intents);
       const d = event.data;
-      intents.set(item.intentId, {
-        ...item,
-        submission: {
-          signature: d.signature,
-          wire: d.wire,
-          lastValidBlockHeight: d.last_valid_block_height,
-          ...(d.receives && { receives: d.receives }),
-        },
-      });
-      return { ...state, intents };
+      const submission = {
+        signature: d.signature,
+        wire: d.wire,
+        lastValidBlockHeight: d.last_valid_block_height,
+        ...(d.receives && { receives: d.receives }),
+      };
+      return { ...state, intents: state.intents.with({ ...item, submission }) };
     }
     case 'intent.blocked':
       return event.data.code === 'unauthorized' ? { ...state, keyRefusedAt: event.data.at } : state;
@@ -139,38 +120,15 @@ export const agentFold: Fold<AgentState, AgentEvent> = {
 export const foldAgent = (events: readonly AgentEvent[]): AgentState =>
   events.reduce(evolveAgent, initialAgentState());
 
-/** Drops settled intents that can no longer count in any window at or after `now`. */
-function pruned(intents: ReadonlyMap<string, WindowItem>, now: number): Map<string, WindowItem> {
-  const kept = new Map<string, WindowItem>();
-  for (const [id, item] of intents) {
-    if (item.status === 'reserved' || now - item.at < RETENTION_MS) kept.set(id, item);
-  }
-  return kept;
-}
-
 // ---- the windows ----
 
-const counts = (item: WindowItem): boolean => item.status !== 'failed';
+/** The base-token value spent (reserved or confirmed; or only confirmed) in the 24 hours before `now`. */
+export const spentInDay = (state: AgentState, now: number, only?: 'confirmed'): Big =>
+  state.intents.spent(now, DAY_MS, only ?? 'counted');
 
-/** The base-token value spent (reserved or confirmed) in the 24 hours before `now`. */
-export function spentInDay(state: AgentState, now: number, only?: WindowItem['status']): Big {
-  let sum = new Big(0);
-  for (const item of state.intents.values()) {
-    if (item.spends && counts(item) && (!only || item.status === only) && inWindow(item.at, now, DAY_MS)) {
-      sum = sum.plus(item.value);
-    }
-  }
-  return sum;
-}
-
-/** The operations (spends and withdrawals, reserved or confirmed) in the 60 minutes before `now`. */
-export function opsInHour(state: AgentState, now: number, only?: WindowItem['status']): number {
-  let n = 0;
-  for (const item of state.intents.values()) {
-    if (counts(item) && (!only || item.status === only) && inWindow(item.at, now, HOUR_MS)) n += 1;
-  }
-  return n;
-}
+/** The operations (spends and withdrawals, reserved or confirmed; or only confirmed) in the 60 minutes before `now`. */
+export const opsInHour = (state: AgentState, now: number, only?: 'confirmed'): number =>
+  state.intents.ops(now, HOUR_MS, only ?? 'counted');
 
 export function dailyRemaining(state: AgentState, now: number): Big {
   const spent = spentInDay(state, now);

@@ -229,11 +229,25 @@ describe('the intents an agent remembers', () => {
     const kept = DeciderSpecification.for(spend())
       .given([...history, accepted('next', '1', T0 + retention - 1)])
       .state();
-    expect([...kept.intents.keys()]).toEqual(['i', 'next']);
+    expect(new Set(kept.intents.keys())).toEqual(new Set(['i', 'next']));
     const dropped = DeciderSpecification.for(spend())
       .given([...history, accepted('next', '1', T0 + retention)])
       .state();
     expect([...dropped.intents.keys()]).toEqual(['next']);
+  });
+
+  it('remembers when its latest operation was accepted after the windows have let it go', () => {
+    const later = T0 + 3 * DAY;
+    const state = DeciderSpecification.for(spend())
+      .given([registered(AGENT_A), accepted('i', '10', T0), confirmed('i', T0), accepted('next', '1', later)])
+      .state();
+    expect(state.intents.has('i')).toBe(false);
+    expect(state.lastOperationAt).toBe(later);
+    expect(
+      DeciderSpecification.for(spend())
+        .given([registered(AGENT_A), accepted('late', '1', later), accepted('skewed', '1', later - 5)])
+        .state().lastOperationAt,
+    ).toBe(later);
   });
 
   describe('the executor’s record of what it signed (intent.submitting)', () => {
