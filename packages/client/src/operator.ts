@@ -221,6 +221,13 @@ export class OperatorClient {
 
   // ---- audit --------------------------------------------------------------------------------------
 
+  /** The wallets that may read the group's log. */
+  listAuditors(group: string) {
+    return this.c.result(
+      this.c.api.GET('/orchestrator/groups/{group}/auditors', { params: { path: { group } } }),
+    );
+  }
+
   /** Gives a wallet read-only access to the group's log (granting twice changes nothing). */
   grantAuditor(group: string, body: Schemas['AuditorRequest']) {
     const params = { path: { group } };

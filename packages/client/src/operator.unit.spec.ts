@@ -58,6 +58,7 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   listDeliveries: (c) => c.listDeliveries('w', { limit: 5 }),
   redeliver: (c) => c.redeliver('w', { event_id: 'ev' }),
   rotateWebhookSecret: (c) => c.rotateWebhookSecret('w'),
+  listAuditors: (c) => c.listAuditors('g'),
   grantAuditor: (c) => c.grantAuditor('g', { wallet: 'A' }),
   removeAuditor: (c) => c.removeAuditor('g', { wallet: 'A' }),
   auditEvents: (c) => c.auditEvents('g', { limit: 10 }),

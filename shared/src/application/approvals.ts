@@ -114,9 +114,8 @@ async function decideAndFollow(
   approvalId: string,
   decide: (state: ApprovalsState, now: number) => ApprovalEvent[],
 ) {
-  // Read first: this instance's cache may be behind what another instance appended (the request, a
-  // signature), and a refusal decided on it (no such approval, decided already) would not be retried.
-  await ctx.approvals.load(stream);
+  // This instance's cache may be behind what another instance appended (the request, a signature):
+  // the repository decides a refusal again on the stored state before answering it.
   const after = await ctx.approvals.handle(stream, (state) => {
     const events = decide(state, ctx.now());
     return { events, result: events.reduce(evolveApprovals, state) };

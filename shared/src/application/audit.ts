@@ -54,6 +54,13 @@ export async function grantAuditor(ctx: Context, owner: string, groupId: string,
   return { group_config_pda: groupId, wallet: auditor, auditors: [...new Set([...state.auditors, auditor])] };
 }
 
+/** The group's auditors, as the owner sees them (granted, not removed since). */
+export async function listAuditors(ctx: Context, owner: string, groupId: string) {
+  const group = await groupOf(ctx, groupId);
+  authorizeOperator(group, owner);
+  return { group_config_pda: groupId, auditors: [...group.auditors] };
+}
+
 /** The owner takes an auditor's access away: from this append on, its token reads nothing of the group. */
 export async function removeAuditor(ctx: Context, owner: string, groupId: string, auditor: string) {
   authorizeOperator(await groupOf(ctx, groupId), owner);

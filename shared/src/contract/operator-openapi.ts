@@ -381,6 +381,15 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     errors: [...OWNER, 'conflict'],
   },
   {
+    method: 'get',
+    path: '/orchestrator/groups/{group}/auditors',
+    tag: 'audit',
+    operationId: 'listAuditors',
+    summary: 'The wallets that may read the group’s log (the owner only).',
+    response: 'AuditorListResponse',
+    errors: OWNER,
+  },
+  {
     method: 'post',
     path: '/orchestrator/groups/{group}/auditors',
     tag: 'audit',

@@ -361,6 +361,15 @@ export const AuditorsResponse = object({
   auditors: { type: 'array', items: Identifier, description: 'The group’s auditors now.' },
 });
 
+export const AuditorListResponse = object({
+  group_config_pda: Identifier,
+  auditors: {
+    type: 'array',
+    items: Identifier,
+    description: 'The wallets granted read access, oldest first.',
+  },
+});
+
 export const AuditEventView = object({
   position: { type: 'string', description: 'The event’s log position: a cursor to read on after it.' },
   event_id: Text,
@@ -564,6 +573,7 @@ export const OPERATOR_RESPONSE_SCHEMAS = {
   RedeliveryResponse,
   RotateSecretResponse,
   AuditorsResponse,
+  AuditorListResponse,
   ApprovalPolicyResponse,
   Approval,
   ApprovalListResponse,

@@ -3,8 +3,8 @@
  * this page) and reconcile it with the chain, each answer said in words; grant and remove auditors.
  */
 import { useState } from 'preact/hooks';
-import { api, type Schemas } from '../api';
-import { Failure, GroupTabs, Section, fields, useAction } from '../ui';
+import { api, ok, type Schemas } from '../api';
+import { Failure, GroupTabs, Section, fields, useAction, useLoad } from '../ui';
 
 type Verification = Schemas['VerificationResponse'];
 type Reconciliation = Schemas['ReconciliationResponse'];
@@ -67,7 +67,9 @@ export function Audit({ group }: { group: string }) {
   const act = useAction();
   const [verification, setVerification] = useState<Verification>();
   const [reconciliation, setReconciliation] = useState<Reconciliation>();
-  const [auditors, setAuditors] = useState<string[]>();
+  const listed = useLoad(() => ok(api.GET('/orchestrator/groups/{group}/auditors', path)), [group]);
+  const [changed, setAuditors] = useState<string[]>();
+  const auditors = changed ?? listed.data?.auditors;
   const verify = () => {
     // The checkpoints of the previous run in this page: the log must still give the same digests.
     const expect = verification?.checkpoints.map((c) => `${c.events}:${c.digest}`).join(',');
@@ -95,7 +97,7 @@ export function Audit({ group }: { group: string }) {
     <>
       <h1>Audit</h1>
       <GroupTabs group={group} current="audit" />
-      <Failure error={act.error} />
+      <Failure error={act.error ?? listed.error} />
       <Section title="Verify the log">
         <p>Checks every event’s link in the hash chain, and the digests of the previous run in this page.</p>
         <button type="button" disabled={act.busy} onClick={verify}>

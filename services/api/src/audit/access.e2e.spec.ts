@@ -84,6 +84,10 @@ describe('an auditor', () => {
       auditors: [auditor.wallet.address],
     });
     expect((await auditors('POST', auditor.wallet.address)).status).toBe(201);
+    expect((await asOwner('GET', `/orchestrator/groups/${world.groupId}/auditors`)).body).toEqual({
+      group_config_pda: world.groupId,
+      auditors: [auditor.wallet.address],
+    });
     const stream = await world.service.ctx.store.readStream(streams.group(world.groupId));
     expect(stream.filter((e) => e.type === 'auditor.granted').map((e) => e.data)).toEqual([
       { group_id: world.groupId, wallet: auditor.wallet.address, at: expect.any(Number) },
@@ -127,6 +131,7 @@ describe('an auditor', () => {
       ['POST', `/orchestrator/agents/${agent.id}/emergency-withdraw`, {}],
       ['POST', `/orchestrator/groups/${g}/auditors`, { wallet: generateSigner().address }],
       ['DELETE', `/orchestrator/groups/${g}/auditors`, { wallet: auditor.wallet.address }],
+      ['GET', `/orchestrator/groups/${g}/auditors`],
       ['POST', `/orchestrator/groups/${g}/webhooks`, { url: receiver.url, event_types: ['agent.revoked'] }],
       ['GET', `/orchestrator/groups/${g}/webhooks`],
       ['DELETE', `/orchestrator/webhooks/${webhookId}`],
@@ -182,6 +187,10 @@ describe('an auditor', () => {
     });
     expect(answer(await events(auditor.token))).toEqual({ status: 403, error: 'forbidden' });
     expect(answer(await story(auditor.token))).toEqual({ status: 403, error: 'forbidden' });
+    expect((await asOwner('GET', `/orchestrator/groups/${world.groupId}/auditors`)).body).toEqual({
+      group_config_pda: world.groupId,
+      auditors: [],
+    });
     expect((await groupStreamTypes()).filter((t) => t.startsWith('auditor.'))).toEqual([
       'auditor.granted',
       'auditor.removed',

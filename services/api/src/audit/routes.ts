@@ -12,6 +12,7 @@ import {
   decodeCursor,
   grantAuditor,
   intentStory,
+  listAuditors,
   readGroupLog,
   removeAuditor,
   responseViolations,
@@ -32,6 +33,9 @@ export function auditHandlers(deps: ApiDeps) {
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
 
   return {
+    listAuditors: async ({ req, param, reply }: Call) => {
+      reply(await listAuditors(ctx, await wallet(req), param('group')));
+    },
     grantAuditor: async ({ req, param, body, reply }: Call) => {
       const w = await wallet(req);
       const b = body<AuditorRequest>();

@@ -634,6 +634,7 @@ describe('the console in a browser', () => {
 
   it('verifies the log, reconciles it with the chain, grants and removes an auditor; redelivers a webhook event, rotates its secret, deletes the webhook', async () => {
     await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByText('Auditors now: none').waitFor();
     await page.getByRole('button', { name: 'Verify the log' }).click();
     await page.getByText('The log is intact.').waitFor();
     await page.getByRole('button', { name: 'Reconcile' }).click();
@@ -642,6 +643,11 @@ describe('the console in a browser', () => {
     await page.getByRole('region', { name: 'Auditors' }).getByLabel('Wallet').fill(auditor);
     await page.getByRole('button', { name: 'Grant' }).click();
     await page.getByText(`Auditors now: ${auditor}`).waitFor();
+    // Listed from the service when the page is opened again.
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByText(`Auditors now: ${auditor}`).waitFor();
+    await page.getByRole('region', { name: 'Auditors' }).getByLabel('Wallet').fill(auditor);
     await page.getByRole('button', { name: 'Remove' }).click();
     await page.getByText('Auditors now: none').waitFor();
     await axe('audit');
