@@ -21,10 +21,13 @@ import { paymentMiddleware } from '@x402/express';
 import { toFacilitatorSvmSigner } from '@x402/svm';
 import { ExactSvmScheme as FacilitatorScheme } from '@x402/svm/exact/facilitator';
 import { ExactSvmScheme as ServerScheme } from '@x402/svm/exact/server';
+import { UptoSvmScheme as UptoServerScheme } from '@x402/svm/upto/server';
 import type { TlsMaterial } from './tls';
 
 /** Solana devnet's CAIP-2 id: the network the local chain stands in for. */
 export const DEVNET: Network = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+/** Solana mainnet's: the facilitator answers for it too (over the same local chain), for a resource on another network than the service's. */
+export const MAINNET: Network = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 
 export interface Facilitator {
   url: string;
@@ -35,17 +38,19 @@ export interface Facilitator {
   close(): Promise<void>;
 }
 
-/** A facilitator over `rpcUrl`; `fund` gives its new fee payer SOL (lamports) on that chain. */
+/**
+ * A facilitator over `rpcUrl` for devnet and mainnet (both the local chain); `fund` gives its new fee
+ * payer SOL (lamports) on that chain. Its /supported also names the `upto` scheme on devnet (which it
+ * cannot settle): a resource can then ask for a scheme other than `exact`.
+ */
 export async function startFacilitator(options: {
   rpcUrl: string;
   fund: (address: string, lamports: bigint) => Promise<void>;
-  network?: Network;
 }): Promise<Facilitator> {
-  const network = options.network ?? DEVNET;
   const signer = await generateKeyPairSigner();
   await options.fund(signer.address, 10_000_000_000n);
   const facilitator = new x402Facilitator().register(
-    network,
+    [DEVNET, MAINNET],
     new FacilitatorScheme(toFacilitatorSvmSigner(signer, { defaultRpcUrl: options.rpcUrl })),
   );
   const settled: string[] = [];
@@ -54,7 +59,14 @@ export async function startFacilitator(options: {
   const body = (req: express.Request) =>
     req.body as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
   app.get('/supported', (_req, res) => {
-    res.json(facilitator.getSupported());
+    const supported = facilitator.getSupported();
+    const upto = {
+      x402Version: 2,
+      scheme: 'upto',
+      network: DEVNET,
+      extra: { feePayer: signer.address, receiverAuthorizer: signer.address },
+    };
+    res.json({ ...supported, kinds: [...supported.kinds, upto] });
   });
   app.post('/verify', async (req, res) => {
     const { paymentPayload, paymentRequirements } = body(req);
@@ -78,8 +90,16 @@ export interface PaidRoute {
   payTo: string;
   network?: Network;
   scheme?: string;
+  /** The requirement's `extra` (e.g. `paymentFlow: 'upfront'`: settled before the handler runs). */
+  extra?: Record<string, unknown>;
   /** What the handler answers once paid (200 and a JSON body by default). */
   status?: number;
+  /**
+   * The first paid request's connection is cut: `before-settle`, before the payment is looked at (it
+   * never reaches the facilitator); `after-settle`, once the facilitator settled it, instead of the
+   * answer (a payer sees its request fail although it paid).
+   */
+  drop?: 'before-settle' | 'after-settle';
 }
 
 export interface PaidResource {
@@ -105,6 +125,8 @@ export async function startPaidResource(options: {
   const networks = [...new Set(Object.values(options.routes).map((r) => r.network ?? DEVNET))];
   const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: options.facilitator.url }));
   for (const network of networks) server.register(network, new ServerScheme());
+  if (Object.values(options.routes).some((r) => r.scheme === 'upto'))
+    server.register(DEVNET, new UptoServerScheme());
   const config = Object.fromEntries(
     Object.entries(options.routes).flatMap(([name, route]) => {
       const accepts = {
@@ -113,6 +135,7 @@ export async function startPaidResource(options: {
         payTo: route.payTo,
         price: { amount: route.amount, asset: route.asset },
         maxTimeoutSeconds: 60,
+        ...(route.extra && { extra: route.extra }),
       };
       const routeConfig = { accepts, description: `the ${name} resource`, mimeType: 'application/json' };
       return [
@@ -123,6 +146,21 @@ export async function startPaidResource(options: {
   );
   const app = express();
   app.use(express.json());
+  // The first paid request of a route that drops: its connection is cut (see PaidRoute.drop).
+  const dropped = new Set<string>();
+  app.use((req, res, next) => {
+    const name = req.path.slice(1);
+    const drop = options.routes[name]?.drop;
+    if (!drop || !req.header('payment-signature') || dropped.has(name)) return next();
+    dropped.add(name);
+    if (drop === 'before-settle') return req.socket.destroy();
+    const end = res.end.bind(res);
+    res.end = ((...args: unknown[]) => {
+      if (res.getHeader('payment-response')) return req.socket.destroy();
+      return (end as (...a: unknown[]) => express.Response)(...args);
+    }) as typeof res.end;
+    next();
+  });
   app.use(paymentMiddleware(config, server));
   app.get('/free', (_req, res) => {
     res.json({ free: true });
@@ -130,14 +168,12 @@ export async function startPaidResource(options: {
   for (const [name, route] of Object.entries(options.routes)) {
     const handler = (req: express.Request, res: express.Response) => {
       served[name] = (served[name] ?? 0) + 1;
-      res
-        .status(route.status ?? 200)
-        .json({
-          route: name,
-          paid: true,
-          method: req.method,
-          ...(req.body && { echo: req.body as unknown }),
-        });
+      res.status(route.status ?? 200).json({
+        route: name,
+        paid: true,
+        method: req.method,
+        ...(req.body && { echo: req.body as unknown }),
+      });
     };
     app.get(`/${name}`, handler);
     app.post(`/${name}`, handler);

@@ -22,6 +22,7 @@ import {
   MemoryReadModelStore,
   SqlDeliveryStore,
   WebhookSender,
+  x402Context,
   type Resolver,
   type WebhookSettings,
   PostgresEventStore,
@@ -133,9 +134,17 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   });
   // The local pools and lending venue live on the same chain, created at its first start.
   await seedLocalMarkets(chain, CHAIN_SEED);
+  // x402 resources are reached through the webhooks' SSRF guard and settings.
+  const hooks = { ...webhookSettings(), ...options.webhooks };
+  const x402 = x402Context({
+    allowedPrivateHosts: hooks.allowedPrivateHosts,
+    ...(hooks.ca && { ca: hooks.ca }),
+    ...(hooks.resolve && { resolve: hooks.resolve }),
+  });
   const ctx = createContext({
     store,
     chain,
+    x402,
     ...(await openMarkets(chain, { kind: 'local', seed: CHAIN_SEED })),
     vault: new KeyVault(options.keyEncryptionKey),
     settings: defaultSettings(options.outcomeTimeoutMs),
@@ -167,7 +176,6 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
 
   // Webhooks: the relay derives deliveries from the log, the workers send them, the scheduler announces
   // allow-list entries about to expire.
-  const hooks = { ...webhookSettings(), ...options.webhooks };
   if (hooks.allowedPrivateHosts.length)
     logger.warn('WEBHOOK_ALLOWED_PRIVATE_HOSTS is set: webhooks may reach these private hosts', {
       hosts: hooks.allowedPrivateHosts,
@@ -256,6 +264,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       await webhookRelay.stop();
       await deliveryWorkers.close();
       await deliveryQueue.close();
+      await x402.close();
       await waiter.stop();
       await projection.subscription.stop();
       await store.close();

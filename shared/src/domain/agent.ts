@@ -4,7 +4,7 @@
  */
 import Big from 'big.js';
 import { ServiceError } from '../errors';
-import type { Action, AgentEmergencyWithdraw, AgentEvent } from './events';
+import type { Action, AgentEmergencyWithdraw, AgentEvent, ResourceReply } from './events';
 import type { GroupState } from './group';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import { sameDigest } from './secrets';
@@ -29,6 +29,13 @@ export interface WindowItem {
     wire: string;
     lastValidBlockHeight: string;
     receives?: { mint: string; amount: string };
+  };
+  /** An x402 payment: the signed payment on record (before it was sent), and once it landed, its settlement. */
+  x402?: {
+    header: string;
+    signature: string;
+    lastValidBlockHeight: string;
+    settled?: { tx_sig: string; resource?: ResourceReply };
   };
 }
 
@@ -119,6 +126,28 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
           lastValidBlockHeight: d.last_valid_block_height,
           ...(d.receives && { receives: d.receives }),
         },
+      });
+      return { ...state, intents };
+    }
+    case 'x402.payment_signed': {
+      const item = state.intents.get(event.data.intent_id);
+      if (!item || item.status !== 'reserved') return state;
+      const d = event.data;
+      const intents = new Map(state.intents);
+      intents.set(item.intentId, {
+        ...item,
+        x402: { header: d.header, signature: d.signature, lastValidBlockHeight: d.last_valid_block_height },
+      });
+      return { ...state, intents };
+    }
+    case 'x402.payment_settled': {
+      const item = state.intents.get(event.data.intent_id);
+      if (!item?.x402 || item.status !== 'reserved') return state;
+      const d = event.data;
+      const intents = new Map(state.intents);
+      intents.set(item.intentId, {
+        ...item,
+        x402: { ...item.x402, settled: { tx_sig: d.tx_sig, ...(d.resource && { resource: d.resource }) } },
       });
       return { ...state, intents };
     }
