@@ -33,6 +33,31 @@ export interface Chosen {
 
 const unsupported = (message: string) => new ServiceError('x402_requirements_unsupported', message);
 
+/** The first answer must be a 402: anything else asks for no payment (nothing is paid). */
+export function checkPaymentAsked(status: number): void {
+  if (status !== 402)
+    throw new ServiceError(
+      'x402_not_payment_required',
+      `The resource answered ${status} without asking for a payment; nothing was paid.`,
+    );
+}
+
+/** The price must be within the request's max_amount. */
+export function checkWithinMax(chosen: Pick<Chosen, 'price' | 'token'>, max: Amount): void {
+  if (chosen.price.gt(max))
+    throw new ServiceError(
+      'x402_price_above_max',
+      `The resource asks ${chosen.price.toFixed()} ${chosen.token.symbol}, above max_amount ${max.toFixed()}; nothing was paid.`,
+    );
+}
+
+/** The paid request answered without a settlement, for a payment not on chain: refused, nothing paid. */
+export const paymentRefused = (status: number, reason = ''): ServiceError =>
+  new ServiceError(
+    'x402_payment_refused',
+    `The resource answered ${status} without settling the payment${reason}; it is not on chain and nothing was paid.`,
+  );
+
 /** Reads the 402's header; a resource that answers 402 without readable x402 v2 requirements is unavailable. */
 export function readPaymentRequired(header: string | undefined): PaymentRequired {
   if (!header)

@@ -54,6 +54,12 @@ export function urlRefusal(url: string): string | undefined {
   return undefined;
 }
 
+/** Refuses (x402_url_refused) a URL the service does not request, before anything is asked. */
+export function checkResourceUrl(url: string): void {
+  const refused = urlRefusal(url);
+  if (refused) throw new ServiceError('x402_url_refused', `The resource URL is refused: ${refused}.`);
+}
+
 export class ResourceClient {
   private readonly agent: Agent;
 
@@ -70,8 +76,7 @@ export class ResourceClient {
    * reached or does not answer in time.
    */
   async request(req: ResourceRequest, payment?: string): Promise<ResourceAnswer> {
-    const refused = urlRefusal(req.url);
-    if (refused) throw new ServiceError('x402_url_refused', `The resource URL is refused: ${refused}.`);
+    checkResourceUrl(req.url);
     const target = new URL(req.url);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers ?? {}))

@@ -23,7 +23,14 @@ import type { X402PayRequest } from '../../contract/schemas';
 import { streams, type IntentData, type ResourceReply } from '../../domain/events';
 import { ServiceError } from '../../errors';
 import { amountFromText, amountText, feeOnTop, parseAmount, toBaseUnits } from '../../money';
-import { chooseRequirement, PAYMENT_RESPONSE_HEADER, readPaymentRequired } from '../../x402/requirements';
+import {
+  checkPaymentAsked,
+  checkWithinMax,
+  chooseRequirement,
+  PAYMENT_RESPONSE_HEADER,
+  paymentRefused,
+  readPaymentRequired,
+} from '../../x402/requirements';
 import { signPayment } from '../../x402/payment';
 import type { ResourceAnswer, ResourceRequest } from '../../x402/resource';
 import type { Context } from '../context';
@@ -50,21 +57,13 @@ export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
       ...(req.body !== undefined && { body: req.body }),
     };
     const first = await x402.resources.request(request);
-    if (first.status !== 402)
-      throw new ServiceError(
-        'x402_not_payment_required',
-        `The resource answered ${first.status} without asking for a payment; nothing was paid.`,
-      );
+    checkPaymentAsked(first.status);
     const chosen = chooseRequirement(
       readPaymentRequired(first.headers['payment-required']),
       x402.network,
       ctx.chain.tokens,
     );
-    if (chosen.price.gt(maxAmount))
-      throw new ServiceError(
-        'x402_price_above_max',
-        `The resource asks ${amountText(chosen.price)} ${chosen.token.symbol}, above max_amount ${amountText(maxAmount)}; nothing was paid.`,
-      );
+    checkWithinMax(chosen, maxAmount);
     const { amount } = feeOnTop(chosen.price, chosen.token.decimals);
     return {
       amount,
@@ -180,10 +179,8 @@ async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise
   // @x402/express's default), unless another run of this intent is settling it now.
   if (settlement?.errorReason === 'duplicate_settlement')
     throw new Error('another run of this payment is settling it: the job retries');
-  throw new BuildRefused(
-    'x402_payment_refused',
-    `The resource answered ${answer.status} without settling the payment${reasonOf(answer, settlement)}; it is not on chain and nothing was paid.`,
-  );
+  const refused = paymentRefused(answer.status, reasonOf(answer, settlement));
+  throw new BuildRefused(refused.code, refused.message);
 }
 
 function settlementOf(answer: ResourceAnswer): SettleResponse | undefined {
