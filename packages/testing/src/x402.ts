@@ -100,6 +100,8 @@ export interface PaidRoute {
    * answer (a payer sees its request fail although it paid).
    */
   drop?: 'before-settle' | 'after-settle';
+  /** How long the handler takes (ms): the payment is settled after it (the default flow). */
+  delayMs?: number;
 }
 
 export interface PaidResource {
@@ -166,7 +168,8 @@ export async function startPaidResource(options: {
     res.json({ free: true });
   });
   for (const [name, route] of Object.entries(options.routes)) {
-    const handler = (req: express.Request, res: express.Response) => {
+    const handler = async (req: express.Request, res: express.Response) => {
+      if (route.delayMs) await new Promise((r) => setTimeout(r, route.delayMs));
       served[name] = (served[name] ?? 0) + 1;
       res.status(route.status ?? 200).json({
         route: name,
