@@ -18,7 +18,7 @@ import {
   until,
   type World,
 } from '@tokenops/testing/harness';
-import { testCertificates } from '@tokenops/testing/tls';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import {
   MAINNET,
   startFacilitator,
@@ -34,6 +34,7 @@ let books: Awaited<ReturnType<typeof openBooks>>;
 let node: ChainNode | undefined;
 let facilitator: Facilitator;
 let resource: PaidResource;
+let receiver: Receiver;
 let usdc: string;
 /** Payees: allow-listed with a budget (vendor), and one that is not on the allow-list. */
 const payee = generateSigner().address;
@@ -91,12 +92,14 @@ beforeAll(async () => {
   await allow(payee, 1_000);
   await allow(small, 0.1);
   await allow(expiring, 100, 1);
+  receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   books = await openBooks(world);
 });
 afterEach(async () => {
   await books.expectBalanced();
 });
 afterAll(async () => {
+  await receiver?.close();
   await resource?.close();
   await facilitator?.close();
   await node?.close();
@@ -191,6 +194,34 @@ describe('paid once', () => {
     expect(before.agent - after.agent).toBe(PRICE + FEE);
     expect(after.payee - before.payee).toBe(PRICE);
     expect(resource.served.parallel).toBe(1);
+  });
+});
+
+describe('the webhook', () => {
+  it('x402.payment_settled carries the URL, the payee, the amount and the resource’s status', async () => {
+    const sub = await world.client.call<{ signing_secret: string }>(
+      'POST',
+      `/api/v1/orchestrator/groups/${world.groupId}/webhooks`,
+      { token: world.operator.token, body: { url: receiver.url, event_types: ['x402.payment_settled'] } },
+    );
+    expect(sub.status).toBe(201);
+    const agent = await world.agent({}, 100);
+    const r = await pay(agent, { url: `${resource.url}/again`, max_amount: 1, idempotency_key: key() });
+    expect(r.status).toBe(200);
+    const delivered = await until(() =>
+      receiver.requests
+        .map((q) => JSON.parse(q.body) as Record<string, unknown>)
+        .find((b) => b.tx_signature === r.body.tx_sig),
+    );
+    expect(delivered).toMatchObject({
+      event: 'x402.payment_settled',
+      agent_wallet_pda: agent.id,
+      group_config_pda: world.groupId,
+      url: `${resource.url}/again`,
+      pay_to: payee,
+      amount: 0.25,
+      resource_status: 200,
+    });
   });
 });
 
