@@ -7,6 +7,8 @@
  * treasury: testing/conservation.ts), and the group reconciles.
  */
 import Big from 'big.js';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { generateSigner, type LocalChain } from '@tokenops/shared';
 import { LiteSvmChain, serveChainRpc, type ChainNode } from '@tokenops/shared/adapters';
 import { openBooks } from '@tokenops/testing/conservation';
@@ -194,6 +196,42 @@ describe('paid once', () => {
     expect(before.agent - after.agent).toBe(PRICE + FEE);
     expect(after.payee - before.payee).toBe(PRICE);
     expect(resource.served.parallel).toBe(1);
+  });
+});
+
+describe('the MCP tool', () => {
+  it('pay_for_resource pays as the endpoint does (Streamable HTTP at /mcp)', async () => {
+    const agent = await world.agent({}, 100);
+    const client = new McpClient({ name: 'x402-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${world.client.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${agent.key}` } },
+      }),
+    );
+    try {
+      const before = await snapshot(agent);
+      const result = (await client.callTool({
+        name: 'pay_for_resource',
+        arguments: { url: `${resource.url}/again`, max_amount: 1 },
+      })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        status: 'confirmed',
+        amount: 0.25,
+        pay_to: payee,
+        resource: { status: 200 },
+      });
+      const after = await snapshot(agent);
+      expect(before.agent - after.agent).toBe(PRICE + FEE);
+      const refused = (await client.callTool({
+        name: 'pay_for_resource',
+        arguments: { url: `${resource.url}/again`, max_amount: 0.1 },
+      })) as { isError?: boolean; content: { text?: string }[] };
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toMatch(/^x402_price_above_max/);
+    } finally {
+      await client.close();
+    }
   });
 });
 
