@@ -11,6 +11,8 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { generateSigner, type LocalChain } from '@tokenops/shared';
 import { LiteSvmChain, serveChainRpc, type ChainNode } from '@tokenops/shared/adapters';
+import { TokenOpsClient } from '@tokenops/client';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { openBooks } from '@tokenops/testing/conservation';
 import {
   RECEIVER_HOST,
@@ -196,6 +198,48 @@ describe('paid once', () => {
     expect(before.agent - after.agent).toBe(PRICE + FEE);
     expect(after.payee - before.payee).toBe(PRICE);
     expect(resource.served.parallel).toBe(1);
+  });
+});
+
+describe('the TypeScript client', () => {
+  it('agent.pay(url, {max}) pays, and paidFetch answers the paid resource as a Response', async () => {
+    const agent = await world.agent({}, 100);
+    const client = new TokenOpsClient({ baseUrl: world.client.url, apiKey: agent.key });
+    const before = await snapshot(agent);
+    const paid = await client.pay(`${resource.url}/again`, { max: 1 });
+    expect(paid).toMatchObject({
+      status: 'confirmed',
+      amount: 0.25,
+      pay_to: payee,
+      resource: { status: 200 },
+    });
+    await expect(client.pay(`${resource.url}/again`, { max: '0.1' })).rejects.toMatchObject({
+      code: 'x402_price_above_max',
+    });
+
+    // The test resource's certificate is trusted by a fetch of its own.
+    const dispatcher = new Agent({ connect: { ca: resource.ca } });
+    const fetchImpl = ((url: string | URL, init?: RequestInit) =>
+      undiciFetch(url, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+    const paidFetch = client.paidFetch({ max: 1, fetchImpl });
+    const free = await paidFetch(`${resource.url}/free`);
+    expect(await free.json()).toEqual({ free: true });
+    const response = await paidFetch(`${resource.url}/again`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'report' }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      route: 'again',
+      paid: true,
+      method: 'POST',
+      echo: { q: 'report' },
+    });
+    expect(response.headers.get('x-tokenops-tx-sig')).toBeTruthy();
+    await dispatcher.close();
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(2n * (PRICE + FEE));
   });
 });
 
