@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { generateSigner, type LocalChain } from '@tokenops/shared';
 import { LiteSvmChain, serveChainRpc, type ChainNode } from '@tokenops/shared/adapters';
 import { TokenOpsClient } from '@tokenops/client';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent as Dispatcher, fetch as undiciFetch } from 'undici';
 import { openBooks } from '@tokenops/testing/conservation';
 import {
   RECEIVER_HOST,
@@ -218,7 +218,7 @@ describe('the TypeScript client', () => {
     });
 
     // The test resource's certificate is trusted by a fetch of its own.
-    const dispatcher = new Agent({ connect: { ca: resource.ca } });
+    const dispatcher = new Dispatcher({ connect: { ca: resource.ca } });
     const fetchImpl = ((url: string | URL, init?: RequestInit) =>
       undiciFetch(url, { ...(init as object), dispatcher })) as unknown as typeof fetch;
     const paidFetch = client.paidFetch({ max: 1, fetchImpl });
