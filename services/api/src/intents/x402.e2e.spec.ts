@@ -14,8 +14,10 @@ import { LiteSvmChain, serveChainRpc, type ChainNode } from '@tokenops/shared/ad
 import { TokenOpsClient } from '@tokenops/client';
 import { Agent as Dispatcher, fetch as undiciFetch } from 'undici';
 import { openBooks } from '@tokenops/testing/conservation';
+import bs58 from 'bs58';
 import {
   RECEIVER_HOST,
+  approvalIdIn,
   key,
   stackWebhookTls,
   startWorld,
@@ -304,6 +306,49 @@ describe('the webhook', () => {
       amount: 0.25,
       resource_status: 200,
     });
+  });
+});
+
+describe('approvals', () => {
+  it('a payment above the agent’s approval threshold is held (409), then paid once approved; the retry answers 200', async () => {
+    const agent = await world.agent({ approval_threshold: 0.1 }, 100);
+    const before = await snapshot(agent);
+    const served = resource.served.again ?? 0;
+    const body = { url: `${resource.url}/again`, max_amount: 1, idempotency_key: key() };
+    const held = await pay(agent, body);
+    expect({ status: held.status, error: held.body.error }).toEqual({
+      status: 409,
+      error: 'approval_required',
+    });
+    expect(await snapshot(agent)).toEqual(before);
+    expect(resource.served.again ?? 0).toBe(served);
+    const id = approvalIdIn(held.body.message);
+    const pending = await world.client.call<{ message: string }>(
+      'GET',
+      `/api/v1/orchestrator/approvals/${id}`,
+      {
+        token: world.operator.token,
+      },
+    );
+    const signature = bs58.encode(world.operator.wallet.sign(Buffer.from(pending.body.message, 'utf8')));
+    const approved = await world.client.call('POST', `/api/v1/orchestrator/approvals/${id}/approve`, {
+      token: world.operator.token,
+      body: { signature },
+    });
+    expect(approved.status).toBe(200);
+    const paid = await until(async () => {
+      const r = await pay(agent, body);
+      return r.status === 200 ? r : undefined;
+    }, 30_000);
+    expect(paid.body).toMatchObject({
+      status: 'confirmed',
+      amount: 0.25,
+      pay_to: payee,
+      resource: { status: 200 },
+    });
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(PRICE + FEE);
+    expect(resource.served.again).toBe(served + 1);
   });
 });
 
