@@ -23,6 +23,7 @@ import {
   SqlDeliveryStore,
   WebhookSender,
   x402Context,
+  serveChainRpc,
   type Resolver,
   type WebhookSettings,
   PostgresEventStore,
@@ -92,6 +93,10 @@ export interface EmbeddedOptions {
   executor?: ExecutorWiring;
   /** Webhook deliveries (WEBHOOK_* settings; the catalogue's defaults for those absent); a resolver in tests. */
   webhooks?: Partial<WebhookSettings> & { resolve?: Resolver };
+  /** The chain served over Solana JSON-RPC on this port (0: any free one) of `host`; not served when absent. */
+  chainRpcPort?: number;
+  /** The network x402 payments are made on (devnet's CAIP-2 id when absent). */
+  x402Network?: string;
   now?: () => number;
 }
 
@@ -99,6 +104,8 @@ export interface Embedded {
   url: string;
   /** Where `/metrics` is served apart from the API, when it is. */
   metricsUrl?: string;
+  /** The chain's Solana JSON-RPC URL, when it is served (chainRpcPort). */
+  chainRpcUrl?: string;
   ctx: Context;
   /** The agent views (read models) the state endpoints answer from. */
   views: ReadModelStore;
@@ -136,11 +143,19 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   await seedLocalMarkets(chain, CHAIN_SEED);
   // x402 resources are reached through the webhooks' SSRF guard and settings.
   const hooks = { ...webhookSettings(), ...options.webhooks };
-  const x402 = x402Context({
-    allowedPrivateHosts: hooks.allowedPrivateHosts,
-    ...(hooks.ca && { ca: hooks.ca }),
-    ...(hooks.resolve && { resolve: hooks.resolve }),
-  });
+  const x402 = x402Context(
+    {
+      allowedPrivateHosts: hooks.allowedPrivateHosts,
+      ...(hooks.ca && { ca: hooks.ca }),
+      ...(hooks.resolve && { resolve: hooks.resolve }),
+    },
+    options.x402Network,
+  );
+  // The chain over Solana JSON-RPC, as the chain node serves it: what an x402 facilitator settles on.
+  const chainNode =
+    options.chainRpcPort === undefined
+      ? undefined
+      : await serveChainRpc(chain.node(), { port: options.chainRpcPort, host: options.host ?? '127.0.0.1' });
   const ctx = createContext({
     store,
     chain,
@@ -249,6 +264,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   return {
     url: http.url,
     ...(ops && { metricsUrl: `${ops.url}/metrics` }),
+    ...(chainNode && { chainRpcUrl: chainNode.url }),
     ctx,
     views,
     sql,
@@ -268,6 +284,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       await waiter.stop();
       await projection.subscription.stop();
       await store.close();
+      await chainNode?.close();
       await chain.close();
     },
   };

@@ -38,9 +38,12 @@ async function main(): Promise<void> {
     viewWaitMs: config.edge.viewWaitMs,
     webhooks: config.webhooks,
     executor: config.executor,
+    chainRpcPort: config.chainRpcPort,
+    x402Network: config.x402Network,
   });
   logger.info('listening', {
     url: service.url,
+    ...(service.chainRpcUrl && { chain_rpc_url: service.chainRpcUrl }),
     data_dir: config.dataDir,
     ...(service.metricsUrl && { metrics_url: service.metricsUrl }),
   });

@@ -381,6 +381,15 @@ export const SETTINGS = {
     format: 'a PEM file',
     meaning: "CA certificates trusted for webhook deliveries and x402 resources, besides Node's own",
   },
+  CHAIN_RPC_PORT: {
+    type: 'int',
+    processes: ['embedded'],
+    default: 0,
+    min: 0,
+    max: 65_535,
+    meaning:
+      'the embedded chain served over Solana JSON-RPC (and its WebSocket) on HOST, as the chain node serves it, so an x402 facilitator can simulate and settle on it (docs/x402.md); 0: any free port (the URL is logged)',
+  },
   X402_NETWORK: {
     type: 'text',
     processes: X402,

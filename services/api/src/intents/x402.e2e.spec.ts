@@ -1,16 +1,16 @@
 /**
  * POST /api/v1/x402/pay against a real x402 resource: an HTTPS Express app behind @x402/express, whose
  * facilitator is built from @x402/core + @x402/svm and settles over the chain's JSON-RPC (standing in
- * for devnet, the chain's USDC as the asset): the chain node on the topology, the embedded chain served
- * over JSON-RPC on the embedded default. Every answer is checked against the contract by the service
- * itself. After every test, per mint, the supply on chain equals what its holders hold (agent, payees,
- * treasury: testing/conservation.ts), and the group reconciles.
+ * for devnet, the chain's USDC as the asset): the chain node on the topology; on the embedded default,
+ * the embedded chain as the embedded service itself serves it over JSON-RPC (CHAIN_RPC_PORT). Every
+ * answer is checked against the contract by the service itself. After every test, per mint, the supply
+ * on chain equals what its holders hold (agent, payees, treasury: testing/conservation.ts), and the
+ * group reconciles.
  */
 import Big from 'big.js';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { generateSigner, type LocalChain } from '@tokenops/shared';
-import { LiteSvmChain, serveChainRpc, type ChainNode } from '@tokenops/shared/adapters';
 import { TokenOpsClient } from '@tokenops/client';
 import { Agent as Dispatcher, fetch as undiciFetch } from 'undici';
 import { openBooks } from '@tokenops/testing/conservation';
@@ -37,7 +37,6 @@ type Agent = { id: string; key: string };
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
-let node: ChainNode | undefined;
 let facilitator: Facilitator;
 let resource: PaidResource;
 let receiver: Receiver;
@@ -53,13 +52,14 @@ const FEE = 250n; // 0.10 % of it, on top
 
 beforeAll(async () => {
   const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
-  world = await startWorld({ webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca } });
+  world = await startWorld({
+    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca },
+    chainRpc: true,
+  });
   const chain = world.service.ctx.chain as LocalChain;
   usdc = chain.tokens.find((t) => t.symbol === 'USDC')!.mint;
-  // Embedded, the chain is in this process: it is served over JSON-RPC for the facilitator.
-  const rpcUrl =
-    world.service.rpcUrl ??
-    (node = await serveChainRpc((chain as LiteSvmChain).node(), { port: 0, slotMs: 100 })).url;
+  // Embedded, the service serves its chain over JSON-RPC (CHAIN_RPC_PORT): the facilitator settles there.
+  const rpcUrl = world.service.rpcUrl ?? world.service.chainRpcUrl!;
   facilitator = await startFacilitator({ rpcUrl, fund: (a, l) => chain.fund(a, l) });
   const route = (payTo: string, extra: Record<string, unknown> = {}) => ({
     amount: PRICE.toString(),
@@ -108,7 +108,6 @@ afterAll(async () => {
   await receiver?.close();
   await resource?.close();
   await facilitator?.close();
-  await node?.close();
   await world?.close();
 });
 
