@@ -24,6 +24,7 @@ import {
   WebhookSender,
   x402Context,
   serveChainRpc,
+  type GuardOptions,
   type Resolver,
   type WebhookSettings,
   PostgresEventStore,
@@ -97,6 +98,8 @@ export interface EmbeddedOptions {
   chainRpcPort?: number;
   /** The network x402 payments are made on (devnet's CAIP-2 id when absent). */
   x402Network?: string;
+  /** What x402 requests may reach besides the webhooks' guard allows: the demo resource's origin and CA. */
+  x402Guard?: Pick<GuardOptions, 'allowedOrigins' | 'ca'>;
   now?: () => number;
 }
 
@@ -146,7 +149,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const x402 = x402Context(
     {
       allowedPrivateHosts: hooks.allowedPrivateHosts,
-      ...(hooks.ca && { ca: hooks.ca }),
+      ...(options.x402Guard?.allowedOrigins && { allowedOrigins: options.x402Guard.allowedOrigins }),
+      ...((hooks.ca || options.x402Guard?.ca) && {
+        ca: [hooks.ca, options.x402Guard?.ca].filter(Boolean).join('\n'),
+      }),
       ...(hooks.resolve && { resolve: hooks.resolve }),
     },
     options.x402Network,

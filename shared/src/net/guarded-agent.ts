@@ -18,6 +18,11 @@ import { normaliseHost } from '../webhooks/config';
 export interface GuardOptions {
   /** Names or addresses it may reach although private (WEBHOOK_ALLOWED_PRIVATE_HOSTS). */
   allowedPrivateHosts?: readonly string[];
+  /**
+   * Origins (`https://<IP address>:<port>`) it may reach although private, each exactly (its port
+   * only): the embedded default's demo resource. Read at each connection, so it may grow.
+   */
+  allowedOrigins?: ReadonlySet<string>;
   /** PEM text of CAs trusted in addition to Node's roots (WEBHOOK_CA_FILE). */
   ca?: string;
   /** Resolves a name to every address; the system resolver by default. */
@@ -83,8 +88,9 @@ export function guardedAgent(options: GuardOptions & { timeoutMs: number }): Age
   } as buildConnector.BuildOptions);
   return new Agent({
     connect: (opts, callback) => {
-      // A literal address never reaches `lookup`: check it here.
-      if (isIP(opts.hostname)) {
+      // A literal address never reaches `lookup`: check it here (an origin allowed exactly passes).
+      const origin = `${opts.protocol}//${isIP(opts.hostname) === 6 ? `[${opts.hostname}]` : opts.hostname}:${opts.port}`;
+      if (isIP(opts.hostname) && !options.allowedOrigins?.has(origin)) {
         const refused = refusal(opts.hostname, [opts.hostname]);
         if (refused) return callback(refused, null);
       }
