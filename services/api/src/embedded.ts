@@ -94,7 +94,7 @@ export interface EmbeddedOptions {
   executor?: ExecutorWiring;
   /** Webhook deliveries (WEBHOOK_* settings; the catalogue's defaults for those absent); a resolver in tests. */
   webhooks?: Partial<WebhookSettings> & { resolve?: Resolver };
-  /** The chain served over Solana JSON-RPC on this port (0: any free one) of `host`; not served when absent. */
+  /** The chain served over Solana JSON-RPC on this port (0: any free one) of 127.0.0.1; not served when absent. */
   chainRpcPort?: number;
   /** The network x402 payments are made on (devnet's CAIP-2 id when absent). */
   x402Network?: string;
@@ -161,7 +161,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const chainNode =
     options.chainRpcPort === undefined
       ? undefined
-      : await serveChainRpc(chain.node(), { port: options.chainRpcPort, host: options.host ?? '127.0.0.1' });
+      : // On loopback whatever HOST says: like a local validator's, it takes any transaction and airdrop.
+        await serveChainRpc(chain.node(), { port: options.chainRpcPort, host: '127.0.0.1' });
   const ctx = createContext({
     store,
     chain,

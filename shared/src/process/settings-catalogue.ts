@@ -388,7 +388,7 @@ export const SETTINGS = {
     min: 0,
     max: 65_535,
     meaning:
-      'the embedded chain served over Solana JSON-RPC (and its WebSocket) on HOST, as the chain node serves it, so an x402 facilitator can simulate and settle on it (docs/x402.md); 0: any free port (the URL is logged)',
+      'the embedded chain served over Solana JSON-RPC (and its WebSocket) on 127.0.0.1 whatever HOST is, as the chain node serves it, so an x402 facilitator can simulate and settle on it (docs/x402.md); 0: any free port (the URL is logged)',
   },
   X402_NETWORK: {
     type: 'text',
