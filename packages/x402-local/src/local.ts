@@ -160,6 +160,8 @@ export async function startPaidResource(options: {
         paid: true,
         method: req.method,
         ...(req.body && { echo: req.body as unknown }),
+        // Whether the request carried a credential of its own (its value is not echoed).
+        ...(req.header('x-api-key') && { api_key: 'present' }),
       });
     };
     app.get(`/${name}`, handler);

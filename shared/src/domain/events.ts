@@ -207,8 +207,8 @@ export interface LendingParams {
 export interface X402Terms {
   url: string;
   method: string;
-  headers?: Record<string, string>;
-  body?: string;
+  /** The request's headers and body (JSON), sealed by the key vault: they may carry the agent's credentials. */
+  sealed_request?: string;
   /** The PAYMENT-REQUIRED header's content (x402 v2 PaymentRequired). */
   payment_required: Record<string, unknown>;
   /** The requirement paid (x402 v2 PaymentRequirements: scheme exact, network, asset, amount, payTo, extra). */

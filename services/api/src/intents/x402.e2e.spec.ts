@@ -227,7 +227,7 @@ describe('the TypeScript client', () => {
     expect(await free.json()).toEqual({ free: true });
     const response = await paidFetch(`${resource.url}/again`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-api-key': 'resource-secret-7' },
       body: JSON.stringify({ q: 'report' }),
     });
     expect(response.status).toBe(200);
@@ -236,8 +236,15 @@ describe('the TypeScript client', () => {
       paid: true,
       method: 'POST',
       echo: { q: 'report' },
+      api_key: 'present',
     });
     expect(response.headers.get('x-tokenops-tx-sig')).toBeTruthy();
+    // The agent's headers reached the resource on the paid request, and are sealed in the log.
+    const log = JSON.stringify(
+      (await world.service.ctx.store.readAll({ maxCount: 10_000_000 })).map((e) => [e.type, e.data]),
+    );
+    expect(log).toContain('sealed_request');
+    expect(log).not.toContain('resource-secret-7');
     await dispatcher.close();
     const after = await snapshot(agent);
     expect(before.agent - after.agent).toBe(2n * (PRICE + FEE));

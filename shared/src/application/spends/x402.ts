@@ -20,7 +20,7 @@ import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402
 import { ata, transferWithFeeInstructions } from '../../chain/transactions';
 import type { Signer } from '../../chain/keys';
 import type { X402PayRequest } from '../../contract/schemas';
-import { streams, type IntentData, type ResourceReply } from '../../domain/events';
+import { streams, type IntentData, type ResourceReply, type X402Terms } from '../../domain/events';
 import { ServiceError } from '../../errors';
 import { amountFromText, amountText, feeOnTop, parseAmount, toBaseUnits } from '../../money';
 import {
@@ -73,7 +73,12 @@ export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
       counterparty: chosen.requirement.payTo,
       ...(req.task_id !== undefined && { task_id: req.task_id }),
       x402: {
-        ...request,
+        url: request.url,
+        method: request.method,
+        // The agent's headers and body may hold its credentials at the resource: sealed in the log.
+        ...((request.headers || request.body !== undefined) && {
+          sealed_request: sealRequest(ctx, request),
+        }),
         payment_required: chosen.paymentRequired as unknown as Record<string, unknown>,
         requirement: chosen.requirement as unknown as Record<string, unknown>,
         price: amountText(chosen.price),
@@ -114,6 +119,28 @@ export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
     hourly_tx_remaining: intent.hourly_tx_remaining_after ?? 0,
   }),
 };
+
+/** The vault's context of a sealed request: binds it to its URL. */
+const sealedFor = (url: string) => `x402-request:${url}`;
+
+function sealRequest(ctx: Context, request: ResourceRequest): string {
+  const { headers, body } = request;
+  const text = JSON.stringify({ ...(headers && { headers }), ...(body !== undefined && { body }) });
+  return ctx.vault.seal(new TextEncoder().encode(text), sealedFor(request.url));
+}
+
+/** The request an intent's terms make, its sealed headers and body opened. */
+function openRequest(ctx: Context, terms: X402Terms): ResourceRequest {
+  const opened = terms.sealed_request
+    ? (JSON.parse(
+        Buffer.from(ctx.vault.open(terms.sealed_request, sealedFor(terms.url))).toString('utf8'),
+      ) as {
+        headers?: Record<string, string>;
+        body?: string;
+      })
+    : {};
+  return { url: terms.url, method: terms.method, ...opened };
+}
 
 function x402Of(ctx: Context): NonNullable<Context['x402']> {
   if (!ctx.x402)
@@ -168,7 +195,7 @@ async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise
     // Another run recorded one first: that one is the payment (sending the same bytes again is safe).
     if (!signed) return;
   }
-  const answer = await x402Of(ctx).resources.request(terms, signed.header);
+  const answer = await x402Of(ctx).resources.request(openRequest(ctx, terms), signed.header);
   const settlement = settlementOf(answer);
   if (settlement?.success && settlement.transaction)
     return recordSettled(ctx, intent, settlement.transaction, answer);
