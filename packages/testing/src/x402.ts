@@ -22,14 +22,21 @@ export interface PaidRoute extends LocalRoute {
   drop?: 'before-settle' | 'after-settle';
 }
 
-/** The local paid resource, its routes' `drop` applied. */
-export function startPaidResource(options: {
+/** The local paid resource, its routes' `drop` applied; `paid` counts the paid requests that arrived, by route. */
+export async function startPaidResource(options: {
   facilitator: Facilitator;
   routes: Record<string, PaidRoute>;
   tls: TlsMaterial;
   host?: string;
-}): Promise<PaidResource> {
-  return startLocalResource({ ...options, before: [dropFirstPaid(options.routes)] });
+}): Promise<PaidResource & { paid: Record<string, number> }> {
+  const paid: Record<string, number> = {};
+  const arrived: express.RequestHandler = (req, _res, next) => {
+    const name = req.path.slice(1);
+    if (req.header('payment-signature')) paid[name] = (paid[name] ?? 0) + 1;
+    next();
+  };
+  const resource = await startLocalResource({ ...options, before: [arrived, dropFirstPaid(options.routes)] });
+  return { ...resource, paid };
 }
 
 /** Cuts the connection of the first paid request of each route that drops (see PaidRoute.drop). */

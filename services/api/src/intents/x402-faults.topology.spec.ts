@@ -25,7 +25,7 @@ const info = (t: Topology): StackInfo => ({ apis: t.apis.map((p) => p.url), env:
 let topology: Topology;
 let world: World;
 let facilitator: Facilitator;
-let resource: PaidResource;
+let resource: PaidResource & { paid: Record<string, number> };
 const payee = generateSigner().address;
 
 beforeAll(async () => {
@@ -77,8 +77,11 @@ it('the executor killed after signing, the payment settled while it was dead: no
     .call('POST', '/api/v1/x402/pay', { token: agent.key, body })
     .catch(() => undefined);
 
-  // Killed as soon as the signed payment is on record (the request is then on its way).
+  // Killed once the signed payment is on record and the resource has it (its handler takes 1.5 s,
+  // then it settles): the executor dies between sending the payment and reading the answer.
   await until(async () => (await log()).some((e) => e.type === 'x402.payment_signed'), 30_000);
+  await until(() => (resource.paid.slow ?? 0) > 0, 30_000);
+  expect(resource.served.slow ?? 0).toBe(0);
   const [executor] = topology.byRole('executor');
   await executor!.kill('SIGKILL');
   // The resource settles it all the same: the payment lands while no executor lives.
