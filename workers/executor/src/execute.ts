@@ -43,6 +43,7 @@ import {
   type IntentOutcome,
   type SignedTransaction,
   type SpendKind,
+  type WindowItem,
 } from '@tokenops/shared';
 import { processLocks, type Locks } from './locks';
 
@@ -92,19 +93,8 @@ export class Executor {
     if (item.held && !(await this.approved(intent))) return;
 
     if (kind?.pay && !item.x402?.settled) {
-      // Funds are checked before the payment is first signed; one on record is looked for, not re-checked.
-      const short = item.x402 ? undefined : await funds;
-      if (short) return this.settle(intent, short);
-      try {
-        await kind.pay(this.ctx, intent as never, await this.ctx.wallets.signer(intent.agent_id));
-      } catch (err) {
-        if (err instanceof BuildRefused)
-          return this.settle(intent, { status: 'failed', code: err.code, message: err.message });
-        throw err; // the resource or the chain did not answer: the job retries, asking the chain first
-      }
-      item = (await this.ctx.agents.load(streams.agent(intent.agent_id))).state.intents.get(intent.intent_id);
-      if (item?.status !== 'reserved') return;
-      if (!item.x402?.settled) throw new Error('the payment is not settled yet: the job retries');
+      item = await this.payFirst(kind, intent, item.x402 ? undefined : funds);
+      if (!item) return;
     }
     // What the build owes once a payment before it landed: the rest (x402: the protocol fee).
     const owed = item.x402?.settled && intent.action === 'transfer' ? intent.protocol_fee : undefined;
@@ -152,6 +142,33 @@ export class Executor {
       previous ? this.shortOfFunds(intent, owed) : funds,
       owed,
     );
+  }
+
+  /**
+   * The payment a kind makes before its build (x402), exactly once by its own record; the intent as it
+   * stands once the payment settled, or undefined when the intent settled instead (refused, short of
+   * funds: checked only before a payment is first signed; one on record is looked for, not re-checked).
+   */
+  private async payFirst(
+    kind: SpendKind<never, IntentData['action']>,
+    intent: IntentData,
+    funds: Promise<IntentOutcome | undefined> | undefined,
+  ): Promise<WindowItem | undefined> {
+    const short = await funds;
+    if (short) return void (await this.settle(intent, short));
+    try {
+      await kind.pay!(this.ctx, intent as never, await this.ctx.wallets.signer(intent.agent_id));
+    } catch (err) {
+      if (err instanceof BuildRefused)
+        return void (await this.settle(intent, { status: 'failed', code: err.code, message: err.message }));
+      throw err; // the resource or the chain did not answer: the job retries, asking the chain first
+    }
+    const item = (await this.ctx.agents.load(streams.agent(intent.agent_id))).state.intents.get(
+      intent.intent_id,
+    );
+    if (item?.status !== 'reserved') return undefined;
+    if (!item.x402?.settled) throw new Error('the payment is not settled yet: the job retries');
+    return item;
   }
 
   /**
