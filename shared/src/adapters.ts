@@ -29,4 +29,7 @@ export * from './net/address-guard';
 export * from './deliveries/sql';
 export { WebhookSender, AddressRefused } from './webhooks/sender';
 export * from './webhooks/config';
+export { guardedAgent, type GuardOptions } from './net/guarded-agent';
 export * from './tracing/traced-store';
+export * from './x402/resource';
+export { x402Context, x402Network, DEFAULT_X402_NETWORK } from './x402/settings';

@@ -45,3 +45,4 @@ export * from './application/preview';
 export * from './application/webhooks/subscriptions';
 export * from './application/webhooks/relay';
 export * from './application/webhooks/deliver';
+export { SOLANA_NETWORKS } from './x402/requirements';

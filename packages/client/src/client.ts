@@ -17,6 +17,11 @@ export type SwapInput = Spend<Schemas['SwapRequest']>;
 export type DepositInput = Spend<Schemas['DepositRequest']>;
 export type WithdrawInput = Spend<Schemas['WithdrawRequest']>;
 export type SimulateInput = Schemas['SimulateRequest'];
+/** An x402 payment: what to request besides its URL, and `max`, the most its price may be. */
+export type PayInput = Omit<Spend<Schemas['X402PayRequest']>, 'url' | 'max_amount'> & {
+  max: Schemas['X402PayRequest']['max_amount'];
+};
+export type PayResult = Schemas['X402PayResponse'];
 export type WebhookInput = Schemas['WebhookRequest'];
 export type EventType = WebhookInput['event_types'][number];
 export type TransferResult = Schemas['TransferResponse'];
@@ -92,6 +97,51 @@ export class TokenOpsClient {
   withdraw(input: WithdrawInput): Promise<WithdrawResult> {
     const body = withKey(input);
     return this.c.result(this.c.api.POST('/withdraw', { body }), body.idempotency_key);
+  }
+
+  /**
+   * Pays an HTTP resource that answers 402 (x402, scheme exact on Solana) through the service, as a
+   * transfer to its payee under the agent's limits, the price at most `max` (docs/x402.md); the answer
+   * holds the resource's reply (`resource`: status, content-type, body as text).
+   */
+  pay(url: string, input: PayInput): Promise<PayResult> {
+    const { max, ...rest } = input;
+    const body = withKey({ ...rest, url, max_amount: max });
+    return this.c.result(this.c.api.POST('/x402/pay', { body }), body.idempotency_key);
+  }
+
+  /**
+   * A `fetch` that pays x402 resources through the service, as @x402/fetch's wrapper pays them with a
+   * wallet: the request is sent as it is (with `fetchImpl`); a 402 is paid with `pay` (the same method,
+   * headers and text body; the price at most `max`) and answered with the resource's reply to the paid
+   * request, as a Response. A refused payment throws TokenOpsError with its code.
+   */
+  paidFetch(options: {
+    max: PayInput['max'];
+    fetchImpl?: typeof fetch;
+  }): (input: string | URL, init?: RequestInit) => Promise<Response> {
+    const send = options.fetchImpl ?? fetch;
+    return async (input, init = {}) => {
+      const first = await send(input, init);
+      if (first.status !== 402) return first;
+      await first.body?.cancel();
+      const method = (init.method ?? 'GET').toUpperCase() as NonNullable<PayInput['method']>;
+      const headers = Object.fromEntries(new Headers(init.headers).entries());
+      const body = typeof init.body === 'string' ? init.body : undefined;
+      const paid = await this.pay(String(input), {
+        max: options.max,
+        method,
+        ...(Object.keys(headers).length > 0 && { headers }),
+        ...(body !== undefined && { body }),
+      });
+      const reply = paid.resource;
+      if (!reply) throw new Error(`paid (${paid.tx_sig}), but the resource's answer was lost`);
+      const status = reply.status;
+      return new Response([204, 205, 304].includes(status) ? null : reply.body, {
+        status,
+        headers: { ...reply.headers, 'x-tokenops-tx-sig': paid.tx_sig },
+      });
+    };
   }
 
   /** Dry-runs a transfer under the current limits: `would_succeed`, and the `reason` code when not. */

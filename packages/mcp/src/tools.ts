@@ -23,6 +23,8 @@ import {
   TransferResponse,
   WithdrawRequest,
   WithdrawResponse,
+  X402PayRequest,
+  X402PayResponse,
 } from '@tokenops/shared';
 import { PoolsResponse, TokensResponse, VenuesResponse, WebhookListResponse } from '@tokenops/shared';
 
@@ -172,6 +174,23 @@ export const TOOLS: readonly ToolRow[] = [
     path: '/api/v1/withdraw',
     spend: true,
     annotations: SPEND('Withdraw from a lending venue'),
+  },
+  {
+    name: 'pay_for_resource',
+    description:
+      'Pay an HTTP resource that answers 402 Payment Required (x402 v2, scheme exact on Solana: an API call, a ' +
+      'dataset, another agent service) and get its answer: the service requests `url` (https, public addresses ' +
+      'only), reads the price, pays it as a transfer to the resource payee (payTo) and requests it again with the ' +
+      'payment; `resource` holds the answer (status, content-type, body as text). Refused when the price is above ' +
+      '`max_amount` (in the token the resource asks for). Spends the price plus a 0.10 % protocol fee on top. ' +
+      'Checked like a transfer: the payee on the operator allow-list (an external recipient entry has a TTL and ' +
+      `a budget shared by the group), ${CHECKS}. ${LIMITS_NOTE} ${KEY_NOTE}`,
+    inputSchema: keyOptional(X402PayRequest),
+    outputSchema: object(X402PayResponse),
+    method: 'POST',
+    path: '/api/v1/x402/pay',
+    spend: true,
+    annotations: SPEND('Pay for an HTTP resource (x402)'),
   },
   {
     name: 'simulate',

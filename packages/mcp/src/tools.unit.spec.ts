@@ -5,7 +5,7 @@ import { callTool } from './server';
 import { TOOLS, portable } from './tools';
 
 const tool = (name: string) => TOOLS.find((t) => t.name === name)!;
-const SPENDS = ['transfer', 'swap', 'deposit', 'withdraw'];
+const SPENDS = ['transfer', 'swap', 'deposit', 'withdraw', 'pay_for_resource'];
 
 describe('the tool table', () => {
   it('has the agent operations and the reads a spend needs, each with the HTTP call of the API', () => {
@@ -14,6 +14,7 @@ describe('the tool table', () => {
       'swap POST /api/v1/swap',
       'deposit POST /api/v1/deposit',
       'withdraw POST /api/v1/withdraw',
+      'pay_for_resource POST /api/v1/x402/pay',
       'simulate POST /api/v1/intents/simulate',
       'balance GET /api/v1/balance',
       'limits GET /api/v1/limits',
@@ -26,7 +27,13 @@ describe('the tool table', () => {
   });
 
   it("takes its schemas from the contract; the spends' idempotency_key is optional", () => {
-    const request = { transfer: 'Transfer', swap: 'Swap', deposit: 'Deposit', withdraw: 'Withdraw' } as const;
+    const request = {
+      transfer: 'Transfer',
+      swap: 'Swap',
+      deposit: 'Deposit',
+      withdraw: 'Withdraw',
+      pay_for_resource: 'X402Pay',
+    } as const;
     for (const [name, schema] of Object.entries(request)) {
       const contract = CONTRACT_SCHEMAS[`${schema}Request`];
       expect(tool(name).inputSchema).toEqual({
@@ -69,7 +76,7 @@ describe('the tool table', () => {
   });
 
   it('says what each tool spends and which limits apply', () => {
-    for (const name of ['transfer', 'swap', 'deposit'])
+    for (const name of ['transfer', 'swap', 'deposit', 'pay_for_resource'])
       expect(tool(name).description).toEqual(
         expect.stringMatching(
           /allow-list[\s\S]*per-transaction limit[\s\S]*24-hour[\s\S]*hourly transaction cap/,

@@ -79,6 +79,8 @@ export interface Service {
   seed: string;
   /** The chain node's JSON-RPC URL on the topology (a chain other suites share); absent when embedded. */
   rpcUrl?: string;
+  /** Embedded with `chainRpc`: the embedded chain's JSON-RPC URL (the service serves it, as `npm start` does). */
+  chainRpcUrl?: string;
   /** The event log's SQL (PGlite embedded, PostgreSQL on the topology), to change it behind the service's back. */
   sql: Sql;
   /** The key operator tokens are signed with (HS256): a test makes one that expires soon with it. */
@@ -110,6 +112,8 @@ export interface WorldOptions {
   unauthenticatedRateLimitPerMinute?: number;
   /** Webhook delivery settings of the embedded service (a test's receiver CA, its allowed hosts). */
   webhooks?: EmbeddedOptions['webhooks'];
+  /** The embedded service serves its chain over JSON-RPC (CHAIN_RPC_PORT), on a free port. */
+  chainRpc?: boolean;
 }
 
 /** The harness's allowance of failed authentications per minute, unless a world asks for another. */
@@ -156,6 +160,7 @@ async function startService(
       unauthenticatedRateLimitPerMinute:
         options.unauthenticatedRateLimitPerMinute ?? HARNESS_UNAUTHENTICATED_LIMIT,
       ...(options.webhooks && { webhooks: options.webhooks }),
+      ...(options.chainRpc && { chainRpcPort: 0 }),
     });
     return {
       service: {
@@ -163,6 +168,7 @@ async function startService(
         ctx: service.ctx,
         views: service.views,
         seed: CHAIN_SEED,
+        ...(service.chainRpcUrl && { chainRpcUrl: service.chainRpcUrl }),
         sql: service.sql,
         jwtSecret,
         stopProjection: service.stopProjection,

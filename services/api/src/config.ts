@@ -6,7 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { webhookSettings, type WebhookSettings } from '@tokenops/shared/adapters';
+import {
+  webhookSettings,
+  x402Network as readX402Network,
+  type WebhookSettings,
+} from '@tokenops/shared/adapters';
 import { Env, type KeySetting } from '@tokenops/shared/process';
 import { executorWiring, type ExecutorWiring } from '@tokenops/executor';
 import { readEdgeSettings, type EdgeSettings } from './http/edge-settings';
@@ -24,6 +28,10 @@ export interface Config {
   edge: EdgeSettings;
   /** WEBHOOK_ALLOWED_PRIVATE_HOSTS, WEBHOOK_CA_FILE, the retry schedule, the concurrency. */
   webhooks: WebhookSettings;
+  /** The embedded chain's JSON-RPC port (CHAIN_RPC_PORT; 0: any free port). */
+  chainRpcPort: number;
+  /** The network x402 payments are made on (X402_NETWORK). */
+  x402Network: string;
   /** EXECUTOR_RETRY_ATTEMPTS, PAYMENT_WATCH_INTERVAL_MS, PAYMENT_SWEEP_INTERVAL_MS: as the executor reads them. */
   executor: ExecutorWiring;
   demo: boolean;
@@ -40,6 +48,8 @@ export function readConfig(vars?: NodeJS.ProcessEnv): Config {
   const rateLimitPerMinute = env.int('RATE_LIMIT_PER_MINUTE');
   const edge = readEdgeSettings(env);
   const webhooks = webhookSettings(env);
+  const chainRpcPort = env.int('CHAIN_RPC_PORT');
+  const x402Network = readX402Network(env);
   const executor = executorWiring(env);
   const dataDir = resolve(env.text('DATA_DIR'));
   const logLevel = env.logLevel();
@@ -75,6 +85,8 @@ export function readConfig(vars?: NodeJS.ProcessEnv): Config {
     rateLimitPerMinute,
     edge,
     webhooks,
+    chainRpcPort,
+    x402Network,
     executor,
     demo,
     notes,

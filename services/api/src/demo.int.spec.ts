@@ -6,24 +6,34 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rotateKey } from '@tokenops/shared';
 import { createLogger } from '@tokenops/shared/process';
-import { demoInstructions, ensureDemo } from './demo';
+import { localCertificates, type TlsMaterial } from '@tokenops/x402-local';
+import { demoInstructions, ensureDemo, startDemoResource, type DemoResource } from './demo';
 import { startEmbedded, type Embedded } from './embedded';
 import { databaseTemplate } from '@tokenops/testing/database-template';
 
 let service: Embedded;
 let dataDir: string;
+let tls: TlsMaterial;
+const origins = new Set<string>();
+let resource: DemoResource | undefined;
 beforeAll(async () => {
+  // As `npm start` does: the chain over JSON-RPC, the demo resource's certificate and origin allowed.
+  tls = await localCertificates({ addresses: ['127.0.0.1'] });
   service = await startEmbedded({
     port: 0,
     databaseTemplate: await databaseTemplate(),
     keyEncryptionKey: randomBytes(32),
     jwtSecret: randomBytes(32),
     logger: createLogger('silent'),
+    chainRpcPort: 0,
+    x402Guard: { ca: tls.ca, allowedOrigins: origins },
   });
   dataDir = mkdtempSync(join(tmpdir(), 'tokenops-demo-'));
 }, 60_000);
 afterAll(async () => {
+  await resource?.close();
   await service.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -66,4 +76,37 @@ it('prints the invitation while it registers, and once redeemed says so and how 
   const cli = `npx tokenops --url ${service.url} --keypair ${first.demo.operator_keypair}`;
   expect(restarted.text).toContain(`${cli} rotate-key ${first.demo.agent_wallet_pda}`);
   expect(restarted.text).toContain(`${cli} invite ${first.demo.group_config_pda}`);
+}, 60_000);
+
+it('runs a paid x402 resource and prints the curl that buys it; the agent pays it, and no other loopback origin is reached', async () => {
+  const { demo, invitation } = await ensureDemo(service.ctx, dataDir);
+  resource = await startDemoResource(service.ctx, service.chainRpcUrl!, demo.x402_payee!, tls, (o) =>
+    origins.add(o),
+  );
+  const text = demoInstructions(service.url, demo, false, service.ctx.chain.tokens, invitation, resource.url);
+  const body = { url: resource.url, max_amount: 0.1, idempotency_key: 'demo-5' };
+  expect(text).toContain(`/api/v1/x402/pay`);
+  expect(text).toContain(JSON.stringify(body));
+
+  // The demo agent (registered above, its key rotated here) pays it as the printed curl does.
+  const agent = demo.agent_wallet_pda;
+  const { api_key } = await rotateKey(service.ctx, demo.operator_wallet, agent);
+  const pay = (b: Record<string, unknown>) =>
+    fetch(`${service.url}/api/v1/x402/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${api_key}` },
+      body: JSON.stringify(b),
+    });
+  const paid = await pay(body);
+  expect(paid.status).toBe(200);
+  expect(await paid.json()).toMatchObject({ status: 'confirmed', amount: 0.05, pay_to: demo.x402_payee });
+
+  // Only the demo resource's origin is allowed: another port of the same loopback address is refused.
+  const other = await pay({
+    ...body,
+    url: `https://127.0.0.1:${new URL(service.chainRpcUrl!).port}/`,
+    idempotency_key: 'x',
+  });
+  expect(other.status).toBe(400);
+  expect(((await other.json()) as { error: string }).error).toBe('x402_url_refused');
 }, 60_000);

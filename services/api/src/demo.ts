@@ -3,6 +3,10 @@
  * demo recipient with a budget, the local lending venue allow-listed, and one invited agent funded
  * with demo USDC. What a newcomer needs to
  * try the contract with curl is printed, and kept in the data folder.
+ *
+ * x402: each start also runs a local paid resource (@tokenops/x402-local: @x402/express over HTTPS on
+ * 127.0.0.1, a facilitator from @x402/core + @x402/svm settling on the embedded chain over its
+ * JSON-RPC), whose payee is allow-listed in the demo group; the curl that buys it is printed.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,9 +17,11 @@ import {
   ENTRY_TYPE,
   generateSigner,
   invite,
+  isLocalChain,
   streams,
   type Context,
 } from '@tokenops/shared';
+import { startFacilitator, startPaidResource, type TlsMaterial } from '@tokenops/x402-local';
 
 export interface Demo {
   operator_keypair: string;
@@ -26,6 +32,8 @@ export interface Demo {
   lending_program?: string;
   agent_wallet_pda: string;
   invitation_code: string;
+  /** The demo x402 resource's payee, allow-listed (budget 100 USDC); added at a start that lacks it. */
+  x402_payee?: string;
 }
 
 /** Whether the demo's invitation code still registers the agent: not once redeemed, nor past its expiry. */
@@ -38,6 +46,11 @@ export async function ensureDemo(
   const file = join(dataDir, 'demo.json');
   if (existsSync(file)) {
     const demo = JSON.parse(readFileSync(file, 'utf8')) as Demo;
+    if (!demo.x402_payee) {
+      // A demo from before x402: its payee is added now.
+      demo.x402_payee = await allowX402Payee(ctx, demo.operator_wallet, demo.group_config_pda);
+      writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+    }
     return { demo, created: false, invitation: await invitationState(ctx, demo) };
   }
   const operator = generateSigner();
@@ -60,6 +73,7 @@ export async function ensureDemo(
       type: ENTRY_TYPE.protocol,
       label: venue.name,
     });
+  const x402Payee = await allowX402Payee(ctx, operator.address, group.group_config_pda);
   const invitation = await invite(ctx, operator.address, group.group_config_pda, { label: 'demo agent' });
   await airdrop(ctx, { to: invitation.agent_wallet_pda, amount: 1000 });
   const demo: Demo = {
@@ -70,9 +84,61 @@ export async function ensureDemo(
     ...(venue && { lending_program: venue.program }),
     agent_wallet_pda: invitation.agent_wallet_pda,
     invitation_code: invitation.invitation_code,
+    x402_payee: x402Payee,
   };
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return { demo, created: true, invitation: 'usable' };
+}
+
+async function allowX402Payee(ctx: Context, operator: string, groupId: string): Promise<string> {
+  const payee = generateSigner().address;
+  await addWhitelistEntry(ctx, operator, groupId, {
+    address: payee,
+    type: ENTRY_TYPE.recipient,
+    label: 'demo x402 resource',
+    approved_amount: 100,
+    ttl_seconds: 30 * 24 * 3600,
+  });
+  return payee;
+}
+
+/** The demo's paid resource: its URL (0.05 USDC a request), and how to stop it and its facilitator. */
+export interface DemoResource {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the demo's paid resource on 127.0.0.1 with `tls`, paid to `payee` in the chain's USDC through
+ * a facilitator settling over `rpcUrl` (its fee payer given SOL on the local chain); `allow` lets the
+ * service's x402 requests reach exactly its origin.
+ */
+export async function startDemoResource(
+  ctx: Context,
+  rpcUrl: string,
+  payee: string,
+  tls: TlsMaterial,
+  allow: (origin: string) => void,
+): Promise<DemoResource> {
+  const chain = ctx.chain;
+  if (!isLocalChain(chain)) throw new Error('the demo resource needs the local chain');
+  const usdc = chain.tokens.find((t) => t.symbol === 'USDC')!.mint;
+  // The payee's token account exists (an x402 payment pays into it, it does not create it).
+  await chain.mintTo(payee, usdc, 0n, `demo x402 payee ${payee}`);
+  const facilitator = await startFacilitator({ rpcUrl, fund: (a, l) => chain.fund(a, l) });
+  const resource = await startPaidResource({
+    facilitator,
+    tls,
+    routes: { report: { amount: '50000', asset: usdc, payTo: payee } },
+  });
+  allow(resource.url);
+  return {
+    url: `${resource.url}/report`,
+    close: async () => {
+      await resource.close();
+      await facilitator.close();
+    },
+  };
 }
 
 async function invitationState(ctx: Context, demo: Demo): Promise<InvitationState> {
@@ -89,6 +155,7 @@ export function demoInstructions(
   created: boolean,
   tokens: readonly { symbol: string; mint: string }[],
   invitation: InvitationState = 'usable',
+  x402Url?: string,
 ): string {
   const mint = (symbol: string) => tokens.find((t) => t.symbol === symbol)?.mint ?? '';
   const tokenops = `npx tokenops --url ${url} --keypair ${demo.operator_keypair}`;
@@ -131,6 +198,14 @@ export function demoInstructions(
           'Deposit 100 USDC at the local lending venue (the balance then shows kUSDC), and withdraw 40 kUSDC:',
           `  curl -s ${url}/api/v1/deposit -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"lending_program":"${demo.lending_program}","amount":100,"idempotency_key":"demo-3"}'`,
           `  curl -s ${url}/api/v1/withdraw -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"lending_program":"${demo.lending_program}","amount":40,"idempotency_key":"demo-4"}'`,
+          '',
+        ]
+      : []),
+    ...(x402Url
+      ? [
+          'Pay for an HTTP resource (x402): a local resource asks 0.05 USDC, paid to its allow-listed payee under the',
+          "agent's limits (the 0.10 % fee on top); the answer holds the resource's reply:",
+          `  curl -s ${url}/api/v1/x402/pay -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d '{"url":"${x402Url}","max_amount":0.1,"idempotency_key":"demo-5"}'`,
           '',
         ]
       : []),

@@ -22,6 +22,9 @@ import {
   MemoryReadModelStore,
   SqlDeliveryStore,
   WebhookSender,
+  x402Context,
+  serveChainRpc,
+  type GuardOptions,
   type Resolver,
   type WebhookSettings,
   PostgresEventStore,
@@ -91,6 +94,12 @@ export interface EmbeddedOptions {
   executor?: ExecutorWiring;
   /** Webhook deliveries (WEBHOOK_* settings; the catalogue's defaults for those absent); a resolver in tests. */
   webhooks?: Partial<WebhookSettings> & { resolve?: Resolver };
+  /** The chain served over Solana JSON-RPC on this port (0: any free one) of 127.0.0.1; not served when absent. */
+  chainRpcPort?: number;
+  /** The network x402 payments are made on (devnet's CAIP-2 id when absent). */
+  x402Network?: string;
+  /** What x402 requests may reach besides the webhooks' guard allows: the demo resource's origin and CA. */
+  x402Guard?: Pick<GuardOptions, 'allowedOrigins' | 'ca'>;
   now?: () => number;
 }
 
@@ -98,6 +107,8 @@ export interface Embedded {
   url: string;
   /** Where `/metrics` is served apart from the API, when it is. */
   metricsUrl?: string;
+  /** The chain's Solana JSON-RPC URL, when it is served (chainRpcPort). */
+  chainRpcUrl?: string;
   ctx: Context;
   /** The agent views (read models) the state endpoints answer from. */
   views: ReadModelStore;
@@ -133,9 +144,29 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   });
   // The local pools and lending venue live on the same chain, created at its first start.
   await seedLocalMarkets(chain, CHAIN_SEED);
+  // x402 resources are reached through the webhooks' SSRF guard and settings.
+  const hooks = { ...webhookSettings(), ...options.webhooks };
+  const x402 = x402Context(
+    {
+      allowedPrivateHosts: hooks.allowedPrivateHosts,
+      ...(options.x402Guard?.allowedOrigins && { allowedOrigins: options.x402Guard.allowedOrigins }),
+      ...((hooks.ca || options.x402Guard?.ca) && {
+        ca: [hooks.ca, options.x402Guard?.ca].filter(Boolean).join('\n'),
+      }),
+      ...(hooks.resolve && { resolve: hooks.resolve }),
+    },
+    options.x402Network,
+  );
+  // The chain over Solana JSON-RPC, as the chain node serves it: what an x402 facilitator settles on.
+  const chainNode =
+    options.chainRpcPort === undefined
+      ? undefined
+      : // On loopback whatever HOST says: like a local validator's, it takes any transaction and airdrop.
+        await serveChainRpc(chain.node(), { port: options.chainRpcPort, host: '127.0.0.1' });
   const ctx = createContext({
     store,
     chain,
+    x402,
     ...(await openMarkets(chain, { kind: 'local', seed: CHAIN_SEED })),
     vault: new KeyVault(options.keyEncryptionKey),
     settings: defaultSettings(options.outcomeTimeoutMs),
@@ -167,7 +198,6 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
 
   // Webhooks: the relay derives deliveries from the log, the workers send them, the scheduler announces
   // allow-list entries about to expire.
-  const hooks = { ...webhookSettings(), ...options.webhooks };
   if (hooks.allowedPrivateHosts.length)
     logger.warn('WEBHOOK_ALLOWED_PRIVATE_HOSTS is set: webhooks may reach these private hosts', {
       hosts: hooks.allowedPrivateHosts,
@@ -241,6 +271,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   return {
     url: http.url,
     ...(ops && { metricsUrl: `${ops.url}/metrics` }),
+    ...(chainNode && { chainRpcUrl: chainNode.url }),
     ctx,
     views,
     sql,
@@ -256,9 +287,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       await webhookRelay.stop();
       await deliveryWorkers.close();
       await deliveryQueue.close();
+      await x402.close();
       await waiter.stop();
       await projection.subscription.stop();
       await store.close();
+      await chainNode?.close();
       await chain.close();
     },
   };

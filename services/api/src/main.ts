@@ -1,7 +1,8 @@
 /** `npm start`: the whole service on its embedded default. Wiring only. */
 import { mkdirSync } from 'node:fs';
 import { readConfig } from './config';
-import { demoInstructions, ensureDemo } from './demo';
+import { demoInstructions, ensureDemo, startDemoResource, type DemoResource } from './demo';
+import { localCertificates } from '@tokenops/x402-local';
 import { startEmbedded } from './embedded';
 import { ConfigError, createLogger, startTracing } from '@tokenops/shared/process';
 
@@ -21,6 +22,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   for (const note of config.notes) logger.warn(note);
   mkdirSync(config.dataDir, { recursive: true });
+  // The demo's x402 resource: its certificate now, its origin once it listens (the only one allowed).
+  const demoTls = config.demo ? await localCertificates({ addresses: ['127.0.0.1'] }) : undefined;
+  const demoOrigins = new Set<string>();
   const service = await startEmbedded({
     dataDir: config.dataDir,
     host: config.host,
@@ -38,21 +42,33 @@ async function main(): Promise<void> {
     viewWaitMs: config.edge.viewWaitMs,
     webhooks: config.webhooks,
     executor: config.executor,
+    chainRpcPort: config.chainRpcPort,
+    x402Network: config.x402Network,
+    ...(demoTls && { x402Guard: { ca: demoTls.ca, allowedOrigins: demoOrigins } }),
   });
   logger.info('listening', {
     url: service.url,
+    ...(service.chainRpcUrl && { chain_rpc_url: service.chainRpcUrl }),
     data_dir: config.dataDir,
     ...(service.metricsUrl && { metrics_url: service.metricsUrl }),
   });
+  let resource: DemoResource | undefined;
   if (config.demo) {
     const { demo, created, invitation } = await ensureDemo(service.ctx, config.dataDir);
-    console.log(demoInstructions(service.url, demo, created, service.ctx.chain.tokens, invitation));
+    if (demoTls && demo.x402_payee && service.chainRpcUrl)
+      resource = await startDemoResource(service.ctx, service.chainRpcUrl, demo.x402_payee, demoTls, (o) =>
+        demoOrigins.add(o),
+      );
+    console.log(
+      demoInstructions(service.url, demo, created, service.ctx.chain.tokens, invitation, resource?.url),
+    );
   }
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info('stopping', { signal });
+    await resource?.close();
     await service.close();
     await tracing.shutdown();
     process.exit(0);

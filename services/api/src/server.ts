@@ -7,7 +7,7 @@
  */
 import { createServer } from 'node:http';
 import { OutcomeWaiter } from '@tokenops/shared';
-import { aggregatorConfig, webhookSettings } from '@tokenops/shared/adapters';
+import { aggregatorConfig, webhookSettings, x402Context, x402Network } from '@tokenops/shared/adapters';
 import {
   Env,
   createLogger,
@@ -44,6 +44,7 @@ runProcess('api', async () => {
   const aggregator = aggregatorConfig(env);
   const deliveryDb = env.deliveryDatabase(eventStore);
   const hooks = webhookSettings(env);
+  const network = x402Network(env);
   env.check();
 
   const logger = createLogger(logLevel, 'api');
@@ -57,6 +58,10 @@ runProcess('api', async () => {
     keyEncryptionKey: kek,
     outcomeTimeoutMs,
     aggregator,
+    x402: x402Context(
+      { allowedPrivateHosts: hooks.allowedPrivateHosts, ...(hooks.ca && { ca: hooks.ca }) },
+      network,
+    ),
   });
   const { store } = ctx;
   // Requests fail at once while Redis is down (503), rather than queue.

@@ -19,6 +19,7 @@ import { Repository } from './repository';
 import { Wallets } from './wallets';
 import type { Aggregator } from '../aggregator/port';
 import type { LendingVenue } from '../venues/port';
+import type { ResourceAnswer, ResourceRequest } from '../x402/resource';
 
 export interface Settings {
   /** The symbol of the default base token of new groups (limits are denominated in it). */
@@ -50,6 +51,13 @@ export interface Context {
   aggregator?: Aggregator;
   /** The lending venues deposits and withdrawals go to (GET /api/v1/venues lists them). */
   venues: readonly LendingVenue[];
+  /** x402 payments: the guarded client of paid resources, and the network (CAIP-2) the service pays on. */
+  x402?: { resources: ResourceFetcher; network: string };
+}
+
+/** Requests to x402 resources (x402/resource.ts's ResourceClient). */
+export interface ResourceFetcher {
+  request(req: ResourceRequest, payment?: string): Promise<ResourceAnswer>;
 }
 
 export function createContext(deps: {
@@ -62,6 +70,7 @@ export function createContext(deps: {
   singleWriter?: boolean;
   aggregator?: Aggregator;
   venues?: readonly LendingVenue[];
+  x402?: Context['x402'];
 }): Context {
   const single = deps.singleWriter ?? false;
   // Every append reports where it landed to the work it ran for (collectAppends), and is traced.
@@ -80,6 +89,7 @@ export function createContext(deps: {
     wallets: new Wallets(store, deps.vault),
     ...(deps.aggregator && { aggregator: deps.aggregator }),
     venues: deps.venues ?? [],
+    ...(deps.x402 && { x402: deps.x402 }),
   };
 }
 

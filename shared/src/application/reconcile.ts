@@ -8,7 +8,9 @@
  * - a confirmed intent whose signature the chain does not have, or has as failed;
  * - a confirmed intent whose transaction moved other amounts than its events say: the agent's
  *   balance of the intent's mint fell by `amount`; for a transfer the counterparty's rose by
- *   `net_amount` and the treasury's by `protocol_fee`; for a swap, deposit or withdrawal the agent's
+ *   `net_amount` and the treasury's by `protocol_fee` (an x402 payment has two transactions: the
+ *   payment, the agent's balance down and the counterparty's up by `net_amount`, and the fee's, the
+ *   agent's down and the treasury's up by `protocol_fee`); for a swap, deposit or withdrawal the agent's
  *   balance of `received_mint` rose by `received_amount`; and no other of the agent's balances moved.
  *   (The counterparty of a swap or a lending operation is a protocol address, the aggregator or the
  *   lending program, which the local markets' transactions do not name: their pools and vaults
@@ -110,6 +112,8 @@ function changesOf(tx: TransactionView, owner: string): Map<string, bigint> {
 interface Confirmed {
   intent: IntentData;
   signature: string;
+  /** An x402 payment's protocol fee, in a transaction of its own (absent: not taken). */
+  feeSignature?: string;
   receivedMint?: string;
   receivedAmount?: string;
   at: number;
@@ -146,15 +150,24 @@ function ledgerOf(record: AgentRecord): Ledger {
       case 'intent.confirmed': {
         const intent = accepted.get(event.data.intent_id);
         if (!intent) break;
+        const feeSignature = event.data.fee_tx_sig;
         ledger.confirmed.push({
           intent,
           signature: event.data.tx_sig,
+          ...(feeSignature && { feeSignature }),
           at: event.data.at,
           ...(event.data.received_mint && { receivedMint: event.data.received_mint }),
           ...(event.data.received_amount && { receivedAmount: event.data.received_amount }),
         });
         ledger.named.set(event.data.tx_sig, event.data.at);
-        add(intent.mint, intent.amount, -1n);
+        if (feeSignature) ledger.named.set(feeSignature, event.data.at);
+        // An x402 payment whose fee was not taken paid its price alone.
+        const x402 = intent.action === 'transfer' && intent.x402 !== undefined;
+        add(
+          intent.mint,
+          x402 && !feeSignature ? (intent as { net_amount: string }).net_amount : intent.amount,
+          -1n,
+        );
         if (event.data.received_mint && event.data.received_amount)
           add(event.data.received_mint, event.data.received_amount, 1n);
         break;
@@ -261,32 +274,58 @@ export function reconcile(input: ReconcileInput): Discrepancy[] {
         });
         continue;
       }
-      const expect = (party: string, who: string, mint: string, amount: string, sign: 1n | -1n) => {
-        const wanted = units(amount, mint, tx);
+      const expect = (
+        party: string,
+        who: string,
+        mint: string,
+        amount: string,
+        sign: 1n | -1n,
+        on: TransactionView = tx,
+      ) => {
+        const wanted = units(amount, mint, on);
         if (wanted === undefined) return;
-        const actual = balanceChange(tx, party, mint);
+        const actual = balanceChange(on, party, mint);
         if (actual !== sign * wanted)
           out.push({
             ...base,
+            ...(on !== tx && { signature: on.signature }),
             kind: 'amount_mismatch',
             mint,
             party: who,
-            expected: text(sign * wanted, mint, tx),
-            actual: text(actual, mint, tx),
-            message: `intent ${intent.intent_id} (${intent.action}): ${who} ${party}'s balance of ${mint} changed by ${text(actual, mint, tx)} on the chain, the log says ${text(sign * wanted, mint, tx)}`,
+            expected: text(sign * wanted, mint, on),
+            actual: text(actual, mint, on),
+            message: `intent ${intent.intent_id} (${intent.action}): ${who} ${party}'s balance of ${mint} changed by ${text(actual, mint, on)} on the chain, the log says ${text(sign * wanted, mint, on)}`,
           });
       };
-      expect(agent, 'agent', intent.mint, intent.amount, -1n);
       const named = new Set([intent.mint]);
-      if (intent.action === 'transfer') {
+      if (intent.action === 'transfer' && intent.x402) {
+        // The payment, then the fee in a transaction of its own.
+        expect(agent, 'agent', intent.mint, intent.net_amount, -1n);
         expect(intent.counterparty, 'counterparty', intent.mint, intent.net_amount, 1n);
-        expect(input.treasury, 'treasury', intent.mint, intent.protocol_fee, 1n);
+        const fee = c.feeSignature === undefined ? undefined : bySignature.get(c.feeSignature);
+        if (c.feeSignature !== undefined && (!fee || fee.failed))
+          out.push({
+            ...base,
+            signature: c.feeSignature,
+            kind: fee ? 'intent_failed_on_chain' : 'intent_not_on_chain',
+            message: `intent ${intent.intent_id} (x402): its protocol fee's transaction ${c.feeSignature} is ${fee ? 'failed' : 'not listed'} on the chain`,
+          });
+        else if (fee) {
+          expect(agent, 'agent', intent.mint, intent.protocol_fee, -1n, fee);
+          expect(input.treasury, 'treasury', intent.mint, intent.protocol_fee, 1n, fee);
+        }
       } else {
-        // A swap pays out the mint it asked for (params.to_mint), whatever the confirmation says.
-        const receivedMint = intent.action === 'swap' ? intent.params.to_mint : c.receivedMint;
-        if (receivedMint && c.receivedAmount) {
-          expect(agent, 'agent', receivedMint, c.receivedAmount, 1n);
-          named.add(receivedMint);
+        expect(agent, 'agent', intent.mint, intent.amount, -1n);
+        if (intent.action === 'transfer') {
+          expect(intent.counterparty, 'counterparty', intent.mint, intent.net_amount, 1n);
+          expect(input.treasury, 'treasury', intent.mint, intent.protocol_fee, 1n);
+        } else {
+          // A swap pays out the mint it asked for (params.to_mint), whatever the confirmation says.
+          const receivedMint = intent.action === 'swap' ? intent.params.to_mint : c.receivedMint;
+          if (receivedMint && c.receivedAmount) {
+            expect(agent, 'agent', receivedMint, c.receivedAmount, 1n);
+            named.add(receivedMint);
+          }
         }
       }
       for (const [mint, change] of changesOf(tx, agent))

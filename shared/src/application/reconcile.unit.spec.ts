@@ -27,6 +27,7 @@ function tx(signature: string, moves: [string, string, bigint, bigint][], failed
   });
   return {
     signature,
+    signatures: [signature],
     slot: slot++,
     failed,
     accountKeys: ['payer', ...moves.map(([owner]) => owner), AGGREGATOR],

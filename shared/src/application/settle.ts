@@ -24,11 +24,18 @@ export async function settleIntent(
   outcome: IntentOutcome,
 ): Promise<boolean> {
   const now = ctx.now();
-  await settleBudget(ctx, intent, outcome.status === 'confirmed');
+  // An x402 payment that landed stays spent even when what follows it fails (domain/intent.ts).
+  const spent = outcome.status === 'confirmed' || (await paymentLanded(ctx, intent));
+  await settleBudget(ctx, intent, spent);
   return ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
     const events = decideSettleIntent({ intent_id: intent.intent_id, outcome, now }, state);
     return { events, result: events.length > 0 };
   });
+}
+
+async function paymentLanded(ctx: SettleContext, intent: Settled): Promise<boolean> {
+  const agent = await ctx.agents.load(streams.agent(intent.agent_id));
+  return agent.state.intents.get(intent.intent_id)?.x402?.settled !== undefined;
 }
 
 /** The budget part alone: also for an intent that failed without its executor (an emergency stop). */

@@ -277,6 +277,7 @@ export function transactionView(tx: LandedTransaction): TransactionView {
   const message = readMessage(tx.message);
   return {
     signature: tx.signature,
+    signatures: signaturesOf(tx),
     slot: tx.slot,
     failed: tx.err !== null,
     accountKeys: message.accountKeys,

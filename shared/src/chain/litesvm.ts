@@ -238,6 +238,11 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     return found;
   }
 
+  async latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
+    // LiteSVM's one blockhash never expires: the chain node answers its slot + 150, as a cluster does.
+    return { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: this.svm.getClock().slot + 150n };
+  }
+
   async prepare(
     instructions: readonly Instruction[],
     signers: readonly Signer[],

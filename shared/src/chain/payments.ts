@@ -77,6 +77,8 @@ export interface TokenBalance {
 /** What a landed transaction says about itself, in the terms of Solana's getTransaction. */
 export interface TransactionView {
   signature: string;
+  /** Every signature, in order (the first is `signature`): a co-signed transaction is found by its other signers'. */
+  signatures: readonly string[];
   slot: bigint;
   failed: boolean;
   /** Static keys, then those loaded from lookup tables (writable, then read-only). */

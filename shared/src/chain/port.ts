@@ -59,6 +59,11 @@ export interface Chain {
   accountKnown(address: string): Promise<boolean>;
   /** Signs the instructions (the fee payer first, then `signers`) against a fresh blockhash; nothing is sent yet. */
   prepare(instructions: readonly Instruction[], signers: readonly Signer[]): Promise<SignedTransaction>;
+  /**
+   * A recent blockhash and the last block height at which a transaction on it can land, for a
+   * transaction someone else pays the fee of and sends (an x402 payment the resource's facilitator lands).
+   */
+  latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }>;
   /** Sends and waits for confirmation; throws ChainFailure when it fails or its blockhash expires. */
   submit(tx: SignedTransaction): Promise<void>;
   status(signature: string): Promise<SignatureStatus>;

@@ -91,6 +91,10 @@ export async function serveChainRpc(
       value: Number(backend.account(address as string)?.lamports ?? 0n),
     }),
     getAccountInfo: ([address]) => ({ context: context(), value: accountJson(backend, address as string) }),
+    getTokenAccountBalance: ([address]) => ({
+      context: context(),
+      value: tokenAmountJson(backend, address),
+    }),
     getMultipleAccounts: ([addresses]) => ({
       context: context(),
       value: (addresses as string[]).map((a) => accountJson(backend, a)),
@@ -380,6 +384,28 @@ function decodeTransaction(encoded: unknown, encoding: unknown = 'base58') {
   } catch {
     throw new RpcError(-32602, 'failed to deserialize the transaction');
   }
+}
+
+const TOKEN_PROGRAM_IDS = new Set([
+  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
+]);
+
+/** getTokenAccountBalance's value: a token account's amount with its mint's decimals (x402's facilitator reads it). */
+function tokenAmountJson(backend: ChainNodeBackend, address: unknown) {
+  const account = typeof address === 'string' && isAddress(address) ? backend.account(address) : null;
+  if (!account || !TOKEN_PROGRAM_IDS.has(account.programAddress) || account.data.length < 72)
+    throw new RpcError(-32602, 'Invalid param: not a Token account');
+  const data = Buffer.from(account.data);
+  const mint = backend.account(bs58.encode(data.subarray(0, 32)));
+  const decimals = mint && mint.data.length > 44 ? mint.data[44]! : 0;
+  const amount = data.readBigUInt64LE(64);
+  return {
+    amount: amount.toString(),
+    decimals,
+    uiAmount: null,
+    uiAmountString: amountText(fromBaseUnits(amount, decimals)),
+  };
 }
 
 function accountJson(backend: ChainNodeBackend, address: string) {

@@ -232,6 +232,11 @@ export class RpcChain implements LocalChain, PaymentSource {
     return this.existing.has(address);
   }
 
+  async latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
+    const hash = await this.blockhash();
+    return { blockhash: hash.blockhash, lastValidBlockHeight: BigInt(hash.lastValidBlockHeight) };
+  }
+
   async prepare(
     instructions: readonly Instruction[],
     signers: readonly Signer[],
@@ -259,14 +264,14 @@ export class RpcChain implements LocalChain, PaymentSource {
   private blockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
     const now = Date.now();
     if (!this.recentHash || now - this.recentHash.at > 1_000) {
-      const value = this.latestBlockhash();
+      const value = this.askLatestBlockhash();
       this.recentHash = { at: now, value };
       value.catch(() => (this.recentHash = undefined));
     }
     return this.recentHash.value;
   }
 
-  private async latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
+  private async askLatestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }> {
     const { value } = await this.rpc.call<{ value: { blockhash: string; lastValidBlockHeight: number } }>(
       'getLatestBlockhash',
       [{ commitment: 'confirmed' }],
@@ -318,7 +323,7 @@ export class RpcChain implements LocalChain, PaymentSource {
     const token = tokenByMint(this.tokens, mint);
     if (!authority || !token || !this.mintable(mint))
       throw new ChainFailure('minting needs the local chain and one of the tokens it mints');
-    const hash = await this.latestBlockhash();
+    const hash = await this.askLatestBlockhash();
     const tx = signTransaction(
       await mintToInstructions(this.options.payer, authority, owner, mint, token.decimals, amount, reference),
       this.options.payer,
@@ -388,6 +393,7 @@ export class RpcChain implements LocalChain, PaymentSource {
         }));
       return {
         signature,
+        signatures: tx.transaction.signatures,
         slot: BigInt(tx.slot),
         failed: tx.meta.err !== null,
         // Static keys, then those loaded from lookup tables: writable, then read-only.
@@ -473,6 +479,7 @@ interface TokenBalanceJson {
 interface TransactionJson {
   slot: number;
   transaction: {
+    signatures: string[];
     message: {
       accountKeys: string[];
       header: { numRequiredSignatures: number };

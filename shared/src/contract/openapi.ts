@@ -146,6 +146,17 @@ export const OPERATIONS: readonly Operation[] = [
     response: 'SimulateResponse',
   },
   {
+    method: 'post',
+    path: '/x402/pay',
+    tag: 'intents',
+    operationId: 'payX402',
+    summary:
+      'Pay an HTTP resource that answers 402 (x402, scheme exact on Solana) as a transfer to its payTo, under the same limits; the answer carries the resource’s reply.',
+    request: 'X402PayRequest',
+    response: 'X402PayResponse',
+    idempotent: true,
+  },
+  {
     method: 'get',
     path: '/balance',
     tag: 'state',

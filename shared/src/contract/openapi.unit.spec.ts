@@ -36,6 +36,8 @@ describe('the OpenAPI 3.1 document', () => {
         '/tokens',
         '/venues',
         '/pools',
+        // x402: paying an HTTP resource (docs/x402.md).
+        '/x402/pay',
       ].sort(),
     );
     for (const op of OPERATIONS) {

@@ -244,6 +244,86 @@ export const SimulateResponse = {
   else: { not: { properties: { reason: Reason }, required: ['reason'] } },
 } as const satisfies JSONSchema;
 
+// ---- x402 ------------------------------------------------------------------------------------
+
+export const X402PayRequest = {
+  type: 'object',
+  properties: {
+    url: {
+      type: 'string',
+      format: 'uri',
+      pattern: '^https://',
+      maxLength: 2048,
+      description:
+        'The resource: https, public addresses only, no credentials; redirects are not followed. It must answer 402 with x402 v2 requirements.',
+    },
+    method: {
+      type: 'string',
+      enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      default: 'GET',
+      description: 'The HTTP method of the request (and of its paid retry).',
+    },
+    headers: {
+      type: 'object',
+      maxProperties: 32,
+      additionalProperties: { type: 'string', maxLength: 4096 },
+      description:
+        'Headers sent with the request (Host, Content-Length and the x402 headers are the service’s).',
+    },
+    body: { type: 'string', maxLength: 65536, description: 'The request body, as text.' },
+    max_amount: {
+      ...AmountInput,
+      description:
+        'The most the resource may charge, in human units of the token it asks for; the 0.10 % protocol fee is on top.',
+    },
+    idempotency_key: SpendKey,
+    task_id: TaskId,
+  },
+  required: ['url', 'max_amount', 'idempotency_key'],
+} as const satisfies JSONSchema;
+
+export const X402Resource = {
+  type: 'object',
+  properties: {
+    status: { type: 'integer', format: 'int32', minimum: 100, maximum: 599 },
+    headers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'content-type and the x402 headers (payment-response), lower-case names.',
+    },
+    body: { type: 'string', description: 'The body as text (UTF-8), at most 64 KiB.' },
+    truncated: { type: 'boolean', description: 'Present (true) when the body was cut at 64 KiB.' },
+  },
+  required: ['status', 'headers', 'body'],
+  description: "The resource's answer to the paid request.",
+} as const satisfies JSONSchema;
+
+export const X402PayResponse = {
+  type: 'object',
+  properties: {
+    tx_sig: { type: 'string', description: 'The payment’s transaction (the facilitator’s settlement).' },
+    status: Confirmed,
+    amount: { ...AmountOutput, description: 'The price paid to pay_to.' },
+    protocol_fee: {
+      ...AmountOutput,
+      description: 'The 0.10 % fee taken on top, in a transaction of its own.',
+    },
+    pay_to: { type: 'string', description: 'The payee (the requirement’s payTo).' },
+    resource: X402Resource,
+    daily_remaining: AmountOutput,
+    hourly_tx_remaining: Count,
+  },
+  required: [
+    'tx_sig',
+    'status',
+    'amount',
+    'protocol_fee',
+    'pay_to',
+    'daily_remaining',
+    'hourly_tx_remaining',
+  ],
+} as const satisfies JSONSchema;
+
 // ---- state -----------------------------------------------------------------------------------
 
 export const BalanceResponse = {
@@ -394,6 +474,8 @@ export const CONTRACT_SCHEMAS = {
   WithdrawResponse,
   SimulateRequest,
   SimulateResponse,
+  X402PayRequest,
+  X402PayResponse,
   BalanceResponse,
   LimitsResponse,
   HistoryQuery,
@@ -428,6 +510,8 @@ export type WithdrawRequest = Shape<typeof WithdrawRequest>;
 export type WithdrawResponse = Shape<typeof WithdrawResponse>;
 export type SimulateRequest = Shape<typeof SimulateRequest>;
 export type SimulateResponse = Shape<typeof SimulateResponse>;
+export type X402PayRequest = Shape<typeof X402PayRequest>;
+export type X402PayResponse = Shape<typeof X402PayResponse>;
 export type BalanceResponse = Shape<typeof BalanceResponse>;
 export type LimitsResponse = Shape<typeof LimitsResponse>;
 export type HistoryQuery = Shape<typeof HistoryQuery>;

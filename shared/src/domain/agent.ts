@@ -103,6 +103,24 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       };
       return { ...state, intents: state.intents.with({ ...item, submission }) };
     }
+    case 'x402.payment_signed': {
+      const item = state.intents.get(event.data.intent_id);
+      if (!item || item.status !== 'reserved') return state;
+      const d = event.data;
+      const x402 = {
+        header: d.header,
+        signature: d.signature,
+        lastValidBlockHeight: d.last_valid_block_height,
+      };
+      return { ...state, intents: state.intents.with({ ...item, x402 }) };
+    }
+    case 'x402.payment_settled': {
+      const item = state.intents.get(event.data.intent_id);
+      if (!item?.x402 || item.status !== 'reserved') return state;
+      const d = event.data;
+      const settled = { tx_sig: d.tx_sig, ...(d.resource && { resource: d.resource }) };
+      return { ...state, intents: state.intents.with({ ...item, x402: { ...item.x402, settled } }) };
+    }
     case 'intent.blocked':
       return event.data.code === 'unauthorized' ? { ...state, keyRefusedAt: event.data.at } : state;
     case 'payment.received':

@@ -34,6 +34,14 @@ import { decideExpire, decideReject, foldApprovals, refusedHold } from './approv
 import { decideSetApprovalPolicy } from './approval-policy';
 import { simulateIntent } from './intent';
 import type { ApprovalEvent } from './events';
+import {
+  checkPaymentAsked,
+  checkWithinMax,
+  chooseRequirement,
+  paymentRefused,
+  readPaymentRequired,
+} from '../x402/requirements';
+import { checkResourceUrl } from '../x402/resource';
 
 /** A transfer of 60 held by a threshold of 50: the group with the policy, and the approval requested. */
 function heldTransfer() {
@@ -106,6 +114,25 @@ const PATHS: Record<string, () => ErrorCode> = {
   approval_rejected: () =>
     refusal((state, id) => decideReject({ approval_id: id, approver: group().ownerWallet, now: T0 }, state)),
   approval_expired: () => refusal((state, id) => decideExpire({ approval_id: id, now: T0 + 60_000 }, state)),
+  x402_url_refused: () => thrownCode(() => checkResourceUrl('http://example.com/')),
+  x402_resource_unavailable: () => thrownCode(() => readPaymentRequired(undefined)),
+  x402_not_payment_required: () => thrownCode(() => checkPaymentAsked(200)),
+  x402_requirements_unsupported: () =>
+    thrownCode(() =>
+      chooseRequirement(
+        { x402Version: 2, resource: { url: 'https://r.example/' }, accepts: [] },
+        'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+        [],
+      ),
+    ),
+  x402_price_above_max: () =>
+    thrownCode(() =>
+      checkWithinMax(
+        { price: new Big('0.5'), token: { symbol: 'USDC', mint: BASE_MINT, decimals: 6 } },
+        new Big('0.1'),
+      ),
+    ),
+  x402_payment_refused: () => paymentRefused(500).code,
 };
 
 /** Answered by the HTTP layer, not the domain: they are about transport, not the rules of money. */

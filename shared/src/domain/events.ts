@@ -199,6 +199,33 @@ export interface LendingParams {
   cpi_data?: number[];
 }
 
+/**
+ * An x402 payment's terms (a transfer to the resource's `payTo`): the request the service makes, what
+ * the resource asked for (its 402's requirements, as x402 v2 JSON) and the one requirement paid. The
+ * price goes to `payTo` in full; the protocol fee is on top, in a transaction of its own.
+ */
+export interface X402Terms {
+  url: string;
+  method: string;
+  /** The request's headers and body (JSON), sealed by the key vault: they may carry the agent's credentials. */
+  sealed_request?: string;
+  /** The PAYMENT-REQUIRED header's content (x402 v2 PaymentRequired). */
+  payment_required: Record<string, unknown>;
+  /** The requirement paid (x402 v2 PaymentRequirements: scheme exact, network, asset, amount, payTo, extra). */
+  requirement: Record<string, unknown>;
+  /** What `payTo` receives, in human units (the intent's net_amount). */
+  price: string;
+}
+
+/** A resource's answer as the service keeps it (for the agent and its replays). */
+export interface ResourceReply {
+  status: number;
+  /** content-type and the x402 headers, lower-case names. */
+  headers: Record<string, string>;
+  body: string;
+  truncated?: boolean;
+}
+
 /** Each action with its own parameters: what an executor needs to build the transaction. */
 export type IntentData =
   | (IntentCommon & {
@@ -208,6 +235,8 @@ export type IntentData =
       memo?: string;
       /** When set, the chain's memo instruction carries this (the memo's SHA-256, hex) and the memo stays in the log. */
       memo_sha256?: string;
+      /** Set when the transfer is an x402 payment (POST /x402/pay): its fee is on top of net_amount. */
+      x402?: X402Terms;
     })
   | (IntentCommon & { action: 'swap'; params: SwapParams })
   | (IntentCommon & { action: 'deposit'; params: LendingParams })
@@ -245,6 +274,41 @@ export type IntentSubmitting = Event<
     at: number;
   }
 >;
+/**
+ * An x402 payment signed by the agent, recorded before it is sent (never signed twice while it may
+ * still land): the PAYMENT-SIGNATURE header, the agent's signature that finds it on chain, and the
+ * last block height at which it can land.
+ */
+export type X402PaymentSigned = Event<
+  'x402.payment_signed',
+  {
+    intent_id: string;
+    agent_id: string;
+    header: string;
+    signature: string;
+    last_valid_block_height: string;
+    at: number;
+  }
+>;
+/**
+ * An x402 payment landed (the facilitator's settlement, or the chain asked after a crash): its
+ * transaction and the resource's answer (absent when the answer was lost in a crash after it landed).
+ */
+export type X402PaymentSettled = Event<
+  'x402.payment_settled',
+  {
+    intent_id: string;
+    agent_id: string;
+    group_id: string;
+    url: string;
+    pay_to: string;
+    amount: string;
+    mint: string;
+    tx_sig: string;
+    resource?: ResourceReply;
+    at: number;
+  }
+>;
 /** An outside party paid the agent (the local chain's airdrop, or a payment the chain reported). */
 export type PaymentReceived = Event<
   'payment.received',
@@ -259,6 +323,9 @@ export type IntentConfirmed = Event<
     /** What the agent received back (swap: the output; deposit: receipt tokens; withdraw: the underlying). */
     received_amount?: string;
     received_mint?: string;
+    /** An x402 payment: the transaction of the protocol fee (tx_sig is the payment's), and the resource's answer. */
+    fee_tx_sig?: string;
+    resource?: ResourceReply;
     at: number;
   }
 >;
@@ -287,6 +354,8 @@ export type AgentEvent =
   | IntentAccepted
   | IntentBlocked
   | IntentSubmitting
+  | X402PaymentSigned
+  | X402PaymentSettled
   | PaymentReceived
   | IntentConfirmed
   | IntentFailed
@@ -408,6 +477,8 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'intent.accepted',
   'intent.blocked',
   'intent.submitting',
+  'x402.payment_signed',
+  'x402.payment_settled',
   'payment.received',
   'intent.confirmed',
   'intent.failed',

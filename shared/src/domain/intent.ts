@@ -29,7 +29,7 @@
  */
 import Big from 'big.js';
 import { ERROR_CATALOGUE } from '../errors';
-import { amountText, minimumTransfer, splitFee, type FeeSplit } from '../money';
+import { amountText, feeOnTop, minimumTransfer, splitFee, type FeeSplit } from '../money';
 import { dailyRemaining, hourlyRemaining, opsInHour, spentInDay, type AgentState } from './agent';
 import { budgetRemaining, type BudgetState, initialBudgetState } from './budget';
 import {
@@ -44,6 +44,7 @@ import {
   type IntentData,
   type IntentParams,
   type LimitThreshold,
+  type X402Terms,
 } from './events';
 import type { AllowEntry, GroupState } from './group';
 import { approvalIdOf, approvalMessage, approvalRule, holdReason, type ApprovalsState } from './approval';
@@ -67,6 +68,8 @@ export interface IntentCommand {
   idempotency_key?: string;
   /** Swap: its terms; deposit and withdraw: what the venue is handed. */
   params?: IntentParams;
+  /** A transfer that pays an x402 resource: `amount` is its price plus the fee on top. */
+  x402?: X402Terms;
   now: number;
 }
 
@@ -137,7 +140,12 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
 
   check('agent_active', agent.status === 'active' && agent.groupId === group.groupId, 'unauthorized');
   check('amount_positive', cmd.amount.gt(0), 'invalid_amount');
-  const fee = cmd.action === 'transfer' ? splitFee(cmd.amount, cmd.decimals) : undefined;
+  const fee =
+    cmd.action !== 'transfer'
+      ? undefined
+      : cmd.x402
+        ? feeOnTop(new Big(cmd.x402.price), cmd.decimals)
+        : splitFee(cmd.amount, cmd.decimals);
   if (fee)
     check(
       'fee_carried',
@@ -320,6 +328,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
           net_amount: amountText(evaluation.fee!.net_amount),
           ...(cmd.memo !== undefined && { memo: cmd.memo }),
           ...(cmd.memo_sha256 !== undefined && { memo_sha256: cmd.memo_sha256 }),
+          ...(cmd.x402 !== undefined && { x402: cmd.x402 }),
         }
       : { ...common, action: cmd.action, params: cmd.params ?? {} }
   ) as IntentData;
@@ -441,20 +450,26 @@ export function decideSettleIntent(
   const item = agent.intents.get(cmd.intent_id);
   if (!item || item.status !== 'reserved') return [];
   const base = { intent_id: cmd.intent_id, agent_id: agent.agentId, at: cmd.now };
-  if (cmd.outcome.status === 'failed') {
+  // An x402 payment that landed is confirmed by its own transaction, whatever became of the fee's
+  // after it (the fee's, when it landed, goes beside it): money that left is never given back as room.
+  const paid = item.x402?.settled;
+  if (cmd.outcome.status === 'failed' && !paid) {
     return [
       { type: 'intent.failed', data: { ...base, code: cmd.outcome.code, message: cmd.outcome.message } },
     ];
   }
+  const confirmed = cmd.outcome.status === 'confirmed' ? cmd.outcome : undefined;
   const events: AgentEvent[] = [
     {
       type: 'intent.confirmed',
       data: {
         ...base,
-        tx_sig: cmd.outcome.tx_sig,
-        ...(cmd.outcome.received && {
-          received_amount: amountText(cmd.outcome.received.amount),
-          received_mint: cmd.outcome.received.mint,
+        tx_sig: paid ? paid.tx_sig : confirmed!.tx_sig,
+        ...(paid && confirmed && { fee_tx_sig: confirmed.tx_sig }),
+        ...(paid?.resource && { resource: paid.resource }),
+        ...(confirmed?.received && {
+          received_amount: amountText(confirmed.received.amount),
+          received_mint: confirmed.received.mint,
         }),
       },
     },

@@ -10,7 +10,7 @@
  */
 import Big from 'big.js';
 import { Map as PersistentMap } from 'immutable';
-import type { Action } from './events';
+import type { Action, ResourceReply } from './events';
 import { HOUR_MS } from './time';
 
 /** An accepted intent as the windows see it. Failed intents stay (not counted) so outcomes are idempotent. */
@@ -29,6 +29,13 @@ export interface WindowItem {
     wire: string;
     lastValidBlockHeight: string;
     receives?: { mint: string; amount: string };
+  };
+  /** An x402 payment: the signed payment on record (before it was sent), and once it landed, its settlement. */
+  x402?: {
+    header: string;
+    signature: string;
+    lastValidBlockHeight: string;
+    settled?: { tx_sig: string; resource?: ResourceReply };
   };
 }
 

@@ -140,6 +140,46 @@ export const ERROR_CATALOGUE = {
       'No approver decided on this spend before its approval expired; nothing was sent. Send it again with a new idempotency key to ask anew.',
     why: 'The held spend waited past its approval ttl: no spec code says so.',
   },
+  x402_url_refused: {
+    status: 400,
+    origin: 'service',
+    message:
+      'The resource URL is refused: it must be https, carry no credentials, and reach public addresses only; nothing was requested or paid.',
+    why: 'An x402 resource is reached through the same SSRF guard as webhooks; no spec code names a refused URL.',
+  },
+  x402_resource_unavailable: {
+    status: 502,
+    origin: 'service',
+    message:
+      'The resource could not be reached, or did not answer as an x402 resource should; nothing was paid. Retry later.',
+    why: 'The paid resource is a dependency of its own: aggregator_unavailable names the aggregator alone.',
+  },
+  x402_not_payment_required: {
+    status: 400,
+    origin: 'service',
+    message: 'The resource answered without asking for a payment (no 402); nothing was paid.',
+    why: 'Paying through the service is only for a resource that asks for it; no spec code says so.',
+  },
+  x402_requirements_unsupported: {
+    status: 400,
+    origin: 'service',
+    message:
+      "The resource asks for a payment the service cannot make (only x402 v2, scheme exact, on the service's network, in a registry token); nothing was paid.",
+    why: 'What the resource asks for is outside what the service pays; token_not_in_registry covers only one of the reasons.',
+  },
+  x402_price_above_max: {
+    status: 403,
+    origin: 'service',
+    message: "The resource's price is above the max_amount of the request; nothing was paid.",
+    why: "The agent's own ceiling for one payment, not an operator's limit: no spec code says so.",
+  },
+  x402_payment_refused: {
+    status: 502,
+    origin: 'service',
+    message:
+      'The resource (its facilitator) refused the signed payment and it did not land on chain; nothing was paid.',
+    why: 'A failure on the resource’s side after the decision: the intent fails and gives its room back.',
+  },
   service_unavailable: {
     status: 503,
     origin: 'service',

@@ -66,6 +66,12 @@ describe('the error catalogue', () => {
       'not_found',
       'rate_limited',
       'service_unavailable',
+      'x402_not_payment_required',
+      'x402_payment_refused',
+      'x402_price_above_max',
+      'x402_requirements_unsupported',
+      'x402_resource_unavailable',
+      'x402_url_refused',
     ]);
   });
 

@@ -118,6 +118,36 @@ export const EVENT_CATALOGUE = {
       memo: i.memo ?? null,
     })),
   }),
+  'x402.payment_settled': row({
+    origin: 'service',
+    meaning:
+      "An x402 payment (POST /api/v1/x402/pay) landed: the resource's facilitator settled it; the intent's transfer.confirmed follows once its protocol fee is taken.",
+    fields: [
+      'agent_wallet_pda',
+      'group_config_pda',
+      'tx_signature',
+      'url',
+      'pay_to',
+      'amount',
+      'resource_status',
+      'settled_at',
+    ],
+    from: 'x402.payment_settled',
+    derive: (e) => ({
+      agentId: e.data.agent_id,
+      groupId: e.data.group_id,
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        group_config_pda: e.data.group_id,
+        tx_signature: e.data.tx_sig,
+        url: e.data.url,
+        pay_to: e.data.pay_to,
+        amount: amountFromText(e.data.amount),
+        resource_status: e.data.resource?.status ?? null,
+        settled_at: iso(e.data.at),
+      },
+    }),
+  }),
   'swap.confirmed': row({
     origin: 'service',
     meaning: 'A swap was confirmed on chain.',

@@ -9,7 +9,7 @@ describe('the event catalogue', () => {
     expect(withEventTable(doc)).toBe(doc);
   });
 
-  it("holds the spec's eleven kinds, the three confirmations of the other spend operations and the approvals' two", () => {
+  it("holds the spec's eleven kinds, the three confirmations of the other spend operations, the approvals' two and x402's settlement", () => {
     expect(EVENT_KINDS.filter((k) => EVENT_CATALOGUE[k].origin === 'spec').sort()).toEqual(
       [
         'transfer.confirmed',
@@ -31,6 +31,7 @@ describe('the event catalogue', () => {
       'deposit.confirmed',
       'swap.confirmed',
       'withdraw.confirmed',
+      'x402.payment_settled',
     ]);
   });
 

@@ -29,6 +29,15 @@ export function splitFee(amount: Amount, decimals = AMOUNT_SCALE): FeeSplit {
 }
 
 /**
+ * The fee on top of a price the recipient must receive in full (an x402 payment): the same 0.10 % of
+ * the price, rounded the same way; `amount` (what the agent pays in all) is the price plus the fee.
+ */
+export function feeOnTop(price: Amount, decimals = AMOUNT_SCALE): FeeSplit {
+  const { protocol_fee } = splitFee(price, decimals);
+  return { amount: price.plus(protocol_fee), protocol_fee, net_amount: price };
+}
+
+/**
  * The smallest transfer whose fee is at least one base unit: 500 base units of the fee's precision
  * (0.0005 of a 6-decimal token, 5 of a 2-decimal one), since half a base unit rounds up.
  */

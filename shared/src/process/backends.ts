@@ -48,9 +48,12 @@ export async function openContext(config: {
   keyEncryptionKey: Uint8Array;
   outcomeTimeoutMs?: number;
   aggregator?: AggregatorConfig;
+  /** x402 payments (API and executor): the guarded resource client and the network. */
+  x402?: Context['x402'];
 }): Promise<Context> {
   const chain = openChain(config.chain);
   return createContext({
+    ...(config.x402 && { x402: config.x402 }),
     store: await openEventStore(config.eventStore),
     chain,
     vault: new KeyVault(config.keyEncryptionKey),

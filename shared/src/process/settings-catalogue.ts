@@ -57,6 +57,10 @@ const LOG_READERS = ['api', 'projector', 'executor', 'delivery', 'replay'] as co
 const CHAIN_READERS = ['api', 'projector', 'executor', 'replay'] as const;
 const API = ['embedded', 'api'] as const;
 const WEBHOOKS = ['embedded', 'api', 'delivery'] as const;
+/** Processes that make outside HTTPS requests through the SSRF guard: webhooks, and x402 resources. */
+const OUTBOUND = ['embedded', 'api', 'executor', 'delivery'] as const;
+/** Processes that pay x402 resources (the API asks the price, the executor pays). */
+const X402 = ['embedded', 'api', 'executor'] as const;
 const CHAIN_NODE = ['chain'] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -365,17 +369,34 @@ export const SETTINGS = {
   },
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: {
     type: 'text',
-    processes: WEBHOOKS,
+    processes: OUTBOUND,
     shown: 'empty',
     format: 'comma-separated host names or addresses (no scheme, no port)',
     meaning:
-      'hosts webhooks may reach although they are private (development, tests; a warning is logged); otherwise a webhook URL must resolve to public addresses only, at registration and at every connection',
+      'hosts webhooks and x402 resources may reach although they are private (development, tests; a warning is logged); otherwise a webhook URL (at registration and at every connection) and an x402 resource (at every connection) must resolve to public addresses only',
   },
   WEBHOOK_CA_FILE: {
     type: 'text',
-    processes: WEBHOOKS,
+    processes: OUTBOUND,
     format: 'a PEM file',
-    meaning: "CA certificates trusted for webhook deliveries, besides Node's own",
+    meaning: "CA certificates trusted for webhook deliveries and x402 resources, besides Node's own",
+  },
+  CHAIN_RPC_PORT: {
+    type: 'int',
+    processes: ['embedded'],
+    default: 0,
+    min: 0,
+    max: 65_535,
+    meaning:
+      'the embedded chain served over Solana JSON-RPC (and its WebSocket) on 127.0.0.1 whatever HOST is, as the chain node serves it, so an x402 facilitator can simulate and settle on it (docs/x402.md); 0: any free port (the URL is logged)',
+  },
+  X402_NETWORK: {
+    type: 'text',
+    processes: X402,
+    default: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+    format: "a CAIP-2 id of a Solana cluster x402 knows (mainnet's, devnet's or testnet's)",
+    meaning:
+      "the network the service pays x402 resources on (docs/x402.md): a requirement on another network is refused; the default is devnet's id, which the local chain stands in for",
   },
   WEBHOOK_RETRY_BASE_MS: {
     type: 'int',

@@ -66,8 +66,8 @@ function readCa(env: Env): string | undefined {
   return blocks.join('\n');
 }
 
-/** Reads the settings from `env`; without one, the catalogue's defaults. */
-export function webhookSettings(env: Env = new Env({})): WebhookSettings {
+/** The SSRF guard's settings (webhooks and x402 resources): the private hosts allowed, the extra CAs. */
+export function outboundGuard(env: Env = new Env({})): Pick<WebhookSettings, 'allowedPrivateHosts' | 'ca'> {
   const allowedPrivateHosts: string[] = [];
   for (const entry of (env.raw('WEBHOOK_ALLOWED_PRIVATE_HOSTS') ?? '').split(',')) {
     if (!entry.trim()) continue;
@@ -79,9 +79,13 @@ export function webhookSettings(env: Env = new Env({})): WebhookSettings {
     else if (!allowedPrivateHosts.includes(host)) allowedPrivateHosts.push(host);
   }
   const ca = readCa(env);
+  return { allowedPrivateHosts, ...(ca !== undefined && { ca }) };
+}
+
+/** Reads the settings from `env`; without one, the catalogue's defaults. */
+export function webhookSettings(env: Env = new Env({})): WebhookSettings {
   return {
-    allowedPrivateHosts,
-    ...(ca !== undefined && { ca }),
+    ...outboundGuard(env),
     retryBaseMs: env.int('WEBHOOK_RETRY_BASE_MS'),
     retryForMs: env.int('WEBHOOK_RETRY_FOR_MS'),
     concurrency: env.int('WEBHOOK_CONCURRENCY'),

@@ -1,20 +1,15 @@
 /**
  * One webhook delivery attempt over HTTPS, guarded against SSRF at the moment it connects.
  *
- * One keep-alive undici Agent (a pool per origin). Each new connection resolves the URL's name once,
- * with the injected Resolver, checks every address it gets (classifyAddress: any private, loopback,
- * link-local, ... address, or one wrapping such an IPv4 address, refuses the whole attempt) and hands
- * the socket only addresses it checked; an IP literal in the URL is checked the same way (the WHATWG
- * parser has already read IPv4 written in decimal, hex or octal). TLS verifies the certificate against
- * the URL's host name. Redirects are never followed. An attempt never throws: it ends `delivered`
+ * One keep-alive guarded Agent (net/guarded-agent.ts: a pool per origin; every connection's addresses
+ * checked as it connects; TLS verified against the URL's host name). Redirects are never followed. An attempt never throws: it ends `delivered`
  * (2xx), `gone` (410) or `failed` with a short reason, within `timeoutMs` in all.
  */
 import { EventEmitter } from 'node:events';
-import { isIP } from 'node:net';
-import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, buildConnector } from 'undici';
-import { classifyAddress, systemResolver, type Resolver } from '../net/address-guard';
-import { normaliseHost } from './config';
+import type { Agent } from 'undici';
+import { AddressRefused, codeOf, guardedAgent, type GuardOptions } from '../net/guarded-agent';
+
+export { AddressRefused };
 
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000;
 /** How much of a response body is read (and dropped) so the connection can serve the next attempt. */
@@ -29,13 +24,7 @@ export interface Attempt {
   error?: string;
 }
 
-export interface WebhookSenderOptions {
-  /** Names or addresses deliveries may reach although private (WEBHOOK_ALLOWED_PRIVATE_HOSTS). */
-  allowedPrivateHosts?: readonly string[];
-  /** PEM text of CAs trusted in addition to Node's roots (WEBHOOK_CA_FILE). */
-  ca?: string;
-  /** Resolves a name to every address; the system resolver by default. */
-  resolve?: Resolver;
+export interface WebhookSenderOptions extends GuardOptions {
   /** Each attempt in all: connecting, the response's headers and its body. */
   timeoutMs?: number;
 }
@@ -46,84 +35,15 @@ export interface WebhookDelivery {
   body: string;
 }
 
-/** An address (or a whole name's addresses) the guard refused: the attempt fails with this message. */
-export class AddressRefused extends Error {
-  override readonly name = 'AddressRefused';
-}
-
 class AttemptTimeout extends Error {}
-
-type LookupAddress = { address: string; family: number };
-type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;
 
 export class WebhookSender {
   private readonly agent: Agent;
-  private readonly allowed: Set<string>;
-  private readonly resolve: Resolver;
   readonly timeoutMs: number;
 
   constructor(options: WebhookSenderOptions = {}) {
-    this.allowed = new Set((options.allowedPrivateHosts ?? []).flatMap((h) => normaliseHost(h) ?? []));
-    this.resolve = options.resolve ?? systemResolver;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-    const tlsConnect = buildConnector({
-      // One secure context for every connection: a `ca` option would build one (and parse Node's
-      // ~150 root certificates) per connection.
-      ...(options.ca !== undefined && {
-        secureContext: createSecureContext({ ca: [...rootCertificates, options.ca] }),
-      }),
-      timeout: this.timeoutMs,
-      lookup: (hostname: string, opts: { all?: boolean; family?: number }, callback: LookupCallback) =>
-        this.lookup(hostname, opts, callback),
-    } as buildConnector.BuildOptions);
-    this.agent = new Agent({
-      connect: (opts, callback) => {
-        // A literal address never reaches `lookup`: check it here.
-        if (isIP(opts.hostname)) {
-          const refused = this.refusal(opts.hostname, [opts.hostname]);
-          if (refused) return callback(refused, null);
-        }
-        tlsConnect(opts, callback);
-      },
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-      keepAliveTimeout: 4_000,
-    } as Agent.Options);
-  }
-
-  /** Why a connection to these addresses of `host` is refused, or undefined when it may go ahead. */
-  private refusal(host: string, addresses: readonly string[]): AddressRefused | undefined {
-    if (this.allowed.has(normaliseHost(host) ?? '')) return undefined;
-    for (const address of addresses) {
-      const verdict = classifyAddress(address);
-      if (verdict.public || this.allowed.has(normaliseHost(address) ?? '')) continue;
-      const of = host === address ? '' : ` (${host})`;
-      return new AddressRefused(`refused address ${verdict.address}${of}: ${verdict.reason}`);
-    }
-    return undefined;
-  }
-
-  /** net's `lookup` for new connections: one resolution, every address checked, only those handed on. */
-  private lookup(hostname: string, opts: { all?: boolean; family?: number }, callback: LookupCallback): void {
-    // A resolver that throws at once fails the same way as one that rejects.
-    Promise.resolve(hostname)
-      .then(this.resolve)
-      .then(
-        (addresses) => {
-          if (addresses.length === 0) return callback(new AddressRefused(`${hostname} does not resolve`), []);
-          const refused = this.refusal(hostname, addresses);
-          if (refused) return callback(refused, []);
-          const entries = addresses
-            .map((address) => ({ address, family: isIP(address) }))
-            .filter((e) => e.family !== 0 && (!opts.family || e.family === opts.family));
-          if (entries.length === 0)
-            return callback(new AddressRefused(`${hostname} has no usable address`), []);
-          if (opts.all) callback(null, entries);
-          else callback(null, entries[0]!.address, entries[0]!.family);
-        },
-        (err: unknown) =>
-          callback(new AddressRefused(`${hostname} does not resolve (${codeOf(err) ?? 'error'})`), []),
-      );
+    this.agent = guardedAgent({ ...options, timeoutMs: this.timeoutMs });
   }
 
   /** One attempt; never throws. */
@@ -193,9 +113,6 @@ export class WebhookSender {
     return this.agent.close();
   }
 }
-
-const codeOf = (err: unknown): string | undefined =>
-  typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : undefined;
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const isTimeout = (err: unknown) => err instanceof AttemptTimeout || TIMEOUT_CODES.has(codeOf(err) ?? '');

@@ -12,6 +12,10 @@
  *      locked build (below) is built anew at once: its output was fixed on reserves since moved.
  *   3. Nothing on record: check the funds, build, sign, record the submission, then send.
  *
+ * A kind that pays before its build (x402: the resource's facilitator lands the payment) pays first,
+ * exactly once by its own record (spends/x402.ts); then its build (the protocol fee) takes the steps
+ * above. Once that payment landed, the intent is confirmed whatever becomes of the rest.
+ *
  * Intents whose kind names a lock key (a swap reads a pool's reserves to build) run all of this one
  * at a time per key (locks.ts: in this process, or across executors through Redis).
  */
@@ -21,7 +25,7 @@ import {
   ChainFailure,
   approvalOf,
   followDecision,
-  SPEND_KINDS,
+  kindOf,
   checkFunds,
   classifyChainFailure,
   fromBaseUnits,
@@ -39,6 +43,7 @@ import {
   type IntentOutcome,
   type SignedTransaction,
   type SpendKind,
+  type WindowItem,
 } from '@tokenops/shared';
 import { processLocks, type Locks } from './locks';
 
@@ -63,7 +68,7 @@ export class Executor {
   ) {}
 
   async execute({ intent, trace }: ExecuteJob): Promise<void> {
-    const kind = SPEND_KINDS[intent.action] as SpendKind<never, IntentData['action']> | undefined;
+    const kind = kindOf(intent);
     const lockKey = kind?.lockKey?.(intent as never);
     const run = () => this.executeOnce(kind, intent, lockKey !== undefined);
     return resume(trace, 'queue.wait', 'executor.execute', () =>
@@ -78,14 +83,25 @@ export class Executor {
   ): Promise<void> {
     // The funds are asked of the chain while the agent's stream is read: they are needed before
     // signing, and a job with nothing to do (settled already, a submission on record) drops the answer.
-    const funds = this.shortOfFunds(intent);
+    let funds = this.shortOfFunds(intent);
     funds.catch(() => undefined);
     const agent = await this.ctx.agents.load(streams.agent(intent.agent_id));
-    const item = agent.state.intents.get(intent.intent_id);
+    let item = agent.state.intents.get(intent.intent_id);
     if (!item) return;
     if (item.status === 'failed') return settleBudget(this.ctx, intent, false);
     if (item.status !== 'reserved') return;
     if (item.held && !(await this.approved(intent))) return;
+
+    if (kind?.pay && !item.x402?.settled) {
+      item = await this.payFirst(kind, intent, item.x402 ? undefined : funds);
+      if (!item) return;
+    }
+    // What the build owes once a payment before it landed: the rest (x402: the protocol fee).
+    const owed = item.x402?.settled && intent.action === 'transfer' ? intent.protocol_fee : undefined;
+    if (owed !== undefined) {
+      funds = this.shortOfFunds(intent, owed);
+      funds.catch(() => undefined);
+    }
 
     const previous = item.submission;
     if (previous) {
@@ -119,7 +135,40 @@ export class Executor {
         code: 'internal_error',
         message: `${intent.action} is not executed by this service`,
       });
-    return this.buildAndSend(kind, intent, previous?.signature, previous ? this.shortOfFunds(intent) : funds);
+    return this.buildAndSend(
+      kind,
+      intent,
+      previous?.signature,
+      previous ? this.shortOfFunds(intent, owed) : funds,
+      owed,
+    );
+  }
+
+  /**
+   * The payment a kind makes before its build (x402), exactly once by its own record; the intent as it
+   * stands once the payment settled, or undefined when the intent settled instead (refused, short of
+   * funds: checked only before a payment is first signed; one on record is looked for, not re-checked).
+   */
+  private async payFirst(
+    kind: SpendKind<never, IntentData['action']>,
+    intent: IntentData,
+    funds: Promise<IntentOutcome | undefined> | undefined,
+  ): Promise<WindowItem | undefined> {
+    const short = await funds;
+    if (short) return void (await this.settle(intent, short));
+    try {
+      await kind.pay!(this.ctx, intent as never, await this.ctx.wallets.signer(intent.agent_id));
+    } catch (err) {
+      if (err instanceof BuildRefused)
+        return void (await this.settle(intent, { status: 'failed', code: err.code, message: err.message }));
+      throw err; // the resource or the chain did not answer: the job retries, asking the chain first
+    }
+    const item = (await this.ctx.agents.load(streams.agent(intent.agent_id))).state.intents.get(
+      intent.intent_id,
+    );
+    if (item?.status !== 'reserved') return undefined;
+    if (!item.x402?.settled) throw new Error('the payment is not settled yet: the job retries');
+    return item;
   }
 
   /**
@@ -133,6 +182,7 @@ export class Executor {
     intent: IntentData,
     replaces: string | undefined,
     funds: Promise<IntentOutcome | undefined>,
+    owed: string | undefined,
     attempt = 1,
   ): Promise<void> {
     const short = await funds;
@@ -177,7 +227,7 @@ export class Executor {
     if (!recorded || (await this.send(intent, tx, receives)) !== 'expired') return;
     if (attempt >= SIGNINGS)
       throw new Error(`signed ${attempt} times on blockhashes the node no longer knew: the job retries`);
-    return this.buildAndSend(kind, intent, tx.signature, this.shortOfFunds(intent), attempt + 1);
+    return this.buildAndSend(kind, intent, tx.signature, this.shortOfFunds(intent, owed), owed, attempt + 1);
   }
 
   /** Whether a held intent's approval is approved; a rejected or expired one is failed here (idempotent). */
@@ -188,15 +238,12 @@ export class Executor {
     return false;
   }
 
-  /** A failure when the agent does not hold what the intent pays (checked before anything is signed). */
-  private async shortOfFunds(intent: IntentData): Promise<IntentOutcome | undefined> {
+  /** A failure when the agent does not hold what the intent pays, or `owed` of it (checked before anything is signed). */
+  private async shortOfFunds(intent: IntentData, owed = intent.amount): Promise<IntentOutcome | undefined> {
     try {
       const account = await this.ctx.chain.tokenAccount(intent.agent_id, intent.mint);
       const decimals = this.decimals(intent.mint);
-      checkFunds(
-        { exists: account.exists, balance: fromBaseUnits(account.amount, decimals) },
-        new Big(intent.amount),
-      );
+      checkFunds({ exists: account.exists, balance: fromBaseUnits(account.amount, decimals) }, new Big(owed));
       return undefined;
     } catch (err) {
       if (err instanceof ServiceError) return { status: 'failed', code: err.code, message: err.message };

@@ -12,6 +12,9 @@ import {
   RpcChain,
   RedisReadModelStore,
   aggregatorConfig,
+  outboundGuard,
+  x402Context,
+  x402Network,
   whileLeader,
 } from '@tokenops/shared/adapters';
 import {
@@ -50,11 +53,19 @@ runProcess('executor', async () => {
   const wiring = executorWiring(env);
   const { port, host } = env.listenAddress();
   const aggregator = aggregatorConfig(env);
+  const guard = outboundGuard(env);
+  const network = x402Network(env);
   env.check();
 
   const logger = createLogger(logLevel, 'executor');
   const metrics = createMetrics('executor');
-  const ctx = await openContext({ eventStore, chain: chainConfig, keyEncryptionKey: kek, aggregator });
+  const ctx = await openContext({
+    eventStore,
+    chain: chainConfig,
+    keyEncryptionKey: kek,
+    aggregator,
+    x402: x402Context(guard, network),
+  });
   const { store } = ctx;
   const redis = openRedis(redisConfig.url);
   const queue = new BullJobQueue<ExecuteJob>('execute', {

@@ -107,6 +107,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/x402/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pay an HTTP resource that answers 402 (x402, scheme exact on Solana) as a transfer to its payTo, under the same limits; the answer carries the resource’s reply. */
+        post: operations["payX402"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance": {
         parameters: {
             query?: never;
@@ -363,7 +380,59 @@ export interface components {
             hourly_tx_remaining: number;
             estimated_fee: number;
             /** @enum {string} */
-            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "service_unavailable";
+            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "service_unavailable";
+        };
+        X402PayRequest: {
+            /**
+             * Format: uri
+             * @description The resource: https, public addresses only, no credentials; redirects are not followed. It must answer 402 with x402 v2 requirements.
+             */
+            url: string;
+            /**
+             * @description The HTTP method of the request (and of its paid retry).
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent with the request (Host, Content-Length and the x402 headers are the service’s). */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description The request body, as text. */
+            body?: string;
+            /** @description The most the resource may charge, in human units of the token it asks for; the 0.10 % protocol fee is on top. */
+            max_amount: number | string;
+            /** @description Caller-chosen key of this operation: a retry with the same key never makes a second one. */
+            idempotency_key: string;
+            /** @description Caller-defined task identifier, kept in the history and the webhook payload. */
+            task_id?: string;
+        };
+        X402PayResponse: {
+            /** @description The payment’s transaction (the facilitator’s settlement). */
+            tx_sig: string;
+            /** @enum {string} */
+            status: "confirmed";
+            /** @description The price paid to pay_to. */
+            amount: number;
+            /** @description The 0.10 % fee taken on top, in a transaction of its own. */
+            protocol_fee: number;
+            /** @description The payee (the requirement’s payTo). */
+            pay_to: string;
+            /** @description The resource's answer to the paid request. */
+            resource?: {
+                /** Format: int32 */
+                status: number;
+                /** @description content-type and the x402 headers (payment-response), lower-case names. */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description The body as text (UTF-8), at most 64 KiB. */
+                body: string;
+                /** @description Present (true) when the body was cut at 64 KiB. */
+                truncated?: boolean;
+            };
+            daily_remaining: number;
+            hourly_tx_remaining: number;
         };
         BalanceResponse: {
             balances: {
@@ -428,7 +497,7 @@ export interface components {
              */
             url: string;
             /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
-            event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
         };
         WebhookResponse: {
             webhook_id: string;
@@ -436,7 +505,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "service_unavailable";
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "service_unavailable";
             message: string;
             details?: {
                 /** @description JSON Pointer to the failing field. */
@@ -451,7 +520,7 @@ export interface components {
             agent_wallet_pda?: string;
             group_config_pda: string;
             url: string;
-            event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
             /** @enum {string} */
             status: "active" | "disabled" | "deleted";
             status_reason?: string;
@@ -468,7 +537,7 @@ export interface components {
                 agent_wallet_pda?: string;
                 group_config_pda: string;
                 url: string;
-                event_types: ("transfer.confirmed" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+                event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
                 /** @enum {string} */
                 status: "active" | "disabled" | "deleted";
                 status_reason?: string;
@@ -552,7 +621,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -572,7 +641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -619,7 +688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -674,7 +743,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransferResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -702,7 +771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -781,7 +850,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -836,7 +905,7 @@ export interface operations {
                     "application/json": components["schemas"]["SwapResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -864,7 +933,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -943,7 +1012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -998,7 +1067,7 @@ export interface operations {
                     "application/json": components["schemas"]["DepositResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1026,7 +1095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1105,7 +1174,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1160,7 +1229,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1188,7 +1257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1267,7 +1336,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1319,7 +1388,7 @@ export interface operations {
                     "application/json": components["schemas"]["SimulateResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1347,7 +1416,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1426,7 +1495,169 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    payX402: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; when sent it must equal the body field idempotency_key. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["X402PayRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["X402PayResponse"];
+                };
+            };
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
+            400: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
+            403: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            409: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1480,7 +1711,7 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1508,7 +1739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1587,7 +1818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1641,7 +1872,7 @@ export interface operations {
                     "application/json": components["schemas"]["LimitsResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1669,7 +1900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1748,7 +1979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,7 +2035,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoryResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1832,7 +2063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1911,7 +2142,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2073,7 +2304,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookResponse"];
                 };
             };
-            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error. */
+            /** @description Invalid input: invalid_amount, invalid_mint, invalid_token_account, invalid_fee_account, invalid_invitation_code, token_not_in_registry, recipient_invalid, account_not_initialized, insufficient_balance, validation_error, x402_url_refused, x402_not_payment_required, x402_requirements_unsupported. */
             400: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2101,7 +2332,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, forbidden, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2180,7 +2411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description An upstream dependency failed: aggregator_unavailable. */
+            /** @description An upstream dependency failed: aggregator_unavailable, x402_resource_unavailable, x402_payment_refused. */
             502: {
                 headers: {
                     [name: string]: unknown;

@@ -52,6 +52,21 @@ export interface Endpoint {
 
 export const nameOf = (e: Pick<Endpoint, 'method' | 'path'>): string => `${e.method} ${e.path}`;
 
+/**
+ * The resources an x402 payment is asked of: addresses the SSRF guard refuses before connecting (a
+ * private one, loopback not allowed, a name that does not resolve), so the fuzzer never sends a request
+ * out of the machine; a valid URL of any other host would be requested.
+ */
+const X402_URLS = ['https://10.0.0.1/paid', 'https://127.0.0.9/paid', 'https://paid.invalid/report'];
+
+/** A contract request's schema, as the fuzzer generates it (x402's url: one of X402_URLS). */
+function bodySchema(name: keyof typeof CONTRACT_SCHEMAS): Schema {
+  const schema = CONTRACT_SCHEMAS[name] as Schema;
+  if (name !== 'X402PayRequest') return schema;
+  const properties = (schema as { properties: Record<string, Schema> }).properties;
+  return { ...schema, properties: { ...properties, url: { ...properties.url, enum: X402_URLS } } } as Schema;
+}
+
 /** Values from the running service that make generated requests reach the domain. */
 export interface Fixtures {
   agentId: string;
@@ -170,13 +185,16 @@ export function endpoints(f: Fixtures): Endpoint[] {
       '/withdraw': [{ amount: 1, lending_program: f.addresses[2], idempotency_key: 'fuzz-key-3' }],
       '/intents/simulate': [{ amount: 1, to: f.peerId, mint: f.mints[0] }],
       '/webhooks': [webhook],
+      '/x402/pay': [
+        { url: X402_URLS[0], max_amount: 1, idempotency_key: 'fuzz-key-1', method: 'POST', body: '{}' },
+      ],
     };
     return {
       surface: 'contract',
       method: op.method.toUpperCase() as Endpoint['method'],
       path: `/api/v1${op.path}`,
       auth: op.public ? 'none' : 'agent',
-      ...(op.request && { body: CONTRACT_SCHEMAS[op.request] as Schema }),
+      ...(op.request && { body: bodySchema(op.request) }),
       ...(op.query && { query: CONTRACT_SCHEMAS[op.query] as Schema }),
       idempotent,
       params: {},
@@ -186,7 +204,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
           : { to: hint.to, mint: hint.mint, idempotency_key: hint.idempotency_key },
       examples: (examples[op.path] ?? []).map(json),
       vary: idempotent ? { idempotency_key: hint.idempotency_key } : {},
-      recordsRefusals: ['/transfer', '/swap', '/deposit', '/withdraw'].includes(op.path),
+      recordsRefusals: ['/transfer', '/swap', '/deposit', '/withdraw', '/x402/pay'].includes(op.path),
     };
   });
 

@@ -34,6 +34,8 @@ const KNOWN = new Set([
   // The memo's bound in UTF-8 bytes: the generated strings (at most 40 ASCII characters) are within it.
   'x-max-utf8-bytes',
   'uniqueItems',
+  // A map's bound on its entries: the generated objects hold only their listed properties (a map, none).
+  'maxProperties',
 ]);
 
 /** Values a property may take besides what its schema generates (known recipients, real codes). */

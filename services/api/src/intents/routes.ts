@@ -1,6 +1,6 @@
 import {
   IdempotencyKey,
-  SPEND_KINDS,
+  SPEND_OPERATIONS,
   idempotencyKeyOf,
   simulate,
   spend,
@@ -21,10 +21,13 @@ function headerKey(value: string | undefined): string | undefined {
   return value;
 }
 
-/** POST /transfer, /swap, /deposit, /withdraw (each a spend kind on the one pipeline, by its action) and /intents/simulate. */
+/**
+ * POST /transfer, /swap, /deposit, /withdraw, /x402/pay (each a spend kind on the one pipeline, by its
+ * operation) and /intents/simulate.
+ */
 export function intentHandlers(deps: ApiDeps) {
-  const spends = (Object.values(SPEND_KINDS) as SpendKind<{ idempotency_key: string }>[]).map((kind) => [
-    kind.action,
+  const spends = (SPEND_OPERATIONS as SpendKind<{ idempotency_key: string }>[]).map((kind) => [
+    kind.operationId ?? kind.action,
     ({ req, body, reply }: Call) =>
       recordingRefusedKeys(req, deps, kind.action, async () => {
         const { caller } = await authenticateAgent(req, deps);

@@ -1,9 +1,10 @@
 /**
  * The MCP server (packages/mcp) as an agent framework meets it, through the SDK's own Client, on both
  * transports: Streamable HTTP at POST /mcp of the API, and stdio (the `tokenops-mcp` bin, spawned with
- * TOKENOPS_URL and TOKENOPS_API_KEY). Each lists the twelve tools with the contract's schemas, each
+ * TOKENOPS_URL and TOKENOPS_API_KEY). Each lists the thirteen tools with the contract's schemas, each
  * parameter described and each tool annotated (reads a host may approve without asking), calls every
- * one against the running service, and gets a refused spend back as a tool error with its code.
+ * one against the running service (pay_for_resource: in intents/x402.e2e.spec.ts, which has a paid
+ * resource), and gets a refused spend back as a tool error with its code.
  */
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -20,6 +21,7 @@ const TOOL_NAMES = [
   'deposit',
   'history',
   'limits',
+  'pay_for_resource',
   'pools',
   'simulate',
   'swap',
@@ -29,7 +31,7 @@ const TOOL_NAMES = [
   'webhooks',
   'withdraw',
 ];
-const SPENDS = ['deposit', 'swap', 'transfer', 'withdraw'];
+const SPENDS = ['deposit', 'pay_for_resource', 'swap', 'transfer', 'withdraw'];
 
 let world: World;
 let program: string;
@@ -97,7 +99,7 @@ describe.each(transports)('MCP over %s', (_name, transport) => {
   });
   afterAll(async () => client?.close());
 
-  it('lists the twelve tools with the contract schemas; idempotency_key optional on the spends', async () => {
+  it('lists the thirteen tools with the contract schemas; idempotency_key optional on the spends', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
     const transfer = tools.find((t) => t.name === 'transfer')!;

@@ -1,10 +1,11 @@
 /** Every spend operation, by action: the one place the API and the executor look them up. */
-import type { Action } from '../../domain/events';
+import type { Action, IntentData } from '../../domain/events';
 import type { SpendKind } from './kind';
 import { depositKind } from './deposit';
 import { swapKind } from './swap';
 import { transferDryRun, transferKind } from './transfer';
 import { withdrawKind } from './withdraw';
+import { isX402, x402Kind } from './x402';
 
 export const SPEND_KINDS: { readonly [A in Action]?: SpendKind<never, A> } = {
   transfer: transferKind,
@@ -13,7 +14,18 @@ export const SPEND_KINDS: { readonly [A in Action]?: SpendKind<never, A> } = {
   withdraw: withdrawKind,
 };
 
-export { depositKind, swapKind, transferDryRun, transferKind, withdrawKind };
+/** Every spend operation the API answers: one per action, and x402 payments (transfers of their own kind). */
+export const SPEND_OPERATIONS: readonly SpendKind<never>[] = [
+  ...(Object.values(SPEND_KINDS) as SpendKind<never>[]),
+  x402Kind as SpendKind<never>,
+];
+
+/** The kind that executes an accepted intent. */
+export const kindOf = (intent: IntentData): SpendKind<never, IntentData['action']> | undefined =>
+  (isX402(intent) ? x402Kind : SPEND_KINDS[intent.action]) as
+    SpendKind<never, IntentData['action']> | undefined;
+
+export { depositKind, isX402, swapKind, transferDryRun, transferKind, withdrawKind, x402Kind };
 export { spend, simulate, dryRun, type Answer, type DryRunAsk } from './pipeline';
 export { BuildRefused, type Ask, type Built, type IntentOf, type SpendKind } from './kind';
 export { quoteOrUnavailable } from './quotes';

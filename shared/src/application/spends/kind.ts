@@ -8,7 +8,7 @@ import type Big from 'big.js';
 import type { Instruction } from '@solana/kit';
 import type { Signer } from '../../chain/keys';
 import type { SchemaName } from '../../contract/validator';
-import type { Action, IntentConfirmed, IntentData, IntentParams } from '../../domain/events';
+import type { Action, IntentConfirmed, IntentData, IntentParams, X402Terms } from '../../domain/events';
 import type { GroupState } from '../../domain/group';
 import type { ErrorCode } from '../../errors';
 import type { Context } from '../context';
@@ -28,6 +28,8 @@ export interface Ask {
   memo_sha256?: string;
   task_id?: string;
   params?: IntentParams;
+  /** An x402 payment's terms (a transfer whose price goes to the counterparty in full, the fee on top). */
+  x402?: X402Terms;
 }
 
 /** What an accepted intent puts on chain. */
@@ -59,6 +61,8 @@ export interface SpendRequest {
 
 export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Action = Action> {
   readonly action: A;
+  /** The operation it answers (the contract's operationId), when it is not the action's own. */
+  readonly operationId?: string;
   /** The contract's request and answer schemas. */
   readonly requestSchema: SchemaName;
   readonly responseSchema: SchemaName;
@@ -68,6 +72,12 @@ export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Ac
   ask(ctx: Context, req: Req, group: GroupState): Promise<Ask>;
   /** Intents sharing a key are built and landed one at a time (a pool whose reserves the build reads). */
   lockKey?(intent: IntentOf<A>): string;
+  /**
+   * A payment made before the build, landed by someone else (x402: the resource's facilitator), exactly
+   * once: its record is in the agent's stream (`x402.payment_signed`, then `x402.payment_settled`).
+   * Resolves once it settled; throws BuildRefused when it was refused and nothing was paid.
+   */
+  pay?(ctx: Context, intent: IntentOf<A>, agent: Signer): Promise<void>;
   /** What goes on chain; the agent signs besides the signers it names. */
   build(ctx: Context, intent: IntentOf<A>, agent: Signer): Promise<Built>;
   /** The agent's answer once confirmed. */

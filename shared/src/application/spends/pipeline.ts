@@ -266,6 +266,7 @@ function command<Req extends SpendRequest>(
     ...(ask.memo_sha256 !== undefined && { memo_sha256: ask.memo_sha256 }),
     ...(ask.task_id !== undefined && { task_id: ask.task_id }),
     ...(ask.params !== undefined && { params: ask.params }),
+    ...(ask.x402 !== undefined && { x402: ask.x402 }),
     idempotency_key: req.idempotency_key,
     now: ctx.now(),
   };

@@ -1,0 +1,484 @@
+/**
+ * POST /api/v1/x402/pay against a real x402 resource: an HTTPS Express app behind @x402/express, whose
+ * facilitator is built from @x402/core + @x402/svm and settles over the chain's JSON-RPC (standing in
+ * for devnet, the chain's USDC as the asset): the chain node on the topology; on the embedded default,
+ * the embedded chain as the embedded service itself serves it over JSON-RPC (CHAIN_RPC_PORT). Every
+ * answer is checked against the contract by the service itself. After every test, per mint, the supply
+ * on chain equals what its holders hold (agent, payees, treasury: testing/conservation.ts), and the
+ * group reconciles.
+ */
+import Big from 'big.js';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { generateSigner, type LocalChain } from '@tokenops/shared';
+import { TokenOpsClient } from '@tokenops/client';
+import { Agent as Dispatcher, fetch as undiciFetch } from 'undici';
+import { openBooks } from '@tokenops/testing/conservation';
+import bs58 from 'bs58';
+import {
+  RECEIVER_HOST,
+  approvalIdIn,
+  key,
+  stackWebhookTls,
+  startWorld,
+  until,
+  type World,
+} from '@tokenops/testing/harness';
+import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import {
+  MAINNET,
+  startFacilitator,
+  startPaidResource,
+  type Facilitator,
+  type PaidResource,
+} from '@tokenops/testing/x402';
+
+type Agent = { id: string; key: string };
+
+let world: World;
+let books: Awaited<ReturnType<typeof openBooks>>;
+let facilitator: Facilitator;
+let resource: PaidResource;
+let receiver: Receiver;
+let usdc: string;
+/** Payees: allow-listed with a budget (vendor), and one that is not on the allow-list. */
+const payee = generateSigner().address;
+const stranger = generateSigner().address;
+const small = generateSigner().address;
+const expiring = generateSigner().address;
+
+const PRICE = 250_000n; // 0.25 USDC
+const FEE = 250n; // 0.10 % of it, on top
+
+beforeAll(async () => {
+  const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
+  world = await startWorld({
+    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca },
+    chainRpc: true,
+  });
+  const chain = world.service.ctx.chain as LocalChain;
+  usdc = chain.tokens.find((t) => t.symbol === 'USDC')!.mint;
+  // Embedded, the service serves its chain over JSON-RPC (CHAIN_RPC_PORT): the facilitator settles there.
+  const rpcUrl = world.service.rpcUrl ?? world.service.chainRpcUrl!;
+  facilitator = await startFacilitator({ rpcUrl, fund: (a, l) => chain.fund(a, l) });
+  const route = (payTo: string, extra: Record<string, unknown> = {}) => ({
+    amount: PRICE.toString(),
+    asset: usdc,
+    payTo,
+    ...extra,
+  });
+  resource = await startPaidResource({
+    facilitator,
+    tls,
+    host: RECEIVER_HOST,
+    routes: {
+      report: route(payee),
+      again: route(payee),
+      parallel: route(payee),
+      failing: route(payee, { status: 500, extra: { paymentFlow: 'upfront' } }),
+      broken: route(payee, { status: 500 }),
+      stranger: route(stranger),
+      small: route(small),
+      expiring: route(expiring),
+      lost: route(payee, { drop: 'after-settle' }),
+      unsent: route(payee, { drop: 'before-settle' }),
+      mainnet: route(payee, { network: MAINNET }),
+      foreign: route(payee, { asset: generateSigner().address }),
+      upto: route(payee, { scheme: 'upto' }),
+    },
+  });
+  // The payees' token accounts exist (an x402 payment pays into the payee's, it does not create it).
+  for (const address of [payee, stranger, small, expiring])
+    await chain.mintTo(address, usdc, 0n, `x402 payee ${address}`);
+  const allow = (address: string, approved_amount: number, ttl_seconds = 86_400) =>
+    world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
+      token: world.operator.token,
+      body: { address, type: 1, label: 'x402 payee', approved_amount, ttl_seconds },
+    });
+  await allow(payee, 1_000);
+  await allow(small, 0.1);
+  await allow(expiring, 100, 1);
+  receiver = await startReceiver({ tls, host: RECEIVER_HOST });
+  books = await openBooks(world);
+});
+afterEach(async () => {
+  await books.expectBalanced();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await resource?.close();
+  await facilitator?.close();
+  await world?.close();
+});
+
+const pay = (agent: Agent, body: Record<string, unknown>) =>
+  world.client.call<Record<string, unknown>>('POST', '/api/v1/x402/pay', { token: agent.key, body });
+const usdcOf = async (owner: string) => (await world.service.ctx.chain.tokenAccount(owner, usdc)).amount;
+const treasury = () => world.service.ctx.chain.treasury;
+
+/** Balances of the agent, the payee and the treasury, to compare before and after. */
+async function snapshot(agent: Agent, to = payee) {
+  return { agent: await usdcOf(agent.id), payee: await usdcOf(to), treasury: await usdcOf(treasury()) };
+}
+
+describe('paid once', () => {
+  it('pays the price to payTo, the fee on top to the treasury, and answers the resource’s body; a replay answers the same', async () => {
+    const agent = await world.agent({}, 100);
+    const before = await snapshot(agent);
+    const body = {
+      url: `${resource.url}/report`,
+      max_amount: 1,
+      idempotency_key: key(),
+      task_id: 'buy-report',
+    };
+    const r = await pay(agent, body);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      status: 'confirmed',
+      amount: 0.25,
+      protocol_fee: 0.00025,
+      pay_to: payee,
+      resource: { status: 200, headers: { 'content-type': expect.stringMatching(/json/) } },
+    });
+    const answer = r.body as { tx_sig: string; resource: { body: string; headers: Record<string, string> } };
+    expect(JSON.parse(answer.resource.body)).toMatchObject({ route: 'report', paid: true });
+    expect(answer.resource.headers['payment-response']).toBeTruthy();
+    expect(facilitator.settled).toContain(answer.tx_sig);
+    expect(await world.service.ctx.chain.status(answer.tx_sig)).toBe('confirmed');
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(PRICE + FEE);
+    expect(after.payee - before.payee).toBe(PRICE);
+    expect(after.treasury - before.treasury).toBe(FEE);
+    expect(resource.served.report).toBe(1);
+
+    // The same key again: the same answer, nothing paid again, the resource not asked again.
+    const replay = await pay(agent, body);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(r.body);
+    expect(resource.served.report).toBe(1);
+    expect(await usdcOf(agent.id)).toBe(after.agent);
+
+    // The history lists it as a transfer to pay_to.
+    const history = await until(async () => {
+      const h = await world.client.call<{ transactions: Record<string, unknown>[] }>(
+        'GET',
+        '/api/v1/history',
+        {
+          token: agent.key,
+        },
+      );
+      return h.body.transactions.find((t) => t.tx_sig === answer.tx_sig);
+    });
+    expect(history).toMatchObject({ action: 'transfer', to: payee, task_id: 'buy-report' });
+  });
+
+  it('a resource that takes the payment and then fails (upfront flow): a confirmed payment with its status', async () => {
+    const agent = await world.agent({}, 100);
+    const before = await snapshot(agent);
+    const r = await pay(agent, { url: `${resource.url}/failing`, max_amount: 1, idempotency_key: key() });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'confirmed', amount: 0.25, resource: { status: 500 } });
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(PRICE + FEE);
+    expect(after.payee - before.payee).toBe(PRICE);
+  });
+
+  it('20 parallel requests with one key: one payment, the same answer to every one', async () => {
+    const agent = await world.agent({}, 100);
+    const before = await snapshot(agent);
+    const body = { url: `${resource.url}/parallel`, max_amount: 1, idempotency_key: key() };
+    const replies = await Promise.all(Array.from({ length: 20 }, () => pay(agent, body)));
+    // Those that came while the first was running are told so (409) or wait for its answer (200).
+    const done = replies.filter((r) => r.status === 200);
+    for (const r of replies) expect([200, 409]).toContain(r.status);
+    expect(done.length).toBeGreaterThan(0);
+    const final = await pay(agent, body);
+    expect(final.status).toBe(200);
+    for (const r of done) expect(r.body).toEqual(final.body);
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(PRICE + FEE);
+    expect(after.payee - before.payee).toBe(PRICE);
+    expect(resource.served.parallel).toBe(1);
+  });
+});
+
+describe('the TypeScript client', () => {
+  it('agent.pay(url, {max}) pays, and paidFetch answers the paid resource as a Response', async () => {
+    const agent = await world.agent({}, 100);
+    const client = new TokenOpsClient({ baseUrl: world.client.url, apiKey: agent.key });
+    const before = await snapshot(agent);
+    const paid = await client.pay(`${resource.url}/again`, { max: 1 });
+    expect(paid).toMatchObject({
+      status: 'confirmed',
+      amount: 0.25,
+      pay_to: payee,
+      resource: { status: 200 },
+    });
+    await expect(client.pay(`${resource.url}/again`, { max: '0.1' })).rejects.toMatchObject({
+      code: 'x402_price_above_max',
+    });
+
+    // The test resource's certificate is trusted by a fetch of its own.
+    const dispatcher = new Dispatcher({ connect: { ca: resource.ca } });
+    const fetchImpl = ((url: string | URL, init?: RequestInit) =>
+      undiciFetch(url, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+    const paidFetch = client.paidFetch({ max: 1, fetchImpl });
+    const free = await paidFetch(`${resource.url}/free`);
+    expect(await free.json()).toEqual({ free: true });
+    const response = await paidFetch(`${resource.url}/again`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'resource-secret-7' },
+      body: JSON.stringify({ q: 'report' }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      route: 'again',
+      paid: true,
+      method: 'POST',
+      echo: { q: 'report' },
+      api_key: 'present',
+    });
+    expect(response.headers.get('x-tokenops-tx-sig')).toBeTruthy();
+    // The agent's headers reached the resource on the paid request, and are sealed in the log.
+    const log = JSON.stringify(
+      (await world.service.ctx.store.readAll({ maxCount: 10_000_000 })).map((e) => [e.type, e.data]),
+    );
+    expect(log).toContain('sealed_request');
+    expect(log).not.toContain('resource-secret-7');
+    await dispatcher.close();
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(2n * (PRICE + FEE));
+  });
+});
+
+describe('the MCP tool', () => {
+  it('pay_for_resource pays as the endpoint does (Streamable HTTP at /mcp)', async () => {
+    const agent = await world.agent({}, 100);
+    const client = new McpClient({ name: 'x402-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${world.client.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${agent.key}` } },
+      }),
+    );
+    try {
+      const before = await snapshot(agent);
+      const result = (await client.callTool({
+        name: 'pay_for_resource',
+        arguments: { url: `${resource.url}/again`, max_amount: 1 },
+      })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        status: 'confirmed',
+        amount: 0.25,
+        pay_to: payee,
+        resource: { status: 200 },
+      });
+      const after = await snapshot(agent);
+      expect(before.agent - after.agent).toBe(PRICE + FEE);
+      const refused = (await client.callTool({
+        name: 'pay_for_resource',
+        arguments: { url: `${resource.url}/again`, max_amount: 0.1 },
+      })) as { isError?: boolean; content: { text?: string }[] };
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toMatch(/^x402_price_above_max/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the webhook', () => {
+  it('x402.payment_settled carries the URL, the payee, the amount and the resource’s status', async () => {
+    const sub = await world.client.call<{ signing_secret: string }>(
+      'POST',
+      `/api/v1/orchestrator/groups/${world.groupId}/webhooks`,
+      { token: world.operator.token, body: { url: receiver.url, event_types: ['x402.payment_settled'] } },
+    );
+    expect(sub.status).toBe(201);
+    const agent = await world.agent({}, 100);
+    const r = await pay(agent, { url: `${resource.url}/again`, max_amount: 1, idempotency_key: key() });
+    expect(r.status).toBe(200);
+    const delivered = await until(() =>
+      receiver.requests
+        .map((q) => JSON.parse(q.body) as Record<string, unknown>)
+        .find((b) => b.tx_signature === r.body.tx_sig),
+    );
+    expect(delivered).toMatchObject({
+      event: 'x402.payment_settled',
+      agent_wallet_pda: agent.id,
+      group_config_pda: world.groupId,
+      url: `${resource.url}/again`,
+      pay_to: payee,
+      amount: 0.25,
+      resource_status: 200,
+    });
+  });
+});
+
+describe('approvals', () => {
+  it('a payment above the agent’s approval threshold is held (409), then paid once approved; the retry answers 200', async () => {
+    const agent = await world.agent({ approval_threshold: 0.1 }, 100);
+    const before = await snapshot(agent);
+    const served = resource.served.again ?? 0;
+    const body = { url: `${resource.url}/again`, max_amount: 1, idempotency_key: key() };
+    const held = await pay(agent, body);
+    expect({ status: held.status, error: held.body.error }).toEqual({
+      status: 409,
+      error: 'approval_required',
+    });
+    expect(await snapshot(agent)).toEqual(before);
+    expect(resource.served.again ?? 0).toBe(served);
+    const id = approvalIdIn(held.body.message);
+    const pending = await world.client.call<{ message: string }>(
+      'GET',
+      `/api/v1/orchestrator/approvals/${id}`,
+      {
+        token: world.operator.token,
+      },
+    );
+    const signature = bs58.encode(world.operator.wallet.sign(Buffer.from(pending.body.message, 'utf8')));
+    const approved = await world.client.call('POST', `/api/v1/orchestrator/approvals/${id}/approve`, {
+      token: world.operator.token,
+      body: { signature },
+    });
+    expect(approved.status).toBe(200);
+    const paid = await until(async () => {
+      const r = await pay(agent, body);
+      return r.status === 200 ? r : undefined;
+    }, 30_000);
+    expect(paid.body).toMatchObject({
+      status: 'confirmed',
+      amount: 0.25,
+      pay_to: payee,
+      resource: { status: 200 },
+    });
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(PRICE + FEE);
+    expect(resource.served.again).toBe(served + 1);
+  });
+});
+
+describe('exactly once across a lost answer', () => {
+  it('the resource settles and the answer is lost: the chain is asked before anything is signed again, no second payment', async () => {
+    const agent = await world.agent({}, 100);
+    const before = await snapshot(agent);
+    const settled = facilitator.settled.length;
+    const r = await pay(agent, { url: `${resource.url}/lost`, max_amount: 1, idempotency_key: key() });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'confirmed', amount: 0.25, pay_to: payee });
+    expect(r.body.resource).toBeUndefined(); // the answer was lost with the connection
+    expect(facilitator.settled.length).toBe(settled + 1);
+    expect(facilitator.settled).toContain(r.body.tx_sig);
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(PRICE + FEE);
+    expect(after.payee - before.payee).toBe(PRICE);
+  });
+
+  it('the connection is cut before the payment reached the facilitator: the same signed payment is sent again and lands once', async () => {
+    const agent = await world.agent({}, 100);
+    const before = await snapshot(agent);
+    const r = await pay(agent, { url: `${resource.url}/unsent`, max_amount: 1, idempotency_key: key() });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'confirmed', resource: { status: 200 } });
+    const after = await snapshot(agent);
+    expect(before.agent - after.agent).toBe(PRICE + FEE);
+    expect(after.payee - before.payee).toBe(PRICE);
+    expect(resource.served.unsent).toBe(1);
+  });
+});
+
+describe('refused, nothing paid', () => {
+  async function refused(agent: Agent, route: string, status: number, code: string, extra = {}) {
+    const to =
+      route === 'stranger' ? stranger : route === 'small' ? small : route === 'expiring' ? expiring : payee;
+    const before = await snapshot(agent, to);
+    const settled = facilitator.settled.length;
+    const served = resource.served[route] ?? 0;
+    const r = await pay(agent, {
+      url: `${resource.url}/${route}`,
+      max_amount: 1,
+      idempotency_key: key(),
+      ...extra,
+    });
+    expect({ status: r.status, error: r.body.error }).toEqual({ status, error: code });
+    expect(await snapshot(agent, to)).toEqual(before);
+    expect(facilitator.settled.length).toBe(settled);
+    expect(resource.served[route] ?? 0).toBe(served);
+  }
+
+  it('over max_amount: 403 x402_price_above_max', async () => {
+    await refused(await world.agent({}, 100), 'report', 403, 'x402_price_above_max', { max_amount: 0.2 });
+  });
+  it('payee not on the allow-list: 403 whitelist_violation', async () => {
+    await refused(await world.agent({}, 100), 'stranger', 403, 'whitelist_violation');
+  });
+  it('over the daily limit: 403 daily_limit_exceeded', async () => {
+    await refused(await world.agent({ daily_limit: 0.25 }, 100), 'report', 403, 'daily_limit_exceeded');
+  });
+  it('over the per-transaction limit: 403 per_tx_limit_exceeded', async () => {
+    await refused(await world.agent({ per_tx_limit: 0.2 }, 100), 'report', 403, 'per_tx_limit_exceeded');
+  });
+  it('the payee’s budget exhausted: 403 whitelist_amount_exhausted', async () => {
+    await refused(await world.agent({}, 100), 'small', 403, 'whitelist_amount_exhausted');
+  });
+  it('the payee’s entry expired: 403 whitelist_expired', async () => {
+    await new Promise((r) => setTimeout(r, 1_100));
+    await refused(await world.agent({}, 100), 'expiring', 403, 'whitelist_expired');
+  });
+  it('another network than the service’s: 400 x402_requirements_unsupported', async () => {
+    await refused(await world.agent({}, 100), 'mainnet', 400, 'x402_requirements_unsupported');
+  });
+  it('a token outside the registry: 400 x402_requirements_unsupported', async () => {
+    await refused(await world.agent({}, 100), 'foreign', 400, 'x402_requirements_unsupported');
+  });
+  it('a scheme other than exact: 400 x402_requirements_unsupported', async () => {
+    await refused(await world.agent({}, 100), 'upto', 400, 'x402_requirements_unsupported');
+  });
+  it('a resource that fails before settling (the default flow): 502 x402_payment_refused, nothing paid', async () => {
+    const agent = await world.agent({}, 100);
+    const before = await snapshot(agent);
+    const r = await pay(agent, { url: `${resource.url}/broken`, max_amount: 1, idempotency_key: key() });
+    expect({ status: r.status, error: r.body.error }).toEqual({ status: 502, error: 'x402_payment_refused' });
+    expect(await snapshot(agent)).toEqual(before);
+    // Its room is given back: the same payment with a new key may go ahead.
+    const limits = await world.client.call<{ hourly_tx_remaining: number }>('GET', '/api/v1/limits', {
+      token: agent.key,
+    });
+    expect(limits.body.hourly_tx_remaining).toBeGreaterThan(0);
+  });
+  it('a resource that asks for no payment: 400 x402_not_payment_required', async () => {
+    await refused(await world.agent({}, 100), 'free', 400, 'x402_not_payment_required');
+  });
+  it('an http URL, or a private address not allowed: 400 x402_url_refused', async () => {
+    const agent = await world.agent({}, 100);
+    const http = await pay(agent, { url: 'http://example.com/x', max_amount: 1, idempotency_key: key() });
+    expect(http.status).toBe(400); // the contract's pattern refuses it before anything is asked
+    const loopback = await pay(agent, {
+      url: resource.url.replace(RECEIVER_HOST, '127.0.0.3') + '/report',
+      max_amount: 1,
+      idempotency_key: key(),
+    });
+    expect({ status: loopback.status, error: loopback.body.error }).toEqual({
+      status: 400,
+      error: 'x402_url_refused',
+    });
+  });
+  it('not enough funds: nothing signed, 400 insufficient_balance', async () => {
+    const agent = await world.agent({}, 0.25); // the price, not the fee on top
+    const before = await snapshot(agent);
+    const r = await pay(agent, { url: `${resource.url}/again`, max_amount: 1, idempotency_key: key() });
+    expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'insufficient_balance' });
+    expect(await snapshot(agent)).toEqual(before);
+    expect(
+      new Big(
+        String(
+          (
+            await world.client.call<{ daily_remaining: number }>('GET', '/api/v1/limits', {
+              token: agent.key,
+            })
+          ).body.daily_remaining,
+        ),
+      ).gt(0),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,287 @@
+/**
+ * x402: pays an HTTP resource that answers `402 Payment Required`, as a transfer to its `payTo`
+ * under every rule a transfer is held to (allow-list, TTL, budget, per-tx, daily, hourly, approvals).
+ *
+ * ask   requests the URL (through the SSRF guard), reads the 402's requirements, chooses the `exact`
+ *       one on the service's network in a registry token (x402/requirements.ts), refuses a price above
+ *       max_amount; the spend is the price plus the 0.10 % fee on top.
+ * pay   (the executor, before the build, exactly once) the payment: a payment on record is first looked
+ *       for on chain (by the agent's signature); none on record is built and signed as the agent and
+ *       recorded (`x402.payment_signed`) before it is sent; the request is retried with
+ *       PAYMENT-SIGNATURE (a payment on record that did not land is sent again, the very same bytes,
+ *       which the chain can land only once); its settlement and the resource's answer are recorded
+ *       (`x402.payment_settled`). An answer without a settlement, for a payment that is not on
+ *       chain, fails the intent: nothing was paid. A request that got no answer is sent again.
+ * build the protocol fee, from the agent to the treasury in a transaction of its own (the x402
+ *       transaction may hold nothing but the payment), under the same intent.
+ */
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { ata, transferWithFeeInstructions } from '../../chain/transactions';
+import type { Signer } from '../../chain/keys';
+import type { X402PayRequest } from '../../contract/schemas';
+import { streams, type IntentData, type ResourceReply, type X402Terms } from '../../domain/events';
+import { ServiceError } from '../../errors';
+import { amountFromText, amountText, feeOnTop, parseAmount, toBaseUnits } from '../../money';
+import {
+  checkPaymentAsked,
+  checkWithinMax,
+  chooseRequirement,
+  PAYMENT_RESPONSE_HEADER,
+  paymentRefused,
+  readPaymentRequired,
+} from '../../x402/requirements';
+import { signPayment } from '../../x402/payment';
+import type { ResourceAnswer, ResourceRequest } from '../../x402/resource';
+import type { Context } from '../context';
+import { BuildRefused, type IntentOf, type SpendKind } from './kind';
+import { tokenOf } from './tokens';
+import { valueInBase } from './valuation';
+
+type X402Intent = IntentOf<'transfer'>;
+
+export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
+  action: 'transfer',
+  operationId: 'payX402',
+  requestSchema: 'X402PayRequest',
+  responseSchema: 'X402PayResponse',
+  answerAmounts: ['amount', 'protocol_fee', 'daily_remaining'],
+
+  async ask(ctx, req, group) {
+    const x402 = x402Of(ctx);
+    const maxAmount = parseAmount(req.max_amount, 'max_amount');
+    const request: ResourceRequest = {
+      url: req.url,
+      method: req.method ?? 'GET',
+      ...(req.headers && { headers: req.headers }),
+      ...(req.body !== undefined && { body: req.body }),
+    };
+    const first = await x402.resources.request(request);
+    checkPaymentAsked(first.status);
+    const chosen = chooseRequirement(
+      readPaymentRequired(first.headers['payment-required']),
+      x402.network,
+      ctx.chain.tokens,
+    );
+    checkWithinMax(chosen, maxAmount);
+    const { amount } = feeOnTop(chosen.price, chosen.token.decimals);
+    return {
+      amount,
+      value: await valueInBase(ctx, chosen.token, amount, group.baseMint),
+      mint: chosen.token.mint,
+      decimals: chosen.token.decimals,
+      counterparty: chosen.requirement.payTo,
+      ...(req.task_id !== undefined && { task_id: req.task_id }),
+      x402: {
+        url: request.url,
+        method: request.method,
+        // The agent's headers and body may hold its credentials at the resource: sealed in the log.
+        ...((request.headers || request.body !== undefined) && {
+          sealed_request: sealRequest(ctx, request),
+        }),
+        payment_required: chosen.paymentRequired as unknown as Record<string, unknown>,
+        requirement: chosen.requirement as unknown as Record<string, unknown>,
+        price: amountText(chosen.price),
+      },
+    };
+  },
+
+  pay: (ctx, intent, agent) => payOnce(ctx, intent, agent),
+
+  async build(ctx, intent, agent) {
+    const token = tokenOf(ctx, intent.mint);
+    return {
+      instructions: await transferWithFeeInstructions(
+        {
+          from: agent,
+          to: ctx.chain.treasury,
+          mint: intent.mint,
+          decimals: token.decimals,
+          net: toBaseUnits(amountFromText(intent.protocol_fee), token.decimals),
+          fee: 0n,
+          treasury: ctx.chain.treasury,
+          reference: `intent:${intent.intent_id}:fee`,
+        },
+        ctx.chain,
+      ),
+      signers: [],
+    };
+  },
+
+  answer: (intent, confirmed) => ({
+    tx_sig: confirmed.tx_sig,
+    status: 'confirmed',
+    amount: amountFromText(intent.net_amount),
+    protocol_fee: amountFromText(confirmed.fee_tx_sig ? intent.protocol_fee : '0'),
+    pay_to: intent.counterparty,
+    ...(confirmed.resource && { resource: confirmed.resource }),
+    daily_remaining: amountFromText(intent.daily_remaining_after ?? '0'),
+    hourly_tx_remaining: intent.hourly_tx_remaining_after ?? 0,
+  }),
+};
+
+/** The vault's context of a sealed request: binds it to its URL. */
+const sealedFor = (url: string) => `x402-request:${url}`;
+
+function sealRequest(ctx: Context, request: ResourceRequest): string {
+  const { headers, body } = request;
+  const text = JSON.stringify({ ...(headers && { headers }), ...(body !== undefined && { body }) });
+  return ctx.vault.seal(new TextEncoder().encode(text), sealedFor(request.url));
+}
+
+/** The request an intent's terms make, its sealed headers and body opened. */
+function openRequest(ctx: Context, terms: X402Terms): ResourceRequest {
+  const opened = terms.sealed_request
+    ? (JSON.parse(
+        Buffer.from(ctx.vault.open(terms.sealed_request, sealedFor(terms.url))).toString('utf8'),
+      ) as {
+        headers?: Record<string, string>;
+        body?: string;
+      })
+    : {};
+  return { url: terms.url, method: terms.method, ...opened };
+}
+
+function x402Of(ctx: Context): NonNullable<Context['x402']> {
+  if (!ctx.x402)
+    throw new ServiceError('internal_error', 'x402 payments are not configured in this process.');
+  return ctx.x402;
+}
+
+/** The payment of an accepted x402 intent, exactly once (see the header); resolves once it is settled. */
+async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise<void> {
+  const terms = intent.x402!;
+  const stream = streams.agent(intent.agent_id);
+  let signed = (await ctx.agents.load(stream)).state.intents.get(intent.intent_id)?.x402;
+  if (signed?.settled) return;
+  if (signed) {
+    // On record from an earlier run: the chain is asked before anything is sent or signed.
+    const landed = await findPayment(ctx, intent, signed.signature);
+    if (landed) return recordSettled(ctx, intent, landed);
+  } else {
+    const token = tokenOf(ctx, intent.mint);
+    const payment = await signPayment({
+      paymentRequired: terms.payment_required as unknown as PaymentRequired,
+      requirement: terms.requirement as unknown as PaymentRequirements,
+      decimals: token.decimals,
+      agent,
+      blockhash: await ctx.chain.latestBlockhash(),
+    });
+    signed = await ctx.agents.handle(stream, (state) => {
+      const item = state.intents.get(intent.intent_id);
+      // Another run recorded one first (or the intent settled): that one is the payment.
+      if (item?.status !== 'reserved' || item.x402) return { events: [], result: item?.x402 };
+      return {
+        events: [
+          {
+            type: 'x402.payment_signed' as const,
+            data: {
+              intent_id: intent.intent_id,
+              agent_id: intent.agent_id,
+              header: payment.header,
+              signature: payment.signature,
+              last_valid_block_height: String(payment.lastValidBlockHeight),
+              at: ctx.now(),
+            },
+          },
+        ],
+        result: {
+          header: payment.header,
+          signature: payment.signature,
+          lastValidBlockHeight: String(payment.lastValidBlockHeight),
+        },
+      };
+    });
+    // Another run recorded one first: that one is the payment (sending the same bytes again is safe).
+    if (!signed) return;
+  }
+  const answer = await x402Of(ctx).resources.request(openRequest(ctx, terms), signed.header);
+  const settlement = settlementOf(answer);
+  if (settlement?.success && settlement.transaction)
+    return recordSettled(ctx, intent, settlement.transaction, answer);
+  // No settlement in the answer: the chain says whether it landed all the same.
+  const landed = await findPayment(ctx, intent, signed.signature);
+  if (landed) return recordSettled(ctx, intent, landed, answer);
+  // Not settled and not on chain: nothing was paid (a resource that answers an error before settling,
+  // @x402/express's default), unless another run of this intent is settling it now.
+  if (settlement?.errorReason === 'duplicate_settlement')
+    throw new Error('another run of this payment is settling it: the job retries');
+  const refused = paymentRefused(answer.status, reasonOf(answer, settlement));
+  throw new BuildRefused(refused.code, refused.message);
+}
+
+function settlementOf(answer: ResourceAnswer): SettleResponse | undefined {
+  const header = answer.headers[PAYMENT_RESPONSE_HEADER];
+  if (!header) return undefined;
+  try {
+    return decodePaymentResponseHeader(header);
+  } catch {
+    return undefined;
+  }
+}
+
+function reasonOf(answer: ResourceAnswer, settlement: SettleResponse | undefined): string {
+  if (settlement?.errorReason) return ` (${settlement.errorReason})`;
+  try {
+    const required = readPaymentRequired(answer.headers['payment-required']);
+    return required.error ? ` (${required.error})` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The transaction that carries the agent's signature of this payment, among its token account's newest. */
+async function findPayment(ctx: Context, intent: X402Intent, signature: string): Promise<string | undefined> {
+  const history = ctx.chain.transactionHistory?.();
+  if (!history) return undefined;
+  const account = await ata(intent.agent_id, intent.mint);
+  for (const entry of await history.signaturesFor(account, { limit: 100 })) {
+    if (entry.failed) continue;
+    const tx = await history.transaction(entry.signature);
+    if (tx?.signatures.includes(signature)) return tx.signature;
+  }
+  return undefined;
+}
+
+async function recordSettled(
+  ctx: Context,
+  intent: X402Intent,
+  txSig: string,
+  answer?: ResourceAnswer,
+): Promise<void> {
+  const resource: ResourceReply | undefined = answer && {
+    status: answer.status,
+    headers: answer.headers,
+    body: answer.body,
+    ...(answer.truncated && { truncated: true }),
+  };
+  await ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
+    const item = state.intents.get(intent.intent_id);
+    if (item?.status !== 'reserved' || !item.x402 || item.x402.settled)
+      return { events: [], result: undefined };
+    return {
+      events: [
+        {
+          type: 'x402.payment_settled' as const,
+          data: {
+            intent_id: intent.intent_id,
+            agent_id: intent.agent_id,
+            group_id: intent.group_id,
+            url: intent.x402!.url,
+            pay_to: intent.counterparty,
+            amount: intent.net_amount,
+            mint: intent.mint,
+            tx_sig: txSig,
+            ...(resource && { resource }),
+            at: ctx.now(),
+          },
+        },
+      ],
+      result: undefined,
+    };
+  });
+}
+
+/** Whether an intent is an x402 payment (its kind is x402Kind, not transferKind). */
+export const isX402 = (intent: IntentData): intent is X402Intent =>
+  intent.action === 'transfer' && intent.x402 !== undefined;
