@@ -87,8 +87,8 @@ it('the executor killed after signing, the payment settled while it was dead: no
   // The resource settles it all the same: the payment lands while no executor lives.
   await until(() => facilitator.settled.length === 1, 30_000);
   expect((await log()).some((e) => e.type === 'x402.payment_settled')).toBe(false);
-  await first;
   await executor!.restart();
+  await first;
 
   const answer = await until(async () => {
     const r = await world.client.call<Record<string, unknown>>('POST', '/api/v1/x402/pay', {
