@@ -18,6 +18,7 @@ import bs58 from 'bs58';
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { TokenBalance, TransactionView } from './payments';
 import { addressText, isWritableIndex, readMessage, type WireMessage } from './message';
+import { TOKEN_PROGRAMS } from './token-programs';
 
 export interface RawAccount {
   lamports: bigint;
@@ -59,10 +60,7 @@ export interface Captured {
   preTokenBalances: TokenBalance[];
 }
 
-const TOKEN_PROGRAMS = [
-  bs58.decode('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'),
-  bs58.decode('TokenzQdBNbLqP5VEhdkAS6EPFLC1PQnBqQVSv2Pk4Tc8w'),
-];
+const TOKEN_PROGRAM_BYTES = [...TOKEN_PROGRAMS].map((p) => bs58.decode(p));
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 /** LiteSVM's fee: 5,000 lamports per signature. */
 const LAMPORTS_PER_SIGNATURE = 5_000n;
@@ -233,7 +231,7 @@ export class TransactionHistory {
   private tokenBalances(accounts: (RawAccount | undefined)[]): TokenBalance[] {
     const out: TokenBalance[] = [];
     accounts.forEach((a, accountIndex) => {
-      if (!a || a.data.length < 165 || !TOKEN_PROGRAMS.some((p) => sameBytes(p, a.owner))) return;
+      if (!a || a.data.length < 165 || !TOKEN_PROGRAM_BYTES.some((p) => sameBytes(p, a.owner))) return;
       // Token-2022 accounts may be longer: then byte 165 says what they are (2: a token account).
       if (a.data.length > 165 && a.data[165] !== 2) return;
       if (a.data[108] === 0) return; // uninitialized

@@ -13,6 +13,7 @@
  */
 import { amountText, fromBaseUnits } from '../money';
 import { ata } from './transactions';
+import { TOKEN_PROGRAMS } from './token-programs';
 
 /** Where the watcher stopped on each watched account: per mint, the newest signature listed. */
 export type PaymentCursor = Readonly<Record<string, string>>;
@@ -100,10 +101,6 @@ export interface TransactionHistoryReader {
   transaction(signature: string): Promise<TransactionView | undefined>;
 }
 
-const TOKEN_PROGRAMS = new Set([
-  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PQnBqQVSv2Pk4Tc8w',
-]);
 /** SPL Token instruction tags: MintTo and MintToChecked (accounts: mint, destination, authority). */
 const MINT_TO = new Set([7, 14]);
 

@@ -29,6 +29,7 @@ import { isAddress } from '../domain/tokens';
 import { amountText, fromBaseUnits } from '../money';
 import { answerOps, type OpsOptions } from '../process/ops';
 import { signaturePubsub } from './rpc-pubsub';
+import { TOKEN_PROGRAMS } from './token-programs';
 
 const decoder = getTransactionDecoder();
 const MAX_BODY = 1024 * 1024;
@@ -386,15 +387,10 @@ function decodeTransaction(encoded: unknown, encoding: unknown = 'base58') {
   }
 }
 
-const TOKEN_PROGRAM_IDS = new Set([
-  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
-]);
-
 /** getTokenAccountBalance's value: a token account's amount with its mint's decimals (x402's facilitator reads it). */
 function tokenAmountJson(backend: ChainNodeBackend, address: unknown) {
   const account = typeof address === 'string' && isAddress(address) ? backend.account(address) : null;
-  if (!account || !TOKEN_PROGRAM_IDS.has(account.programAddress) || account.data.length < 72)
+  if (!account || !TOKEN_PROGRAMS.has(account.programAddress) || account.data.length < 72)
     throw new RpcError(-32602, 'Invalid param: not a Token account');
   const data = Buffer.from(account.data);
   const mint = backend.account(bs58.encode(data.subarray(0, 32)));
