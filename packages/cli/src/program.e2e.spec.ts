@@ -81,6 +81,26 @@ it("lists the operator's own groups, one line each", async () => {
   expect(listed).not.toContain(world.groupId);
 }, 60_000);
 
+it("grants, lists and removes a group's auditors", async () => {
+  const { group_config_pda: group } = JSON.parse(
+    (await cliAt(world.service.url, lister, '--json', 'group', 'create')).stdout,
+  ) as { group_config_pda: string };
+  const as = (...args: string[]) => cliAt(world.service.url, lister, '--json', 'auditors', ...args);
+  const auditor = generateSigner().address;
+  expect(JSON.parse((await as('grant', group, auditor)).stdout)).toMatchObject({ auditors: [auditor] });
+  expect(JSON.parse((await as('list', group)).stdout)).toEqual({
+    group_config_pda: group,
+    auditors: [auditor],
+  });
+  expect(JSON.parse((await as('remove', group, auditor)).stdout)).toMatchObject({ auditors: [] });
+  expect(JSON.parse((await as('list', group)).stdout)).toEqual({ group_config_pda: group, auditors: [] });
+  // Another wallet's group: refused, in one line.
+  await expect(cliAt(world.service.url, lister, 'auditors', 'list', world.groupId)).rejects.toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(/^tokenops: 403 forbidden/),
+  });
+}, 60_000);
+
 it('names the URL it tried, and the setting that changes it, when nothing answers there', async () => {
   // Port 2: nothing here listens below 1024. A port found free a moment ago can be taken by another
   // suite's server before the CLI tries it; and fetch refuses port 1 as a "bad port" without trying.

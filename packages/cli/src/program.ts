@@ -184,6 +184,24 @@ export function program(io: Io = processIo()): Command {
     .description("replace an agent's API key (the old one dies at once); prints the new key")
     .argument('<agent>')
     .action(authed(async (api, agent: string) => api.rotateKey(agent)));
+  const auditors = p.command('auditors').description("wallets that may read a group's log, nothing else");
+  auditors
+    .command('list')
+    .description("the group's auditors")
+    .argument('<group>')
+    .action(authed(async (api, id: string) => api.listAuditors(id)));
+  auditors
+    .command('grant')
+    .description("give a wallet read-only access to the group's log")
+    .argument('<group>')
+    .argument('<wallet>')
+    .action(authed(async (api, id: string, wallet: string) => api.grantAuditor(id, { wallet })));
+  auditors
+    .command('remove')
+    .description("take an auditor's access away")
+    .argument('<group>')
+    .argument('<wallet>')
+    .action(authed(async (api, id: string, wallet: string) => api.removeAuditor(id, { wallet })));
   webhookCommands(p, cli);
   approvalCommands(p, cli);
   const audit = p.command('audit').description('audit the log: its hash chains, and against the chain');
