@@ -59,9 +59,8 @@ export function decideSetApprovalPolicy(
   const issues: { path: string; issue: string }[] = [];
   let threshold: string | null = null;
   if (cmd.threshold !== null && cmd.threshold !== undefined) {
-    const value = parseAmount(cmd.threshold, 'threshold');
-    if (value.lt(0)) issues.push({ path: '/threshold', issue: 'must be zero or more' });
-    threshold = amountText(value);
+    // A negative threshold is refused as an amount (invalid_amount), like every amount.
+    threshold = amountText(parseAmount(cmd.threshold, 'threshold'));
   }
   const approvers = cmd.approvers === undefined ? [group.ownerWallet] : cmd.approvers;
   if (

@@ -29,12 +29,14 @@ import {
   decideRejectAgentHolds,
   foldApprovals,
   parseApprovalId,
+  refusedHold,
   statusAt,
 } from './approval';
 import {
   DEFAULT_APPROVAL_TTL_SECONDS,
   MAX_APPROVAL_TTL_SECONDS,
   decideSetApprovalPolicy,
+  policyFromData,
   type SetApprovalPolicy,
 } from './approval-policy';
 import { dailyRemaining, hourlyRemaining } from './agent';
@@ -311,7 +313,7 @@ describe('approvals: the quorum, rejection and expiry', () => {
       foldApprovals([requested]),
     );
     expect(late.map((e) => e.type)).toEqual(['approval.decided']);
-    expect(late[0]!.data).toMatchObject({ decision: 'expired' });
+    expect(late[0]!.data).toMatchObject({ decision: 'expired', by: [] });
   });
 
   it("a revocation rejects the agent's pending approvals, and only its pending ones", () => {
@@ -330,6 +332,100 @@ describe('approvals: the quorum, rejection and expiry', () => {
     expect(decided.map((e) => [e.data.approval_id, (e.data as { decision: string }).decision])).toEqual([
       [a2.approval_id, 'rejected'],
     ]);
+    expect(decided[0]!.data).toEqual({
+      approval_id: a2.approval_id,
+      intent_id: a2.intent_id,
+      group_id: GROUP,
+      agent_id: AGENT_A,
+      decision: 'rejected',
+      by: [],
+      reason: 'agent revoked',
+      at: T0 + MINUTE,
+    });
+  });
+
+  it('a rejection without a reason records none', () => {
+    const req = held(two);
+    const [rejected] = decideReject(
+      { approval_id: req.approval_id, approver: BOB.address, now: T0 },
+      foldApprovals([{ type: 'approval.requested', data: req }]),
+    );
+    expect(rejected!.data).not.toHaveProperty('reason');
+    expect(rejected!.data).toMatchObject({ decision: 'rejected', by: [BOB.address] });
+  });
+
+  it('its status at a time: pending until it expires, then expired; a decided one stays as decided', () => {
+    const req = held({ ...two, ttl_seconds: 60 });
+    const requested: ApprovalEvent = { type: 'approval.requested', data: req };
+    const pending = foldApprovals([requested]).approvals.get(req.approval_id)!;
+    expect(statusAt(pending, T0 + 59_999)).toBe('pending');
+    expect(statusAt(pending, T0 + 60_000)).toBe('expired');
+    const rejected = foldApprovals([
+      requested,
+      ...decideReject(
+        { approval_id: req.approval_id, approver: BOB.address, now: T0 },
+        foldApprovals([requested]),
+      ),
+    ]).approvals.get(req.approval_id)!;
+    expect(statusAt(rejected, T0)).toBe('rejected');
+    expect(statusAt(rejected, T0 + 120_000)).toBe('rejected');
+  });
+
+  it('what a decision does to the held intent: a rejection or an expiry fails it, saying which; an approval leaves it to run', () => {
+    const req = held({ ...two, ttl_seconds: 60 });
+    const id = req.approval_id;
+    const requested: ApprovalEvent = { type: 'approval.requested', data: req };
+    const after = (events: ApprovalEvent[]) => foldApprovals([requested, ...events]).approvals.get(id)!;
+    const state = foldApprovals([requested]);
+    expect(refusedHold(after([]))).toBeUndefined();
+    const approve = (who: typeof ALICE, st = state) =>
+      decideApprove(
+        { approval_id: id, approver: who.address, signature: sign(who, req.message), now: T0 },
+        st,
+      );
+    const first = approve(ALICE);
+    const approved = after([...first, ...approve(BOB, foldApprovals([requested, ...first]))]);
+    expect(approved.status).toBe('approved');
+    expect(refusedHold(approved)).toBeUndefined();
+    expect(
+      refusedHold(
+        after(decideReject({ approval_id: id, approver: BOB.address, reason: 'too big', now: T0 }, state)),
+      ),
+    ).toEqual({
+      status: 'failed',
+      code: 'approval_rejected',
+      message: `Approval ${id} was rejected (too big); nothing was sent.`,
+    });
+    expect(
+      refusedHold(after(decideReject({ approval_id: id, approver: BOB.address, now: T0 }, state))),
+    ).toEqual({
+      status: 'failed',
+      code: 'approval_rejected',
+      message: `Approval ${id} was rejected; nothing was sent.`,
+    });
+    expect(refusedHold(after(decideExpire({ approval_id: id, now: T0 + 60_000 }, state)))).toEqual({
+      status: 'failed',
+      code: 'approval_expired',
+      message: `Approval ${id} expired undecided; nothing was sent.`,
+    });
+  });
+
+  it('a person-approved spend makes its counterparty known; a rejected one does not', () => {
+    const req = held(two);
+    const requested: ApprovalEvent = { type: 'approval.requested', data: req };
+    const rejected = decideReject(
+      { approval_id: req.approval_id, approver: BOB.address, now: T0 },
+      foldApprovals([requested]),
+    );
+    expect(foldApprovals([requested, ...rejected]).approvedCounterparties.has(req.counterparty)).toBe(false);
+    const approve = (who: typeof ALICE, events: ApprovalEvent[]) =>
+      decideApprove(
+        { approval_id: req.approval_id, approver: who.address, signature: sign(who, req.message), now: T0 },
+        foldApprovals(events),
+      );
+    const one = approve(ALICE, [requested]);
+    const both = [requested, ...one, ...approve(BOB, [requested, ...one])];
+    expect(foldApprovals(both).approvedCounterparties.has(req.counterparty)).toBe(true);
   });
 });
 
@@ -374,6 +470,23 @@ describe('approvals: the policy', () => {
     expect(err.details?.map((d) => d.path)).toEqual([path]);
   });
 
+  it('takes no threshold as none, and names the threshold in an amount it cannot read', () => {
+    expect(decideSetApprovalPolicy({ now: T0 }, group())[0]!.data.threshold).toBeNull();
+    expect(thrownBy(() => decideSetApprovalPolicy({ threshold: 'lots', now: T0 }, group())).message).toMatch(
+      /^The threshold /,
+    );
+    expect(() =>
+      policyFromData({ ...decideSetApprovalPolicy({ now: T0 }, group())[0]!.data, threshold: 'lots' }),
+    ).toThrow(/^The threshold /);
+  });
+
+  it('refuses approvers of whom one is not a wallet', () => {
+    const err = thrownBy(() =>
+      decideSetApprovalPolicy({ approvers: [ALICE.address, 'not-a-wallet'], now: T0 }, group()),
+    );
+    expect(err.details?.map((d) => d.path)).toEqual(['/approvers']);
+  });
+
   it('refuses a negative threshold as an amount, and no approvers (so no quorum either)', () => {
     expect(thrownBy(() => decideSetApprovalPolicy({ threshold: '-1', now: T0 }, group())).code).toBe(
       'invalid_amount',
@@ -416,7 +529,7 @@ describe('approvals: the policy', () => {
     expect(parseApprovalId(req.approval_id)).toEqual({ groupId: GROUP, intentId: req.intent_id });
   });
 
-  it.each(['', 'no-underscore', '_0190abcd', 'G!_0190abcd', 'G_0190ABCD', 'G_', 'G_01 90'])(
+  it.each(['', 'no-underscore', '_0190abcd', 'G!_0190abcd', '!G_0190abcd', 'G_0190ABCD', 'G_', 'G_01 90'])(
     'an id of another form names nothing: %j',
     (id) => expect(parseApprovalId(id)).toBeUndefined(),
   );
@@ -448,5 +561,19 @@ describe('approvals: the policy', () => {
         'expires_at: 2026-11-26T12:00:00.000Z',
       ].join('\n'),
     );
+  });
+
+  it('a spend without an idempotency key signs an empty one', () => {
+    const message = approvalMessage({
+      approval_id: 'G_i-1',
+      group_id: 'G',
+      agent_id: 'A',
+      action: 'transfer',
+      amount: '12.5',
+      mint: 'M',
+      counterparty: 'C',
+      expires_at: Date.UTC(2026, 10, 26, 12),
+    });
+    expect(message.split('\n')[8]).toBe('idempotency_key: ');
   });
 });
