@@ -117,8 +117,16 @@ const usdcOf = async (owner: string) => (await world.service.ctx.chain.tokenAcco
 const treasury = () => world.service.ctx.chain.treasury;
 
 /** Balances of the agent, the payee and the treasury, to compare before and after. */
+type Snapshot = Awaited<ReturnType<typeof snapshot>>;
+
 async function snapshot(agent: Agent, to = payee) {
   return { agent: await usdcOf(agent.id), payee: await usdcOf(to), treasury: await usdcOf(treasury()) };
+}
+
+/** The agent paid the price and the fee on top, once; the payee got the price in full. */
+function expectPaidOnce(before: Snapshot, after: Snapshot) {
+  expect(before.agent - after.agent).toBe(PRICE + FEE);
+  expect(after.payee - before.payee).toBe(PRICE);
 }
 
 describe('paid once', () => {
@@ -146,8 +154,7 @@ describe('paid once', () => {
     expect(facilitator.settled).toContain(answer.tx_sig);
     expect(await world.service.ctx.chain.status(answer.tx_sig)).toBe('confirmed');
     const after = await snapshot(agent);
-    expect(before.agent - after.agent).toBe(PRICE + FEE);
-    expect(after.payee - before.payee).toBe(PRICE);
+    expectPaidOnce(before, after);
     expect(after.treasury - before.treasury).toBe(FEE);
     expect(resource.served.report).toBe(1);
 
@@ -179,8 +186,7 @@ describe('paid once', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'confirmed', amount: 0.25, resource: { status: 500 } });
     const after = await snapshot(agent);
-    expect(before.agent - after.agent).toBe(PRICE + FEE);
-    expect(after.payee - before.payee).toBe(PRICE);
+    expectPaidOnce(before, after);
   });
 
   it('20 parallel requests with one key: one payment, the same answer to every one', async () => {
@@ -196,8 +202,7 @@ describe('paid once', () => {
     expect(final.status).toBe(200);
     for (const r of done) expect(r.body).toEqual(final.body);
     const after = await snapshot(agent);
-    expect(before.agent - after.agent).toBe(PRICE + FEE);
-    expect(after.payee - before.payee).toBe(PRICE);
+    expectPaidOnce(before, after);
     expect(resource.served.parallel).toBe(1);
   });
 });
@@ -370,8 +375,7 @@ describe('exactly once across a lost answer', () => {
     expect(facilitator.settled.length).toBe(settled + 1);
     expect(facilitator.settled).toContain(r.body.tx_sig);
     const after = await snapshot(agent);
-    expect(before.agent - after.agent).toBe(PRICE + FEE);
-    expect(after.payee - before.payee).toBe(PRICE);
+    expectPaidOnce(before, after);
   });
 
   it('the connection is cut before the payment reached the facilitator: the same signed payment is sent again and lands once', async () => {
@@ -381,8 +385,7 @@ describe('exactly once across a lost answer', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'confirmed', resource: { status: 200 } });
     const after = await snapshot(agent);
-    expect(before.agent - after.agent).toBe(PRICE + FEE);
-    expect(after.payee - before.payee).toBe(PRICE);
+    expectPaidOnce(before, after);
     expect(resource.served.unsent).toBe(1);
   });
 });
