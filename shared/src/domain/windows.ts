@@ -162,12 +162,14 @@ export class Windows {
     return this.byId.has(intentId);
   }
 
-  keys(): IterableIterator<string> {
-    return this.byId.keys();
+  /** The ids, in the order of `values()`. */
+  *keys(): IterableIterator<string> {
+    for (const item of this.values()) yield item.intentId;
   }
 
-  values(): IterableIterator<WindowItem> {
-    return this.byId.values();
+  /** The intents in the order they were accepted (by hour, then as they came): as a log replays them. */
+  *values(): IterableIterator<WindowItem> {
+    for (const hour of this.hours) yield* hour.items;
   }
 
   /** With `item` added, or put in place of the intent of the same id (the same acceptance: its time and value). */

@@ -131,5 +131,7 @@ describe('the windows', () => {
     expect(new Set(later.keys())).toEqual(new Set(['old-failed', 'old-open', 'young']));
     expect(new Set(later.pruned(at(0.5) + DAY_MS, DAY_MS).keys())).toEqual(new Set(['old-open', 'young']));
     expect(new Set(windows.keys()).size).toBe(4);
+    // In the order they were accepted: by hour (12:34 and 13:04 here), then as they came.
+    expect([...windows.keys()]).toEqual(['old-settled', 'old-open', 'old-failed', 'young']);
   });
 });
