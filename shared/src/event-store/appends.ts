@@ -12,15 +12,26 @@ const scope = new AsyncLocalStorage<{ last?: LogPosition }>();
 
 /** The store, whose appends report their log position to the `collectAppends` scope they run in. */
 export function reportingAppends(store: EventStore): EventStore {
+  const atomically = store.appendAtomically?.bind(store);
   return decorate(store, {
     append: async (stream, events, expected) => {
       const result = await store.append(stream, events, expected);
-      const seen = scope.getStore();
-      if (seen && (!seen.last || comparePositions(result.position, seen.last) > 0))
-        seen.last = result.position;
+      report(result.position);
       return result;
     },
+    ...(atomically && {
+      appendAtomically: async (appends) => {
+        const results = await atomically(appends);
+        for (const result of results) report(result.position);
+        return results;
+      },
+    }),
   });
+}
+
+function report(position: LogPosition): void {
+  const seen = scope.getStore();
+  if (seen && (!seen.last || comparePositions(position, seen.last) > 0)) seen.last = position;
 }
 
 /** Runs `work`; its result, and the position of the last event it appended (none when it appended nothing). */

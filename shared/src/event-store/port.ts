@@ -56,6 +56,13 @@ export interface AppendResult {
   position: LogPosition;
 }
 
+/** One stream's part of an atomic append: its events, at its own expected revision. */
+export interface StreamAppend {
+  stream: string;
+  events: readonly NewEvent[];
+  expected: ExpectedRevision;
+}
+
 export class WrongExpectedRevision extends Error {
   constructor(
     readonly stream: string,
@@ -100,6 +107,13 @@ export const ofTypes =
 
 export interface EventStore {
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several streams at once, each at its own expected revision, all or nothing: the results
+   * in the order given, or a WrongExpectedRevision naming a stream whose expectation failed, and then
+   * none of them landed. Only adapters that can do it atomically have it (PostgreSQL: one transaction);
+   * EventStoreDB's client cannot, and a caller without it appends in turn (and undoes what it must).
+   */
+  appendAtomically?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** Events of one stream from `fromRevision` (inclusive), in order; [] for a stream that does not exist. */
   readStream(
     stream: string,
@@ -122,6 +136,7 @@ export interface EventStore {
 /** A store that answers as `store` does but for the methods given: how wrappers (fanout, reporting appends) are made. */
 export function decorate(store: EventStore, overrides: Partial<EventStore>): EventStore {
   const readCorrelated = store.readCorrelated?.bind(store);
+  const appendAtomically = store.appendAtomically?.bind(store);
   return {
     append: (...a) => store.append(...a),
     readStream: (...a) => store.readStream(...a),
@@ -130,6 +145,7 @@ export function decorate(store: EventStore, overrides: Partial<EventStore>): Eve
     subscribeToAll: (options) => store.subscribeToAll(options),
     close: () => store.close(),
     ...(readCorrelated && { readCorrelated }),
+    ...(appendAtomically && { appendAtomically }),
     ...overrides,
   };
 }

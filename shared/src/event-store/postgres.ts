@@ -10,7 +10,9 @@
  *
  * Group commit: appends that arrive while others are in flight travel together, one round trip and one
  * transaction (one WAL flush) for all of them. Each keeps its own expected revision and its own answer:
- * a conflict on one does not fail the others.
+ * a conflict on one does not fail the others. An atomic append (`appendAtomically`: several streams,
+ * each at its own expected revision) travels the same way, in a subtransaction of its own: a conflict
+ * on any of its streams rolls all of it back, and the appends beside it in the transaction still land.
  *
  * Live subscriptions sleep until a NOTIFY or, as a safety net, a slow timer. The append transaction
  * sends the NOTIFY itself (PostgreSQL delivers it when it commits), announcing how far it reached and
@@ -31,6 +33,7 @@ import {
   type LogPosition,
   type NewEvent,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeOptions,
   type Subscription,
 } from './port';
@@ -62,87 +65,140 @@ ALTER TABLE es_events ADD COLUMN IF NOT EXISTS hash bytea;
 CREATE INDEX IF NOT EXISTS es_events_correlation ON es_events ((metadata->>'correlation_id'))
   WHERE metadata ? 'correlation_id';
 
+-- Appends one batch to its stream at the expected revision: where it landed, or the conflict and the
+-- stream's actual revision. The same event ids appended again answer the first append and store
+-- nothing. 'appended' says whether it stored events (not for a conflict, nor for a repeat).
+CREATE OR REPLACE FUNCTION es_append_one(p_stream text, p_expected text, p_events jsonb,
+  OUT next_revision bigint, OUT commit_position xid8, OUT prepare_position bigint,
+  OUT conflict boolean, OUT actual bigint, OUT appended boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  n int := jsonb_array_length(p_events);
+  new_rev bigint;
+  link bytea;
+  links bytea[] := ARRAY[]::bytea[];
+BEGIN
+  conflict := false;
+  appended := false;
+  IF EXISTS (SELECT 1 FROM es_events WHERE event_id = (p_events->0->>'id')::uuid) THEN
+    SELECT max(e.stream_revision), max(e.transaction_id::text)::xid8, max(e.global_position)
+      INTO next_revision, commit_position, prepare_position
+    FROM es_events e
+    WHERE e.event_id IN (SELECT (x->>'id')::uuid FROM jsonb_array_elements(p_events) x)
+      AND e.stream_name = p_stream;
+    RETURN;
+  END IF;
+
+  IF p_expected = 'any' THEN
+    INSERT INTO es_streams AS s VALUES (p_stream, n - 1)
+    ON CONFLICT (stream_name) DO UPDATE SET revision = s.revision + n
+    RETURNING s.revision INTO new_rev;
+  ELSIF p_expected = 'no_stream' THEN
+    INSERT INTO es_streams VALUES (p_stream, n - 1) ON CONFLICT DO NOTHING RETURNING revision INTO new_rev;
+  ELSIF p_expected = 'stream_exists' THEN
+    UPDATE es_streams SET revision = revision + n WHERE stream_name = p_stream RETURNING revision INTO new_rev;
+  ELSE
+    UPDATE es_streams SET revision = revision + n
+    WHERE stream_name = p_stream AND revision = p_expected::bigint
+    RETURNING revision INTO new_rev;
+  END IF;
+
+  IF new_rev IS NULL THEN
+    conflict := true;
+    SELECT revision INTO actual FROM es_streams WHERE stream_name = p_stream;
+    RETURN;
+  END IF;
+
+  -- Each event's link: SHA-256 of the previous event's link and its content hash (given by the
+  -- writer as 'h'). The stream's row is locked above, so the previous event is the one before.
+  SELECT e.hash INTO link FROM es_events e WHERE e.stream_name = p_stream AND e.stream_revision = new_rev - n;
+  link := COALESCE(link, decode(repeat('00', 32), 'hex'));
+  FOR k IN 0 .. n - 1 LOOP
+    link := sha256(link || decode(p_events->k->>'h', 'hex'));
+    links := links || link;
+  END LOOP;
+
+  WITH inserted AS (
+    INSERT INTO es_events (stream_name, stream_revision, event_id, event_type, data, metadata, hash)
+    SELECT p_stream, new_rev - n + t.ord, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata', links[t.ord]
+    FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, ord)
+    ORDER BY t.ord
+    RETURNING global_position
+  )
+  SELECT max(global_position) INTO prepare_position FROM inserted;
+  next_revision := new_rev;
+  commit_position := pg_current_xact_id();
+  appended := true;
+END
+$fn$;
+
 -- Appends several batches, each to its stream with its own expected revision, in one transaction.
--- A batch whose expectation fails is reported (conflict, actual revision) and the others still land.
+-- A batch ({"s": stream, "x": expected, "e": events}) whose expectation fails is reported (conflict,
+-- actual revision) and the others still land. An atomic append ({"all": [batch, ...]}) lands whole or
+-- not at all: a conflict on one of its batches undoes the others (the block's subtransaction rolls
+-- back) and is reported on that batch alone. Rows are numbered by batch, across both kinds, from 0.
 CREATE OR REPLACE FUNCTION es_append_batches(p_items jsonb)
 RETURNS TABLE (item int, next_revision bigint, commit_position xid8, prepare_position bigint, conflict boolean, actual bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
   it jsonb;
+  b jsonb;
   i int := -1;
-  p_stream text;
-  p_expected text;
-  p_events jsonb;
-  n int;
-  new_rev bigint;
-  current_rev bigint;
-  last_pos bigint;
-  link bytea;
-  links bytea[];
+  r record;
   reached bigint;
   kinds text[] := ARRAY[]::text[];
+  -- An atomic append's results and what it would announce, kept until all of it landed.
+  all_items int[];
+  all_next bigint[];
+  all_commit xid8[];
+  all_prepare bigint[];
+  all_reached bigint;
+  all_kinds text[];
+  all_last int;
   announcement text;
 BEGIN
   FOR it IN SELECT value FROM jsonb_array_elements(p_items) LOOP
-    i := i + 1;
-    p_stream := it->>'s';
-    p_expected := it->>'x';
-    p_events := it->'e';
-    n := jsonb_array_length(p_events);
-
-    -- The same event ids appended again: answer the first append, store nothing.
-    IF EXISTS (SELECT 1 FROM es_events WHERE event_id = (p_events->0->>'id')::uuid) THEN
-      RETURN QUERY
-        SELECT i, max(e.stream_revision), max(e.transaction_id::text)::xid8, max(e.global_position), false, NULL::bigint
-        FROM es_events e
-        WHERE e.event_id IN (SELECT (x->>'id')::uuid FROM jsonb_array_elements(p_events) x)
-          AND e.stream_name = p_stream;
+    IF NOT it ? 'all' THEN
+      i := i + 1;
+      r := es_append_one(it->>'s', it->>'x', it->'e');
+      IF r.appended THEN
+        reached := GREATEST(reached, r.prepare_position);
+        kinds := kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(it->'e') x);
+      END IF;
+      RETURN QUERY SELECT i, r.next_revision, r.commit_position, r.prepare_position, r.conflict, r.actual;
       CONTINUE;
     END IF;
 
-    new_rev := NULL;
-    IF p_expected = 'any' THEN
-      INSERT INTO es_streams AS s VALUES (p_stream, n - 1)
-      ON CONFLICT (stream_name) DO UPDATE SET revision = s.revision + n
-      RETURNING s.revision INTO new_rev;
-    ELSIF p_expected = 'no_stream' THEN
-      INSERT INTO es_streams VALUES (p_stream, n - 1) ON CONFLICT DO NOTHING RETURNING revision INTO new_rev;
-    ELSIF p_expected = 'stream_exists' THEN
-      UPDATE es_streams SET revision = revision + n WHERE stream_name = p_stream RETURNING revision INTO new_rev;
-    ELSE
-      UPDATE es_streams SET revision = revision + n
-      WHERE stream_name = p_stream AND revision = p_expected::bigint
-      RETURNING revision INTO new_rev;
-    END IF;
-
-    IF new_rev IS NULL THEN
-      SELECT revision INTO current_rev FROM es_streams WHERE stream_name = p_stream;
-      RETURN QUERY SELECT i, NULL::bigint, NULL::xid8, NULL::bigint, true, current_rev;
-      CONTINUE;
-    END IF;
-
-    -- Each event's link: SHA-256 of the previous event's link and its content hash (given by the
-    -- writer as 'h'). The stream's row is locked above, so the previous event is the one before.
-    SELECT e.hash INTO link FROM es_events e WHERE e.stream_name = p_stream AND e.stream_revision = new_rev - n;
-    link := COALESCE(link, decode(repeat('00', 32), 'hex'));
-    links := ARRAY[]::bytea[];
-    FOR k IN 0 .. n - 1 LOOP
-      link := sha256(link || decode(p_events->k->>'h', 'hex'));
-      links := links || link;
-    END LOOP;
-
-    WITH inserted AS (
-      INSERT INTO es_events (stream_name, stream_revision, event_id, event_type, data, metadata, hash)
-      SELECT p_stream, new_rev - n + t.ord, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata', links[t.ord]
-      FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, ord)
-      ORDER BY t.ord
-      RETURNING global_position
-    )
-    SELECT max(global_position) INTO last_pos FROM inserted;
-    reached := GREATEST(reached, last_pos);
-    kinds := kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(p_events) x);
-
-    RETURN QUERY SELECT i, new_rev, pg_current_xact_id(), last_pos, false, NULL::bigint;
+    all_items := ARRAY[]::int[];
+    all_next := ARRAY[]::bigint[];
+    all_commit := ARRAY[]::xid8[];
+    all_prepare := ARRAY[]::bigint[];
+    all_reached := NULL;
+    all_kinds := ARRAY[]::text[];
+    all_last := i + jsonb_array_length(it->'all');
+    BEGIN
+      FOR b IN SELECT value FROM jsonb_array_elements(it->'all') LOOP
+        i := i + 1;
+        r := es_append_one(b->>'s', b->>'x', b->'e');
+        -- Variables keep their values through the rollback: r says which batch conflicted.
+        IF r.conflict THEN RAISE EXCEPTION USING ERRCODE = 'ES409'; END IF;
+        all_items := all_items || i;
+        all_next := all_next || r.next_revision;
+        all_commit := all_commit || r.commit_position;
+        all_prepare := all_prepare || r.prepare_position;
+        IF r.appended THEN
+          all_reached := GREATEST(all_reached, r.prepare_position);
+          all_kinds := all_kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(b->'e') x);
+        END IF;
+      END LOOP;
+      reached := GREATEST(reached, all_reached);
+      kinds := kinds || all_kinds;
+      RETURN QUERY SELECT u.k, u.rev, u.tx, u.pos, false, NULL::bigint
+        FROM unnest(all_items, all_next, all_commit, all_prepare) AS u(k, rev, tx, pos);
+    EXCEPTION WHEN SQLSTATE 'ES409' THEN
+      RETURN QUERY SELECT i, NULL::bigint, NULL::xid8, NULL::bigint, true, r.actual;
+    END;
+    i := all_last;
   END LOOP;
 
   -- Subscribers are told once this transaction commits, how far it reached and what it held
@@ -191,12 +247,22 @@ export interface PostgresEventStoreOptions {
 /** Append transactions in flight at once per process, and batches per transaction at most. */
 const APPENDS_IN_FLIGHT = 4;
 const BATCHES_PER_APPEND = 64;
+/** PostgreSQL's SQLSTATE for a transaction it aborted to break a deadlock, and how often one is sent. */
+const DEADLOCK_DETECTED = '40P01';
+const DEADLOCK_ATTEMPTS = 5;
 
-interface PendingAppend {
+/** One stream's batch as the append function takes it. */
+interface Batch {
   stream: string;
   expected: ExpectedRevision;
   events: unknown[];
-  resolve(result: AppendResult): void;
+}
+
+/** An append waiting for its transaction: one batch, or several that land together or not at all. */
+interface PendingAppend {
+  batches: Batch[];
+  atomic: boolean;
+  resolve(results: AppendResult[]): void;
   reject(err: unknown): void;
 }
 
@@ -207,6 +273,21 @@ interface AppendRow {
   prepare_position: string | bigint | null;
   conflict: boolean;
   actual: string | bigint | null;
+}
+
+/** Events as the append function takes them: ids and timestamps given, each with its content hash. */
+function prepared(events: readonly NewEvent[]): unknown[] {
+  const timestamp = new Date().toISOString();
+  return events.map((e) => {
+    const event = {
+      // Time-ordered ids land at the end of the event-id index instead of on a random page.
+      id: e.id ?? uuidv7(),
+      type: e.type,
+      data: e.data,
+      metadata: { ...e.metadata, timestamp: e.metadata?.timestamp ?? timestamp },
+    };
+    return { ...event, h: contentHash(event).toString('hex') };
+  });
 }
 
 export class PostgresEventStore implements EventStore {
@@ -239,19 +320,24 @@ export class PostgresEventStore implements EventStore {
 
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    const timestamp = new Date().toISOString();
-    const batch = events.map((e) => {
-      const event = {
-        // Time-ordered ids land at the end of the event-id index instead of on a random page.
-        id: e.id ?? uuidv7(),
-        type: e.type,
-        data: e.data,
-        metadata: { ...e.metadata, timestamp: e.metadata?.timestamp ?? timestamp },
-      };
-      return { ...event, h: contentHash(event).toString('hex') };
-    });
+    return this.enqueue([{ stream, expected, events: prepared(events) }], false).then((r) => r[0]!);
+  }
+
+  /** One atomic append in the group commit's transaction: a subtransaction that a conflict rolls back. */
+  appendAtomically(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0 || appends.some((a) => a.events.length === 0))
+      return Promise.reject(new Error('an atomic append needs at least one event for each stream'));
+    const batches = appends.map((a) => ({
+      stream: a.stream,
+      expected: a.expected,
+      events: prepared(a.events),
+    }));
+    return this.enqueue(batches, batches.length > 1);
+  }
+
+  private enqueue(batches: Batch[], atomic: boolean): Promise<AppendResult[]> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ stream, expected, events: batch, resolve, reject });
+      this.pending.push({ batches, atomic, resolve, reject });
       this.sendPending();
     });
   }
@@ -269,33 +355,53 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async appendGroup(group: PendingAppend[]): Promise<void> {
+    const wire = (b: Batch) => ({ s: b.stream, x: String(b.expected), e: b.events });
+    // The function numbers its rows by batch: which append, and which of its batches, each row is.
+    const owners = group.flatMap((p) => p.batches.map((batch, at) => ({ p, batch, at })));
+    const items = JSON.stringify(
+      group.map((p) => (p.atomic ? { all: p.batches.map(wire) } : wire(p.batches[0]!))),
+    );
     let rows: AppendRow[];
-    try {
-      rows = await this.sql.query<AppendRow>(
-        `SELECT item, next_revision, commit_position::text, prepare_position, conflict, actual FROM es_append_batches($1::jsonb)`,
-        [JSON.stringify(group.map((p) => ({ s: p.stream, x: String(p.expected), e: p.events })))],
-        'es_append_batches',
-      );
-    } catch (err) {
-      for (const p of group) p.reject(err);
-      return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        rows = await this.sql.query<AppendRow>(
+          `SELECT item, next_revision, commit_position::text, prepare_position, conflict, actual FROM es_append_batches($1::jsonb)`,
+          [items],
+          'es_append_batches',
+        );
+        break;
+      } catch (err) {
+        // Transactions that lock the same streams in opposite orders (appends grouped in any order,
+        // an atomic append's streams) can deadlock on a server; PostgreSQL then aborts one whole
+        // transaction, so nothing of it landed and it is sent again.
+        if ((err as { code?: unknown }).code === DEADLOCK_DETECTED && attempt < DEADLOCK_ATTEMPTS) continue;
+        for (const p of group) p.reject(err);
+        return;
+      }
     }
+    const results = new Map<PendingAppend, AppendResult[]>(group.map((p) => [p, []]));
     for (const row of rows) {
-      const p = group[row.item]!;
+      const { p, batch, at } = owners[row.item]!;
       if (row.conflict) {
+        results.delete(p);
         p.reject(
           new WrongExpectedRevision(
-            p.stream,
-            p.expected,
+            batch.stream,
+            batch.expected,
             row.actual === null ? undefined : BigInt(row.actual),
           ),
         );
       } else {
-        p.resolve({
+        // Rows come in the order of the batches: `at` is where this one goes.
+        results.get(p)?.splice(at, 0, {
           nextRevision: BigInt(row.next_revision!),
           position: { commit: BigInt(row.commit_position!), prepare: BigInt(row.prepare_position!) },
         });
       }
+    }
+    for (const [p, landed] of results) {
+      if (landed.length === p.batches.length) p.resolve(landed);
+      else p.reject(new Error('the append function answered for only part of an append'));
     }
   }
 
