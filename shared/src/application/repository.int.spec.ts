@@ -6,7 +6,7 @@ import { PostgresEventStore } from '../event-store/postgres';
 import { WrongExpectedRevision, type EventStore } from '../event-store/port';
 import { serverSql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
-import { Repository } from './repository';
+import { Repository, appendTogether } from './repository';
 
 type Counted = { type: 'counted'; data: { by: string; n: number } };
 let conflicts = 0;
@@ -142,5 +142,57 @@ describe('Repository.load knows where its stream last wrote (what a read of the 
     const third = (await store.readStream('counter-4'))[2]!;
     expect(mine.last?.position).toEqual(third.position);
     expect((await a.load('counter-4')).last?.position).toEqual(third.position);
+  });
+});
+
+describe('appendTogether: what two repositories staged, in one atomic append', () => {
+  const fold = { initialState: () => 0, evolve: (n: number) => n + 1 };
+  const event = (by: string, n: number): Counted => ({ type: 'counted', data: { by, n } });
+
+  it('lands both and moves both caches; a conflict on either lands neither and drops only that cache', async () => {
+    // Single writers, as the embedded default's: they trust their caches.
+    const budgets = new Repository<number, Counted>(store, fold, 100, true);
+    const agents = new Repository<number, Counted>(store, fold, 100, true);
+    const [budget, agent] = ['together-budget', 'together-agent'];
+    await appendTogether(store, [
+      budgets.stage(budget, await budgets.load(budget), [event('reserve', 0)]),
+      agents.stage(agent, await agents.load(agent), [event('accept', 0)]),
+    ]);
+    expect(budgets.peek(budget)).toMatchObject({ state: 1, revision: 0n });
+    expect(agents.peek(agent)).toMatchObject({ state: 1, revision: 0n });
+
+    // Another process appends to the budget: the single writer's cached budget is now stale.
+    await counter(other).handle(budget, (n) => ({ events: [event('elsewhere', n)], result: n }));
+    const err = await appendTogether(store, [
+      budgets.stage(budget, budgets.peek(budget), [event('reserve', 1)]),
+      agents.stage(agent, agents.peek(agent), [event('accept', 1)]),
+    ]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WrongExpectedRevision);
+    expect((err as WrongExpectedRevision).stream).toBe(budget);
+    expect((await store.readStream(agent)).map((e) => (e.data as Counted['data']).by)).toEqual(['accept']);
+    expect((await store.readStream(budget)).map((e) => (e.data as Counted['data']).by)).toEqual([
+      'reserve',
+      'elsewhere',
+    ]);
+    // The budget's cache is gone (the next load reads the log); the agent's still holds.
+    expect(budgets.peek(budget).revision).toBe('no_stream');
+    expect(agents.peek(agent)).toMatchObject({ state: 1, revision: 0n });
+    await appendTogether(store, [
+      budgets.stage(budget, await budgets.load(budget), [event('reserve', 2)]),
+      agents.stage(agent, agents.peek(agent), [event('accept', 1)]),
+    ]);
+    expect(budgets.peek(budget)).toMatchObject({ state: 3, revision: 2n });
+    expect(agents.peek(agent)).toMatchObject({ state: 2, revision: 1n });
+  });
+
+  it('appends only the staged appends that hold events', async () => {
+    const agents = new Repository<number, Counted>(store, fold);
+    const budgets = new Repository<number, Counted>(store, fold);
+    await appendTogether(store, [
+      budgets.stage('together-empty', await budgets.load('together-empty'), []),
+      agents.stage('together-one', await agents.load('together-one'), [event('accept', 0)]),
+    ]);
+    expect(await store.readStream('together-empty')).toEqual([]);
+    expect(await store.readStream('together-one')).toHaveLength(1);
   });
 });

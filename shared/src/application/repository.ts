@@ -11,10 +11,12 @@
 import AsyncLock from 'async-lock';
 import {
   WrongExpectedRevision,
+  type AppendResult,
   type EventStore,
   type ExpectedRevision,
   type LogPosition,
   type NewEvent,
+  type StreamAppend,
 } from '../event-store/port';
 import { bindContext } from '../tracing/spans';
 import type { Fold } from '../domain/decider';
@@ -61,6 +63,31 @@ export async function withPatience<R>(
       if (!(err instanceof WrongExpectedRevision) || Date.now() >= giveUpAt) throw err;
     }
   }
+}
+
+/** An append a repository prepared (`stage`), to be made with others in one atomic append (`appendTogether`). */
+export interface Staged {
+  append: StreamAppend;
+  /** Moves the repository's cache with what landed. */
+  landed(result: AppendResult): void;
+  /** The append conflicted on this stream: as `append` does then. */
+  conflicted(): void;
+}
+
+/**
+ * Appends what repositories staged in one atomic append (the store must have `appendAtomically`):
+ * every stream lands at the revision its decision was made on, or none does, and the
+ * WrongExpectedRevision names the stream that had moved on.
+ */
+export async function appendTogether(store: EventStore, staged: readonly Staged[]): Promise<void> {
+  const parts = staged.filter((s) => s.append.events.length > 0);
+  if (parts.length === 0) return;
+  const results = await store.appendAtomically!(parts.map((s) => s.append)).catch((err: unknown) => {
+    if (err instanceof WrongExpectedRevision)
+      for (const s of parts) if (s.append.stream === err.stream) s.conflicted();
+    throw err;
+  });
+  parts.forEach((s, i) => s.landed(results[i]!));
 }
 
 /**
@@ -124,20 +151,43 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     metadata?: NewEvent['metadata'],
   ): Promise<Loaded<S>> {
     if (events.length === 0) return loaded;
+    const staged = this.stage(stream, loaded, events, metadata);
     const result = await this.store
-      .append(
-        stream,
-        events.map((e) => ({ type: e.type, data: e.data, metadata: withCorrelation(e.data, metadata) })),
-        loaded.revision,
-      )
+      .append(stream, staged.append.events, loaded.revision)
       .catch((err: unknown) => {
-        if (err instanceof WrongExpectedRevision && this.singleWriter) this.cache.delete(stream);
+        if (err instanceof WrongExpectedRevision) staged.conflicted();
         throw err;
       });
-    const state = events.reduce(this.evolve, loaded.state);
-    const last = { position: result.position, at: Date.now() };
-    this.remember(stream, { state, revision: result.nextRevision, last });
-    return { state, revision: result.nextRevision, last };
+    staged.landed(result);
+    return this.peek(stream);
+  }
+
+  /** The append `append` would make, for `appendTogether` to make with others'. */
+  stage(stream: string, loaded: Loaded<S>, events: readonly E[], metadata?: NewEvent['metadata']): Staged {
+    return {
+      append: {
+        stream,
+        events: events.map((e) => ({
+          type: e.type,
+          data: e.data,
+          metadata: withCorrelation(e.data, metadata),
+        })),
+        expected: loaded.revision,
+      },
+      landed: (result) => {
+        const state = events.reduce(this.evolve, loaded.state);
+        this.remember(stream, {
+          state,
+          revision: result.nextRevision,
+          last: { position: result.position, at: Date.now() },
+        });
+      },
+      // A conflict proves the single writer's cache stale; otherwise the cached state stays (a true
+      // prefix: the next load reads what came after it).
+      conflicted: () => {
+        if (this.singleWriter) this.cache.delete(stream);
+      },
+    };
   }
 
   /**

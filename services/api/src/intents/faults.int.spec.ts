@@ -1,17 +1,11 @@
 /**
  * A failure at any step of the spend path leaves nothing claimed: no budget reservation, no
  * idempotency key, no counted limit. Each step's write fails once (a fault injected at the
- * repository's append or the chain adapter, on the embedded service); afterwards the recipient's
+ * store's append or the chain adapter, on the embedded service); afterwards the recipient's
  * budget, exactly one transfer's worth, is whole again, so a reservation left behind would fail the
  * test.
  */
-import {
-  ChainFailure,
-  type Context,
-  type NewEvent,
-  type Repository,
-  type SignedTransaction,
-} from '@tokenops/shared';
+import { ChainFailure, type Context, type SignedTransaction } from '@tokenops/shared';
 import { generateSigner } from '@tokenops/shared';
 import { key, startWorld, type World } from '@tokenops/testing/harness';
 
@@ -36,19 +30,39 @@ async function vendorOf10(): Promise<string> {
   return vendor;
 }
 
-/** Makes the repository's next append of an event of `type` fail (once) with an error that is not a conflict. */
-function failNextAppend(repository: Repository<never, never>, type: string) {
-  const original = repository.append.bind(repository);
+/**
+ * Makes the store's next append holding an event of `type` fail (once) with an error that is not a
+ * conflict: a plain append (the key's claim) or an atomic one (the reservation with the acceptance).
+ */
+function failNextAppend(type: string) {
+  const store = ctx().store;
   let armed = true;
-  return jest
-    .spyOn(repository, 'append')
-    .mockImplementation(async (stream: string, loaded, events: readonly { type: string }[], metadata) => {
-      if (armed && events.some((e) => e.type === type)) {
-        armed = false;
-        throw new Error(`injected fault appending ${type}`);
-      }
-      return original(stream, loaded, events as never, metadata as NewEvent['metadata']);
-    });
+  const fails = (events: readonly { type: string }[]) => {
+    if (!armed || !events.some((e) => e.type === type)) return false;
+    armed = false;
+    return true;
+  };
+  const append = store.append.bind(store);
+  const atomically = store.appendAtomically?.bind(store);
+  const spies = [
+    jest.spyOn(store, 'append').mockImplementation(async (stream, events, expected) => {
+      if (fails(events)) throw new Error(`injected fault appending ${type}`);
+      return append(stream, events, expected);
+    }),
+    ...(atomically
+      ? [
+          jest.spyOn(store, 'appendAtomically').mockImplementation(async (appends) => {
+            if (fails(appends.flatMap((a) => a.events))) throw new Error(`injected fault appending ${type}`);
+            return atomically(appends);
+          }),
+        ]
+      : []),
+  ];
+  return {
+    /** Whether the fault was met. */
+    met: () => !armed,
+    restore: () => spies.forEach((s) => s.mockRestore()),
+  };
 }
 
 const limits = { per_tx_limit: 10, daily_limit: 100, hourly_tx_cap: 10 };
@@ -65,22 +79,44 @@ async function expectWholeAgain(agent: { key: string }, vendor: string, request:
   expect((await chain.balances(vendor)).get(usdc.mint)).toBe(9_990_000n);
 }
 
-describe('a failure between reserving and accepting', () => {
-  for (const [step, repository, type] of [
-    ['claiming the key', () => ctx().idempotency, 'idempotency.claimed'],
-    ['reserving the budget', () => ctx().budgets, 'budget.reserved'],
-    ['accepting the intent', () => ctx().agents, 'intent.accepted'],
+/**
+ * The store as EventStoreDB's adapter is, with no atomic append: the reservation and the acceptance go
+ * in turn, and a reservation whose acceptance failed is released (the pipeline asks the store each time).
+ */
+function withoutAtomicAppends(): () => void {
+  const store = ctx().store as { appendAtomically?: unknown };
+  const atomically = store.appendAtomically;
+  delete store.appendAtomically;
+  return () => {
+    store.appendAtomically = atomically;
+  };
+}
+
+describe.each([
+  ['in one atomic append (PostgreSQL, PGlite)', false],
+  ['in turn (as on EventStoreDB)', true],
+])('a failure between reserving and accepting, %s', (_how, inTurn) => {
+  let restore: (() => void) | undefined;
+  beforeEach(() => {
+    restore = inTurn ? withoutAtomicAppends() : undefined;
+  });
+  afterEach(() => restore?.());
+
+  for (const [step, type] of [
+    ['claiming the key', 'idempotency.claimed'],
+    ['reserving the budget', 'budget.reserved'],
+    ['accepting the intent', 'intent.accepted'],
   ] as const) {
     it(`at ${step}: the request fails, the budget, the key and the limits stay whole`, async () => {
       const vendor = await vendorOf10();
       const agent = await world.agent(limits, 100);
       const request = { to: vendor, amount: 10, idempotency_key: key() };
-      const fault = failNextAppend(repository() as unknown as Repository<never, never>, type);
+      const fault = failNextAppend(type);
       const failed = await world.client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
       expect(failed.status).toBe(500);
       expect(failed.body.error).toBe('internal_error');
-      expect(fault).toHaveBeenCalled();
-      fault.mockRestore();
+      expect(fault.met()).toBe(true);
+      fault.restore();
       await expectWholeAgain(agent, vendor, request);
     });
   }
@@ -90,12 +126,13 @@ describe('a failure in the executor', () => {
   it('recording the submission fails once: the job runs again and the transfer confirms once', async () => {
     const vendor = await vendorOf10();
     const agent = await world.agent(limits, 100);
-    failNextAppend(ctx().agents as unknown as Repository<never, never>, 'intent.submitting');
+    const fault = failNextAppend('intent.submitting');
     const reply = await world.client.call('POST', '/api/v1/transfer', {
       token: agent.key,
       body: { to: vendor, amount: 10, idempotency_key: key() },
     });
     expect(reply.status).toBe(200);
+    expect(fault.met()).toBe(true);
     const usdc = ctx().chain.tokens.find((t) => t.symbol === 'USDC')!;
     expect((await ctx().chain.balances(vendor)).get(usdc.mint)).toBe(9_990_000n);
   });

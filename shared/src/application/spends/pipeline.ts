@@ -17,11 +17,21 @@
  * key stays open: a retry answers `approval_required` while the approval is pending, then the outcome
  * (the executor runs it once approved; a rejection or an expiry fails it) like any other retry.
  *
- * Order of appends for a budgeted recipient: the budget reservation first, then the agent's
- * acceptance. Deciding again for the same intent is safe (its own reservation counts for it); if it is
- * then blocked, the reservation is released. Whatever fails between the reservation and the
- * acceptance (a conflict past the patience, the store refusing the append, anything) releases the
- * reservation, unless the log shows the intent accepted after all.
+ * Order of appends for an intent: the idempotency key's claim; then the decision; then (the executor)
+ * the submission, the outcome and for a budgeted recipient the budget's settlement; then the answer
+ * under the key. The claim stays an append of its own, made before `kind.ask`: the ask may call out
+ * (a quote, an x402 resource), and a parallel duplicate must find the key claimed while it does, and
+ * wait for the first request instead of asking and deciding too.
+ *
+ * The decision for a budgeted recipient appends to two streams, the budget's (the reservation) and the
+ * agent's (the acceptance, or the block with the release of an earlier reservation). Where the store
+ * appends to several streams atomically (PostgreSQL, PGlite: `appendAtomically`), both go in one
+ * append, each at the revision the decision read: a conflict on either lands neither, and the
+ * decision is made again. Where it cannot (EventStoreDB), the budget's first, then the agent's:
+ * deciding again for the same intent is safe (its own reservation counts for it); if it is then
+ * blocked, the reservation is released. Whatever fails between the reservation and the acceptance (a
+ * conflict past the patience, the store refusing the append, anything) releases the reservation,
+ * unless the log shows the intent accepted after all.
  */
 import type { Caller } from '../caller';
 import { acceptsKey } from '../../domain/agent';
@@ -43,7 +53,7 @@ import { WrongExpectedRevision } from '../../event-store/port';
 import { settleReservation } from '../budgets';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
-import { withPatience, type Loaded } from '../repository';
+import { appendTogether, withPatience, type Loaded } from '../repository';
 import { inSpan } from '../../tracing/spans';
 import { answered, claimKey, complete, release, type Answer } from './idempotency';
 import { approvalOf, expireApproval, expireHeld, followDecision } from '../approvals';
@@ -143,6 +153,7 @@ async function decide<Req extends SpendRequest>(
   const ask = await kind.ask(ctx, req, groupAtAsk.state);
   let reservedOn: AllowEntry | undefined;
   let attempts = 0;
+  const together = ctx.store.appendAtomically !== undefined;
 
   // One decision at a time per agent in this process; a conflict then comes from another instance.
   return ctx.agents.exclusive(agentStream, () =>
@@ -178,12 +189,27 @@ async function decide<Req extends SpendRequest>(
           intent: acceptanceOf(known, intentId),
         };
       }
-      if (budgetStream && budget && decision.budgetEvents.length > 0) {
-        await ctx.budgets.append(budgetStream, budget, decision.budgetEvents);
-        reservedOn = decision.budgetEvents[0]!.type === 'budget.reserved' ? entry : undefined;
-      }
-      if (!decision.accepted) {
+      // The budget's events and the agent's decision: in one atomic append where the store has it,
+      // so a reservation never lands without its acceptance and nothing is left to undo; else the
+      // budget's first, and a reservation whose acceptance then fails is released below.
+      const appendDecision = async () => {
+        const budgetEvents = budgetStream && budget ? decision.budgetEvents : [];
+        if (together) {
+          await appendTogether(ctx.store, [
+            ...(budgetEvents.length > 0 ? [ctx.budgets.stage(budgetStream!, budget!, budgetEvents)] : []),
+            ctx.agents.stage(agentStream, agent, decision.agentEvents),
+          ]);
+          return;
+        }
+        if (budgetEvents.length > 0) {
+          await ctx.budgets.append(budgetStream!, budget!, budgetEvents);
+          reservedOn = budgetEvents[0]!.type === 'budget.reserved' ? entry : undefined;
+        }
         await ctx.agents.append(agentStream, agent, decision.agentEvents);
+        reservedOn = undefined;
+      };
+      if (!decision.accepted) {
+        await appendDecision();
         throw new ServiceError(decision.code!, decision.message);
       }
       const intent = decision.agentEvents[0]!.data as IntentData;
@@ -191,8 +217,7 @@ async function decide<Req extends SpendRequest>(
       if (request) {
         // Held: accepted and reserved, then its approval is requested (appended after the acceptance, so
         // an approval never names an intent that does not exist; the expiry scheduler covers a gap).
-        await ctx.agents.append(agentStream, agent, decision.agentEvents);
-        reservedOn = undefined;
+        await appendDecision();
         await ctx.approvals.handle(streams.approvals(request.group_id), (state) => ({
           events: decideRequestApproval(request, state),
           result: undefined,
@@ -201,12 +226,11 @@ async function decide<Req extends SpendRequest>(
       }
       const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
       try {
-        await ctx.agents.append(agentStream, agent, decision.agentEvents);
+        await appendDecision();
       } catch (err) {
         wait.cancel();
         throw err;
       }
-      reservedOn = undefined;
       return { wait: wait.outcome, intent };
     }).catch(async (err: unknown) => {
       if (reservedOn) await releaseUnaccepted(ctx, caller.agentId, reservedOn, intentId);
