@@ -1,6 +1,13 @@
 /**
  * The event store on EventStoreDB / KurrentDB through its gRPC client. Streams, expected revisions,
  * event ids and the $all log map one to one onto the port; system events ($-prefixed) are left out.
+ *
+ * No `appendAtomically`: this client (`@eventstore/db-client` 6) appends to one stream at a time, so
+ * a caller that writes to several streams appends in turn and undoes what it must (the spend pipeline
+ * reserves the budget, then accepts, and releases a reservation whose acceptance failed). KurrentDB
+ * 25.1 and later append to several streams atomically (`multiStreamAppend`, in `@kurrent/kurrentdb-client`);
+ * with that server and client this adapter could offer it, each stream's hash-chain link computed
+ * from its tail as `append` does.
  */
 import { guarded } from '../errors/unavailable';
 import {
