@@ -4,7 +4,9 @@
  *
  * `claimKey` says what a request is to do: replay a recorded answer, run the operation under a new
  * (or an abandoned) claim, or wait for the operation another request started. `complete` records the
- * answer (first writer wins); `release` gives the claim back when nothing happened.
+ * answer (first writer wins): a refusal at once, a settled intent's answer only when a retry asks for
+ * it (until then a retry derives it from the agent's stream: spends/pipeline.ts); `release` gives the
+ * claim back when nothing happened.
  */
 import Big from 'big.js';
 import { v7 as uuidv7 } from 'uuid';

@@ -18,10 +18,12 @@
  * (the executor runs it once approved; a rejection or an expiry fails it) like any other retry.
  *
  * Order of appends for an intent: the idempotency key's claim; then the decision; then (the executor)
- * the submission, the outcome and for a budgeted recipient the budget's settlement; then the answer
- * under the key. The claim stays an append of its own, made before `kind.ask`: the ask may call out
- * (a quote, an x402 resource), and a parallel duplicate must find the key claimed while it does, and
- * wait for the first request instead of asking and deciding too.
+ * the submission, the outcome and for a budgeted recipient the budget's settlement. The answer of a
+ * settled intent is not appended under the key: it is derived from the acceptance and the outcome,
+ * by this request and by any retry, which records it then (a refusal is recorded at once). The claim
+ * stays an append of its own, made before `kind.ask`: the ask may call out (a quote, an x402
+ * resource), and a parallel duplicate must find the key claimed while it does, and wait for the first
+ * request instead of asking and deciding too.
  *
  * The decision for a budgeted recipient appends to two streams, the budget's (the reservation) and the
  * agent's (the acceptance, or the block with the release of an earlier reservation). Where the store
@@ -130,7 +132,10 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
     if (!accepted) await release(ctx, stream, intentId);
     throw err;
   }
-  return complete(ctx, stream, intentId, answer);
+  // Not recorded under the key: the log holds it already (the acceptance and the outcome in the
+  // agent's stream), and a retry derives the same answer from them (answerWhenSettled), recording it
+  // then. One append fewer for every spend that is not asked again.
+  return answered(answer);
 }
 
 /** Answers that leave the key open: the outcome is yet to come, a retry asks again. */
