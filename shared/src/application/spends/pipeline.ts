@@ -19,7 +19,7 @@
  *
  * Order of appends for an intent: the idempotency key's claim; then the decision; then (the executor)
  * the submission, the outcome and for a budgeted recipient the budget's settlement. The answer of a
- * settled intent is not appended under the key: it is derived from the acceptance and the outcome,
+ * confirmed intent is not appended under the key: it is derived from the acceptance and the outcome,
  * by this request and by any retry, which records it then (a refusal is recorded at once). The claim
  * stays an append of its own, made before `kind.ask`: the ask may call out (a quote, an x402
  * resource), and a parallel duplicate must find the key claimed while it does, and wait for the first
@@ -132,10 +132,11 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
     if (!accepted) await release(ctx, stream, intentId);
     throw err;
   }
-  // Not recorded under the key: the log holds it already (the acceptance and the outcome in the
-  // agent's stream), and a retry derives the same answer from them (answerWhenSettled), recording it
-  // then. One append fewer for every spend that is not asked again.
-  return answered(answer);
+  // A confirmed spend's answer is not recorded under the key: the log holds it already (the
+  // acceptance and the outcome in the agent's stream), and a retry derives the same answer from them
+  // (answerWhenSettled), recording it then. One append fewer for every spend not asked again. A
+  // refusal (a failed outcome) is recorded at once, as every refusal: a retry of it writes nothing.
+  return answer.status < 400 ? answered(answer) : complete(ctx, stream, intentId, answer);
 }
 
 /** Answers that leave the key open: the outcome is yet to come, a retry asks again. */
