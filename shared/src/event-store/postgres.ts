@@ -399,7 +399,16 @@ export class PostgresEventStore implements EventStore {
   ): void {
     if (ticket === undefined) return;
     const feed = this.feed!;
-    setImmediate(() => feed.committed(ticket, typeof stored === 'function' ? stored() : stored));
+    setImmediate(() => {
+      let events: readonly RecordedEvent[];
+      try {
+        events = typeof stored === 'function' ? stored() : stored;
+      } catch (err) {
+        // An answer it cannot make sense of: its subscribers fail rather than miss these events.
+        return feed.close(err instanceof Error ? err : new Error(String(err)));
+      }
+      feed.committed(ticket, events);
+    });
   }
 
   async readStream(
