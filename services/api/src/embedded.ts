@@ -137,7 +137,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const sql = options.dataDir
     ? await embeddedSql(join(options.dataDir, 'events'))
     : await embeddedSql(undefined, options.databaseTemplate);
-  const log = await PostgresEventStore.open(sql);
+  // This process is the log's only writer: what it appends is handed to its subscribers, not read back.
+  const log = await PostgresEventStore.open(sql, { onlyWriter: true });
   const deliveries = await SqlDeliveryStore.open(sql);
   // One reading of the log, shared by the projection, the relay and the outcome waiter.
   const store = new LogFanout(log).view();

@@ -17,14 +17,20 @@
  * which event types it held (announce.ts), so a subscriber reads only for the types it acts on. It
  * costs no round trip of its own; it does take PostgreSQL's notification lock at each commit, which
  * orders the commits of append transactions (measured in docs/performance.md).
+ *
+ * A store that is its log's only writer (`onlyWriter`: the embedded PGlite, one process) hands its
+ * live subscribers what its appends committed instead, in process, in commit order (feed.ts): they
+ * read the log only to catch up.
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../sql/sql';
 import { contentHash } from './hash-chain';
 import { WakePolicy } from './announce';
+import { LiveFeed, type Tap } from './feed';
 import {
   LOG_START,
   WrongExpectedRevision,
+  comparePositions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -64,8 +70,17 @@ CREATE INDEX IF NOT EXISTS es_events_correlation ON es_events ((metadata->>'corr
 
 -- Appends several batches, each to its stream with its own expected revision, in one transaction.
 -- A batch whose expectation fails is reported (conflict, actual revision) and the others still land.
+-- A batch stored answers what it stored (appended: each event's position and link, in order), which
+-- is what a store that is the log's only writer hands its subscribers (feed.ts); NULL otherwise.
+-- The answer's shape changed (appended, issue 28): a function of the old shape is replaced.
+DO $do$ BEGIN
+  IF EXISTS (SELECT 1 FROM pg_proc WHERE oid = to_regprocedure('es_append_batches(jsonb)')
+             AND NOT ('appended' = ANY (proargnames))) THEN
+    DROP FUNCTION es_append_batches(jsonb);
+  END IF;
+END $do$;
 CREATE OR REPLACE FUNCTION es_append_batches(p_items jsonb)
-RETURNS TABLE (item int, next_revision bigint, commit_position xid8, prepare_position bigint, conflict boolean, actual bigint)
+RETURNS TABLE (item int, next_revision bigint, commit_position xid8, prepare_position bigint, conflict boolean, actual bigint, appended jsonb)
 LANGUAGE plpgsql AS $fn$
 DECLARE
   it jsonb;
@@ -82,6 +97,7 @@ DECLARE
   reached bigint;
   kinds text[] := ARRAY[]::text[];
   announcement text;
+  stored jsonb;
 BEGIN
   FOR it IN SELECT value FROM jsonb_array_elements(p_items) LOOP
     i := i + 1;
@@ -93,7 +109,7 @@ BEGIN
     -- The same event ids appended again: answer the first append, store nothing.
     IF EXISTS (SELECT 1 FROM es_events WHERE event_id = (p_events->0->>'id')::uuid) THEN
       RETURN QUERY
-        SELECT i, max(e.stream_revision), max(e.transaction_id::text)::xid8, max(e.global_position), false, NULL::bigint
+        SELECT i, max(e.stream_revision), max(e.transaction_id::text)::xid8, max(e.global_position), false, NULL::bigint, NULL::jsonb
         FROM es_events e
         WHERE e.event_id IN (SELECT (x->>'id')::uuid FROM jsonb_array_elements(p_events) x)
           AND e.stream_name = p_stream;
@@ -117,7 +133,7 @@ BEGIN
 
     IF new_rev IS NULL THEN
       SELECT revision INTO current_rev FROM es_streams WHERE stream_name = p_stream;
-      RETURN QUERY SELECT i, NULL::bigint, NULL::xid8, NULL::bigint, true, current_rev;
+      RETURN QUERY SELECT i, NULL::bigint, NULL::xid8, NULL::bigint, true, current_rev, NULL::jsonb;
       CONTINUE;
     END IF;
 
@@ -136,13 +152,14 @@ BEGIN
       SELECT p_stream, new_rev - n + t.ord, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata', links[t.ord]
       FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, ord)
       ORDER BY t.ord
-      RETURNING global_position
+      RETURNING global_position, stream_revision, hash
     )
-    SELECT max(global_position) INTO last_pos FROM inserted;
+    SELECT max(global_position), jsonb_agg(jsonb_build_array(global_position::text, encode(hash, 'hex')) ORDER BY stream_revision)
+    INTO last_pos, stored FROM inserted;
     reached := GREATEST(reached, last_pos);
     kinds := kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(p_events) x);
 
-    RETURN QUERY SELECT i, new_rev, pg_current_xact_id(), last_pos, false, NULL::bigint;
+    RETURN QUERY SELECT i, new_rev, pg_current_xact_id(), last_pos, false, NULL::bigint, stored;
   END LOOP;
 
   -- Subscribers are told once this transaction commits, how far it reached and what it held
@@ -186,16 +203,31 @@ export interface PostgresEventStoreOptions {
   batchSize?: number;
   /** How long a live subscription sleeps without a NOTIFY before it looks anyway. */
   idlePollMs?: number;
+  /**
+   * This store is its log's only writer (the embedded PGlite in one process): what its appends commit
+   * is handed to its live subscribers in process instead of being read back (feed.ts). Never for a
+   * PostgreSQL server that other processes append to: their events would not reach the subscribers.
+   */
+  onlyWriter?: boolean;
 }
 
 /** Append transactions in flight at once per process, and batches per transaction at most. */
 const APPENDS_IN_FLIGHT = 4;
 const BATCHES_PER_APPEND = 64;
 
+interface StoredEvent {
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: RecordedEvent['metadata'];
+  /** Its content hash, hex (hash-chain.ts). */
+  h: string;
+}
+
 interface PendingAppend {
   stream: string;
   expected: ExpectedRevision;
-  events: unknown[];
+  events: StoredEvent[];
   resolve(result: AppendResult): void;
   reject(err: unknown): void;
 }
@@ -207,6 +239,48 @@ interface AppendRow {
   prepare_position: string | bigint | null;
   conflict: boolean;
   actual: string | bigint | null;
+  /** Each stored event's position and link, in revision order; null for a conflict or a repeat. */
+  appended: [string, string][] | null;
+}
+
+/**
+ * A JSON value as jsonb gives it back: undefined members left out, `toJSON` applied, and object keys
+ * in jsonb's order (shortest first, then by their UTF-8 bytes). Events handed on in process are then
+ * the very events a read would return.
+ */
+export function asStored(value: unknown): unknown {
+  return jsonbOrder(JSON.parse(JSON.stringify(value)));
+}
+
+function jsonbOrder(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(jsonbOrder);
+  const record = value as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const key of Object.keys(record).sort(jsonbKeyOrder)) ordered[key] = jsonbOrder(record[key]);
+  return ordered;
+}
+
+const jsonbKeyOrder = (a: string, b: string): number =>
+  Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** The events one append stored, as a read of the log would return them. */
+function storedEvents(p: PendingAppend, row: AppendRow): RecordedEvent[] {
+  const first = BigInt(row.next_revision!) - BigInt(p.events.length - 1);
+  const commit = BigInt(row.commit_position!);
+  return p.events.map((e, k): RecordedEvent => {
+    const [prepare, hash] = row.appended![k]!;
+    return {
+      id: e.id,
+      type: e.type,
+      stream: p.stream,
+      revision: first + BigInt(k),
+      position: { commit, prepare: BigInt(prepare) },
+      data: asStored(e.data),
+      metadata: asStored(e.metadata) as RecordedEvent['metadata'],
+      hash,
+    };
+  });
 }
 
 export class PostgresEventStore implements EventStore {
@@ -214,6 +288,8 @@ export class PostgresEventStore implements EventStore {
   private appendsInFlight = 0;
   private readonly batchSize: number;
   private readonly idlePollMs: number;
+  /** Only when this store is its log's only writer. */
+  private readonly feed: LiveFeed | undefined;
 
   private constructor(
     private readonly sql: Sql,
@@ -221,6 +297,7 @@ export class PostgresEventStore implements EventStore {
   ) {
     this.batchSize = options.batchSize ?? 2_000;
     this.idlePollMs = options.idlePollMs ?? 1_000;
+    this.feed = options.onlyWriter ? new LiveFeed() : undefined;
   }
 
   /** Creates the tables and the append function if they are missing (safe to run from several processes). */
@@ -268,18 +345,29 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
+  /**
+   * Every append of the log goes through here: with a feed, what it stored is handed on in the order
+   * the appends were sent (feed.ts), and an append made any other way would never reach a subscriber.
+   */
   private async appendGroup(group: PendingAppend[]): Promise<void> {
+    const ticket = this.feed?.send();
     let rows: AppendRow[];
     try {
       rows = await this.sql.query<AppendRow>(
-        `SELECT item, next_revision, commit_position::text, prepare_position, conflict, actual FROM es_append_batches($1::jsonb)`,
+        `SELECT item, next_revision, commit_position::text, prepare_position, conflict, actual, appended FROM es_append_batches($1::jsonb)`,
         [JSON.stringify(group.map((p) => ({ s: p.stream, x: String(p.expected), e: p.events })))],
         'es_append_batches',
       );
     } catch (err) {
+      this.handOn(ticket, []);
       for (const p of group) p.reject(err);
       return;
     }
+    this.handOn(ticket, () =>
+      rows
+        .flatMap((row) => (row.appended ? storedEvents(group[row.item]!, row) : []))
+        .sort((a, b) => comparePositions(a.position, b.position)),
+    );
     for (const row of rows) {
       const p = group[row.item]!;
       if (row.conflict) {
@@ -297,6 +385,30 @@ export class PostgresEventStore implements EventStore {
         });
       }
     }
+  }
+
+  /**
+   * Hands on what an append stored once its callers have taken in the answer (the next turn of the
+   * event loop): a subscriber never sees an append before the code that made it has gone on, as with
+   * a read. The embedded repositories keep the state they appended, and the executor, handed an
+   * acceptance by the relay, reads it from there: handed on sooner, it found the intent not accepted.
+   */
+  private handOn(
+    ticket: number | undefined,
+    stored: readonly RecordedEvent[] | (() => readonly RecordedEvent[]),
+  ): void {
+    if (ticket === undefined) return;
+    const feed = this.feed!;
+    setImmediate(() => {
+      let events: readonly RecordedEvent[];
+      try {
+        events = typeof stored === 'function' ? stored() : stored;
+      } catch (err) {
+        // An answer it cannot make sense of: its subscribers fail rather than miss these events.
+        return feed.close(err instanceof Error ? err : new Error(String(err)));
+      }
+      feed.committed(ticket, events);
+    });
   }
 
   async readStream(
@@ -346,6 +458,70 @@ export class PostgresEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
+    return this.feed ? this.followFeed(this.feed, options) : this.followNotifications(options);
+  }
+
+  /**
+   * The only writer's subscription: it reads the log until a read comes back short, then takes what
+   * the feed hands on (feed.ts), with no read at all while it keeps up. The tap is taken before each
+   * read, so what commits during the read reaches it too (the events the read also returned are
+   * skipped by position): nothing is missed at the switch and nothing delivered twice. A subscriber
+   * that falls behind by more than a batch loses its tap and reads again. `wakeFor` does not matter
+   * here: every event is handed on as it commits, and there is no idle poll (nobody else appends).
+   */
+  private followFeed(feed: LiveFeed, options: SubscribeOptions): Subscription {
+    let stopped = false;
+    let tap: Tap | undefined;
+    const run = async () => {
+      try {
+        await follow();
+      } finally {
+        tap?.finish('closed');
+      }
+    };
+    const follow = async () => {
+      let position = options.from ?? LOG_START;
+      let caughtUp = false;
+      const deliver = async (events: readonly RecordedEvent[]) => {
+        for (const event of events) {
+          if (stopped) return;
+          if (comparePositions(event.position, position) <= 0) continue;
+          await options.onEvent(event);
+          position = event.position;
+        }
+      };
+      while (!stopped) {
+        tap = feed.tap(this.batchSize);
+        if (tap.ended) break;
+        const batch = await this.readAll({ from: position, maxCount: this.batchSize });
+        await deliver(batch);
+        if (batch.length === this.batchSize || stopped) {
+          tap.finish('closed');
+          continue;
+        }
+        if (!caughtUp) {
+          caughtUp = true;
+          options.onCaughtUp?.();
+        }
+        for (let live = await tap.take(); live.length > 0; live = await tap.take()) await deliver(live);
+      }
+      const end = tap?.ended;
+      if (end instanceof Error) throw end;
+    };
+    const done = run();
+    done.catch(() => undefined);
+    return {
+      done,
+      stop: async () => {
+        stopped = true;
+        tap?.finish('closed');
+        await done.catch(() => undefined);
+      },
+    };
+  }
+
+  /** Reads at each NOTIFY that concerns it (announce.ts), and every `idlePollMs` without one. */
+  private followNotifications(options: SubscribeOptions): Subscription {
     let stopped = false;
     let wake: (() => void) | undefined;
     let dirty = true;
@@ -403,6 +579,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.feed?.close();
     await this.sql.close();
   }
 }
