@@ -254,28 +254,27 @@ export async function paced(
   let sentInInterval = 0;
   const inFlight = new Set<Promise<void>>();
   const started = performance.now();
-  const ticker =
-    spec.intervalSeconds &&
-    setInterval(() => {
-      const done = interval;
-      interval = new Tally();
-      const byKind = Object.fromEntries(
-        Object.entries(done.byKind).map(([k, ms]) => [
-          k,
-          { answered: ms.length, confirmed: done.confirmedBy[k as RequestKind] ?? 0, latency: latencyOf(ms) },
-        ]),
-      );
-      onInterval({
-        at: (performance.now() - started) / 1000,
-        sent: sentInInterval,
-        inFlight: inFlight.size,
-        confirmed: done.confirmed,
-        others: done.others,
-        latency: latencyOf(done.all()),
-        byKind,
-      });
-      sentInInterval = 0;
-    }, spec.intervalSeconds * 1000);
+  const endInterval = () => {
+    const done = interval;
+    interval = new Tally();
+    const byKind = Object.fromEntries(
+      Object.entries(done.byKind).map(([k, ms]) => [
+        k,
+        { answered: ms.length, confirmed: done.confirmedBy[k as RequestKind] ?? 0, latency: latencyOf(ms) },
+      ]),
+    );
+    onInterval({
+      at: (performance.now() - started) / 1000,
+      sent: sentInInterval,
+      inFlight: inFlight.size,
+      confirmed: done.confirmed,
+      others: done.others,
+      latency: latencyOf(done.all()),
+      byKind,
+    });
+    sentInInterval = 0;
+  };
+  const ticker = spec.intervalSeconds && setInterval(endInterval, spec.intervalSeconds * 1000);
   for (let k = 0; k < total; k++) {
     const due = started + (k * 1000) / spec.rate;
     const wait = due - performance.now();
@@ -296,7 +295,10 @@ export async function paced(
     void request.finally(() => inFlight.delete(request));
   }
   await Promise.all(inFlight);
-  if (ticker) clearInterval(ticker);
+  if (ticker) {
+    clearInterval(ticker);
+    endInterval(); // the last one, shorter: what came since the last tick
+  }
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(targets.map((t) => t.pool.close()));
   const used = process.cpuUsage(cpu);

@@ -105,7 +105,7 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
       .map(([k, n]) => `${k}: ${n}`)
       .join(', ') || '0';
   const load = [
-    '| t (min) | sent | 2xx | other | p50 ms | p99 ms | p99 transfer | p99 swap | p99 read | in flight | webhooks delivered (all so far) | not yet delivered |',
+    '| t (min) | sent | 2xx | other | p50 ms | p99 ms | p99 transfer | p99 swap | p99 read | in flight | webhooks delivered (all so far) | transfers and swaps confirmed − delivered (so far) |',
     '|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
@@ -162,7 +162,7 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
     o.minutes < 30
       ? '\n\nA run this short says nothing of an hour: the slopes are over a few minutes, the verdict is the method, not a finding.'
       : '';
-  return `${title}${short}\n\n#### Load, by interval\n\n${load}\n\n#### Memory (MB), by interval\n\n${memory}\n\n#### Curves\n\n${charts}\n\n#### Verdict\n\n${verdict}`;
+  return `${title}${short}\n\n#### Load, by interval\n\n${load}\n\nLatency from when a request was due; each interval's answers by when they came (the last interval is shorter). A webhook can arrive before its request's answer is counted: confirmed − delivered can dip below 0.\n\n#### Memory (MB), by interval\n\n${memory}\n\n#### Curves\n\n${charts}\n\n#### Verdict\n\n${verdict}`;
 }
 
 export async function soakBench(): Promise<string> {
@@ -221,6 +221,8 @@ export async function soakBench(): Promise<string> {
     if (found) {
       const full = await spread(Math.round(2000 * scale), 'full');
       const full2xx = full.reduce((n, r) => n + r['2xx'], 0);
+      const other = full.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
+      if (other) console.log(`  at full rate, ${other} answers other than 2xx (not counted in the rate)`);
       rate = full2xx / Math.max(...full.map((r) => r.duration)) / 2;
       console.log(
         `  full rate of the mix: ${(rate * 2).toFixed(1)} requests/s; the soak runs at ${rate.toFixed(1)}`,
