@@ -211,6 +211,9 @@ export interface PostgresEventStoreOptions {
   onlyWriter?: boolean;
 }
 
+/** How soon a subscriber looks again for an announced event an older transaction held back (then doubling). */
+const HELD_BACK_MS = 25;
+
 /** Append transactions in flight at once per process, and batches per transaction at most. */
 const APPENDS_IN_FLIGHT = 4;
 const BATCHES_PER_APPEND = 64;
@@ -531,10 +534,10 @@ export class PostgresEventStore implements EventStore {
       dirty = true;
       wake?.();
     };
-    const sleep = () =>
+    const sleep = (ms: number) =>
       new Promise<void>((resolve) => {
         if (dirty || stopped) return resolve();
-        const timer = setTimeout(resolve, this.idlePollMs);
+        const timer = setTimeout(resolve, ms);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -546,6 +549,7 @@ export class PostgresEventStore implements EventStore {
       try {
         let position = options.from ?? LOG_START;
         let caughtUp = false;
+        let heldBackMs = 0;
         while (!stopped) {
           dirty = false;
           const batch = await this.readAll({ from: position, maxCount: this.batchSize });
@@ -560,7 +564,10 @@ export class PostgresEventStore implements EventStore {
             caughtUp = true;
             options.onCaughtUp?.();
           }
-          await sleep();
+          // An announced event still held back by an older transaction, which may never announce: look
+          // again soon, backing off to the idle poll.
+          heldBackMs = policy.owing() ? Math.min(this.idlePollMs, heldBackMs * 2 || HELD_BACK_MS) : 0;
+          await sleep(heldBackMs || this.idlePollMs);
         }
       } finally {
         await unlisten();
