@@ -16,6 +16,8 @@ export interface BenchAgent {
 export type RequestsSpec =
   /** Each request a transfer of 1 from the i-th agent to the next, with a key never used before. */
   | { kind: 'transfer'; agents: BenchAgent[]; tag: string }
+  /** Transfers, swaps and reads of the agents in turn, in the proportions of `mix` (`mixedRequest`). */
+  | { kind: 'mixed'; agents: BenchAgent[]; tag: string; mix: MixSpec }
   /** The same request every time. */
   | {
       kind: 'fixed';
@@ -58,12 +60,79 @@ export function transferRequest(agents: BenchAgent[], tag: string) {
   };
 }
 
+/** What a request is, for latency by kind: a read is GET /balance, /limits or /history in turn. */
+export type RequestKind = 'transfer' | 'swap' | 'read';
+
+/** A mixed load: how many of each kind in every `sum of weights` requests, and the swap's tokens. */
+export interface MixSpec {
+  weights: Partial<Record<RequestKind, number>>;
+  /** Each swap sells 1 of `from` for `to` (symbols and mints as GET /api/v1/tokens lists them). */
+  swap: { from_token: string; to_token: string; from_mint: string; to_mint: string };
+}
+
+/**
+ * One cycle of kinds in the proportions of `weights`, spread evenly (smooth weighted round robin, as
+ * nginx balances): { transfer: 3, read: 1 } gives transfer, transfer, read, transfer. Pure.
+ */
+export function kindCycle(weights: Partial<Record<RequestKind, number>>): RequestKind[] {
+  const entries = Object.entries(weights).filter(([, w]) => w! > 0) as [RequestKind, number][];
+  const total = entries.reduce((n, [, w]) => n + w, 0);
+  const current = new Map(entries.map(([k]) => [k, 0]));
+  const cycle: RequestKind[] = [];
+  for (let i = 0; i < total; i++) {
+    for (const [k, w] of entries) current.set(k, current.get(k)! + w);
+    const [best] = [...current.entries()].reduce((a, b) => (b[1] > a[1] ? b : a));
+    current.set(best, current.get(best)! - total);
+    cycle.push(best);
+  }
+  return cycle;
+}
+
+const READS = ['/api/v1/balance', '/api/v1/limits', '/api/v1/history?limit=20'];
+
+/**
+ * The i-th request of a mixed load: its kind from the cycle of `mix`, from the i-th agent (a transfer
+ * to the next one), writes with a key never used before; each with its kind.
+ */
+export function mixedRequest(agents: BenchAgent[], tag: string, mix: MixSpec) {
+  const cycle = kindCycle(mix.weights);
+  const transfer = transferRequest(agents, `${tag}-t`);
+  let n = 0;
+  let reads = 0;
+  return () => {
+    const i = n++;
+    const kind = cycle[i % cycle.length]!;
+    const from = agents[i % agents.length]!;
+    const auth = { authorization: `Bearer ${from.key}` };
+    if (kind === 'transfer') return { kind, ...transfer() };
+    if (kind === 'read')
+      return { kind, method: 'GET' as const, path: READS[reads++ % READS.length]!, headers: auth };
+    return {
+      kind,
+      method: 'POST' as const,
+      path: '/api/v1/swap',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ ...mix.swap, amount: 1, idempotency_key: `${tag}-s-${i}` }),
+    };
+  };
+}
+
 function options(spec: LoadSpec): autocannon.Options {
   const { requests, ...rest } = spec;
   const opts: autocannon.Options = { ...rest };
   if (requests?.kind === 'transfer') {
     const next = transferRequest(requests.agents, `${requests.tag}-${process.pid}`);
     opts.requests = [{ setupRequest: (r) => ({ ...r, ...next() }) }];
+  } else if (requests?.kind === 'mixed') {
+    const next = mixedRequest(requests.agents, `${requests.tag}-${process.pid}`, requests.mix);
+    opts.requests = [
+      {
+        setupRequest: (r) => {
+          const { kind: _kind, ...request } = next();
+          return { ...r, body: undefined, ...request };
+        },
+      },
+    ];
   } else if (requests?.kind === 'fixed') {
     const { method, headers, body } = requests;
     Object.assign(opts, {
@@ -77,11 +146,12 @@ function options(spec: LoadSpec): autocannon.Options {
 }
 
 /**
- * A steady open loop over several API instances: transfers sent at `rate` per second, evenly spaced
- * (autocannon's `overallRate` gives each connection a budget per second, so its requests leave in a
- * burst at each second's start: not the steady arrival a "rate" means). Request k goes to target
- * k mod n, from the next of that target's own agents. Latency is counted from when the request was
- * due, so a client that fell behind shows it.
+ * A steady open loop over several API instances: transfers (or the requests of `mix`) sent at `rate`
+ * per second, evenly spaced (autocannon's `overallRate` gives each connection a budget per second, so
+ * its requests leave in a burst at each second's start: not the steady arrival a "rate" means).
+ * Request k goes to target k mod n, from the next of that target's own agents. Latency is counted
+ * from when the request was due, so a client that fell behind shows it. With `intervalSeconds`, the
+ * answers of each interval (by when they came) are summed up as it ends, for a soak's curves.
  */
 export interface PacedSpec {
   targets: { url: string; agents: BenchAgent[] }[];
@@ -90,6 +160,17 @@ export interface PacedSpec {
   tag: string;
   /** Connections per target at most (64 when absent). */
   connections?: number;
+  /** Transfers, swaps and reads in these proportions; transfers only when absent. */
+  mix?: MixSpec;
+  /** Every so many seconds, an `IntervalStats` of the answers since the last one. */
+  intervalSeconds?: number;
+}
+
+export interface Latency {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
 }
 
 export interface PacedResult {
@@ -97,55 +178,136 @@ export interface PacedResult {
   /** Answers other than 2xx, by status, and requests that failed without one. */
   others: Record<string, number>;
   seconds: number;
-  latency: { p50: number; p90: number; p99: number; max: number };
+  latency: Latency;
+  /** 2xx answers by kind of request. */
+  confirmedBy: Partial<Record<RequestKind, number>>;
   cpuMs: number;
+}
+
+/** The answers that came in one interval of a paced run. */
+export interface IntervalStats {
+  /** Seconds from the start of the run to the end of this interval. */
+  at: number;
+  /** Requests sent in the interval, and not answered at its end (all sent so far). */
+  sent: number;
+  inFlight: number;
+  confirmed: number;
+  others: Record<string, number>;
+  latency: Latency;
+  /** Answers and latency by kind of request. */
+  byKind: Partial<Record<RequestKind, { answered: number; confirmed: number; latency: Latency }>>;
 }
 
 /** The value at quantile `q` of ascending `sorted` (the nearest rank); undefined when it is empty. */
 export const quantile = (sorted: readonly number[], q: number): number | undefined =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 
-export async function paced(spec: PacedSpec): Promise<PacedResult> {
+/** p50, p90, p99 and max of latencies (sorts them in place); zeros when there are none. */
+export function latencyOf(latencies: number[]): Latency {
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => quantile(latencies, q) ?? 0;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: latencies.at(-1) ?? 0 };
+}
+
+/** Answers gathered for one interval (or the whole run): latencies by kind, statuses. */
+class Tally {
+  confirmed = 0;
+  readonly others: Record<string, number> = {};
+  readonly byKind: Partial<Record<RequestKind, number[]>> = {};
+  readonly confirmedBy: Partial<Record<RequestKind, number>> = {};
+
+  answered(kind: RequestKind, ms: number, status: number): void {
+    (this.byKind[kind] ??= []).push(ms);
+    if (status < 300) {
+      this.confirmed++;
+      this.confirmedBy[kind] = (this.confirmedBy[kind] ?? 0) + 1;
+    } else this.others[status] = (this.others[status] ?? 0) + 1;
+  }
+
+  failed(): void {
+    this.others.error = (this.others.error ?? 0) + 1;
+  }
+
+  all(): number[] {
+    return Object.values(this.byKind).flat();
+  }
+}
+
+export async function paced(
+  spec: PacedSpec,
+  onInterval: (stats: IntervalStats) => void = () => {},
+): Promise<PacedResult> {
   const cpu = process.cpuUsage();
-  const targets = spec.targets.map((t) => ({
-    pool: new Pool(t.url, { connections: spec.connections ?? 64 }),
-    next: transferRequest(t.agents, `${spec.tag}-${process.pid}`),
-  }));
+  const targets = spec.targets.map((t) => {
+    const tag = `${spec.tag}-${process.pid}`;
+    const transfer = transferRequest(t.agents, tag);
+    return {
+      pool: new Pool(t.url, { connections: spec.connections ?? 64 }),
+      next: spec.mix
+        ? mixedRequest(t.agents, tag, spec.mix)
+        : () => ({ kind: 'transfer' as const, ...transfer() }),
+    };
+  });
   const total = Math.round(spec.rate * spec.seconds);
-  const latencies: number[] = [];
-  const others: Record<string, number> = {};
-  let confirmed = 0;
+  const run = new Tally();
+  let interval = new Tally();
+  let sentInInterval = 0;
+  const inFlight = new Set<Promise<void>>();
   const started = performance.now();
-  const sent: Promise<void>[] = [];
+  const endInterval = () => {
+    const done = interval;
+    interval = new Tally();
+    const byKind = Object.fromEntries(
+      Object.entries(done.byKind).map(([k, ms]) => [
+        k,
+        { answered: ms.length, confirmed: done.confirmedBy[k as RequestKind] ?? 0, latency: latencyOf(ms) },
+      ]),
+    );
+    onInterval({
+      at: (performance.now() - started) / 1000,
+      sent: sentInInterval,
+      inFlight: inFlight.size,
+      confirmed: done.confirmed,
+      others: done.others,
+      latency: latencyOf(done.all()),
+      byKind,
+    });
+    sentInInterval = 0;
+  };
+  const ticker = spec.intervalSeconds && setInterval(endInterval, spec.intervalSeconds * 1000);
   for (let k = 0; k < total; k++) {
     const due = started + (k * 1000) / spec.rate;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const target = targets[k % targets.length]!;
-    const { method, path, headers, body } = target.next();
-    sent.push(
-      target.pool.request({ method, path, headers, body }).then(
-        async (res) => {
-          await res.body.dump();
-          latencies.push(performance.now() - due);
-          if (res.statusCode < 300) confirmed++;
-          else others[res.statusCode] = (others[res.statusCode] ?? 0) + 1;
-        },
-        () => void (others.error = (others.error ?? 0) + 1),
-      ),
+    const { kind, method, path, headers, body } = target.next();
+    sentInInterval++;
+    // Only those in flight are held: an hour's requests are not kept to the end.
+    const request: Promise<void> = target.pool.request({ method, path, headers, body }).then(
+      async (res) => {
+        await res.body.dump();
+        const ms = performance.now() - due;
+        for (const t of [run, interval]) t.answered(kind, ms, res.statusCode);
+      },
+      () => [run, interval].forEach((t) => t.failed()),
     );
+    inFlight.add(request);
+    void request.finally(() => inFlight.delete(request));
   }
-  await Promise.all(sent);
+  await Promise.all(inFlight);
+  if (ticker) {
+    clearInterval(ticker);
+    endInterval(); // the last one, shorter: what came since the last tick
+  }
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(targets.map((t) => t.pool.close()));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => quantile(latencies, q) ?? 0;
   const used = process.cpuUsage(cpu);
   return {
-    confirmed,
-    others,
+    confirmed: run.confirmed,
+    others: run.others,
     seconds,
-    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: latencies.at(-1) ?? 0 },
+    latency: latencyOf(run.all()),
+    confirmedBy: run.confirmedBy,
     cpuMs: (used.user + used.system) / 1000,
   };
 }
@@ -165,7 +327,8 @@ export function run(spec: LoadSpec): Promise<LoadResult> {
 
 if (require.main === module && process.send) {
   process.once('message', (spec: LoadSpec | (PacedSpec & { paced: true })) => {
-    ('paced' in spec ? paced(spec) : run(spec)).then(
+    const interval = (stats: IntervalStats) => process.send!({ interval: stats });
+    ('paced' in spec ? paced(spec, interval) : run(spec)).then(
       (answer) => process.send!({ answer }, () => process.exit(0)),
       (err: unknown) => process.send!({ error: String(err) }, () => process.exit(1)),
     );

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { createLogger } from '@tokenops/shared/process';
 import { startEmbedded } from '@tokenops/api/embedded';
 import { Client, signIn, type Operator } from '@tokenops/testing/harness';
-import type { BenchAgent, LoadResult, LoadSpec, PacedResult, PacedSpec } from './load-runner';
+import type { BenchAgent, IntervalStats, LoadResult, LoadSpec, PacedResult, PacedSpec } from './load-runner';
 
-export type { BenchAgent, LoadSpec } from './load-runner';
+export type { BenchAgent, IntervalStats, LoadSpec, MixSpec, RequestKind } from './load-runner';
 export { transferRequest } from './load-runner';
 
 /**
@@ -22,19 +22,26 @@ export function load(spec: LoadSpec): Promise<autocannon.Result & { cpuMs: numbe
   return inRunner<LoadResult>(spec).then((a) => Object.assign(a.result, { cpuMs: a.cpuMs }));
 }
 
-/** A steady open loop of transfers at a rate, in a forked load generator (load-runner.ts `paced`). */
-export function loadPaced(spec: PacedSpec): Promise<PacedResult> {
-  return inRunner<PacedResult>({ ...spec, paced: true });
+/**
+ * A steady open loop of transfers (or a mix) at a rate, in a forked load generator (load-runner.ts
+ * `paced`); `onInterval` gets each interval's figures as it ends, when `spec.intervalSeconds` asks.
+ */
+export function loadPaced(
+  spec: PacedSpec,
+  onInterval?: (stats: IntervalStats) => void,
+): Promise<PacedResult> {
+  return inRunner<PacedResult>({ ...spec, paced: true }, onInterval);
 }
 
-function inRunner<A>(spec: object): Promise<A> {
+function inRunner<A>(spec: object, onInterval?: (stats: IntervalStats) => void): Promise<A> {
   return new Promise((resolve, reject) => {
     const child = fork(join(__dirname, 'load-runner.ts'), [], {
       execArgv: ['-r', 'ts-node/register/transpile-only'],
       stdio: 'inherit',
     });
     let answered = false;
-    child.once('message', (msg: { answer?: A; error?: string }) => {
+    child.on('message', (msg: { answer?: A; error?: string; interval?: IntervalStats }) => {
+      if (msg.interval) return onInterval?.(msg.interval);
       answered = true;
       if (msg.answer) resolve(msg.answer);
       else reject(new Error(`load generator: ${msg.error}`));

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
  * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,confirm,http,spends,server,rebuild,webhooks,audit,preview
- * to choose.
+ * to choose. The soak (`BENCH_ONLY=soak`, an hour by default: SOAK_MINUTES, SOAK_RATE) runs only when
+ * named, never in `npm run bench` alone.
  */
 import { cpus } from 'node:os';
 import { auditBench } from './audit.bench';
@@ -12,6 +13,7 @@ import { eventStoreBench } from './event-store.bench';
 import { httpBench } from './http.bench';
 import { rebuildBench } from './rebuild.bench';
 import { serverBench } from './server.bench';
+import { soakBench } from './soak.bench';
 import { spendsBench } from './spends.bench';
 import { bullmqAlone, deliveryWorker } from './delivery-worker.bench';
 import { webhooksBench } from './webhooks.bench';
@@ -27,13 +29,16 @@ const all: Record<string, () => Promise<string>> = {
   webhooks: () => webhooksBench([deliveryWorker, bullmqAlone]),
   audit: auditBench,
   preview: previewBench,
+  soak: soakBench,
 };
+/** Run only when BENCH_ONLY names them: they take an hour. */
+const onlyWhenNamed = new Set(['soak']);
 
 async function main() {
   const only = process.env.BENCH_ONLY?.split(',');
   console.log(`node ${process.version}, ${cpus().length} cores, BENCH_SCALE=${process.env.BENCH_SCALE ?? 1}`);
   for (const [name, bench] of Object.entries(all)) {
-    if (only && !only.includes(name)) continue;
+    if (only ? !only.includes(name) : onlyWhenNamed.has(name)) continue;
     console.log(`\n== ${name}`);
     await bench();
   }

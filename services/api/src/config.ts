@@ -30,6 +30,8 @@ export interface Config {
   webhooks: WebhookSettings;
   /** The embedded chain's JSON-RPC port (CHAIN_RPC_PORT; 0: any free port). */
   chainRpcPort: number;
+  /** How often a slot passes on the embedded chain (SLOT_MS). */
+  slotMs: number;
   /** The network x402 payments are made on (X402_NETWORK). */
   x402Network: string;
   /** EXECUTOR_RETRY_ATTEMPTS, PAYMENT_WATCH_INTERVAL_MS, PAYMENT_SWEEP_INTERVAL_MS: as the executor reads them. */
@@ -49,6 +51,7 @@ export function readConfig(vars?: NodeJS.ProcessEnv): Config {
   const edge = readEdgeSettings(env);
   const webhooks = webhookSettings(env);
   const chainRpcPort = env.int('CHAIN_RPC_PORT');
+  const slotMs = env.int('SLOT_MS');
   const x402Network = readX402Network(env);
   const executor = executorWiring(env);
   const dataDir = resolve(env.text('DATA_DIR'));
@@ -86,6 +89,7 @@ export function readConfig(vars?: NodeJS.ProcessEnv): Config {
     edge,
     webhooks,
     chainRpcPort,
+    slotMs,
     x402Network,
     executor,
     demo,

@@ -47,6 +47,7 @@ import {
 import {
   Executor,
   executorWiring,
+  runLater,
   startRelay,
   watchPayments,
   type ExecuteJob,
@@ -96,6 +97,11 @@ export interface EmbeddedOptions {
   webhooks?: Partial<WebhookSettings> & { resolve?: Resolver };
   /** The chain served over Solana JSON-RPC on this port (0: any free one) of 127.0.0.1; not served when absent. */
   chainRpcPort?: number;
+  /**
+   * A slot passes on the chain every this many milliseconds, each with a new blockhash valid for 150
+   * (what lets a signed x402 payment held elsewhere expire); slots pass only when asked when absent.
+   */
+  slotMs?: number;
   /** The network x402 payments are made on (devnet's CAIP-2 id when absent). */
   x402Network?: string;
   /** What x402 requests may reach besides the webhooks' guard allows: the demo resource's origin and CA. */
@@ -131,7 +137,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const sql = options.dataDir
     ? await embeddedSql(join(options.dataDir, 'events'))
     : await embeddedSql(undefined, options.databaseTemplate);
-  const log = await PostgresEventStore.open(sql);
+  // This process is the log's only writer: what it appends is handed to its subscribers, not read back.
+  const log = await PostgresEventStore.open(sql, { onlyWriter: true });
   const deliveries = await SqlDeliveryStore.open(sql);
   // One reading of the log, shared by the projection, the relay and the outcome waiter.
   const store = new LogFanout(log).view();
@@ -140,6 +147,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const chain = await LiteSvmChain.open({
     seed: CHAIN_SEED,
     history: EMBEDDED_CHAIN_HISTORY,
+    ...(options.slotMs !== undefined && { slotMs: options.slotMs }),
     ...(options.dataDir && { stateFile: join(options.dataDir, 'chain.bin') }),
   });
   // The local pools and lending venue live on the same chain, created at its first start.
@@ -184,7 +192,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const wiring = options.executor ?? executorWiring();
   const queue = new MemoryJobQueue<ExecuteJob>('execute', wiring.retry);
   const metrics = createMetrics('embedded');
-  const executor = new Executor(ctx, observeOutcomes(metrics));
+  const executor = new Executor(ctx, observeOutcomes(metrics), undefined, runLater(queue));
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: options.executorConcurrency ?? 8,
     observe: observeJobs(logger, metrics),

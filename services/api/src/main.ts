@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     webhooks: config.webhooks,
     executor: config.executor,
     chainRpcPort: config.chainRpcPort,
+    slotMs: config.slotMs,
     x402Network: config.x402Network,
     ...(demoTls && { x402Guard: { ca: demoTls.ca, allowedOrigins: demoOrigins } }),
   });

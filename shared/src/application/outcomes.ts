@@ -4,12 +4,22 @@
  * executor writes the outcome, every API instance sees it.
  */
 import { ofTypes, type EventStore, type Subscription } from '../event-store/port';
-import type { IntentConfirmed, IntentFailed } from '../domain/events';
+import type { IntentConfirmed, IntentFailed, X402PaymentRefused } from '../domain/events';
 import { recordWait } from '../tracing/spans';
 
 import type { LogPosition } from '../event-store/port';
 
-export type Outcome = (IntentConfirmed | IntentFailed) & { position?: LogPosition };
+/**
+ * What settles an intent, or what the agent is told before it settles: an x402 payment the resource
+ * refused but may still land (the key stays open until the intent settles).
+ */
+export type Outcome = (IntentConfirmed | IntentFailed | X402PaymentRefused) & { position?: LogPosition };
+
+const ANSWERS: ReadonlySet<string> = new Set<Outcome['type']>([
+  'intent.confirmed',
+  'intent.failed',
+  'x402.payment_refused',
+]);
 
 export class OutcomeWaiter {
   /** Every request waiting on an intent: several may wait on one (retries with the same key). */
@@ -31,11 +41,11 @@ export class OutcomeWaiter {
     const follow = () => {
       const subscription = this.store.subscribeToAll({
         from,
-        wakeFor: ofTypes('intent.confirmed', 'intent.failed'),
+        wakeFor: ofTypes(...ANSWERS),
         onCaughtUp: () => ready(),
         onEvent: (e) => {
           from = e.position;
-          if (e.type !== 'intent.confirmed' && e.type !== 'intent.failed') return;
+          if (!ANSWERS.has(e.type)) return;
           const data = e.data as Outcome['data'];
           const waiters = this.waiting.get(data.intent_id);
           if (waiters) {

@@ -111,6 +111,22 @@ export function chainContract(name: string, open: () => Promise<LocalChain>): vo
       expect((await chain.tokenAccount(chain.treasury, usdc().mint)).amount - treasuryBefore).toBe(2_500n);
     });
 
+    it('lands a transaction only while its blockhash is valid: up to 150 blocks from it, then BlockhashNotFound', async () => {
+      const alice = generateSigner();
+      const bob = generateSigner();
+      await chain.mintTo(alice.address, usdc().mint, 1_000_000n, `airdrop-${alice.address}`);
+      const latest = await chain.latestBlockhash();
+      const height = await chain.blockHeight();
+      expect(latest.lastValidBlockHeight - height).toBeGreaterThan(100n);
+      expect(latest.lastValidBlockHeight - height).toBeLessThanOrEqual(150n);
+      const stale = await transfer(alice, bob.address, 1_000n, 0n, 'intent-stale');
+      await chain.passSlots(Number(stale.lastValidBlockHeight - (await chain.blockHeight())) + 1);
+      expect(await chain.blockHeight()).toBeGreaterThan(stale.lastValidBlockHeight);
+      expect((await failureOf(chain.submit(stale))).error).toMatch(/BlockhashNotFound|BlockhashExpired/);
+      expect(await chain.status(stale.signature)).toBe('unknown');
+      expect((await chain.balances(bob.address)).get(usdc().mint)).toBe(0n);
+    });
+
     it('never applies the same transaction twice', async () => {
       const alice = generateSigner();
       const bob = generateSigner();

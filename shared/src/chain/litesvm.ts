@@ -11,13 +11,14 @@
  * The clock (the Clock sysvar's `unix_timestamp`) starts at 0 and moves only when `warp` moves it:
  * time on this chain is deterministic, and a test can make a year pass at once.
  *
- * No transaction lands twice. LiteSVM refuses a duplicate only while it remembers it (its history
- * holds a bounded number), and its blockhash never expires by itself, so an old transaction sent
- * again after it was forgotten would run again. As on a real cluster, a transaction here can only
- * land while its blockhash is valid: the blockhash rotates every ROTATE_EVERY transactions and at
- * every start, and the history holds more than that, so a transaction is either remembered or
- * refused (BlockhashNotFound). Signature statuses come from a ledger of every landed signature,
- * kept beside the state file, so `status` stays true however old the transaction.
+ * No transaction lands twice: a signature in the ledger of every transaction that ran (landed or
+ * failed, kept beside the state file) is refused as AlreadyProcessed, however old, and `status`
+ * answers from it. As on a cluster, a transaction lands only while its blockhash is valid: each slot
+ * brings a new blockhash, valid for VALID_BLOCKS slots (the block height is the slot here: no slot is
+ * skipped), and none from before a restart is valid after it. LiteSVM itself knows one blockhash, so
+ * its own check is off and this one stands in (BlockhashNotFound). Slots pass when the process that
+ * owns the chain says so (`slotMs`: the chain node, the embedded service) or a test does (passSlots);
+ * on a chain whose slots never pass, a blockhash never expires.
  *
  * With `history`, it also keeps the newest transactions with their balances before and after
  * (history.ts, also beside the state file): what the chain node answers getSignaturesForAddress and
@@ -41,6 +42,7 @@ import bs58 from 'bs58';
 import type { Token } from '../domain/tokens';
 import { inSpan } from '../tracing/spans';
 import type { Signer } from './keys';
+import { blockhashBytesOf } from './message';
 import { StateJournal, type JournalEntry } from './journal';
 import { TRANSACTION_ERRORS, transactionErrorJson, type TransactionErrorJson } from './transaction-error';
 import { TransactionHistory, transactionView, type AccountReader, type Captured } from './history';
@@ -75,6 +77,8 @@ export interface LiteSvmChainOptions {
   tokens?: { symbol: string; decimals: number }[];
   /** Keep the newest this many transactions' history (getSignaturesForAddress, getTransaction); none when absent. */
   history?: number;
+  /** A slot passes every this many milliseconds (a new blockhash with it); slots pass only when asked when absent. */
+  slotMs?: number;
 }
 
 export interface SimulateOptions {
@@ -96,7 +100,9 @@ export interface ChainSimulation {
 }
 
 export interface ChainNodeBackend {
-  blockhash(): string;
+  latestBlockhash(): { blockhash: string; lastValidBlockHeight: bigint };
+  /** Whether a blockhash (base58) can still land a transaction. */
+  isBlockhashValid(blockhash: string): boolean;
   slot(): bigint;
   advanceSlot(): void;
   account(address: string): EncodedAccount | null;
@@ -113,6 +119,8 @@ export interface ChainNodeBackend {
   epochInfo(): { epoch: bigint; slotIndex: bigint; slotsInEpoch: bigint; transactionCount: number };
   /** Moves the clock forward; returns the new unix timestamp. */
   warp(seconds: bigint): Promise<bigint>;
+  /** Passes `count` slots at once; returns the new slot. */
+  passSlots(count: number): Promise<bigint>;
   /** The transactions that ran, by account (absent when the chain keeps no history). */
   history?: TransactionHistory;
 }
@@ -120,9 +128,10 @@ export interface ChainNodeBackend {
 const wireDecoder = getTransactionDecoder();
 const wireEncoder = getTransactionEncoder();
 
-/** Transactions between two blockhash rotations, and how many the runtime remembers (more). */
-const ROTATE_EVERY = 5_000;
-const HISTORY = 4n * BigInt(ROTATE_EVERY);
+/** How many transactions the runtime remembers for its own duplicate check (the ledger has them all). */
+const HISTORY = 20_000n;
+/** Slots a blockhash stays valid after the slot it came with, as on Solana (MAX_PROCESSING_AGE). */
+export const VALID_BLOCKS = 150n;
 /** How often at most the whole state is written (about 3 ms of work for 1.4 MB); the journal has the rest. */
 const SNAPSHOT_EVERY_MS = 1_000;
 /** Slots advance without a snapshot; one is due when the journal grows this long all the same. */
@@ -142,7 +151,10 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   /** Every signature that landed or failed, and what is not yet written to the ledger file. */
   private readonly ledger = new Map<string, 'confirmed' | 'failed'>();
   private unsaved: string[] = [];
-  private sinceRotation = 0;
+  /** The valid blockhashes (their 32 bytes as latin1 text) and the last block height each can land at. */
+  private readonly validBlockhashes = new Map<string, bigint>();
+  private latest = { blockhash: '', lastValidBlockHeight: 0n };
+  private slots: NodeJS.Timeout | undefined;
   private readonly history: TransactionHistory | undefined;
   private readonly genesisHash: string;
   /** Who watches which account (watchAccount): told the signature of each transaction that touches it. */
@@ -174,7 +186,9 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     const opened = options.stateFile === undefined ? undefined : StateJournal.open(options.stateFile);
     const state = opened?.restored.state;
     const restored = state !== undefined;
-    const svm = (restored ? LiteSVM.fromBytes(state) : new LiteSVM()).withTransactionHistory(HISTORY);
+    const svm = (restored ? LiteSVM.fromBytes(state) : new LiteSVM())
+      .withTransactionHistory(HISTORY)
+      .withBlockhashCheck(false);
     const chain = new LiteSvmChain(svm, options, fixtures, opened?.journal);
     if (restored) {
       const ledgerFile = `${options.stateFile}.ledger`;
@@ -188,6 +202,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
       // Whatever was signed before the restart can no longer land; what landed is in the ledger.
       svm.expireBlockhash();
     }
+    chain.newBlockhash();
     if (!restored) svm.airdrop(payer.address as Address, lamports(1_000n * 1_000_000_000n));
     const wanted = [
       ...mints.map((m) => ({ ...m, authority: authority.address })),
@@ -206,11 +221,37 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
       );
     }
     if (!restored || missing.length > 0) chain.save();
+    if (options.slotMs !== undefined) {
+      chain.slots = setInterval(() => chain.advanceSlot(), options.slotMs);
+      chain.slots.unref();
+    }
     return chain;
   }
 
   private blockhash() {
-    return { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: 0n };
+    return this.latest;
+  }
+
+  /** A new latest blockhash, valid until VALID_BLOCKS slots from now; those past their last slot are forgotten. */
+  private newBlockhash(): void {
+    const slot = this.svm.getClock().slot;
+    for (const [hash, last] of this.validBlockhashes) if (last < slot) this.validBlockhashes.delete(hash);
+    if (this.latest.blockhash !== '') this.svm.expireBlockhash();
+    const blockhash = this.svm.latestBlockhash();
+    this.latest = { blockhash, lastValidBlockHeight: slot + VALID_BLOCKS };
+    this.validBlockhashes.set(Buffer.from(bs58.decode(blockhash)).toString('latin1'), slot + VALID_BLOCKS);
+  }
+
+  /** Whether a transaction's blockhash can still land it. */
+  private blockhashValid(transaction: Transaction): boolean {
+    return this.stillValid(
+      Buffer.from(blockhashBytesOf(new Uint8Array(transaction.messageBytes))).toString('latin1'),
+    );
+  }
+
+  private stillValid(hash: string): boolean {
+    const last = this.validBlockhashes.get(hash);
+    return last !== undefined && last >= this.svm.getClock().slot;
   }
 
   async tokenAccount(owner: string, mint: string): Promise<TokenAccount> {
@@ -239,8 +280,11 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   }
 
   async latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
-    // LiteSVM's one blockhash never expires: the chain node answers its slot + 150, as a cluster does.
-    return { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: this.svm.getClock().slot + 150n };
+    return this.latest;
+  }
+
+  async blockHeight(): Promise<bigint> {
+    return this.svm.getClock().slot;
   }
 
   async prepare(
@@ -261,15 +305,12 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   }
 
   private async send(tx: SignedTransaction): Promise<void> {
-    if (this.ledger.get(tx.signature) === 'confirmed') throw new ChainFailure('AlreadyProcessed');
+    if (this.ledger.has(tx.signature)) throw new ChainFailure('AlreadyProcessed');
+    if (!this.blockhashValid(tx.transaction)) throw new ChainFailure('BlockhashNotFound');
     const { ran, failure } = this.run(tx.transaction, tx.signature);
     if (ran) {
       const wire = tx.wire.length > 0 ? tx.wire : wireEncoder.encode(tx.transaction);
       this.changed({ tx: Buffer.from(wire).toString('base64') });
-    }
-    if (++this.sinceRotation >= ROTATE_EVERY) {
-      this.svm.expireBlockhash();
-      this.sinceRotation = 0;
     }
     if (failure) throw failure;
   }
@@ -416,7 +457,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     const result = this.svm.airdrop(address as Address, lamports(amount));
     if (!(result instanceof FailedTransactionMetadata) || describe(result.err()) !== 'AlreadyProcessed')
       return result;
-    this.svm.expireBlockhash();
+    this.newBlockhash();
     return this.svm.airdrop(address as Address, lamports(amount));
   }
 
@@ -426,12 +467,14 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
    * replaceRecentBlockhash). The runtime's own checks are back on before it returns.
    */
   private simulate(transaction: Transaction, options: SimulateOptions): ChainSimulation {
-    this.svm.withSigverify(options.sigVerify).withBlockhashCheck(!options.replaceBlockhash);
+    if (!options.replaceBlockhash && !this.blockhashValid(transaction))
+      return { err: 'BlockhashNotFound', logs: [], unitsConsumed: 0n, returnData: null, accounts: new Map() };
+    this.svm.withSigverify(options.sigVerify);
     const result = (() => {
       try {
         return this.svm.simulateTransaction(transaction);
       } finally {
-        this.svm.withSigverify(true).withBlockhashCheck(true);
+        this.svm.withSigverify(true);
       }
     })();
     const meta = result.meta();
@@ -465,12 +508,20 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     return clock.unixTimestamp;
   }
 
-  private advanceSlot(): void {
-    const slot = this.svm.getClock().slot + 1n;
+  /** One slot passes, with a new blockhash. */
+  private advanceSlot(by = 1n): void {
+    const slot = this.svm.getClock().slot + by;
     this.svm.warpToSlot(slot);
+    this.newBlockhash();
     // A slot alone is no reason to write the whole state (the node advances one every 400 ms).
     this.journal?.record({ slot: slot.toString() });
     if ((this.journal?.lines ?? 0) >= JOURNAL_LINES) this.changed();
+  }
+
+  async passSlots(count: number): Promise<bigint> {
+    if (!Number.isSafeInteger(count) || count < 1) throw new RangeError('slots pass one or more at a time');
+    this.advanceSlot(BigInt(count));
+    return this.svm.getClock().slot;
   }
 
   async readAccount(address: string): Promise<ChainAccount | undefined> {
@@ -506,8 +557,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
 
   /** Applies what the journal holds after the snapshot, in order, as it first happened. */
   private replay(entries: readonly JournalEntry[]): void {
-    // Transactions signed before a blockhash rotation still ran then.
-    this.svm.withBlockhashCheck(false);
+    // Transactions signed on a blockhash since expired still ran then: `run` does not check blockhashes.
     for (const entry of entries) {
       if ('tx' in entry) {
         const transaction = wireDecoder.decode(Buffer.from(entry.tx, 'base64')) as Transaction;
@@ -518,7 +568,6 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
       else if ('slot' in entry) this.svm.warpToSlot(BigInt(entry.slot));
       else this.writeAccount(entry.preload[0], entry.preload[1], Buffer.from(entry.preload[2], 'base64'));
     }
-    this.svm.withBlockhashCheck(true);
   }
 
   /** Journals a change (none: only the snapshot is due) and writes the whole state within SNAPSHOT_EVERY_MS. */
@@ -542,6 +591,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.slots);
     this.save();
     this.closed = true;
     this.journal?.close();
@@ -550,7 +600,16 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   /** What a JSON-RPC node serving this chain needs (rpc-node.ts). */
   node(): ChainNodeBackend {
     return {
-      blockhash: () => this.svm.latestBlockhash(),
+      latestBlockhash: () => this.latest,
+      isBlockhashValid: (blockhash) => {
+        let bytes: Uint8Array;
+        try {
+          bytes = bs58.decode(blockhash);
+        } catch {
+          return false;
+        }
+        return this.stillValid(Buffer.from(bytes).toString('latin1'));
+      },
       slot: () => this.svm.getClock().slot,
       advanceSlot: () => this.advanceSlot(),
       account: (address) => {
@@ -577,6 +636,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
         transactionCount: this.ledger.size,
       }),
       warp: (seconds) => this.warp(seconds),
+      passSlots: (count) => this.passSlots(count),
       ...(this.history && { history: this.history }),
     };
   }

@@ -52,6 +52,20 @@ export function addressText(bytes: Uint8Array): string {
   return text;
 }
 
+/** The 32 bytes of a message's blockhash, read past its header and account keys only (every send checks it). */
+export function blockhashBytesOf(bytes: Uint8Array): Uint8Array {
+  let at = (bytes[0] ?? 0) & 0x80 ? 4 : 3;
+  let keys = 0;
+  for (let shift = 0; shift < 21; shift += 7) {
+    const b = bytes[at++] ?? 0;
+    keys |= (b & 0x7f) << shift;
+    if ((b & 0x80) === 0) break;
+  }
+  at += 32 * keys;
+  if (at + 32 > bytes.length) throw new RangeError('the message ends early');
+  return bytes.subarray(at, at + 32);
+}
+
 export function readMessage(bytes: Uint8Array): WireMessage {
   let at = 0;
   const need = (n: number) => {

@@ -64,6 +64,11 @@ export interface Chain {
    * transaction someone else pays the fee of and sends (an x402 payment the resource's facilitator lands).
    */
   latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }>;
+  /**
+   * The chain's block height: a transaction whose blockhash's last valid block height is below it can
+   * never land (an x402 payment someone else holds, say).
+   */
+  blockHeight(): Promise<bigint>;
   /** Sends and waits for confirmation; throws ChainFailure when it fails or its blockhash expires. */
   submit(tx: SignedTransaction): Promise<void>;
   status(signature: string): Promise<SignatureStatus>;
@@ -92,6 +97,8 @@ export interface LocalChain extends Chain {
    * the new time. The local chain's clock moves only this way.
    */
   warp(seconds: bigint): Promise<bigint>;
+  /** Passes `count` slots at once (each with a new blockhash): older blockhashes expire. Returns the new height. */
+  passSlots(count: number): Promise<bigint>;
 }
 
 export type { Signer, SignedTransaction, TransferWithFee };

@@ -3,8 +3,8 @@
  * the shapes Solana's RPC answers them, so processes of the server topology can share one local
  * chain (`npm run start:chain`) the way they would share a real cluster.
  *
- * Slots advance on a timer; a blockhash stays valid for 150 slots (LiteSVM keeps one blockhash, which
- * never expires here). Failed transactions answer as a failed preflight: error -32002 with the logs.
+ * Slots pass on a timer (`slotMs`), each with a new blockhash valid for 150 slots (litesvm.ts); a
+ * transaction on another blockhash is refused as BlockhashNotFound. Failed transactions answer as a failed preflight: error -32002 with the logs.
  *
  * getSignaturesForAddress and getTransaction (JSON encoding) answer from the chain's transaction
  * history (history.ts), when it keeps one: the newest transactions, kept across a restart. Token
@@ -58,6 +58,11 @@ export interface ChainNode {
   close(): Promise<void>;
 }
 
+const latestBlockhashJson = (backend: ChainNodeBackend) => {
+  const { blockhash, lastValidBlockHeight } = backend.latestBlockhash();
+  return { blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) };
+};
+
 export async function serveChainRpc(
   backend: ChainNodeBackend,
   options: { port?: number; wsPort?: number; host?: string; slotMs?: number; ops?: OpsOptions } = {},
@@ -81,11 +86,11 @@ export async function serveChainRpc(
     getVersion: () => ({ 'solana-core': '2.2.0-litesvm', 'feature-set': 0 }),
     getSlot: () => Number(backend.slot()),
     getBlockHeight: () => Number(backend.slot()),
-    getLatestBlockhash: () => ({
+    getLatestBlockhash: () => ({ context: context(), value: latestBlockhashJson(backend) }),
+    isBlockhashValid: ([hash]) => ({
       context: context(),
-      value: { blockhash: backend.blockhash(), lastValidBlockHeight: Number(backend.slot()) + 150 },
+      value: typeof hash === 'string' && backend.isBlockhashValid(hash),
     }),
-    isBlockhashValid: ([hash]) => ({ context: context(), value: hash === backend.blockhash() }),
     getMinimumBalanceForRentExemption: ([space]) => Number(backend.rentExemption(BigInt(space as number))),
     getBalance: ([address]) => ({
       context: context(),
@@ -164,10 +169,7 @@ export async function serveChainRpc(
           },
           innerInstructions: null,
           ...(replaceBlockhash && {
-            replacementBlockhash: {
-              blockhash: backend.blockhash(),
-              lastValidBlockHeight: Number(backend.slot()) + 150,
-            },
+            replacementBlockhash: latestBlockhashJson(backend),
           }),
         },
       };
@@ -245,6 +247,12 @@ export async function serveChainRpc(
       if (by < 0n) throw new RpcError(-32602, 'the clock only moves forward');
       return (await backend.warp(by)).toString();
     },
+    // Not a Solana method: slots pass at once (LocalChain.passSlots), so a test can outlive a blockhash.
+    tokenops_passSlots: async ([count]) => {
+      if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 1 || count > 1_000_000)
+        throw new RpcError(-32602, 'count: a whole number of slots, 1 to 1,000,000');
+      return (await backend.passSlots(count)).toString();
+    },
     requestAirdrop: async ([address, lamports]) => {
       if (typeof address !== 'string' || !isAddress(address))
         throw new RpcError(-32602, 'Invalid param: Invalid');
@@ -298,8 +306,9 @@ export async function serveChainRpc(
   const pubsubServer =
     options.wsPort === undefined ? undefined : createServer((_req, res) => res.writeHead(426).end());
   pubsubServer?.on('upgrade', pubsub.upgrade);
-  const slots = setInterval(() => backend.advanceSlot(), options.slotMs ?? 400);
-  slots.unref();
+  const slots =
+    options.slotMs === undefined ? undefined : setInterval(() => backend.advanceSlot(), options.slotMs);
+  slots?.unref();
   await new Promise<void>((resolve) => server.listen(options.port ?? 8899, host, resolve));
   if (pubsubServer) await new Promise<void>((resolve) => pubsubServer.listen(options.wsPort, host, resolve));
   const { port } = server.address() as AddressInfo;

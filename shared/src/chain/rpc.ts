@@ -430,22 +430,30 @@ export class RpcChain implements LocalChain, PaymentSource {
       throw new Error(`the chain is not healthy: ${body.error?.message ?? response.status}`);
   }
 
+  async blockHeight(): Promise<bigint> {
+    return BigInt(await this.rpc.call<number>('getBlockHeight', [{ commitment: 'confirmed' }]));
+  }
+
   /** Local chain node only (`tokenops_warpClock`, not a Solana method): moves its clock forward. */
   async warp(seconds: bigint): Promise<bigint> {
+    return BigInt(await this.localCall('tokenops_warpClock', [seconds.toString()], 'move its clock'));
+  }
+
+  /** Local chain node only (`tokenops_passSlots`, not a Solana method): passes slots at once. */
+  async passSlots(count: number): Promise<bigint> {
+    return BigInt(await this.localCall('tokenops_passSlots', [count], 'pass slots'));
+  }
+
+  private async localCall(method: string, params: unknown[], what: string): Promise<string> {
     const response = await fetch(this.options.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tokenops_warpClock',
-        params: [seconds.toString()],
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
     const body = (await response.json()) as { result?: string; error?: { message: string } };
     if (body.error || body.result === undefined)
-      throw new Error(`the chain did not move its clock: ${body.error?.message ?? response.status}`);
-    return BigInt(body.result);
+      throw new Error(`the chain did not ${what}: ${body.error?.message ?? response.status}`);
+    return body.result;
   }
 
   /** Stops watching what is in flight and closes the WebSocket (web3.js keeps no handle for it). */

@@ -121,6 +121,13 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       const settled = { tx_sig: d.tx_sig, ...(d.resource && { resource: d.resource }) };
       return { ...state, intents: state.intents.with({ ...item, x402: { ...item.x402, settled } }) };
     }
+    case 'x402.payment_refused': {
+      const item = state.intents.get(event.data.intent_id);
+      if (!item?.x402 || item.status !== 'reserved') return state;
+      const d = event.data;
+      const refused = { refusal: d.refusal, ...(d.resource && { resource: d.resource }) };
+      return { ...state, intents: state.intents.with({ ...item, x402: { ...item.x402, refused } }) };
+    }
     case 'intent.blocked':
       return event.data.code === 'unauthorized' ? { ...state, keyRefusedAt: event.data.at } : state;
     case 'payment.received':
@@ -239,7 +246,8 @@ export function decideRevoke(cmd: { reason?: string; now: number }, agent: Agent
 export function decideEmergencyStop(cmd: { now: number }, agent: AgentState): AgentEvent[] {
   mustBeRegistered(agent);
   const failed: AgentEvent[] = [...agent.intents.values()]
-    .filter((item) => item.status === 'reserved' && !item.submission && !item.held)
+    // A signed x402 payment may reach the chain as a submission may: left to its executor too.
+    .filter((item) => item.status === 'reserved' && !item.submission && !item.x402 && !item.held)
     .map((item) => ({
       type: 'intent.failed',
       data: {

@@ -99,11 +99,12 @@ describe('the agent', () => {
     expect(decideRevoke({ now: T0 }, state)).toEqual([]);
   });
 
-  it('an emergency stop revokes the agent and fails every accepted intent not yet submitted; a submitted one is left to its executor', () => {
+  it('an emergency stop revokes the agent and fails every accepted intent not yet submitted; a submitted one, or a signed x402 payment, is left to its executor', () => {
     const history = [
       registered(AGENT_A),
       accepted('queued', '5', T0),
       accepted('on-chain', '7', T0),
+      accepted('x402-signed', '2', T0),
       {
         type: 'intent.submitting' as const,
         data: {
@@ -112,6 +113,17 @@ describe('the agent', () => {
           signature: 'sig',
           wire: '',
           last_valid_block_height: '0',
+          at: T0,
+        },
+      },
+      {
+        type: 'x402.payment_signed' as const,
+        data: {
+          intent_id: 'x402-signed',
+          agent_id: AGENT_A,
+          header: 'h',
+          signature: 'agent-sig',
+          last_valid_block_height: '150',
           at: T0,
         },
       },
@@ -125,6 +137,8 @@ describe('the agent', () => {
     expect(stopped.status).toBe('revoked');
     expect(stopped.intents.get('queued')!.status).toBe('failed');
     expect(stopped.intents.get('on-chain')!.status).toBe('reserved');
+    // A payment the resource may still land keeps its room.
+    expect(stopped.intents.get('x402-signed')!.status).toBe('reserved');
     // Again on a revoked agent: nothing left to stop.
     expect(decideEmergencyStop({ now: T0 }, stopped)).toEqual([]);
   });

@@ -39,7 +39,9 @@ import {
   checkWithinMax,
   chooseRequirement,
   paymentRefused,
+  paymentUnsettled,
   readPaymentRequired,
+  refusalOf,
 } from '../x402/requirements';
 import { checkResourceUrl } from '../x402/resource';
 
@@ -132,7 +134,8 @@ const PATHS: Record<string, () => ErrorCode> = {
         new Big('0.1'),
       ),
     ),
-  x402_payment_refused: () => paymentRefused(500).code,
+  x402_payment_refused: () => paymentRefused(refusalOf(500), '150').code,
+  x402_payment_unsettled: () => paymentUnsettled(refusalOf(500), '150', 60).code,
 };
 
 /** Answered by the HTTP layer, not the domain: they are about transport, not the rules of money. */

@@ -290,21 +290,38 @@ export type X402PaymentSigned = Event<
     at: number;
   }
 >;
+/** What every record of an x402 payment says of it: whose, to whom, how much, for which URL. */
+export interface X402Payment {
+  intent_id: string;
+  agent_id: string;
+  group_id: string;
+  url: string;
+  pay_to: string;
+  /** The price, in human units of `mint` (the fee is on top). */
+  amount: string;
+  mint: string;
+}
 /**
  * An x402 payment landed (the facilitator's settlement, or the chain asked after a crash): its
  * transaction and the resource's answer (absent when the answer was lost in a crash after it landed).
  */
 export type X402PaymentSettled = Event<
   'x402.payment_settled',
-  {
-    intent_id: string;
-    agent_id: string;
-    group_id: string;
-    url: string;
-    pay_to: string;
-    amount: string;
-    mint: string;
-    tx_sig: string;
+  X402Payment & { tx_sig: string; resource?: ResourceReply; at: number }
+>;
+/**
+ * The resource refused a signed x402 payment without settling it, and it is not on chain yet; the
+ * resource (or whoever it gave it to) can still land it until its blockhash expires. The intent stays
+ * reserved (its room held) until then; once the chain is past `last_valid_block_height` it is asked
+ * again: landed, the payment is settled after all; not landed, the intent fails (x402_payment_refused).
+ */
+export type X402PaymentRefused = Event<
+  'x402.payment_refused',
+  X402Payment & {
+    /** What the resource did: "The resource answered 500 without settling the payment (…)". */
+    refusal: string;
+    last_valid_block_height: string;
+    /** The resource's answer to the paid request. */
     resource?: ResourceReply;
     at: number;
   }
@@ -356,6 +373,7 @@ export type AgentEvent =
   | IntentSubmitting
   | X402PaymentSigned
   | X402PaymentSettled
+  | X402PaymentRefused
   | PaymentReceived
   | IntentConfirmed
   | IntentFailed
@@ -479,6 +497,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'intent.submitting',
   'x402.payment_signed',
   'x402.payment_settled',
+  'x402.payment_refused',
   'payment.received',
   'intent.confirmed',
   'intent.failed',

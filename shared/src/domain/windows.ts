@@ -36,6 +36,8 @@ export interface WindowItem {
     signature: string;
     lastValidBlockHeight: string;
     settled?: { tx_sig: string; resource?: ResourceReply };
+    /** Refused by the resource without a settlement: held until the payment can no longer land. */
+    refused?: { refusal: string; resource?: ResourceReply };
   };
 }
 

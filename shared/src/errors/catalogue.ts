@@ -180,6 +180,13 @@ export const ERROR_CATALOGUE = {
       'The resource (its facilitator) refused the signed payment and it did not land on chain; nothing was paid.',
     why: 'A failure on the resource’s side after the decision: the intent fails and gives its room back.',
   },
+  x402_payment_unsettled: {
+    status: 409,
+    origin: 'service',
+    message:
+      'The resource refused the signed payment without settling it, but it can still land until its blockhash expires; its amount stays reserved against the limits until then. Retry the same request (same idempotency key) after Retry-After seconds for the result.',
+    why: 'Whoever holds a signed payment can land it until its blockhash expires: the intent cannot fail (and give its room back) before then, and the contract allows no pending success body. Like approval_required, the key stays open.',
+  },
   service_unavailable: {
     status: 503,
     origin: 'service',

@@ -68,6 +68,7 @@ describe('the error catalogue', () => {
       'service_unavailable',
       'x402_not_payment_required',
       'x402_payment_refused',
+      'x402_payment_unsettled',
       'x402_price_above_max',
       'x402_requirements_unsupported',
       'x402_resource_unavailable',

@@ -77,7 +77,7 @@ it('skips reading for appends of other types, then gets them all, in order, with
   expect(seen).toHaveLength(0);
 
   await store.append(stream, [{ type: 'test.wanted', data: { n: 3 } }], 1n);
-  await waitFor(() => seen.length === 3, 2_000);
+  await waitFor(() => seen.length === 3, 5_000);
   expect(seen.map((e) => [e.type, (e.data as { n: number }).n])).toEqual([
     ['test.other', 1],
     ['test.other', 2],
@@ -126,11 +126,31 @@ it('gets an announced event promptly when an older transaction held it back and 
       CHANNEL,
       `${position.commit}/${position.prepare} test.other`,
     ]);
-    await waitFor(() => seen.length === 2, 2_000);
+    await waitFor(() => seen.length === 2, 5_000);
     expect(seen.map((e) => e.type)).toEqual(['test.other', 'test.wanted']);
     expect(seen[0]!.id).toBe(early);
   } finally {
     writer.release();
+    await sub.stop();
+  }
+});
+
+it('gets an announced event soon when what held it back was no append and announced nothing', async () => {
+  const { seen, sub } = await follow('test.wanted');
+  const other = await pool.connect();
+  try {
+    // Another client's transaction, holding a transaction id, appends nothing and will announce nothing.
+    await other.query('BEGIN');
+    await other.query('SELECT pg_current_xact_id()');
+    await store.append(`announce-${randomUUID()}`, [{ type: 'test.wanted', data: {} }], 'any');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toHaveLength(0);
+    await other.query('COMMIT');
+    // No announcement follows; the idle poll is a minute away: the subscriber looks again by itself.
+    await waitFor(() => seen.length === 1, 5_000);
+    expect(seen.map((e) => e.type)).toEqual(['test.wanted']);
+  } finally {
+    other.release();
     await sub.stop();
   }
 });

@@ -13,7 +13,9 @@
  * after an announcement may not see the announced events yet. The subscriber therefore remembers the
  * furthest position announced for it and reads again at every announcement, of any type, until it
  * has read that far: whatever held the events back has committed by then, and its own announcement
- * says so. An announcement without a payload (listening began again, or too much to tell) means
+ * says so. What held them back may announce nothing (a transaction that appends nothing, of another
+ * part of the service or another client of the server): while it owes a read, the subscriber also
+ * looks again soon by itself (postgres.ts: 25 ms, doubling up to its idle poll). An announcement without a payload (listening began again, or too much to tell) means
  * "anything may have changed".
  */
 import { comparePositions, type LogPosition } from './port';
@@ -50,6 +52,11 @@ export class WakePolicy {
       if (!this.owed || comparePositions(a.position, this.owed) > 0) this.owed = a.position;
       return true;
     }
+    return this.owed !== undefined;
+  }
+
+  /** Whether an announced position is still to be read (it was held back). */
+  owing(): boolean {
     return this.owed !== undefined;
   }
 

@@ -31,10 +31,13 @@ describe('a subscriber woken for some types', () => {
 
   it('reads at every announcement while what was announced for it is not read yet (held back by an older transaction)', () => {
     const policy = relay();
+    expect(policy.owing()).toBe(false);
     expect(policy.announced(announcementPayload(at(9, 30), ['intent.accepted']))).toBe(true);
     policy.readUpTo(at(7, 12)); // the read stopped short: transaction 8 was still in flight
+    expect(policy.owing()).toBe(true); // it looks again soon by itself, too
     expect(policy.announced(announcementPayload(at(8, 25), ['intent.submitting']))).toBe(true);
     policy.readUpTo(at(9, 30));
+    expect(policy.owing()).toBe(false);
     expect(policy.announced(announcementPayload(at(10, 31), ['intent.submitting']))).toBe(false);
   });
 

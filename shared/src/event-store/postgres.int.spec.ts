@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { embeddedSql, serverSql, type Sql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { databaseTemplate } from '@tokenops/testing/database-template';
-import { eventStoreContract } from './contract';
+import { eventStoreContract, waitFor } from './contract';
 import { PostgresEventStore } from './postgres';
 
 const schemas: string[] = [];
@@ -27,6 +27,12 @@ afterAll(async () => pglite?.close());
 eventStoreContract('PGlite (embedded)', async () => {
   pglite ??= await embeddedSql(undefined, await databaseTemplate());
   return PostgresEventStore.open({ ...pglite, close: async () => undefined }, { idlePollMs: 5_000 });
+});
+
+// The embedded service's store: the only writer of its log, its subscribers fed in process (feed.ts).
+eventStoreContract('PGlite, the only writer (subscribers fed in process)', async () => {
+  pglite ??= await embeddedSql(undefined, await databaseTemplate());
+  return PostgresEventStore.open({ ...pglite, close: async () => undefined }, { onlyWriter: true });
 });
 
 describe('PGlite in a data folder', () => {
@@ -63,6 +69,37 @@ describe('the events of one correlation id (PostgreSQL server)', () => {
       ['agent-a', 'intent.confirmed'],
     ]);
     expect(await store.readCorrelated('nothing')).toEqual([]);
+    await store.close();
+  });
+});
+
+describe('the log on a PostgreSQL server', () => {
+  it('is read by subscribers unless a store is told it is the only writer: other processes append too', async () => {
+    const schema = uniqueName('es');
+    schemas.push(schema);
+    const subscriber = await PostgresEventStore.open(
+      await serverSql({ connectionString: DATABASE_URL, schema }),
+    );
+    const other = await PostgresEventStore.open(await serverSql({ connectionString: DATABASE_URL, schema }));
+    const seen: string[] = [];
+    const sub = subscriber.subscribeToAll({ onEvent: (e) => void seen.push(e.type) });
+    await other.append('elsewhere', [{ type: 'test.from_another_process', data: {} }], 'no_stream');
+    await waitFor(() => seen.length === 1);
+    expect(seen).toEqual(['test.from_another_process']);
+    await sub.stop();
+    await subscriber.close();
+    await other.close();
+  });
+
+  it('replaces an append function of the shape before it answered what it stored', async () => {
+    const schema = uniqueName('es');
+    schemas.push(schema);
+    const sql = await serverSql({ connectionString: DATABASE_URL, schema });
+    await sql.exec(`CREATE FUNCTION es_append_batches(p_items jsonb)
+      RETURNS TABLE (item int, next_revision bigint, commit_position xid8, prepare_position bigint, conflict boolean, actual bigint)
+      LANGUAGE sql AS $$ SELECT 0, NULL::bigint, NULL::xid8, NULL::bigint, true, NULL::bigint $$`);
+    const store = await PostgresEventStore.open(sql);
+    expect((await store.append('upgraded', [{ type: 'x', data: {} }], 'no_stream')).nextRevision).toBe(0n);
     await store.close();
   });
 });

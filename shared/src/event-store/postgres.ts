@@ -19,14 +19,20 @@
  * which event types it held (announce.ts), so a subscriber reads only for the types it acts on. It
  * costs no round trip of its own; it does take PostgreSQL's notification lock at each commit, which
  * orders the commits of append transactions (measured in docs/performance.md).
+ *
+ * A store that is its log's only writer (`onlyWriter`: the embedded PGlite, one process) hands its
+ * live subscribers what its appends committed instead, in process, in commit order (feed.ts): they
+ * read the log only to catch up.
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../sql/sql';
 import { contentHash } from './hash-chain';
 import { WakePolicy } from './announce';
+import { LiveFeed, type Tap } from './feed';
 import {
   LOG_START,
   WrongExpectedRevision,
+  comparePositions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -67,10 +73,11 @@ CREATE INDEX IF NOT EXISTS es_events_correlation ON es_events ((metadata->>'corr
 
 -- Appends one batch to its stream at the expected revision: where it landed, or the conflict and the
 -- stream's actual revision. The same event ids appended again answer the first append and store
--- nothing. 'appended' says whether it stored events (not for a conflict, nor for a repeat).
+-- nothing. 'stored' is what it stored (each event's position and link, in order), NULL for a conflict
+-- or a repeat.
 CREATE OR REPLACE FUNCTION es_append_one(p_stream text, p_expected text, p_events jsonb,
   OUT next_revision bigint, OUT commit_position xid8, OUT prepare_position bigint,
-  OUT conflict boolean, OUT actual bigint, OUT appended boolean)
+  OUT conflict boolean, OUT actual bigint, OUT stored jsonb)
 LANGUAGE plpgsql AS $fn$
 DECLARE
   n int := jsonb_array_length(p_events);
@@ -79,7 +86,6 @@ DECLARE
   links bytea[] := ARRAY[]::bytea[];
 BEGIN
   conflict := false;
-  appended := false;
   IF EXISTS (SELECT 1 FROM es_events WHERE event_id = (p_events->0->>'id')::uuid) THEN
     SELECT max(e.stream_revision), max(e.transaction_id::text)::xid8, max(e.global_position)
       INTO next_revision, commit_position, prepare_position
@@ -123,12 +129,12 @@ BEGIN
     SELECT p_stream, new_rev - n + t.ord, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata', links[t.ord]
     FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, ord)
     ORDER BY t.ord
-    RETURNING global_position
+    RETURNING global_position, stream_revision, hash
   )
-  SELECT max(global_position) INTO prepare_position FROM inserted;
+  SELECT max(global_position), jsonb_agg(jsonb_build_array(global_position::text, encode(hash, 'hex')) ORDER BY stream_revision)
+  INTO prepare_position, stored FROM inserted;
   next_revision := new_rev;
   commit_position := pg_current_xact_id();
-  appended := true;
 END
 $fn$;
 
@@ -137,8 +143,17 @@ $fn$;
 -- actual revision) and the others still land. An atomic append ({"all": [batch, ...]}) lands whole or
 -- not at all: a conflict on one of its batches undoes the others (the block's subtransaction rolls
 -- back) and is reported on that batch alone. Rows are numbered by batch, across both kinds, from 0.
+-- A batch stored answers what it stored (appended: each event's position and link, in order), which
+-- is what a store that is the log's only writer hands its subscribers (feed.ts); NULL otherwise.
+-- The answer's shape changed (appended, issue 28): a function of the old shape is replaced.
+DO $do$ BEGIN
+  IF EXISTS (SELECT 1 FROM pg_proc WHERE oid = to_regprocedure('es_append_batches(jsonb)')
+             AND NOT ('appended' = ANY (proargnames))) THEN
+    DROP FUNCTION es_append_batches(jsonb);
+  END IF;
+END $do$;
 CREATE OR REPLACE FUNCTION es_append_batches(p_items jsonb)
-RETURNS TABLE (item int, next_revision bigint, commit_position xid8, prepare_position bigint, conflict boolean, actual bigint)
+RETURNS TABLE (item int, next_revision bigint, commit_position xid8, prepare_position bigint, conflict boolean, actual bigint, appended jsonb)
 LANGUAGE plpgsql AS $fn$
 DECLARE
   it jsonb;
@@ -152,6 +167,7 @@ DECLARE
   all_next bigint[];
   all_commit xid8[];
   all_prepare bigint[];
+  all_stored jsonb[];
   all_reached bigint;
   all_kinds text[];
   all_last int;
@@ -161,11 +177,11 @@ BEGIN
     IF NOT it ? 'all' THEN
       i := i + 1;
       r := es_append_one(it->>'s', it->>'x', it->'e');
-      IF r.appended THEN
+      IF r.stored IS NOT NULL THEN
         reached := GREATEST(reached, r.prepare_position);
         kinds := kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(it->'e') x);
       END IF;
-      RETURN QUERY SELECT i, r.next_revision, r.commit_position, r.prepare_position, r.conflict, r.actual;
+      RETURN QUERY SELECT i, r.next_revision, r.commit_position, r.prepare_position, r.conflict, r.actual, r.stored;
       CONTINUE;
     END IF;
 
@@ -173,6 +189,7 @@ BEGIN
     all_next := ARRAY[]::bigint[];
     all_commit := ARRAY[]::xid8[];
     all_prepare := ARRAY[]::bigint[];
+    all_stored := ARRAY[]::jsonb[];
     all_reached := NULL;
     all_kinds := ARRAY[]::text[];
     all_last := i + jsonb_array_length(it->'all');
@@ -186,17 +203,18 @@ BEGIN
         all_next := all_next || r.next_revision;
         all_commit := all_commit || r.commit_position;
         all_prepare := all_prepare || r.prepare_position;
-        IF r.appended THEN
+        all_stored := all_stored || r.stored;
+        IF r.stored IS NOT NULL THEN
           all_reached := GREATEST(all_reached, r.prepare_position);
           all_kinds := all_kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(b->'e') x);
         END IF;
       END LOOP;
       reached := GREATEST(reached, all_reached);
       kinds := kinds || all_kinds;
-      RETURN QUERY SELECT u.k, u.rev, u.tx, u.pos, false, NULL::bigint
-        FROM unnest(all_items, all_next, all_commit, all_prepare) AS u(k, rev, tx, pos);
+      RETURN QUERY SELECT u.k, u.rev, u.tx, u.pos, false, NULL::bigint, u.st
+        FROM unnest(all_items, all_next, all_commit, all_prepare, all_stored) AS u(k, rev, tx, pos, st);
     EXCEPTION WHEN SQLSTATE 'ES409' THEN
-      RETURN QUERY SELECT i, NULL::bigint, NULL::xid8, NULL::bigint, true, r.actual;
+      RETURN QUERY SELECT i, NULL::bigint, NULL::xid8, NULL::bigint, true, r.actual, NULL::jsonb;
     END;
     i := all_last;
   END LOOP;
@@ -242,7 +260,16 @@ export interface PostgresEventStoreOptions {
   batchSize?: number;
   /** How long a live subscription sleeps without a NOTIFY before it looks anyway. */
   idlePollMs?: number;
+  /**
+   * This store is its log's only writer (the embedded PGlite in one process): what its appends commit
+   * is handed to its live subscribers in process instead of being read back (feed.ts). Never for a
+   * PostgreSQL server that other processes append to: their events would not reach the subscribers.
+   */
+  onlyWriter?: boolean;
 }
+
+/** How soon a subscriber looks again for an announced event an older transaction held back (then doubling). */
+const HELD_BACK_MS = 25;
 
 /** Append transactions in flight at once per process, and batches per transaction at most. */
 const APPENDS_IN_FLIGHT = 4;
@@ -251,11 +278,20 @@ const BATCHES_PER_APPEND = 64;
 const DEADLOCK_DETECTED = '40P01';
 const DEADLOCK_ATTEMPTS = 5;
 
+interface StoredEvent {
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: RecordedEvent['metadata'];
+  /** Its content hash, hex (hash-chain.ts). */
+  h: string;
+}
+
 /** One stream's batch as the append function takes it. */
 interface Batch {
   stream: string;
   expected: ExpectedRevision;
-  events: unknown[];
+  events: StoredEvent[];
 }
 
 /** An append waiting for its transaction: one batch, or several that land together or not at all. */
@@ -273,10 +309,52 @@ interface AppendRow {
   prepare_position: string | bigint | null;
   conflict: boolean;
   actual: string | bigint | null;
+  /** Each stored event's position and link, in revision order; null for a conflict or a repeat. */
+  appended: [string, string][] | null;
+}
+
+/**
+ * A JSON value as jsonb gives it back: undefined members left out, `toJSON` applied, and object keys
+ * in jsonb's order (shortest first, then by their UTF-8 bytes). Events handed on in process are then
+ * the very events a read would return.
+ */
+export function asStored(value: unknown): unknown {
+  return jsonbOrder(JSON.parse(JSON.stringify(value)));
+}
+
+function jsonbOrder(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(jsonbOrder);
+  const record = value as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const key of Object.keys(record).sort(jsonbKeyOrder)) ordered[key] = jsonbOrder(record[key]);
+  return ordered;
+}
+
+const jsonbKeyOrder = (a: string, b: string): number =>
+  Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** The events one batch stored, as a read of the log would return them. */
+function storedEvents(p: Batch, row: AppendRow): RecordedEvent[] {
+  const first = BigInt(row.next_revision!) - BigInt(p.events.length - 1);
+  const commit = BigInt(row.commit_position!);
+  return p.events.map((e, k): RecordedEvent => {
+    const [prepare, hash] = row.appended![k]!;
+    return {
+      id: e.id,
+      type: e.type,
+      stream: p.stream,
+      revision: first + BigInt(k),
+      position: { commit, prepare: BigInt(prepare) },
+      data: asStored(e.data),
+      metadata: asStored(e.metadata) as RecordedEvent['metadata'],
+      hash,
+    };
+  });
 }
 
 /** Events as the append function takes them: ids and timestamps given, each with its content hash. */
-function prepared(events: readonly NewEvent[]): unknown[] {
+function prepared(events: readonly NewEvent[]): StoredEvent[] {
   const timestamp = new Date().toISOString();
   return events.map((e) => {
     const event = {
@@ -295,6 +373,8 @@ export class PostgresEventStore implements EventStore {
   private appendsInFlight = 0;
   private readonly batchSize: number;
   private readonly idlePollMs: number;
+  /** Only when this store is its log's only writer. */
+  private readonly feed: LiveFeed | undefined;
 
   private constructor(
     private readonly sql: Sql,
@@ -302,6 +382,7 @@ export class PostgresEventStore implements EventStore {
   ) {
     this.batchSize = options.batchSize ?? 2_000;
     this.idlePollMs = options.idlePollMs ?? 1_000;
+    this.feed = options.onlyWriter ? new LiveFeed() : undefined;
   }
 
   /** Creates the tables and the append function if they are missing (safe to run from several processes). */
@@ -354,6 +435,10 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
+  /**
+   * Every append of the log goes through here: with a feed, what it stored is handed on in the order
+   * the appends were sent (feed.ts), and an append made any other way would never reach a subscriber.
+   */
   private async appendGroup(group: PendingAppend[]): Promise<void> {
     const wire = (b: Batch) => ({ s: b.stream, x: String(b.expected), e: b.events });
     // The function numbers its rows by batch: which append, and which of its batches, each row is.
@@ -361,11 +446,12 @@ export class PostgresEventStore implements EventStore {
     const items = JSON.stringify(
       group.map((p) => (p.atomic ? { all: p.batches.map(wire) } : wire(p.batches[0]!))),
     );
+    const ticket = this.feed?.send();
     let rows: AppendRow[];
     for (let attempt = 1; ; attempt++) {
       try {
         rows = await this.sql.query<AppendRow>(
-          `SELECT item, next_revision, commit_position::text, prepare_position, conflict, actual FROM es_append_batches($1::jsonb)`,
+          `SELECT item, next_revision, commit_position::text, prepare_position, conflict, actual, appended FROM es_append_batches($1::jsonb)`,
           [items],
           'es_append_batches',
         );
@@ -375,10 +461,16 @@ export class PostgresEventStore implements EventStore {
         // an atomic append's streams) can deadlock on a server; PostgreSQL then aborts one whole
         // transaction, so nothing of it landed and it is sent again.
         if ((err as { code?: unknown }).code === DEADLOCK_DETECTED && attempt < DEADLOCK_ATTEMPTS) continue;
+        this.handOn(ticket, []);
         for (const p of group) p.reject(err);
         return;
       }
     }
+    this.handOn(ticket, () =>
+      rows
+        .flatMap((row) => (row.appended ? storedEvents(owners[row.item]!.batch, row) : []))
+        .sort((a, b) => comparePositions(a.position, b.position)),
+    );
     const results = new Map<PendingAppend, AppendResult[]>(group.map((p) => [p, []]));
     for (const row of rows) {
       const { p, batch, at } = owners[row.item]!;
@@ -403,6 +495,30 @@ export class PostgresEventStore implements EventStore {
       if (landed.length === p.batches.length) p.resolve(landed);
       else p.reject(new Error('the append function answered for only part of an append'));
     }
+  }
+
+  /**
+   * Hands on what an append stored once its callers have taken in the answer (the next turn of the
+   * event loop): a subscriber never sees an append before the code that made it has gone on, as with
+   * a read. The embedded repositories keep the state they appended, and the executor, handed an
+   * acceptance by the relay, reads it from there: handed on sooner, it found the intent not accepted.
+   */
+  private handOn(
+    ticket: number | undefined,
+    stored: readonly RecordedEvent[] | (() => readonly RecordedEvent[]),
+  ): void {
+    if (ticket === undefined) return;
+    const feed = this.feed!;
+    setImmediate(() => {
+      let events: readonly RecordedEvent[];
+      try {
+        events = typeof stored === 'function' ? stored() : stored;
+      } catch (err) {
+        // An answer it cannot make sense of: its subscribers fail rather than miss these events.
+        return feed.close(err instanceof Error ? err : new Error(String(err)));
+      }
+      feed.committed(ticket, events);
+    });
   }
 
   async readStream(
@@ -452,6 +568,70 @@ export class PostgresEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
+    return this.feed ? this.followFeed(this.feed, options) : this.followNotifications(options);
+  }
+
+  /**
+   * The only writer's subscription: it reads the log until a read comes back short, then takes what
+   * the feed hands on (feed.ts), with no read at all while it keeps up. The tap is taken before each
+   * read, so what commits during the read reaches it too (the events the read also returned are
+   * skipped by position): nothing is missed at the switch and nothing delivered twice. A subscriber
+   * that falls behind by more than a batch loses its tap and reads again. `wakeFor` does not matter
+   * here: every event is handed on as it commits, and there is no idle poll (nobody else appends).
+   */
+  private followFeed(feed: LiveFeed, options: SubscribeOptions): Subscription {
+    let stopped = false;
+    let tap: Tap | undefined;
+    const run = async () => {
+      try {
+        await follow();
+      } finally {
+        tap?.finish('closed');
+      }
+    };
+    const follow = async () => {
+      let position = options.from ?? LOG_START;
+      let caughtUp = false;
+      const deliver = async (events: readonly RecordedEvent[]) => {
+        for (const event of events) {
+          if (stopped) return;
+          if (comparePositions(event.position, position) <= 0) continue;
+          await options.onEvent(event);
+          position = event.position;
+        }
+      };
+      while (!stopped) {
+        tap = feed.tap(this.batchSize);
+        if (tap.ended) break;
+        const batch = await this.readAll({ from: position, maxCount: this.batchSize });
+        await deliver(batch);
+        if (batch.length === this.batchSize || stopped) {
+          tap.finish('closed');
+          continue;
+        }
+        if (!caughtUp) {
+          caughtUp = true;
+          options.onCaughtUp?.();
+        }
+        for (let live = await tap.take(); live.length > 0; live = await tap.take()) await deliver(live);
+      }
+      const end = tap?.ended;
+      if (end instanceof Error) throw end;
+    };
+    const done = run();
+    done.catch(() => undefined);
+    return {
+      done,
+      stop: async () => {
+        stopped = true;
+        tap?.finish('closed');
+        await done.catch(() => undefined);
+      },
+    };
+  }
+
+  /** Reads at each NOTIFY that concerns it (announce.ts), and every `idlePollMs` without one. */
+  private followNotifications(options: SubscribeOptions): Subscription {
     let stopped = false;
     let wake: (() => void) | undefined;
     let dirty = true;
@@ -461,10 +641,10 @@ export class PostgresEventStore implements EventStore {
       dirty = true;
       wake?.();
     };
-    const sleep = () =>
+    const sleep = (ms: number) =>
       new Promise<void>((resolve) => {
         if (dirty || stopped) return resolve();
-        const timer = setTimeout(resolve, this.idlePollMs);
+        const timer = setTimeout(resolve, ms);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -476,6 +656,7 @@ export class PostgresEventStore implements EventStore {
       try {
         let position = options.from ?? LOG_START;
         let caughtUp = false;
+        let heldBackMs = 0;
         while (!stopped) {
           dirty = false;
           const batch = await this.readAll({ from: position, maxCount: this.batchSize });
@@ -490,7 +671,10 @@ export class PostgresEventStore implements EventStore {
             caughtUp = true;
             options.onCaughtUp?.();
           }
-          await sleep();
+          // An announced event still held back by an older transaction, which may never announce: look
+          // again soon, backing off to the idle poll.
+          heldBackMs = policy.owing() ? Math.min(this.idlePollMs, heldBackMs * 2 || HELD_BACK_MS) : 0;
+          await sleep(heldBackMs || this.idlePollMs);
         }
       } finally {
         await unlisten();
@@ -509,6 +693,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.feed?.close();
     await this.sql.close();
   }
 }

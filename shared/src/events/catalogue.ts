@@ -15,7 +15,7 @@
  */
 import type Big from 'big.js';
 import { createHash } from 'node:crypto';
-import type { BudgetCause, DomainEvent, IntentData } from '../domain/events';
+import type { BudgetCause, DomainEvent, IntentData, X402Payment } from '../domain/events';
 import { amountFromText } from '../money';
 
 /** What a kind's `derive` may need beyond the log event itself. */
@@ -104,6 +104,28 @@ const approvalOf = (d: Approving) => ({
 const CONFIRMED = ['agent_wallet_pda', 'group_config_pda', 'tx_signature'] as const;
 const BLOCKED = ['agent_wallet_pda', 'error', 'attempted_amount', 'blocked_at'] as const;
 
+/** An x402 payment's webhook: its payment's fields, `before` after the group and `after` at the end. */
+function x402Payment(
+  e: { data: X402Payment & { resource?: { status: number } } },
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Derived {
+  return {
+    agentId: e.data.agent_id,
+    groupId: e.data.group_id,
+    fields: {
+      agent_wallet_pda: e.data.agent_id,
+      group_config_pda: e.data.group_id,
+      ...before,
+      url: e.data.url,
+      pay_to: e.data.pay_to,
+      amount: amountFromText(e.data.amount),
+      resource_status: e.data.resource?.status ?? null,
+      ...after,
+    },
+  };
+}
+
 export const EVENT_CATALOGUE = {
   'transfer.confirmed': row({
     origin: 'spec',
@@ -133,20 +155,29 @@ export const EVENT_CATALOGUE = {
       'settled_at',
     ],
     from: 'x402.payment_settled',
-    derive: (e) => ({
-      agentId: e.data.agent_id,
-      groupId: e.data.group_id,
-      fields: {
-        agent_wallet_pda: e.data.agent_id,
-        group_config_pda: e.data.group_id,
-        tx_signature: e.data.tx_sig,
-        url: e.data.url,
-        pay_to: e.data.pay_to,
-        amount: amountFromText(e.data.amount),
-        resource_status: e.data.resource?.status ?? null,
-        settled_at: iso(e.data.at),
-      },
-    }),
+    derive: (e) => x402Payment(e, { tx_signature: e.data.tx_sig }, { settled_at: iso(e.data.at) }),
+  }),
+  'x402.payment_refused': row({
+    origin: 'service',
+    meaning:
+      "An x402 resource answered a signed payment without settling it. It holds the payment and can still land it until block `valid_until_block`; the amount stays reserved against the agent's limits until then, after which the payment's transfer.confirmed (it landed) or the refusal (it did not) follows. A resource that does this often is worth a look.",
+    fields: [
+      'agent_wallet_pda',
+      'group_config_pda',
+      'url',
+      'pay_to',
+      'amount',
+      'resource_status',
+      'valid_until_block',
+      'refused_at',
+    ],
+    from: 'x402.payment_refused',
+    derive: (e) =>
+      x402Payment(
+        e,
+        {},
+        { valid_until_block: Number(e.data.last_valid_block_height), refused_at: iso(e.data.at) },
+      ),
   }),
   'swap.confirmed': row({
     origin: 'service',

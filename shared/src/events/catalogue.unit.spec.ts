@@ -31,6 +31,7 @@ describe('the event catalogue', () => {
       'deposit.confirmed',
       'swap.confirmed',
       'withdraw.confirmed',
+      'x402.payment_refused',
       'x402.payment_settled',
     ]);
   });

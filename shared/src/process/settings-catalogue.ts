@@ -425,11 +425,12 @@ export const SETTINGS = {
   },
   SLOT_MS: {
     type: 'int',
-    processes: CHAIN_NODE,
+    processes: ['embedded', ...CHAIN_NODE],
     default: 400,
     min: 10,
     max: 10_000,
-    meaning: 'how often a slot passes on the local chain node',
+    meaning:
+      'how often a slot passes on the local chain (the chain node, or the embedded chain), each with a new blockhash valid for 150 slots',
   },
   WS_PORT: {
     type: 'int',

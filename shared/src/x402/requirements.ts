@@ -51,11 +51,31 @@ export function checkWithinMax(chosen: Pick<Chosen, 'price' | 'token'>, max: Amo
     );
 }
 
-/** The paid request answered without a settlement, for a payment not on chain: refused, nothing paid. */
-export const paymentRefused = (status: number, reason = ''): ServiceError =>
+/** What the resource did with the paid request: answered without a settlement. */
+export const refusalOf = (status: number, reason = ''): string =>
+  `The resource answered ${status} without settling the payment${reason}`;
+
+/**
+ * A payment the resource refused that can still land (whoever holds it may send it until its blockhash
+ * expires): the key stays open, and its room reserved, until then.
+ */
+export const paymentUnsettled = (
+  refusal: string,
+  lastValidBlockHeight: string,
+  seconds: number,
+): ServiceError =>
+  new ServiceError(
+    'x402_payment_unsettled',
+    `${refusal}. It is not on chain, but whoever holds it can land it until block ${lastValidBlockHeight} (about ${seconds} s from now): its amount stays reserved against the limits until then. Retry the same request (same idempotency key) after that for the result.`,
+    undefined,
+    seconds,
+  );
+
+/** A payment the resource refused that can no longer land, and did not: refused, nothing paid. */
+export const paymentRefused = (refusal: string, lastValidBlockHeight: string): ServiceError =>
   new ServiceError(
     'x402_payment_refused',
-    `The resource answered ${status} without settling the payment${reason}; it is not on chain and nothing was paid.`,
+    `${refusal}; it did not land before its blockhash expired (after block ${lastValidBlockHeight}), and nothing was paid.`,
   );
 
 /** Reads the 402's header; a resource that answers 402 without readable x402 v2 requirements is unavailable. */

@@ -14,7 +14,9 @@
  *
  * A kind that pays before its build (x402: the resource's facilitator lands the payment) pays first,
  * exactly once by its own record (spends/x402.ts); then its build (the protocol fee) takes the steps
- * above. Once that payment landed, the intent is confirmed whatever becomes of the rest.
+ * above. Once that payment landed, the intent is confirmed whatever becomes of the rest. A payment
+ * refused that may still land (PaymentPending) keeps the intent reserved: its job is done, and the
+ * intent is run again after a while (`later`), until the payment lands or can no longer.
  *
  * Intents whose kind names a lock key (a swap reads a pool's reserves to build) run all of this one
  * at a time per key (locks.ts: in this process, or across executors through Redis).
@@ -23,6 +25,7 @@ import Big from 'big.js';
 import {
   BuildRefused,
   ChainFailure,
+  PaymentPending,
   approvalOf,
   followDecision,
   kindOf,
@@ -49,6 +52,13 @@ import { processLocks, type Locks } from './locks';
 
 /** Signings of one intent in one run whose bytes the node refused for their blockhash, at most. */
 const SIGNINGS = 3;
+/** Solana's target slot time: how long the blocks a pending payment has left may take. */
+const SLOT_MS = 400;
+/** A pending payment is asked about again within this long, at most (a chain's slots can run fast). */
+const RECHECK_MS = 2_000;
+
+/** Runs an intent again after `delayMs` (its job queued with that delay). */
+export type Later = (intent: IntentData, delayMs: number) => Promise<void>;
 
 export interface ExecuteJob {
   intent: IntentData;
@@ -65,6 +75,7 @@ export class Executor {
     private readonly onSettled: (status: IntentOutcome['status'], intent: IntentData) => void = () =>
       undefined,
     private readonly locks: Locks = processLocks(),
+    private readonly later?: Later,
   ) {}
 
   async execute({ intent, trace }: ExecuteJob): Promise<void> {
@@ -161,6 +172,11 @@ export class Executor {
     } catch (err) {
       if (err instanceof BuildRefused)
         return void (await this.settle(intent, { status: 'failed', code: err.code, message: err.message }));
+      if (err instanceof PaymentPending && this.later) {
+        const blocks = Number(err.lastValidBlockHeight - err.height + 1n);
+        const delay = Math.min(RECHECK_MS, Math.max(250, blocks * SLOT_MS));
+        return void (await this.later(intent, delay));
+      }
       throw err; // the resource or the chain did not answer: the job retries, asking the chain first
     }
     const item = (await this.ctx.agents.load(streams.agent(intent.agent_id))).state.intents.get(

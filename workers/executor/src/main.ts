@@ -34,7 +34,7 @@ import {
 } from '@tokenops/shared/process';
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
-import { RELAY, startRelay } from './relay';
+import { RELAY, runLater, startRelay } from './relay';
 import { watchPayments } from './payments';
 import { recoverChainWaits } from './recover';
 import { executorWiring } from './wiring';
@@ -74,7 +74,12 @@ runProcess('executor', async () => {
     retry: wiring.retry,
   });
 
-  const executor = new Executor(ctx, observeOutcomes(metrics), redisLocks(redis, redisConfig.prefix));
+  const executor = new Executor(
+    ctx,
+    observeOutcomes(metrics),
+    redisLocks(redis, redisConfig.prefix),
+    runLater(queue),
+  );
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency,
     lockMs,

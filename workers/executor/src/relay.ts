@@ -7,7 +7,9 @@
  *
  * A held intent (waiting for a person) is not executed on its acceptance: its job is queued when its
  * approval is decided (`approval.decided`: approved, it runs; rejected or expired, the executor fails
- * it if whoever decided did not get to).
+ * it if whoever decided did not get to). An x402 payment refused that may still land
+ * (`x402.payment_refused`) has its intent queued again, in case the executor that recorded it died
+ * before it asked for the next look (execute.ts `later`).
  *
  * Each job carries the trace of its intent on (a `Handoff` in its data): `relay.pickup` is the span from
  * the intent's append (its timestamp) to its job queued, child of the append that wrote it.
@@ -25,7 +27,7 @@ import {
   type ReadModelStore,
   type Subscription,
 } from '@tokenops/shared';
-import type { ExecuteJob } from './execute';
+import type { ExecuteJob, Later } from './execute';
 
 export const RELAY = 'executor-relay';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -56,21 +58,22 @@ export async function startRelay(
   };
   const following = store.subscribeToAll({
     ...(from && { from }),
-    wakeFor: ofTypes('intent.accepted', 'approval.decided'),
+    wakeFor: ofTypes('intent.accepted', 'approval.decided', 'x402.payment_refused'),
     onEvent: async (event) => {
       if (failure) throw failure;
       const e = decodeEvent(event);
       const intent =
         e?.type === 'intent.accepted' && !e.data.held
           ? e.data
-          : e?.type === 'approval.decided'
-            ? await heldIntent(store, e.data.agent_id, e.data.intent_id)
+          : e?.type === 'approval.decided' || e?.type === 'x402.payment_refused'
+            ? await acceptedIntent(store, e.data.agent_id, e.data.intent_id)
             : undefined;
       if (intent) {
+        const id = e?.type === 'x402.payment_refused' ? `${intent.intent_id}:refused` : intent.intent_id;
         const job = inSpanFrom(
           event.metadata,
           'relay.pickup',
-          () => queue.enqueue('execute', jobOf(intent), { dedup: { id: intent.intent_id, ttlMs: DAY_MS } }),
+          () => queue.enqueue('execute', jobOf(intent), { dedup: { id, ttlMs: DAY_MS } }),
           { startTime: Date.parse(event.metadata.timestamp) },
         )
           .catch((err: unknown) => (failure ??= err))
@@ -95,8 +98,19 @@ export async function startRelay(
   };
 }
 
-/** The acceptance of a held intent, from its agent's stream. */
-async function heldIntent(store: EventStore, agentId: string, intentId: string) {
+/**
+ * Runs an intent again after a delay: its job queued with it. Runs asking within one delay of each
+ * other are one job (a refused x402 payment asked about by two runs at once is asked about once).
+ */
+export const runLater =
+  (queue: JobQueue<ExecuteJob>): Later =>
+  async (intent, delayMs) => {
+    const id = `${intent.intent_id}:later:${Math.floor(Date.now() / delayMs)}`;
+    await queue.enqueue('execute', jobOf(intent), { delayMs, dedup: { id, ttlMs: delayMs } });
+  };
+
+/** The acceptance of an intent, from its agent's stream. */
+async function acceptedIntent(store: EventStore, agentId: string, intentId: string) {
   for (const recorded of await store.readStream(streams.agent(agentId))) {
     const e = decodeEvent(recorded);
     if (e?.type === 'intent.accepted' && e.data.intent_id === intentId) return e.data;

@@ -380,7 +380,7 @@ export interface components {
             hourly_tx_remaining: number;
             estimated_fee: number;
             /** @enum {string} */
-            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "service_unavailable";
+            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
         };
         X402PayRequest: {
             /**
@@ -497,7 +497,7 @@ export interface components {
              */
             url: string;
             /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
         };
         WebhookResponse: {
             webhook_id: string;
@@ -505,7 +505,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "service_unavailable";
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
             message: string;
             details?: {
                 /** @description JSON Pointer to the failing field. */
@@ -520,7 +520,7 @@ export interface components {
             agent_wallet_pda?: string;
             group_config_pda: string;
             url: string;
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
             /** @enum {string} */
             status: "active" | "disabled" | "deleted";
             status_reason?: string;
@@ -537,7 +537,7 @@ export interface components {
                 agent_wallet_pda?: string;
                 group_config_pda: string;
                 url: string;
-                event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
                 /** @enum {string} */
                 status: "active" | "disabled" | "deleted";
                 status_reason?: string;
@@ -659,7 +659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -805,7 +805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -967,7 +967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1129,7 +1129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1291,7 +1291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1450,7 +1450,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1612,7 +1612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1773,7 +1773,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1934,7 +1934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2097,7 +2097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2366,7 +2366,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required. */
+            /** @description Conflict with an operation in flight or the state: idempotency_in_progress, idempotency_key_reused, conflict, approval_required, x402_payment_unsettled. */
             409: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */

@@ -1042,7 +1042,7 @@ export interface components {
             agent_wallet_pda?: string;
             group_config_pda: string;
             url: string;
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
             /** @enum {string} */
             status: "active" | "disabled" | "deleted";
             status_reason?: string;
@@ -1059,7 +1059,7 @@ export interface components {
                 agent_wallet_pda?: string;
                 group_config_pda: string;
                 url: string;
-                event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
                 /** @enum {string} */
                 status: "active" | "disabled" | "deleted";
                 status_reason?: string;
@@ -1082,7 +1082,7 @@ export interface components {
                 agent_wallet_pda?: string;
                 group_config_pda: string;
                 url: string;
-                event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
                 /** @enum {string} */
                 status: "active" | "disabled" | "deleted";
                 status_reason?: string;
@@ -1094,7 +1094,7 @@ export interface components {
             deliveries: {
                 event_id: string;
                 /** @enum {string} */
-                event: "transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
+                event: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed" | "dead" | "cancelled";
                 attempts: number;
@@ -1328,7 +1328,7 @@ export interface components {
             }[];
             webhook_events: {
                 /** @enum {string} */
-                kind: "transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
+                kind: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
                 event_id: string;
                 log_event_id: string;
             }[];
@@ -1336,7 +1336,7 @@ export interface components {
                 webhook_id: string;
                 event_id: string;
                 /** @enum {string} */
-                event: "transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
+                event: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed" | "dead" | "cancelled";
                 attempts: number;
@@ -1441,7 +1441,7 @@ export interface components {
              */
             url: string;
             /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
         };
         WebhookResponse: {
             webhook_id: string;
@@ -1449,7 +1449,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "service_unavailable";
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
             message: string;
             details?: {
                 /** @description JSON Pointer to the failing field. */

@@ -142,7 +142,7 @@ async function answerError(
   }
   if (clientLimit && AUTHENTICATION_FAILURES.has(error.code))
     error = (await clientLimit.failed(req)) ?? error;
-  if (error.code === 'rate_limited' || error.code === 'service_unavailable')
+  if (error.code === 'rate_limited' || error.code === 'service_unavailable' || error.retryAfterSeconds)
     res.setHeader('Retry-After', String(error.retryAfterSeconds ?? 1));
   if (res.headersSent) return;
   // Every 401 names its scheme (RFC 9110 §11.6.1): a bearer credential. Nothing more: there is no

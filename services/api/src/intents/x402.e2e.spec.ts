@@ -27,10 +27,10 @@ import {
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import {
   MAINNET,
+  landLater,
   startFacilitator,
   startPaidResource,
   type Facilitator,
-  type PaidResource,
 } from '@tokenops/testing/x402';
 
 type Agent = { id: string; key: string };
@@ -38,7 +38,7 @@ type Agent = { id: string; key: string };
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
 let facilitator: Facilitator;
-let resource: PaidResource;
+let resource: Awaited<ReturnType<typeof startPaidResource>>;
 let receiver: Receiver;
 let usdc: string;
 /** Payees: allow-listed with a budget (vendor), and one that is not on the allow-list. */
@@ -390,6 +390,117 @@ describe('exactly once across a lost answer', () => {
   });
 });
 
+describe('refused without a settlement: held until the payment can no longer land', () => {
+  const limitsOf = async (agent: Agent) =>
+    (
+      await world.client.call<{ daily_remaining: number; hourly_tx_remaining: number }>(
+        'GET',
+        '/api/v1/limits',
+        {
+          token: agent.key,
+        },
+      )
+    ).body;
+
+  /**
+   * The chain moves past the payments' last valid block: at once on the embedded service's own chain;
+   * on the topology, whose chain node other suites share, by waiting for its slots (100 ms each).
+   */
+  async function outlive(lastValidBlockHeight: bigint) {
+    const chain = world.service.ctx.chain as LocalChain;
+    if (!world.service.rpcUrl) await chain.passSlots(151);
+    await until(async () => (await chain.blockHeight()) > lastValidBlockHeight, 40_000);
+  }
+
+  /** The same request again until it is no longer held (the executor looks again within 2 s). */
+  const settled = async (agent: Agent, body: Record<string, unknown>) => {
+    let r = await pay(agent, body);
+    await until(async () => (r = await pay(agent, body)).body.error !== 'x402_payment_unsettled', 15_000);
+    return r;
+  };
+
+  it('a refusal holds the room while the payment can land: 409 x402_payment_unsettled; never landed, 502 x402_payment_refused and the room back; landed by the resource meanwhile, paid once and confirmed with its answer', async () => {
+    const sub = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
+      token: world.operator.token,
+      body: { url: receiver.url, event_types: ['x402.payment_refused'] },
+    });
+    expect(sub.status).toBe(201);
+    const never = await world.agent({}, 100);
+    const later = await world.agent({}, 100);
+    const before = { never: await snapshot(never), later: await snapshot(later) };
+    const limits = await limitsOf(never);
+    const asks = {
+      never: { url: `${resource.url}/broken`, max_amount: 1, idempotency_key: key() },
+      later: { url: `${resource.url}/broken`, max_amount: 1, idempotency_key: key() },
+    };
+    const kept = resource.payments.broken?.length ?? 0;
+    const first = await pay(never, asks.never);
+    const second = await pay(later, asks.later);
+    for (const r of [first, second]) {
+      expect({ status: r.status, error: r.body.error }).toEqual({
+        status: 409,
+        error: 'x402_payment_unsettled',
+      });
+      expect(r.body.message).toMatch(
+        /^The resource answered 500 without settling the payment.* until block \d+/,
+      );
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Nothing paid yet, but the room is held: price and fee against the day, one operation against the
+    // hour, for as long as the payment can land. A retry meanwhile answers the same and pays nothing.
+    expect(await snapshot(never)).toEqual(before.never);
+    const held = await limitsOf(never);
+    expect(held.hourly_tx_remaining).toBe(limits.hourly_tx_remaining - 1);
+    expect(new Big(limits.daily_remaining).minus(held.daily_remaining).toString()).toBe('0.25025');
+    expect((await pay(never, asks.never)).body.error).toBe('x402_payment_unsettled');
+    const lastValid = (r: typeof first) => BigInt((r.body.message as string).match(/until block (\d+)/)![1]!);
+    // The operator hears of it: a resource that keeps payments it refused is worth a look.
+    const notice = await until(() =>
+      receiver.requests
+        .map((q) => JSON.parse(q.body) as Record<string, unknown>)
+        .find((b) => b.event === 'x402.payment_refused' && b.agent_wallet_pda === never.id),
+    );
+    expect(notice).toMatchObject({
+      group_config_pda: world.groupId,
+      url: asks.never.url,
+      pay_to: payee,
+      amount: 0.25,
+      resource_status: 500,
+      valid_until_block: Number(lastValid(first)),
+    });
+
+    // The resource kept both signed payments, and lands the second agent's itself before it expires.
+    const [, laterPayment] = resource.payments.broken!.slice(kept);
+    const landed = await landLater(facilitator, laterPayment!);
+    expect(landed.success).toBe(true);
+
+    await outlive(lastValid(first) > lastValid(second) ? lastValid(first) : lastValid(second));
+
+    const refused = await settled(never, asks.never);
+    expect({ status: refused.status, error: refused.body.error }).toEqual({
+      status: 502,
+      error: 'x402_payment_refused',
+    });
+    expect(refused.body.message).toMatch(/did not land before its blockhash expired/);
+    expect((await snapshot(never)).agent).toBe(before.never.agent);
+    expect(await limitsOf(never)).toEqual(limits);
+
+    const paid = await settled(later, asks.later);
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({
+      status: 'confirmed',
+      tx_sig: landed.transaction,
+      amount: 0.25,
+      protocol_fee: 0.00025,
+      pay_to: payee,
+      resource: { status: 500 },
+    });
+    expectPaidOnce(before.later, await snapshot(later));
+    // The replay answers the same.
+    expect((await pay(later, asks.later)).body).toEqual(paid.body);
+  });
+});
+
 describe('refused, nothing paid', () => {
   async function refused(agent: Agent, route: string, status: number, code: string, extra = {}) {
     const to =
@@ -436,18 +547,6 @@ describe('refused, nothing paid', () => {
   });
   it('a scheme other than exact: 400 x402_requirements_unsupported', async () => {
     await refused(await world.agent({}, 100), 'upto', 400, 'x402_requirements_unsupported');
-  });
-  it('a resource that fails before settling (the default flow): 502 x402_payment_refused, nothing paid', async () => {
-    const agent = await world.agent({}, 100);
-    const before = await snapshot(agent);
-    const r = await pay(agent, { url: `${resource.url}/broken`, max_amount: 1, idempotency_key: key() });
-    expect({ status: r.status, error: r.body.error }).toEqual({ status: 502, error: 'x402_payment_refused' });
-    expect(await snapshot(agent)).toEqual(before);
-    // Its room is given back: the same payment with a new key may go ahead.
-    const limits = await world.client.call<{ hourly_tx_remaining: number }>('GET', '/api/v1/limits', {
-      token: agent.key,
-    });
-    expect(limits.body.hourly_tx_remaining).toBeGreaterThan(0);
   });
   it('a resource that asks for no payment: 400 x402_not_payment_required', async () => {
     await refused(await world.agent({}, 100), 'free', 400, 'x402_not_payment_required');

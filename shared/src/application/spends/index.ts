@@ -27,7 +27,7 @@ export const kindOf = (intent: IntentData): SpendKind<never, IntentData['action'
 
 export { depositKind, isX402, swapKind, transferDryRun, transferKind, withdrawKind, x402Kind };
 export { spend, simulate, dryRun, type Answer, type DryRunAsk } from './pipeline';
-export { BuildRefused, type Ask, type Built, type IntentOf, type SpendKind } from './kind';
+export { BuildRefused, PaymentPending, type Ask, type Built, type IntentOf, type SpendKind } from './kind';
 export { quoteOrUnavailable } from './quotes';
 export { recordRefusedKey } from './refused';
 export { valueInBase } from './valuation';

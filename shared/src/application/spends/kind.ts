@@ -52,6 +52,21 @@ export class BuildRefused extends Error {
   }
 }
 
+/**
+ * A payment made before the build that is not settled and not refused yet: someone else may still land
+ * it until block `lastValidBlockHeight` (the chain is at `height`). The intent stays reserved; the
+ * executor asks again later.
+ */
+export class PaymentPending extends Error {
+  constructor(
+    readonly lastValidBlockHeight: bigint,
+    readonly height: bigint,
+  ) {
+    super(`the payment can still land until block ${lastValidBlockHeight} (the chain is at ${height})`);
+    this.name = 'PaymentPending';
+  }
+}
+
 export type IntentOf<A extends Action> = Extract<IntentData, { action: A }>;
 
 /** Every spend request carries its idempotency key. */
@@ -75,7 +90,8 @@ export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Ac
   /**
    * A payment made before the build, landed by someone else (x402: the resource's facilitator), exactly
    * once: its record is in the agent's stream (`x402.payment_signed`, then `x402.payment_settled`).
-   * Resolves once it settled; throws BuildRefused when it was refused and nothing was paid.
+   * Resolves once it settled; throws BuildRefused when it was refused and nothing was paid, and
+   * PaymentPending while it was refused but may still land.
    */
   pay?(ctx: Context, intent: IntentOf<A>, agent: Signer): Promise<void>;
   /** What goes on chain; the agent signs besides the signers it names. */

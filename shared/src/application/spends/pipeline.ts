@@ -46,6 +46,7 @@ import {
   type Action,
   type BlockCode,
   type IntentData,
+  type X402PaymentRefused,
 } from '../../domain/events';
 import type { AllowEntry, GroupState } from '../../domain/group';
 import type { AgentState } from '../../domain/agent';
@@ -57,6 +58,7 @@ import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
 import { appendTogether, withPatience, type Loaded } from '../repository';
 import { inSpan } from '../../tracing/spans';
+import { paymentUnsettled } from '../../x402/requirements';
 import { answered, claimKey, complete, release, type Answer } from './idempotency';
 import { approvalOf, expireApproval, expireHeld, followDecision } from '../approvals';
 import type { Ask, IntentOf, SpendKind, SpendRequest } from './kind';
@@ -121,6 +123,7 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
         'idempotency_in_progress',
         `The ${kind.action} is still being executed; retry the same request to get its result.`,
       );
+    if (outcome.type === 'x402.payment_refused') throw await unsettledAnswer(ctx, outcome.data);
     answer = answerFor(kind, intent, outcome);
   } catch (err) {
     if (err instanceof ServiceError && OPEN_CODES.has(err.code)) throw err;
@@ -140,7 +143,28 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
 }
 
 /** Answers that leave the key open: the outcome is yet to come, a retry asks again. */
-const OPEN_CODES: ReadonlySet<string> = new Set(['idempotency_in_progress', 'approval_required']);
+const OPEN_CODES: ReadonlySet<string> = new Set([
+  'idempotency_in_progress',
+  'approval_required',
+  'x402_payment_unsettled',
+]);
+
+/** Slots of a cluster, for the wait a refused x402 payment's holder is told (Solana's target, 400 ms). */
+const SLOT_MS = 400;
+
+/**
+ * What the agent is told while an x402 payment the resource refused can still land (its blockhash is
+ * valid): the refusal, and when to ask again (the executor settles the intent once it can no longer).
+ */
+async function unsettledAnswer(ctx: Context, refused: X402PaymentRefused['data']): Promise<ServiceError> {
+  const last = BigInt(refused.last_valid_block_height);
+  const left = await ctx.chain.blockHeight().then(
+    (height) => (last >= height ? last - height + 1n : 0n),
+    () => 150n,
+  );
+  const seconds = Math.max(1, Math.ceil((Number(left) * SLOT_MS) / 1000) + 1);
+  return paymentUnsettled(refused.refusal, refused.last_valid_block_height, seconds);
+}
 
 /** What the agent is told while its spend waits for a person. */
 const heldAnswer = (held: NonNullable<IntentData['held']>): ServiceError =>
@@ -306,7 +330,7 @@ function command<Req extends SpendRequest>(
 function answerFor<Req extends SpendRequest>(
   kind: SpendKind<Req>,
   accepted: IntentData,
-  outcome: Outcome,
+  outcome: Exclude<Outcome, { type: 'x402.payment_refused' }>,
 ): Answer {
   if (outcome.type === 'intent.failed') {
     const code = isErrorCode(outcome.data.code) ? outcome.data.code : 'internal_error';
@@ -320,6 +344,7 @@ function answerFor<Req extends SpendRequest>(
 interface IntentRecord {
   accepted?: IntentData;
   blocked?: { code: BlockCode; message: string };
+  /** Its outcome; or, while none, an x402 payment refused that may still land. */
   outcome?: Outcome;
 }
 
@@ -330,7 +355,8 @@ async function intentRecord(ctx: Context, agentId: string, intentId: string): Pr
     if (!e || !('intent_id' in e.data) || e.data.intent_id !== intentId) continue;
     if (e.type === 'intent.accepted') record.accepted ??= e.data;
     else if (e.type === 'intent.blocked') record.blocked ??= e.data;
-    else if (e.type === 'intent.confirmed' || e.type === 'intent.failed') record.outcome ??= e;
+    else if (e.type === 'intent.confirmed' || e.type === 'intent.failed') record.outcome = e;
+    else if (e.type === 'x402.payment_refused') record.outcome ??= e;
   }
   return record;
 }
@@ -359,6 +385,7 @@ async function answerWhenSettled<Req extends SpendRequest>(
   const outcome = now.outcome ?? (await wait.outcome);
   wait.cancel();
   if (!outcome) throw new ServiceError('idempotency_in_progress');
+  if (outcome.type === 'x402.payment_refused') throw await unsettledAnswer(ctx, outcome.data);
   const intent = acceptanceOf(
     now.accepted ? now : await intentRecord(ctx, caller.agentId, intentId),
     intentId,

@@ -10,8 +10,14 @@
  *       recorded (`x402.payment_signed`) before it is sent; the request is retried with
  *       PAYMENT-SIGNATURE (a payment on record that did not land is sent again, the very same bytes,
  *       which the chain can land only once); its settlement and the resource's answer are recorded
- *       (`x402.payment_settled`). An answer without a settlement, for a payment that is not on
- *       chain, fails the intent: nothing was paid. A request that got no answer is sent again.
+ *       (`x402.payment_settled`). A request that got no answer is sent again. An answer without a
+ *       settlement, for a payment that is not on chain, is a refusal, but the resource holds the
+ *       signed payment and can land it until its blockhash expires: the refusal is recorded
+ *       (`x402.payment_refused`, the agent told `x402_payment_unsettled`), the intent stays reserved,
+ *       and the executor asks again (PaymentPending) until the chain is past the payment's last valid
+ *       block. Then the chain is searched: landed, the payment settled after all (a confirmed payment
+ *       with the resource's refusal as its answer); not landed, the intent fails and gives its room
+ *       back: nothing was paid, and nothing can be any more.
  * build the protocol fee, from the agent to the treasury in a transaction of its own (the x402
  *       transaction may hold nothing but the payment), under the same intent.
  */
@@ -20,7 +26,14 @@ import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402
 import { ata, transferWithFeeInstructions } from '../../chain/transactions';
 import type { Signer } from '../../chain/keys';
 import type { X402PayRequest } from '../../contract/schemas';
-import { streams, type IntentData, type ResourceReply, type X402Terms } from '../../domain/events';
+import {
+  streams,
+  type IntentData,
+  type ResourceReply,
+  type X402PaymentRefused,
+  type X402PaymentSettled,
+  type X402Terms,
+} from '../../domain/events';
 import { ServiceError } from '../../errors';
 import { amountFromText, amountText, feeOnTop, parseAmount, toBaseUnits } from '../../money';
 import {
@@ -30,11 +43,13 @@ import {
   PAYMENT_RESPONSE_HEADER,
   paymentRefused,
   readPaymentRequired,
+  refusalOf,
 } from '../../x402/requirements';
 import { signPayment } from '../../x402/payment';
 import type { ResourceAnswer, ResourceRequest } from '../../x402/resource';
 import type { Context } from '../context';
-import { BuildRefused, type IntentOf, type SpendKind } from './kind';
+import { BuildRefused, PaymentPending, type IntentOf, type SpendKind } from './kind';
+import type { WindowItem } from '../../domain/windows';
 import { tokenOf } from './tokens';
 import { valueInBase } from './valuation';
 
@@ -154,6 +169,7 @@ async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise
   const stream = streams.agent(intent.agent_id);
   let signed = (await ctx.agents.load(stream)).state.intents.get(intent.intent_id)?.x402;
   if (signed?.settled) return;
+  if (signed?.refused) return untilExpired(ctx, intent, signed);
   if (signed) {
     // On record from an earlier run: the chain is asked before anything is sent or signed.
     const landed = await findPayment(ctx, intent, signed.signature);
@@ -202,11 +218,43 @@ async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise
   // No settlement in the answer: the chain says whether it landed all the same.
   const landed = await findPayment(ctx, intent, signed.signature);
   if (landed) return recordSettled(ctx, intent, landed, answer);
-  // Not settled and not on chain: nothing was paid (a resource that answers an error before settling,
-  // @x402/express's default), unless another run of this intent is settling it now.
+  // Not settled and not on chain (a resource that answers an error before settling, @x402/express's
+  // default), unless another run of this intent is settling it now.
   if (settlement?.errorReason === 'duplicate_settlement')
     throw new Error('another run of this payment is settling it: the job retries');
-  const refused = paymentRefused(answer.status, reasonOf(answer, settlement));
+  // The resource holds the signed payment all the same: recorded, and held until it can no longer land.
+  const refused = await recordRefused(
+    ctx,
+    intent,
+    refusalOf(answer.status, reasonOf(answer, settlement)),
+    answer,
+  );
+  return untilExpired(ctx, intent, { ...signed, refused });
+}
+
+type Signed = NonNullable<WindowItem['x402']>;
+type Refused = NonNullable<Signed['refused']>;
+
+/**
+ * A refused payment, once the chain is past its last valid block: settled if it landed after all (the
+ * resource's refusal is its answer), else the intent fails. Before that, PaymentPending. The height is
+ * asked first and the chain searched after: once past it, nothing can land any more, so what the
+ * search finds is final.
+ */
+async function untilExpired(
+  ctx: Context,
+  intent: X402Intent,
+  signed: { signature: string; lastValidBlockHeight: string; refused?: Refused },
+): Promise<void> {
+  const last = BigInt(signed.lastValidBlockHeight);
+  const height = await ctx.chain.blockHeight();
+  if (height <= last) throw new PaymentPending(last, height);
+  const landed = await findPayment(ctx, intent, signed.signature);
+  if (landed) return recordSettled(ctx, intent, landed, signed.refused?.resource);
+  const refused = paymentRefused(
+    signed.refused?.refusal ?? 'The resource did not settle the payment',
+    signed.lastValidBlockHeight,
+  );
   throw new BuildRefused(refused.code, refused.message);
 }
 
@@ -243,43 +291,76 @@ async function findPayment(ctx: Context, intent: X402Intent, signature: string):
   return undefined;
 }
 
-async function recordSettled(
+/** The resource's answer as the log keeps it. */
+const replyOf = (answer: ResourceAnswer | ResourceReply): ResourceReply => ({
+  status: answer.status,
+  headers: answer.headers,
+  body: answer.body,
+  ...(answer.truncated && { truncated: true }),
+});
+
+/** What every record of an x402 payment says of it. */
+const paymentOf = (intent: X402Intent) => ({
+  intent_id: intent.intent_id,
+  agent_id: intent.agent_id,
+  group_id: intent.group_id,
+  url: intent.x402!.url,
+  pay_to: intent.counterparty,
+  amount: intent.net_amount,
+  mint: intent.mint,
+});
+
+/**
+ * Appends what `record` makes of the payment on record, while its intent is reserved and the payment
+ * not settled (nothing once it is, nothing twice: `record` answers undefined for what is recorded).
+ */
+async function recordPayment(
+  ctx: Context,
+  intent: X402Intent,
+  record: (x402: Signed) => X402PaymentSettled | X402PaymentRefused | undefined,
+): Promise<void> {
+  await ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
+    const item = state.intents.get(intent.intent_id);
+    const event =
+      item?.status === 'reserved' && item.x402 && !item.x402.settled ? record(item.x402) : undefined;
+    return { events: event ? [event] : [], result: undefined };
+  });
+}
+
+const recordSettled = (
   ctx: Context,
   intent: X402Intent,
   txSig: string,
-  answer?: ResourceAnswer,
-): Promise<void> {
-  const resource: ResourceReply | undefined = answer && {
-    status: answer.status,
-    headers: answer.headers,
-    body: answer.body,
-    ...(answer.truncated && { truncated: true }),
-  };
-  await ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
-    const item = state.intents.get(intent.intent_id);
-    if (item?.status !== 'reserved' || !item.x402 || item.x402.settled)
-      return { events: [], result: undefined };
-    return {
-      events: [
-        {
-          type: 'x402.payment_settled' as const,
+  answer?: ResourceAnswer | ResourceReply,
+) =>
+  recordPayment(ctx, intent, () => ({
+    type: 'x402.payment_settled',
+    data: {
+      ...paymentOf(intent),
+      tx_sig: txSig,
+      ...(answer && { resource: replyOf(answer) }),
+      at: ctx.now(),
+    },
+  }));
+
+/** The refusal of a payment that may still land: recorded once; what is on record is what holds. */
+async function recordRefused(ctx: Context, intent: X402Intent, refusal: string, answer: ResourceAnswer) {
+  const resource = replyOf(answer);
+  await recordPayment(ctx, intent, (x402) =>
+    x402.refused
+      ? undefined
+      : {
+          type: 'x402.payment_refused',
           data: {
-            intent_id: intent.intent_id,
-            agent_id: intent.agent_id,
-            group_id: intent.group_id,
-            url: intent.x402!.url,
-            pay_to: intent.counterparty,
-            amount: intent.net_amount,
-            mint: intent.mint,
-            tx_sig: txSig,
-            ...(resource && { resource }),
+            ...paymentOf(intent),
+            refusal,
+            last_valid_block_height: x402.lastValidBlockHeight,
+            resource,
             at: ctx.now(),
           },
         },
-      ],
-      result: undefined,
-    };
-  });
+  );
+  return { refusal, resource };
 }
 
 /** Whether an intent is an x402 payment (its kind is x402Kind, not transferKind). */

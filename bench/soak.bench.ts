@@ -1,0 +1,305 @@
+/**
+ * A soak: the server topology (two API instances, two executors, a projector, a delivery worker and
+ * the chain node, on this machine's PostgreSQL and Redis) under a steady mixed load for a long time,
+ * to see whether memory and latency stay flat. The group's transfers and swaps go out as webhooks to
+ * a local HTTPS receiver that counts them. The full rate of the mix is measured briefly first
+ * (autocannon, 64 connections per instance), or taken from SOAK_RATE; then an open loop at half of it
+ * runs for SOAK_MINUTES (60 by default): of every 20 requests 14 transfers, 5 reads (GET /balance,
+ * /limits, /history in turn) and 1 swap, spread over both instances (load-runner.ts `paced`, `mix`).
+ *
+ * Every interval (a tenth of the run, at most a minute; SOAK_INTERVAL_SECONDS to choose) it records
+ * the resident memory of each process (/proc/<pid>/status VmRSS; PostgreSQL's private memory summed
+ * over its processes, RssAnon, and Redis's VmRSS: both shared with whatever else uses them), the
+ * interval's p50 and p99 (all requests and by kind), answers other than 2xx and webhooks delivered.
+ * The report: those as tables, memory per process and p99 as text charts, and the verdict as numbers:
+ * each memory curve's slope over the second half (least squares, MB per 10 minutes) and the median
+ * interval p99 of the second half over the first's.
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { plot } from 'asciichart';
+import { Client } from '@tokenops/testing/harness';
+import { Topology } from '@tokenops/testing/topology';
+import { fundedGroup, load, loadPaced, type IntervalStats, type MixSpec, type RequestKind } from './load';
+import { startBenchReceiver } from './webhooks.bench';
+
+const CONNECTIONS = 64; // per API instance, when finding the full rate
+const WEIGHTS = { transfer: 14, read: 5, swap: 1 };
+/** Flat: memory growing at most this much over the second half, p99 at most this ratio. */
+const FLAT_MB_PER_10_MIN = 2;
+const FLAT_P99_RATIO = 1.2;
+
+/** One interval of the soak: the load runner's figures, memory (MB) by process, webhooks so far. */
+interface Row {
+  stats: IntervalStats;
+  memory: Record<string, number | undefined>;
+  delivered: number;
+  /** Transfers and swaps confirmed so far (each is one webhook). */
+  confirmedSpends: number;
+}
+
+/** A /proc/<pid>/status field in MB (kB there); undefined when the process is gone. */
+function statusMb(pid: number, field: 'VmRSS' | 'RssAnon'): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${field}:`));
+    return line ? Number(line.split(/\s+/)[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** PostgreSQL's private memory over all its processes (RssAnon: shared buffers are not counted again and again), and Redis's RSS. */
+function serversMb(): Record<string, number | undefined> {
+  let postgres: number | undefined;
+  let redis: number | undefined;
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!pid) continue;
+    let comm = '';
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (comm.startsWith('postgres')) postgres = (postgres ?? 0) + (statusMb(pid, 'RssAnon') ?? 0);
+    if (comm.startsWith('redis-server')) redis = (redis ?? 0) + (statusMb(pid, 'VmRSS') ?? 0);
+  }
+  return { 'postgres (private)': postgres, redis };
+}
+
+/** Least-squares slope of y over x; 0 with fewer than two points. Pure. */
+export function slope(points: readonly { x: number; y: number }[]): number {
+  const n = points.length;
+  if (n < 2) return 0;
+  const mx = points.reduce((s, p) => s + p.x, 0) / n;
+  const my = points.reduce((s, p) => s + p.y, 0) / n;
+  const sxx = points.reduce((s, p) => s + (p.x - mx) ** 2, 0);
+  const sxy = points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0);
+  return sxx === 0 ? 0 : sxy / sxx;
+}
+
+/** The median of `xs`; NaN when empty. Pure. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** A text chart of `values` (asciichart), each value `columns` wide so a short run is readable. */
+function chart(values: number[], columns: number, unit: string): string {
+  const series = values.flatMap((v) => Array.from({ length: columns }, () => v));
+  return plot(series, { height: 6, format: (x) => `${x.toFixed(x < 10 ? 1 : 0).padStart(7)} ${unit}` });
+}
+
+const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '—' : n.toFixed(digits));
+
+function report(rows: Row[], o: { rate: number; found: boolean; minutes: number; interval: number }) {
+  const names = Object.keys(rows[0]?.memory ?? {});
+  const minutes = (r: Row) => r.stats.at / 60;
+  const p99 = (r: Row, kind?: RequestKind) =>
+    kind ? r.stats.byKind[kind]?.latency.p99 : r.stats.latency.p99;
+  const others = (r: Row) =>
+    Object.entries(r.stats.others)
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ') || '0';
+  const load = [
+    '| t (min) | sent | 2xx | other | p50 ms | p99 ms | p99 transfer | p99 swap | p99 read | in flight | webhooks delivered (all so far) | transfers and swaps confirmed − delivered (so far) |',
+    '|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${minutes(r).toFixed(1)} | ${r.stats.sent} | ${r.stats.confirmed} | ${others(r)} | ${fmt(r.stats.latency.p50, 1)} | ${fmt(p99(r), 1)} | ${fmt(p99(r, 'transfer'), 1)} | ${fmt(p99(r, 'swap'), 1)} | ${fmt(p99(r, 'read'), 1)} | ${r.stats.inFlight} | ${r.delivered} | ${r.confirmedSpends - r.delivered} |`,
+    ),
+  ].join('\n');
+  const memory = [
+    `| t (min) | ${names.join(' | ')} |`,
+    `|---:|${names.map(() => '---:').join('|')}|`,
+    ...rows.map((r) => `| ${minutes(r).toFixed(1)} | ${names.map((n) => fmt(r.memory[n], 1)).join(' | ')} |`),
+  ].join('\n');
+
+  const columns = Math.max(1, Math.floor(60 / Math.max(1, rows.length)));
+  const caption = `one interval (${o.interval} s) is ${columns} column${columns > 1 ? 's' : ''}, from ${minutes(rows[0]!).toFixed(1)} to ${minutes(rows.at(-1)!).toFixed(1)} min`;
+  const charts = [
+    ...names.map((n) => ({
+      title: `${n}, memory (MB)`,
+      values: rows.map((r) => r.memory[n] ?? 0),
+      unit: 'MB',
+    })),
+    { title: 'p99 of the interval, all requests (ms)', values: rows.map((r) => p99(r) ?? 0), unit: 'ms' },
+  ]
+    .map((c) => `${c.title}; ${caption}\n\n\`\`\`text\n${chart(c.values, columns, c.unit)}\n\`\`\``)
+    .join('\n\n');
+
+  // The verdict: the second half of the run against the first, in numbers.
+  const half = rows.at(-1)!.stats.at / 2;
+  const first = rows.filter((r) => r.stats.at <= half);
+  const second = rows.filter((r) => r.stats.at > half);
+  const slopes = names.map((n) => {
+    const points = second
+      .filter((r) => r.memory[n] !== undefined)
+      .map((r) => ({ x: minutes(r), y: r.memory[n]! }));
+    const perTen = slope(points) * 10;
+    const gone = rows.some((r) => r.memory[n] === undefined) && !n.startsWith('postgres') && n !== 'redis';
+    return `| ${n} memory, slope over the second half | ${perTen.toFixed(2)} MB / 10 min${gone ? ' (the process was gone at some point)' : ''} | ${Math.abs(perTen) <= FLAT_MB_PER_10_MIN ? 'flat' : 'not flat'} |`;
+  });
+  const ratios = ([undefined, 'transfer', 'swap', 'read'] as const).map((kind) => {
+    const values = (rs: Row[]) =>
+      rs.map((r) => p99(r, kind)).filter((x): x is number => x !== undefined && x > 0);
+    const ratio = median(values(second)) / median(values(first));
+    return `| p99 ${kind ?? 'all requests'}: median interval p99, second half / first half | ${ratio.toFixed(2)} (${median(values(first)).toFixed(1)} → ${median(values(second)).toFixed(1)} ms) | ${ratio <= FLAT_P99_RATIO ? 'flat' : 'not flat'} |`;
+  });
+  const verdict = [
+    `| curve | figure | flat: slope within ±${FLAT_MB_PER_10_MIN} MB / 10 min, p99 ratio <= ${FLAT_P99_RATIO} |`,
+    '|---|---|---|',
+    ...slopes,
+    ...ratios,
+  ].join('\n');
+
+  const totalSent = rows.reduce((n, r) => n + r.stats.sent, 0);
+  const title = `### Soak: ${o.minutes} min of mixed load at ${o.rate.toFixed(1)} requests/s (${o.found ? 'half the full rate measured first' : 'SOAK_RATE'}), ${totalSent} requests`;
+  const short =
+    o.minutes < 30
+      ? '\n\nA run this short says nothing of an hour: the slopes are over a few minutes, the verdict is the method, not a finding.'
+      : '';
+  return `${title}${short}\n\n#### Load, by interval\n\n${load}\n\nLatency from when a request was due; each interval's answers by when they came (the last interval is shorter). A webhook can arrive before its request's answer is counted: confirmed − delivered can dip below 0.\n\n#### Memory (MB), by interval\n\n${memory}\n\n#### Curves\n\n${charts}\n\n#### Verdict\n\n${verdict}`;
+}
+
+export async function soakBench(): Promise<string> {
+  const scale = Number(process.env.BENCH_SCALE ?? 1);
+  const minutes = Number(process.env.SOAK_MINUTES ?? 60);
+  const interval = Number(
+    process.env.SOAK_INTERVAL_SECONDS ?? Math.min(60, Math.max(5, (minutes * 60) / 10)),
+  );
+  const receiver = await startBenchReceiver();
+  const topology = new Topology({
+    apis: 2,
+    executors: 2,
+    projectors: 1,
+    deliveries: 1,
+    env: {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      EXECUTOR_CONCURRENCY: '64',
+      LOG_LEVEL: 'error',
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+    },
+  });
+  const caFile = join(topology.logDir, 'webhook-ca.pem');
+  writeFileSync(caFile, receiver.ca);
+  topology.env.WEBHOOK_CA_FILE = caFile;
+  try {
+    await topology.start();
+    const urls = topology.apis.map((p) => p.url);
+    const client = new Client(urls);
+    const { operator, group, agents } = await fundedGroup(client, Math.max(16, Math.round(64 * scale)));
+    const tokens = (
+      await client.call<{ tokens: { symbol: string; mint: string }[] }>('GET', '/api/v1/tokens')
+    ).body.tokens;
+    const mint = (symbol: string) => tokens.find((t) => t.symbol === symbol)!.mint;
+    const mix: MixSpec = {
+      weights: WEIGHTS,
+      swap: { from_token: 'USDC', to_token: 'SOL', from_mint: mint('USDC'), to_mint: mint('SOL') },
+    };
+    // Each instance gets its own half of the agents, as a load balancer keeping an agent on one would.
+    const share = urls.map((_, i) => agents.filter((_, j) => j % urls.length === i));
+    const tag = `soak-${Date.now()}`;
+    const spread = (amount: number, phase: string) =>
+      Promise.all(
+        urls.map((url, i) =>
+          load({
+            url,
+            connections: CONNECTIONS,
+            amount,
+            requests: { kind: 'mixed', agents: share[i]!, tag: `${tag}-${phase}`, mix },
+          }),
+        ),
+      );
+
+    await spread(200, 'warm'); // warm-up
+    let rate = Number(process.env.SOAK_RATE ?? 0);
+    const found = !rate;
+    if (found) {
+      const full = await spread(Math.round(2000 * scale), 'full');
+      const full2xx = full.reduce((n, r) => n + r['2xx'], 0);
+      const other = full.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
+      if (other) console.log(`  at full rate, ${other} answers other than 2xx (not counted in the rate)`);
+      rate = full2xx / Math.max(...full.map((r) => r.duration)) / 2;
+      console.log(
+        `  full rate of the mix: ${(rate * 2).toFixed(1)} requests/s; the soak runs at ${rate.toFixed(1)}`,
+      );
+    }
+
+    // The group's transfers and swaps as webhooks, from here on (the subscription takes the events after it).
+    const sub = await client.call('POST', `/api/v1/orchestrator/groups/${group}/webhooks`, {
+      token: operator.token,
+      body: { url: receiver.url, event_types: ['transfer.confirmed', 'swap.confirmed'] },
+    });
+    if (sub.status !== 201)
+      throw new Error(`webhook subscription: ${sub.status} ${JSON.stringify(sub.body)}`);
+    const deliveredBefore = await receiver.count();
+
+    const rows: Row[] = [];
+    let confirmedSpends = 0;
+    const sampling: Promise<void>[] = [];
+    const onInterval = (stats: IntervalStats) => {
+      const memory: Record<string, number | undefined> = {};
+      for (const p of topology.procs)
+        memory[p.name] = p.child?.pid ? statusMb(p.child.pid, 'VmRSS') : undefined;
+      Object.assign(memory, serversMb());
+      confirmedSpends += (stats.byKind.transfer?.confirmed ?? 0) + (stats.byKind.swap?.confirmed ?? 0);
+      const spends = confirmedSpends;
+      sampling.push(
+        receiver.count().then((n) => {
+          const row = { stats, memory, delivered: n - deliveredBefore, confirmedSpends: spends };
+          rows.push(row);
+          console.log(
+            `  ${(stats.at / 60).toFixed(1)} min: ${stats.confirmed} 2xx, p99 ${stats.latency.p99.toFixed(1)} ms, webhooks ${row.delivered}, RSS ${Object.entries(
+              memory,
+            )
+              .map(([k, v]) => `${k} ${fmt(v)}`)
+              .join(', ')}`,
+          );
+        }),
+      );
+    };
+    const soak = await loadPaced(
+      {
+        targets: urls.map((url, i) => ({ url, agents: share[i]! })),
+        rate,
+        seconds: minutes * 60,
+        tag: `${tag}-soak`,
+        mix,
+        intervalSeconds: interval,
+      },
+      onInterval,
+    );
+    await Promise.all(sampling);
+    rows.sort((a, b) => a.stats.at - b.stats.at);
+
+    // Every confirmed transfer and swap of the soak is one webhook: wait for the last ones.
+    const expected = (soak.confirmedBy.transfer ?? 0) + (soak.confirmedBy.swap ?? 0);
+    const deadline = Date.now() + 60_000;
+    let delivered = (await receiver.count()) - deliveredBefore;
+    while (delivered < expected && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+      delivered = (await receiver.count()) - deliveredBefore;
+    }
+    if (rows.length < 2)
+      throw new Error(`only ${rows.length} intervals: run longer, or shorten SOAK_INTERVAL_SECONDS`);
+    const table = report(rows, { rate, found, minutes, interval });
+    const total = [
+      `Whole run: ${soak.confirmed} 2xx (${Object.entries(soak.confirmedBy)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(
+          ', ',
+        )}), other answers ${JSON.stringify(soak.others)}, p50 ${soak.latency.p50.toFixed(1)} ms, p99 ${soak.latency.p99.toFixed(1)} ms, max ${soak.latency.max.toFixed(0)} ms; ` +
+        `webhooks delivered ${delivered} of ${expected} confirmed transfers and swaps (60 s allowed after the load).`,
+    ].join('\n');
+    const out = `${table}\n\n${total}`;
+    console.log(`\n${out}\n`);
+    return out;
+  } finally {
+    await topology.destroy();
+    await receiver.close();
+  }
+}
