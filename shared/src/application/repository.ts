@@ -70,8 +70,8 @@ export interface Staged {
   append: StreamAppend;
   /** Moves the repository's cache with what landed. */
   landed(result: AppendResult): void;
-  /** The append conflicted on this stream: as `append` does then. */
-  conflicted(): void;
+  /** The append failed (`err`) for this stream: as `append` does then. */
+  failed(err: unknown): void;
 }
 
 /**
@@ -83,8 +83,8 @@ export async function appendTogether(store: EventStore, staged: readonly Staged[
   const parts = staged.filter((s) => s.append.events.length > 0);
   if (parts.length === 0) return;
   const results = await store.appendAtomically!(parts.map((s) => s.append)).catch((err: unknown) => {
-    if (err instanceof WrongExpectedRevision)
-      for (const s of parts) if (s.append.stream === err.stream) s.conflicted();
+    for (const s of parts)
+      if (!(err instanceof WrongExpectedRevision) || s.append.stream === err.stream) s.failed(err);
     throw err;
   });
   parts.forEach((s, i) => s.landed(results[i]!));
@@ -142,7 +142,7 @@ export class Repository<S, E extends { type: string; data: unknown }> {
   /**
    * Appends `events` at `expected`; on success the cache moves with them. Throws WrongExpectedRevision;
    * the cached state stays (a true prefix: the next load reads what came after it), unless this is the
-   * single writer, whose cache a conflict proves stale.
+   * single writer, whose cache a failed append (a conflict, or one that may have landed) leaves stale.
    */
   async append(
     stream: string,
@@ -155,7 +155,7 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     const result = await this.store
       .append(stream, staged.append.events, loaded.revision)
       .catch((err: unknown) => {
-        if (err instanceof WrongExpectedRevision) staged.conflicted();
+        staged.failed(err);
         throw err;
       });
     staged.landed(result);
@@ -182,9 +182,10 @@ export class Repository<S, E extends { type: string; data: unknown }> {
           last: { position: result.position, at: Date.now() },
         });
       },
-      // A conflict proves the single writer's cache stale; otherwise the cached state stays (a true
-      // prefix: the next load reads what came after it).
-      conflicted: () => {
+      // The single writer's cache is stale after a conflict, and may be after any other failure (the
+      // append may have landed, its answer lost on the way back): it is dropped, and the next load
+      // reads. Otherwise the cached state stays (a true prefix: the next load reads what came after it).
+      failed: () => {
         if (this.singleWriter) this.cache.delete(stream);
       },
     };

@@ -34,7 +34,7 @@ async function vendorOf10(): Promise<string> {
  * Makes the store's next append holding an event of `type` fail (once) with an error that is not a
  * conflict: a plain append (the key's claim) or an atomic one (the reservation with the acceptance).
  */
-function failNextAppend(type: string) {
+function failNextAppend(type: string, options: { afterLanding?: boolean } = {}) {
   const store = ctx().store;
   let armed = true;
   const fails = (events: readonly { type: string }[]) => {
@@ -46,14 +46,20 @@ function failNextAppend(type: string) {
   const atomically = store.appendAtomically?.bind(store);
   const spies = [
     jest.spyOn(store, 'append').mockImplementation(async (stream, events, expected) => {
-      if (fails(events)) throw new Error(`injected fault appending ${type}`);
-      return append(stream, events, expected);
+      const fail = fails(events);
+      if (fail && !options.afterLanding) throw new Error(`injected fault appending ${type}`);
+      const result = await append(stream, events, expected);
+      if (fail) throw new Error(`injected fault: ${type} landed, its answer lost`);
+      return result;
     }),
     ...(atomically
       ? [
           jest.spyOn(store, 'appendAtomically').mockImplementation(async (appends) => {
-            if (fails(appends.flatMap((a) => a.events))) throw new Error(`injected fault appending ${type}`);
-            return atomically(appends);
+            const fail = fails(appends.flatMap((a) => a.events));
+            if (fail && !options.afterLanding) throw new Error(`injected fault appending ${type}`);
+            const results = await atomically(appends);
+            if (fail) throw new Error(`injected fault: ${type} landed, its answer lost`);
+            return results;
           }),
         ]
       : []),
@@ -120,6 +126,27 @@ describe.each([
       await expectWholeAgain(agent, vendor, request);
     });
   }
+});
+
+describe('an acceptance that landed though its append failed on the way back', () => {
+  it('keeps the key claimed: the same request answers that one transfer, nothing is decided twice', async () => {
+    const vendor = await vendorOf10();
+    const agent = await world.agent(limits, 100);
+    const request = { to: vendor, amount: 10, idempotency_key: key() };
+    const fault = failNextAppend('intent.accepted', { afterLanding: true });
+    const failed = await world.client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
+    expect(failed.status).toBe(500);
+    expect(fault.met()).toBe(true);
+    fault.restore();
+    // Had the key been let go, this would be a second intent, refused for the budget the first holds.
+    const retried = await world.client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
+    expect(retried.status).toBe(200);
+    expect(retried.body.status).toBe('confirmed');
+    const usdc = ctx().chain.tokens.find((t) => t.symbol === 'USDC')!;
+    expect((await ctx().chain.balances(vendor)).get(usdc.mint)).toBe(9_990_000n);
+    const view = await world.client.call('GET', '/api/v1/limits', { token: agent.key });
+    expect(view.body).toEqual(expect.objectContaining({ daily_remaining: 90, hourly_tx_remaining: 9 }));
+  });
 });
 
 describe('a failure in the executor', () => {

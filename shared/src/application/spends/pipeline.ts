@@ -131,8 +131,12 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
       await complete(ctx, stream, intentId, { status: err.status, body: err.toBody() });
       throw err;
     }
-    // A failure before the intent was accepted: free the key, nothing happened; retrying is safe.
-    if (!accepted) await release(ctx, stream, intentId);
+    // A failure before the intent was accepted: free the key, nothing happened; retrying is safe. Unless
+    // the acceptance landed all the same (its append failed on the way back): then the key stays
+    // claimed, and a retry answers that intent's outcome instead of deciding a second one. When even
+    // that cannot be read, the claim stays too; a retry takes it over once stale, with the same intent.
+    if (!accepted && !(await acceptedAfterAll(ctx, run.caller.agentId, intentId)))
+      await release(ctx, stream, intentId);
     throw err;
   }
   // A confirmed spend's answer is not recorded under the key: the log holds it already (the
@@ -360,6 +364,13 @@ async function intentRecord(ctx: Context, agentId: string, intentId: string): Pr
   }
   return record;
 }
+
+/** Whether the log shows the intent accepted (true when the log cannot be read: nothing is let go then). */
+const acceptedAfterAll = (ctx: Context, agentId: string, intentId: string): Promise<boolean> =>
+  intentRecord(ctx, agentId, intentId).then(
+    (known) => known.accepted !== undefined,
+    () => true,
+  );
 
 function acceptanceOf(record: IntentRecord, intentId: string): IntentData {
   if (!record.accepted) throw new Error(`intent ${intentId} was not accepted`);
