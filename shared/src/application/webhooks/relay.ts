@@ -3,7 +3,9 @@
  * events), derives each event's webhook events through the catalogue, and turns each into one
  * delivery per matching subscription, kept once per (webhook, event id) in the delivery store; then
  * one job per delivery. Events are gathered in small batches, each committed with the checkpoint in
- * one transaction. One relay runs at a time (a lease in the server topology); a relay that lost its
+ * one transaction; a batch that holds nothing but the checkpoint's move (most events make no
+ * delivery) waits up to CHECKPOINT_ONLY_MS for more: going over those events again after a crash
+ * makes nothing new. One relay runs at a time (a lease in the server topology); a relay that lost its
  * lease cannot commit (the checkpoint moves only from where it read it).
  *
  * A crash between a commit and its jobs leaves deliveries pending: at start the relay enqueues every
@@ -25,6 +27,8 @@ import { decodeWebhookEvent, evolveSubscription } from './subscriptions';
 import { enqueueDelivery, type DeliveryJob } from './deliver';
 
 const MAX_BATCH = 500;
+/** How long a batch with nothing to commit but the checkpoint waits for more (one commit, not one per event burst). */
+const CHECKPOINT_ONLY_MS = 250;
 
 /** Whether a subscription receives a webhook event. */
 export const receives = (sub: WebhookSubscription, e: PublicEvent): boolean =>
@@ -48,6 +52,7 @@ export async function startWebhookRelay(deps: {
   let flushing: Promise<void> = Promise.resolve();
   let failure: unknown;
   let scheduled = false;
+  let checkpointDue: NodeJS.Timeout | undefined;
 
   function fresh() {
     return {
@@ -58,6 +63,8 @@ export async function startWebhookRelay(deps: {
   }
   const flush = (): Promise<void> => {
     scheduled = false;
+    clearTimeout(checkpointDue);
+    checkpointDue = undefined;
     const b = batch;
     batch = fresh();
     if (!b.to) return flushing;
@@ -131,10 +138,11 @@ export async function startWebhookRelay(deps: {
     batch.to = recorded.position;
     const size = batch.deliveries.length + batch.subscriptions.length + batch.redeliver.length;
     if (size >= MAX_BATCH) await flush();
-    else if (!scheduled) {
+    else if (size > 0 && !scheduled) {
       scheduled = true;
       setImmediate(() => void flush());
-    }
+    } else if (size === 0 && !scheduled && !checkpointDue)
+      checkpointDue = setTimeout(() => void flush(), CHECKPOINT_ONLY_MS).unref();
     if (failure) throw failure;
   };
 
