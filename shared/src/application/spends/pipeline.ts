@@ -52,7 +52,7 @@ import type { AllowEntry, GroupState } from '../../domain/group';
 import type { AgentState } from '../../domain/agent';
 import { requestFingerprint } from '../../domain/idempotency';
 import { ERROR_CATALOGUE, ServiceError, isErrorCode } from '../../errors';
-import { WrongExpectedRevision } from '../../event-store/port';
+import { WrongExpectedRevision, type RecordedEvent } from '../../event-store/port';
 import { settleReservation } from '../budgets';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
@@ -352,9 +352,23 @@ interface IntentRecord {
   outcome?: Outcome;
 }
 
+/**
+ * The intent's events in the agent's stream: found by their correlation id (the intent's) where the
+ * store has that index, so a retry does not read an agent's whole history; the whole stream when that
+ * finds no decision (a log written before events carried it).
+ */
+async function intentEvents(ctx: Context, agentId: string, intentId: string): Promise<RecordedEvent[]> {
+  const stream = streams.agent(agentId);
+  const correlated = ctx.store.readCorrelated
+    ? (await ctx.store.readCorrelated(intentId)).filter((e) => e.stream === stream)
+    : [];
+  const decided = correlated.some((e) => e.type === 'intent.accepted' || e.type === 'intent.blocked');
+  return decided ? correlated : ctx.store.readStream(stream);
+}
+
 async function intentRecord(ctx: Context, agentId: string, intentId: string): Promise<IntentRecord> {
   const record: IntentRecord = {};
-  for (const recorded of await ctx.store.readStream(streams.agent(agentId))) {
+  for (const recorded of await intentEvents(ctx, agentId, intentId)) {
     const e = decodeEvent(recorded);
     if (!e || !('intent_id' in e.data) || e.data.intent_id !== intentId) continue;
     if (e.type === 'intent.accepted') record.accepted ??= e.data;
