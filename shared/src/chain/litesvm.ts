@@ -55,6 +55,7 @@ import {
 import { DEFAULT_LOCAL_TOKENS, localFixtures, localTokens, type LocalFixtures } from './local-fixtures';
 import {
   ChainFailure,
+  VALID_BLOCKS,
   type ChainAccount,
   type LocalChain,
   type SignatureStatus,
@@ -130,8 +131,6 @@ const wireEncoder = getTransactionEncoder();
 
 /** How many transactions the runtime remembers for its own duplicate check (the ledger has them all). */
 const HISTORY = 20_000n;
-/** Slots a blockhash stays valid after the slot it came with, as on Solana (MAX_PROCESSING_AGE). */
-export const VALID_BLOCKS = 150n;
 /** How often at most the whole state is written (about 3 ms of work for 1.4 MB); the journal has the rest. */
 const SNAPSHOT_EVERY_MS = 1_000;
 /** Slots advance without a snapshot; one is due when the journal grows this long all the same. */

@@ -15,6 +15,9 @@ import type { TransactionHistoryReader } from './payments';
 
 export type SignatureStatus = 'confirmed' | 'failed' | 'unknown';
 
+/** Blocks a blockhash stays valid after the block it came with, as on Solana (MAX_PROCESSING_AGE). */
+export const VALID_BLOCKS = 150n;
+
 /** A transaction the chain refused or that failed: its error and program logs (see classifyChainFailure). */
 export class ChainFailure extends Error {
   constructor(

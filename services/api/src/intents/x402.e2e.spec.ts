@@ -473,6 +473,9 @@ describe('refused without a settlement: held until the payment can no longer lan
     const [, laterPayment] = resource.payments.broken!.slice(kept);
     const landed = await landLater(facilitator, laterPayment!);
     expect(landed.success).toBe(true);
+    // Then 120 payments into that agent's account: the payment is older than its newest hundred.
+    const chain = world.service.ctx.chain as LocalChain;
+    for (let i = 0; i < 120; i++) await chain.mintTo(later.id, usdc, 1n, `x402 later ${i}`);
 
     await outlive(lastValid(first) > lastValid(second) ? lastValid(first) : lastValid(second));
 
@@ -495,7 +498,8 @@ describe('refused without a settlement: held until the payment can no longer lan
       pay_to: payee,
       resource: { status: 500 },
     });
-    expectPaidOnce(before.later, await snapshot(later));
+    const after = await snapshot(later);
+    expectPaidOnce(before.later, { ...after, agent: after.agent - 120n });
     // The replay answers the same.
     expect((await pay(later, asks.later)).body).toEqual(paid.body);
   });

@@ -25,6 +25,7 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { ata, transferWithFeeInstructions } from '../../chain/transactions';
 import type { Signer } from '../../chain/keys';
+import { VALID_BLOCKS } from '../../chain/port';
 import type { X402PayRequest } from '../../contract/schemas';
 import {
   streams,
@@ -172,7 +173,7 @@ async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise
   if (signed?.refused) return untilExpired(ctx, intent, signed);
   if (signed) {
     // On record from an earlier run: the chain is asked before anything is sent or signed.
-    const landed = await findPayment(ctx, intent, signed.signature);
+    const landed = await findPayment(ctx, intent, signed);
     if (landed) return recordSettled(ctx, intent, landed);
   } else {
     const token = tokenOf(ctx, intent.mint);
@@ -216,7 +217,7 @@ async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise
   if (settlement?.success && settlement.transaction)
     return recordSettled(ctx, intent, settlement.transaction, answer);
   // No settlement in the answer: the chain says whether it landed all the same.
-  const landed = await findPayment(ctx, intent, signed.signature);
+  const landed = await findPayment(ctx, intent, signed);
   if (landed) return recordSettled(ctx, intent, landed, answer);
   // Not settled and not on chain (a resource that answers an error before settling, @x402/express's
   // default), unless another run of this intent is settling it now.
@@ -249,7 +250,7 @@ async function untilExpired(
   const last = BigInt(signed.lastValidBlockHeight);
   const height = await ctx.chain.blockHeight();
   if (height <= last) throw new PaymentPending(last, height);
-  const landed = await findPayment(ctx, intent, signed.signature);
+  const landed = await findPayment(ctx, intent, signed);
   if (landed) return recordSettled(ctx, intent, landed, signed.refused?.resource);
   const refused = paymentRefused(
     signed.refused?.refusal ?? 'The resource did not settle the payment',
@@ -278,17 +279,35 @@ function reasonOf(answer: ResourceAnswer, settlement: SettleResponse | undefined
   }
 }
 
-/** The transaction that carries the agent's signature of this payment, among its token account's newest. */
-async function findPayment(ctx: Context, intent: X402Intent, signature: string): Promise<string | undefined> {
+/** Transactions asked of the history at once. */
+const PAGE = 100;
+
+/**
+ * The transaction that carries the agent's signature of this payment. It can only have landed after
+ * the blockhash it was signed on (150 blocks before its last valid one), so the agent's token account's
+ * transactions are looked at, newest first a page at a time, down to that block: a busy agent's payment
+ * is not missed for being older than its newest hundred.
+ */
+async function findPayment(
+  ctx: Context,
+  intent: X402Intent,
+  signed: { signature: string; lastValidBlockHeight: string },
+): Promise<string | undefined> {
   const history = ctx.chain.transactionHistory?.();
   if (!history) return undefined;
   const account = await ata(intent.agent_id, intent.mint);
-  for (const entry of await history.signaturesFor(account, { limit: 100 })) {
-    if (entry.failed) continue;
-    const tx = await history.transaction(entry.signature);
-    if (tx?.signatures.includes(signature)) return tx.signature;
+  // A slot is never below its block's height: a transaction in a slot under this came before the payment.
+  const signedAt = BigInt(signed.lastValidBlockHeight) - VALID_BLOCKS;
+  for (let before: string | undefined; ;) {
+    const page = await history.signaturesFor(account, { limit: PAGE, ...(before && { before }) });
+    for (const entry of page) {
+      const tx = await history.transaction(entry.signature);
+      if (tx && tx.slot < signedAt) return undefined;
+      if (!entry.failed && tx?.signatures.includes(signed.signature)) return tx.signature;
+    }
+    if (page.length < PAGE) return undefined;
+    before = page[page.length - 1]!.signature;
   }
-  return undefined;
 }
 
 /** The resource's answer as the log keeps it. */
