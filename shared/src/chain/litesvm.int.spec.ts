@@ -1,7 +1,7 @@
 import { lamports, type Address } from '@solana/kit';
 import bs58 from 'bs58';
 import { LiteSVM } from 'litesvm';
-import { appendFileSync, cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chainContract } from './contract';
@@ -48,6 +48,30 @@ describe('the LiteSVM chain across a restart', () => {
     expect((await second.balances(bob.address)).get(usdc.mint)).toBe(999_000n);
     expect(await second.status(signature)).toBe('confirmed');
     await second.close();
+  });
+});
+
+describe('the LiteSVM chain state file', () => {
+  it('does not grow with the transactions that land (the runtime keeps no history in it to outgrow its snapshot)', async () => {
+    const sizeAfter = async (transfers: number) => {
+      const { stateFile, chain, usdc, alice, bob } = await world();
+      await chain.mintTo(alice.address, usdc.mint, 10n ** 12n, 'airdrop');
+      for (let i = 0; i < transfers; i++)
+        await prepareTransfer(chain, {
+          from: alice,
+          to: bob.address,
+          mint: usdc.mint,
+          decimals: 6,
+          net: 1n,
+          fee: 0n,
+          treasury: chain.treasury,
+          reference: `grow-${i}`,
+        }).then((tx) => chain.submit(tx));
+      await chain.close();
+      return statSync(stateFile).size;
+    };
+    // The same accounts but bob's: what 1,500 transactions add is in the ledger and history beside it.
+    expect((await sizeAfter(1_500)) - (await sizeAfter(1))).toBeLessThan(10_000);
   });
 });
 
