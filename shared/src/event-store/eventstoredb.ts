@@ -39,6 +39,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   type SubscribeOptions,
+  subscription as stoppable,
   type Subscription,
 } from './port';
 
@@ -222,15 +223,10 @@ export class EventStoreDbEventStore implements EventStore {
         await options.onEvent(event);
       }
     })();
-    done.catch(() => undefined);
-    return {
-      done,
-      stop: async () => {
-        stopped = true;
-        await subscription.unsubscribe();
-        await done.catch(() => undefined);
-      },
-    };
+    return stoppable(done, async () => {
+      stopped = true;
+      await subscription.unsubscribe();
+    });
   }
 
   async close(): Promise<void> {

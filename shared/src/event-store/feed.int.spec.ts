@@ -9,7 +9,7 @@ import { embeddedSql, type Sql } from '../sql/sql';
 import { databaseTemplate } from '@tokenops/testing/database-template';
 import { waitFor } from './contract';
 import { PostgresEventStore } from './postgres';
-import { WrongExpectedRevision, comparePositions, type RecordedEvent } from './port';
+import { WrongExpectedRevision, comparePositions, type RecordedEvent, type Subscription } from './port';
 
 interface Counted {
   store: PostgresEventStore;
@@ -57,6 +57,18 @@ async function appendInParallel(store: PostgresEventStore, writers: number, coun
   );
 }
 /** Asserts the subscriber got the whole log, each event once, in log order, as a read returns it. */
+/** A subscriber from the start of the log that keeps what it gets, once it has caught up. */
+async function follow(store: PostgresEventStore): Promise<{ seen: RecordedEvent[]; sub: Subscription }> {
+  const seen: RecordedEvent[] = [];
+  let caughtUp = false;
+  const sub = store.subscribeToAll({
+    onEvent: (e) => void seen.push(e),
+    onCaughtUp: () => (caughtUp = true),
+  });
+  await waitFor(() => caughtUp);
+  return { seen, sub };
+}
+
 async function expectWholeLog(seen: RecordedEvent[]): Promise<void> {
   const log = await opened!.log();
   await waitFor(() => seen.length >= log.length, 10_000);
@@ -147,13 +159,7 @@ describe('a store that is its log’s only writer (PGlite)', () => {
 
   it('hands on nothing for an append that failed, conflicted or repeated one already stored', async () => {
     const { store } = await open();
-    const seen: RecordedEvent[] = [];
-    let caughtUp = false;
-    const sub = store.subscribeToAll({
-      onEvent: (e) => void seen.push(e),
-      onCaughtUp: () => (caughtUp = true),
-    });
-    await waitFor(() => caughtUp);
+    const { seen, sub } = await follow(store);
     const repeated = [{ id: randomUUID(), ...ev('test.once') }];
     await store.append('s', repeated, 'no_stream');
     await store.append('s', repeated, 'no_stream'); // the same ids: stored once
@@ -175,13 +181,7 @@ describe('a store that is its log’s only writer (PGlite)', () => {
 
   it('hands on the very events a read returns: data and metadata as jsonb keeps them, revisions, links', async () => {
     const { store } = await open();
-    const seen: RecordedEvent[] = [];
-    let caughtUp = false;
-    const sub = store.subscribeToAll({
-      onEvent: (e) => void seen.push(e),
-      onCaughtUp: () => (caughtUp = true),
-    });
-    await waitFor(() => caughtUp);
+    const { seen, sub } = await follow(store);
     const data = {
       zeta: 1,
       a: { yy: [{ b: 1, a: 2 }], x: null, gone: undefined },
@@ -239,14 +239,8 @@ describe('a store that is its log’s only writer (PGlite)', () => {
 
   it('stops: nothing more is delivered, and a store that closes ends its subscriptions', async () => {
     const { store } = await open();
-    const seen: RecordedEvent[] = [];
-    let caughtUp = false;
-    const stopped = store.subscribeToAll({
-      onEvent: (e) => void seen.push(e),
-      onCaughtUp: () => (caughtUp = true),
-    });
     const open2 = store.subscribeToAll({ onEvent: () => undefined });
-    await waitFor(() => caughtUp);
+    const { seen, sub: stopped } = await follow(store);
     await store.append('s', [ev('test.before')], 'no_stream');
     await waitFor(() => seen.length === 1);
     await stopped.stop();
@@ -264,13 +258,7 @@ describe('atomic appends on a store that is its log’s only writer', () => {
   it('hands on every stream of one that landed, in log order, and nothing of one that conflicted', async () => {
     const { store, reads } = await open();
     await store.append('agent-a', [ev('test.old')], 'no_stream');
-    const seen: RecordedEvent[] = [];
-    let caughtUp = false;
-    const sub = store.subscribeToAll({
-      onEvent: (e) => void seen.push(e),
-      onCaughtUp: () => (caughtUp = true),
-    });
-    await waitFor(() => caughtUp);
+    const { seen, sub } = await follow(store);
     const readsAtStart = reads();
     const part = (stream: string, expected: bigint | 'no_stream', type: string) => ({
       stream,

@@ -84,6 +84,21 @@ export interface Subscription {
   readonly done: Promise<void>;
 }
 
+/**
+ * A subscription whose work is `done`: `halt` tells it to stop (a flag, a wake, an unsubscribe), then
+ * stopping waits for it to end, whatever it ended with (`done` itself still rejects with it).
+ */
+export function subscription(done: Promise<void>, halt: () => void | Promise<void>): Subscription {
+  done.catch(() => undefined);
+  return {
+    done,
+    stop: async () => {
+      await halt();
+      await done.catch(() => undefined);
+    },
+  };
+}
+
 export interface SubscribeOptions {
   /** Deliver events after this position (exclusive); from the start when absent. */
   from?: LogPosition;

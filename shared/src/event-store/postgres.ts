@@ -33,6 +33,7 @@ import {
   LOG_START,
   WrongExpectedRevision,
   comparePositions,
+  subscription,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -618,16 +619,10 @@ export class PostgresEventStore implements EventStore {
       const end = tap?.ended;
       if (end instanceof Error) throw end;
     };
-    const done = run();
-    done.catch(() => undefined);
-    return {
-      done,
-      stop: async () => {
-        stopped = true;
-        tap?.finish('closed');
-        await done.catch(() => undefined);
-      },
-    };
+    return subscription(run(), () => {
+      stopped = true;
+      tap?.finish('closed');
+    });
   }
 
   /** Reads at each NOTIFY that concerns it (announce.ts), and every `idlePollMs` without one. */
@@ -680,16 +675,10 @@ export class PostgresEventStore implements EventStore {
         await unlisten();
       }
     };
-    const done = run();
-    done.catch(() => undefined);
-    return {
-      done,
-      stop: async () => {
-        stopped = true;
-        wake?.();
-        await done.catch(() => undefined);
-      },
-    };
+    return subscription(run(), () => {
+      stopped = true;
+      wake?.();
+    });
   }
 
   async close(): Promise<void> {
