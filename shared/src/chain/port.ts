@@ -18,6 +18,9 @@ export type SignatureStatus = 'confirmed' | 'failed' | 'unknown';
 /** Blocks a blockhash stays valid after the block it came with, as on Solana (MAX_PROCESSING_AGE). */
 export const VALID_BLOCKS = 150n;
 
+/** Solana's target time of a slot: how long the blocks a signed transaction has left may take. */
+export const SLOT_TARGET_MS = 400;
+
 /** A transaction the chain refused or that failed: its error and program logs (see classifyChainFailure). */
 export class ChainFailure extends Error {
   constructor(

@@ -26,6 +26,7 @@ import {
   BuildRefused,
   ChainFailure,
   PaymentPending,
+  SLOT_TARGET_MS,
   approvalOf,
   followDecision,
   kindOf,
@@ -52,8 +53,6 @@ import { processLocks, type Locks } from './locks';
 
 /** Signings of one intent in one run whose bytes the node refused for their blockhash, at most. */
 const SIGNINGS = 3;
-/** Solana's target slot time: how long the blocks a pending payment has left may take. */
-const SLOT_MS = 400;
 /** A pending payment is asked about again within this long, at most (a chain's slots can run fast). */
 const RECHECK_MS = 2_000;
 
@@ -174,7 +173,7 @@ export class Executor {
         return void (await this.settle(intent, { status: 'failed', code: err.code, message: err.message }));
       if (err instanceof PaymentPending && this.later) {
         const blocks = Number(err.lastValidBlockHeight - err.height + 1n);
-        const delay = Math.min(RECHECK_MS, Math.max(250, blocks * SLOT_MS));
+        const delay = Math.min(RECHECK_MS, Math.max(250, blocks * SLOT_TARGET_MS));
         return void (await this.later(intent, delay));
       }
       throw err; // the resource or the chain did not answer: the job retries, asking the chain first

@@ -53,6 +53,7 @@ import type { AgentState } from '../../domain/agent';
 import { requestFingerprint } from '../../domain/idempotency';
 import { ERROR_CATALOGUE, ServiceError, isErrorCode } from '../../errors';
 import { WrongExpectedRevision, type RecordedEvent } from '../../event-store/port';
+import { SLOT_TARGET_MS } from '../../chain/port';
 import { settleReservation } from '../budgets';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
@@ -153,9 +154,6 @@ const OPEN_CODES: ReadonlySet<string> = new Set([
   'x402_payment_unsettled',
 ]);
 
-/** Slots of a cluster, for the wait a refused x402 payment's holder is told (Solana's target, 400 ms). */
-const SLOT_MS = 400;
-
 /**
  * What the agent is told while an x402 payment the resource refused can still land (its blockhash is
  * valid): the refusal, and when to ask again (the executor settles the intent once it can no longer).
@@ -166,7 +164,7 @@ async function unsettledAnswer(ctx: Context, refused: X402PaymentRefused['data']
     (height) => (last >= height ? last - height + 1n : 0n),
     () => 150n,
   );
-  const seconds = Math.max(1, Math.ceil((Number(left) * SLOT_MS) / 1000) + 1);
+  const seconds = Math.max(1, Math.ceil((Number(left) * SLOT_TARGET_MS) / 1000) + 1);
   return paymentUnsettled(refused.refusal, refused.last_valid_block_height, seconds);
 }
 
