@@ -5,23 +5,11 @@
 import { PGlite } from '@electric-sql/pglite';
 import { reaching, unavailableOr } from '../errors/unavailable';
 import { Pool, type PoolClient } from 'pg';
+import type { Sql } from './port';
 
 const POSTGRESQL = 'the event store (PostgreSQL)';
 
-export interface Sql {
-  /** `name` makes it a prepared statement on the server (parsed and planned once per connection). */
-  query<R = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<R[]>;
-  /** Runs several statements, no parameters (migrations). */
-  exec(text: string): Promise<void>;
-  /**
-   * Calls `onNotify` with the payload of each NOTIFY on `channel`, and with no payload when anything
-   * may have been missed (listening started or started again); resolves to an unlisten function.
-   */
-  listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
-  /** Runs `fn` on one connection inside a transaction. */
-  transaction<T>(fn: (tx: Pick<Sql, 'query' | 'exec'>) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
+export type { Sql };
 
 export interface ServerOptions {
   connectionString: string;
@@ -130,31 +118,7 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
  * the files of an empty cluster (`template`, from `emptyClusterFiles`). Creating a cluster (initdb) is
  * most of an in-memory start, about 2.5 s of CPU on a 2-core machine; loading its files under 1 s.
  */
-export async function embeddedSql(dataDir?: string, template?: Blob): Promise<Sql> {
-  const db = dataDir ? new PGlite(dataDir) : new PGlite(template ? { loadDataDir: template } : {});
-  await db.waitReady;
-  return {
-    async query<R>(text: string, params?: unknown[]) {
-      return (await db.query<R>(text, params)).rows;
-    },
-    async exec(text) {
-      await db.exec(text);
-    },
-    async listen(channel, onNotify) {
-      const unlisten = await db.listen(channel, (payload) => onNotify(payload));
-      return unlisten;
-    },
-    async transaction(fn) {
-      return db.transaction(async (tx) =>
-        fn({
-          query: async <R>(t: string, p?: unknown[]) => (await tx.query<R>(t, p)).rows,
-          exec: async (t: string) => void (await tx.exec(t)),
-        }),
-      );
-    },
-    close: () => db.close(),
-  };
-}
+export { embeddedSql } from './pglite';
 
 /** The files of a new, empty PGlite cluster: what `embeddedSql` can start an in-memory database from. */
 export async function emptyClusterFiles(): Promise<Blob> {
