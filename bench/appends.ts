@@ -29,6 +29,15 @@ async function main(): Promise<void> {
       100_000,
     );
     const counts = new Map<string, number>();
+    const times = new Map<string, number>();
+    const timed = async <T>(kind: string, run: () => Promise<T>): Promise<T> => {
+      const t0 = performance.now();
+      try {
+        return await run();
+      } finally {
+        times.set(kind, (times.get(kind) ?? 0) + performance.now() - t0);
+      }
+    };
     let batches = 0;
     let atomic = 0;
     const sql = world.service.sql;
@@ -42,7 +51,7 @@ async function main(): Promise<void> {
     }) as typeof sql.transaction;
     sql.exec = (text: string) => {
       count(`exec: ${kindOf(text)}`);
-      return exec(text);
+      return timed(`exec: ${kindOf(text)}`, () => exec(text));
     };
     sql.query = (<R>(text: string, params?: unknown[], name?: string) => {
       const kind = kindOf(text, name);
@@ -54,7 +63,7 @@ async function main(): Promise<void> {
           if (item.all) atomic += 1;
         }
       }
-      return query<R>(text, params, name);
+      return timed(kind, () => query<R>(text, params, name));
     }) as typeof sql.query;
     const cpu = process.cpuUsage();
     const started = Date.now();
@@ -74,7 +83,9 @@ async function main(): Promise<void> {
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     console.log(`${TRANSFERS} confirmed transfers to a budgeted recipient; per transfer:`);
     for (const [kind, n] of [...counts].sort((a, b) => b[1] - a[1]))
-      console.log(`  ${per(n).padStart(6)}  ${kind}`);
+      console.log(
+        `  ${per(n).padStart(6)}  ${kind}${times.has(kind) ? ` (${(times.get(kind)! / n).toFixed(2)} ms each, waits included)` : ''}`,
+      );
     console.log(`  ${per(total).padStart(6)}  statements in all`);
     console.log(
       `  ${per(batches).padStart(6)}  streams' batches appended (${per(atomic)} atomic appends of several)`,

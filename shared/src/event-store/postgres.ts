@@ -272,7 +272,10 @@ export interface PostgresEventStoreOptions {
 /** How soon a subscriber looks again for an announced event an older transaction held back (then doubling). */
 const HELD_BACK_MS = 25;
 
-/** Append transactions in flight at once per process, and batches per transaction at most. */
+/**
+ * Append transactions in flight at once per process (a server's pool; an only writer, PGlite, has one
+ * connection and runs one at a time), and batches per transaction at most.
+ */
 const APPENDS_IN_FLIGHT = 4;
 const BATCHES_PER_APPEND = 64;
 /** PostgreSQL's SQLSTATE for a transaction it aborted to break a deadlock, and how often one is sent. */
@@ -372,6 +375,8 @@ function prepared(events: readonly NewEvent[]): StoredEvent[] {
 export class PostgresEventStore implements EventStore {
   private readonly pending: PendingAppend[] = [];
   private appendsInFlight = 0;
+  private readonly maxInFlight: number;
+  private flushScheduled = false;
   private readonly batchSize: number;
   private readonly idlePollMs: number;
   /** Only when this store is its log's only writer. */
@@ -384,6 +389,7 @@ export class PostgresEventStore implements EventStore {
     this.batchSize = options.batchSize ?? 2_000;
     this.idlePollMs = options.idlePollMs ?? 1_000;
     this.feed = options.onlyWriter ? new LiveFeed() : undefined;
+    this.maxInFlight = options.onlyWriter ? 1 : APPENDS_IN_FLIGHT;
   }
 
   /** Creates the tables and the append function if they are missing (safe to run from several processes). */
@@ -417,16 +423,25 @@ export class PostgresEventStore implements EventStore {
     return this.enqueue(batches, batches.length > 1);
   }
 
+  /**
+   * Appends made in one turn of the event loop are sent together, at its end: requests handled in the
+   * same turn share a transaction instead of each taking its own.
+   */
   private enqueue(batches: Batch[], atomic: boolean): Promise<AppendResult[]> {
     return new Promise((resolve, reject) => {
       this.pending.push({ batches, atomic, resolve, reject });
-      this.sendPending();
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        this.sendPending();
+      });
     });
   }
 
-  /** Sends what waits, in up to APPENDS_IN_FLIGHT transactions at once. */
+  /** Sends what waits, in up to `maxInFlight` transactions at once. */
   private sendPending(): void {
-    while (this.appendsInFlight < APPENDS_IN_FLIGHT && this.pending.length > 0) {
+    while (this.appendsInFlight < this.maxInFlight && this.pending.length > 0) {
       const group = this.pending.splice(0, BATCHES_PER_APPEND);
       this.appendsInFlight += 1;
       void this.appendGroup(group).finally(() => {
