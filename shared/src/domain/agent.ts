@@ -89,7 +89,10 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       const item = state.intents.get(event.data.intent_id);
       if (!item || item.status !== 'reserved') return state;
       const status = event.type === 'intent.confirmed' ? 'confirmed' : 'failed';
-      return { ...state, intents: state.intents.with({ ...item, status }) };
+      // The signed transaction served its executor while the intent was open; a settled intent counts
+      // in the windows for a day more and is kept without it (about a kilobyte each).
+      const { submission: _sent, ...settled } = item;
+      return { ...state, intents: state.intents.with({ ...settled, status }) };
     }
     case 'intent.submitting': {
       const item = state.intents.get(event.data.intent_id);

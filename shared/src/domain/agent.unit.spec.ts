@@ -288,6 +288,27 @@ describe('the intents an agent remembers', () => {
         .then([{ type: 'intent.confirmed', data: expect.objectContaining({ intent_id: 'i' }) }]);
     });
 
+    it('is let go when the intent settles, which still counts in the windows (a day of them is kept)', () => {
+      for (const outcome of [confirmed('i', T0 + MINUTE), failed('i', T0 + MINUTE)]) {
+        const state = foldAgent([
+          registered(AGENT_A),
+          accepted('i', '100', T0),
+          submitting('i', T0 + SECOND),
+          outcome,
+        ]);
+        const item = state.intents.get('i')!;
+        expect(item.status).toBe(outcome.type === 'intent.confirmed' ? 'confirmed' : 'failed');
+        expect(item).not.toHaveProperty('submission');
+      }
+      const state = foldAgent([
+        registered(AGENT_A),
+        accepted('i', '100', T0),
+        submitting('i', T0 + SECOND),
+        confirmed('i', T0 + MINUTE),
+      ]);
+      expect(state.intents.spent(T0 + MINUTE, DAY, 'confirmed')).toEqual(new Big(100));
+    });
+
     it('recorded after the outcome, or for an unknown intent, changes nothing', () => {
       const settled = [registered(AGENT_A), accepted('i', '100', T0), confirmed('i', T0)];
       expect(foldAgent([...settled, submitting('i', T0), submitting('x', T0)])).toEqual(foldAgent(settled));
