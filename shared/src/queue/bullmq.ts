@@ -31,8 +31,12 @@ export interface BullJobQueueOptions {
   /** Key prefix, so several deployments or test runs share one Redis. */
   prefix?: string;
   retry?: RetryPolicy;
-  /** How long completed jobs are kept (seconds); failed ones stay until retried or cleaned. */
+  /**
+   * How long completed jobs are kept (seconds), and at most how many: nothing reads them, they are for
+   * an operator looking into Redis. Failed ones stay until retried or cleaned.
+   */
   keepCompletedSeconds?: number;
+  keepCompletedCount?: number;
 }
 
 /** A job's lock when the caller names none: a dead worker's jobs move on within about 5 s. */
@@ -75,7 +79,12 @@ export class BullJobQueue<T> implements JobQueue<T> {
       jobId,
       attempts: policy.attempts,
       backoff: { type: 'exponential', delay: policy.backoffMs, jitter: policy.jitter },
-      removeOnComplete: { age: this.options.keepCompletedSeconds ?? 3600 },
+      // Bounded by count too: by age alone Redis held an hour of jobs, growing with the rate (a soak
+      // at 45 requests/s grew it 10 MB a minute).
+      removeOnComplete: {
+        age: this.options.keepCompletedSeconds ?? 3600,
+        count: this.options.keepCompletedCount ?? 1000,
+      },
       removeOnFail: false,
       ...(options.delayMs !== undefined && { delay: options.delayMs }),
       ...(options.dedup && { deduplication: { id: options.dedup.id, ttl: options.dedup.ttlMs } }),
