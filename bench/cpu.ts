@@ -15,9 +15,9 @@ function ticks(pid: number, file = `/proc/${pid}/stat`): number {
   }
 }
 
-function command(pid: number): string {
+function command(pid: number, file = `/proc/${pid}/comm`): string {
   try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    return readFileSync(file, 'utf8').trim();
   } catch {
     return '';
   }
@@ -45,8 +45,17 @@ export function cpuSnapshot(named: Record<string, number>): Record<string, numbe
  */
 export function threadSnapshot(name: string, pid: number): Record<string, number> {
   if (!existsSync(`/proc/${pid}/task`)) return {};
-  const main = ticks(pid, `/proc/${pid}/task/${pid}/stat`) * TICK_MS;
-  return { [`${name}: main thread`]: main, [`${name}: other threads`]: ticks(pid) * TICK_MS - main };
+  const out: Record<string, number> = {};
+  // Threads by what the runtime names them: V8's workers (garbage collection, compiling), libuv's pool.
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const which =
+      Number(tid) === pid
+        ? 'main thread'
+        : `${command(Number(tid), `/proc/${pid}/task/${tid}/comm`)} threads`;
+    const key = `${name}: ${which}`;
+    out[key] = (out[key] ?? 0) + ticks(pid, `/proc/${pid}/task/${tid}/stat`) * TICK_MS;
+  }
+  return out;
 }
 
 /**
