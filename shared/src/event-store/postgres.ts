@@ -424,12 +424,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Appends made in one turn of the event loop are sent together, at its end: requests handled in the
-   * same turn share a transaction instead of each taking its own.
+   * On a server an append is sent at once, up to APPENDS_IN_FLIGHT transactions; the others wait and
+   * travel together. An only writer (PGlite: one connection, and its work runs on this thread) sends
+   * the appends made in one turn of the event loop together at its end, so that requests handled in
+   * the same turn share a transaction instead of each taking its own.
    */
   private enqueue(batches: Batch[], atomic: boolean): Promise<AppendResult[]> {
     return new Promise((resolve, reject) => {
       this.pending.push({ batches, atomic, resolve, reject });
+      if (!this.feed) return this.sendPending();
       if (this.flushScheduled) return;
       this.flushScheduled = true;
       setImmediate(() => {
