@@ -1,6 +1,9 @@
 /** The SQL a PostgreSQL adapter needs (sql.ts): one port, over a server or PGlite. */
 export interface Sql {
-  /** `name` makes it a prepared statement on the server (parsed and planned once per connection). */
+  /**
+   * `name` makes it a prepared statement on a server (parsed and planned once per connection); PGlite
+   * prepares every statement by its text and ignores it (pglite.ts).
+   */
   query<R = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<R[]>;
   /** Runs several statements, no parameters (migrations). */
   exec(text: string): Promise<void>;
