@@ -11,17 +11,25 @@ describe("the embedded default's configuration", () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'tokenops-config-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("reads the executor's wiring as the executor does: retries and the payment watcher's intervals", () => {
-    const vars = { DATA_DIR: dir, PAYMENT_WATCH_INTERVAL_MS: '500', PAYMENT_SWEEP_INTERVAL_MS: '5000' };
-    const config = readConfig({ ...vars, EXECUTOR_RETRY_ATTEMPTS: '3' });
+  it("reads the executor's wiring as the executor does: jobs at once, retries and the payment watcher's intervals", () => {
+    const vars = {
+      DATA_DIR: dir,
+      EXECUTOR_CONCURRENCY: '32',
+      EXECUTOR_RETRY_ATTEMPTS: '3',
+      PAYMENT_WATCH_INTERVAL_MS: '500',
+      PAYMENT_SWEEP_INTERVAL_MS: '5000',
+    };
+    const config = readConfig(vars);
     expect(config.executor).toEqual({
+      concurrency: 32,
       retry: { ...DEFAULT_RETRY, attempts: 3 },
       payments: { intervalMs: 500, sweepMs: 5_000 },
     });
-    expect(config.executor).toEqual(
-      executorWiring(new Env({ ...vars, EXECUTOR_RETRY_ATTEMPTS: '3' }, 'executor')),
-    );
+    expect(config.executor).toEqual(executorWiring(new Env(vars, 'executor')));
+    // Each process its own default: the embedded executor shares one thread and one database.
     expect(readConfig({ DATA_DIR: dir }).executor).toEqual(executorWiring());
+    expect(executorWiring().concurrency).toBe(64);
+    expect(executorWiring(new Env({}, 'executor')).concurrency).toBe(16);
   });
 
   it("fails at start naming each bad setting and its bounds, the API's bounds included", () => {

@@ -81,7 +81,6 @@ export interface EmbeddedOptions {
   logger: Logger;
   checkResponses?: boolean;
   outcomeTimeoutMs?: number;
-  executorConcurrency?: number;
   rateLimitPerMinute?: number;
   /** Failed authentications per client address and minute (30 when absent). */
   unauthenticatedRateLimitPerMinute?: number;
@@ -194,7 +193,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const metrics = createMetrics('embedded');
   const executor = new Executor(ctx, observeOutcomes(metrics), undefined, runLater(queue));
   const worker = queue.process((job) => executor.execute(job.data), {
-    concurrency: options.executorConcurrency ?? 8,
+    concurrency: wiring.concurrency,
     observe: observeJobs(logger, metrics),
   });
   const relay = await startRelay(store, new MemoryReadModelStore('relay'), queue);

@@ -46,7 +46,6 @@ runProcess('executor', async () => {
   const redisConfig = env.redis();
   const chainConfig = env.chain({ rpc: true });
   const kek = env.keyEncryptionKey();
-  const concurrency = env.int('EXECUTOR_CONCURRENCY');
   // Up to 5 s (TAKEOVER.maxJobLockMs), so a dead executor's jobs move on within the runbook's 10 s.
   const lockMs = env.int('EXECUTOR_LOCK_MS');
   const recoveryMs = env.int('CHAIN_RECOVERY_INTERVAL_MS');
@@ -81,7 +80,7 @@ runProcess('executor', async () => {
     runLater(queue),
   );
   const worker = queue.process((job) => executor.execute(job.data), {
-    concurrency,
+    concurrency: wiring.concurrency,
     lockMs,
     observe: observeJobs(logger, metrics),
   });
@@ -130,7 +129,7 @@ runProcess('executor', async () => {
     registry: metrics.registry,
     dependencies: dependencyChecks({ store, redis, chain: ctx.chain }),
   });
-  logger.info('started', { ops: ops.url, concurrency });
+  logger.info('started', { ops: ops.url, concurrency: wiring.concurrency });
   return {
     logger,
     running: {

@@ -1,21 +1,24 @@
 /**
  * The executor's policies, read from the environment the same way by its main (the server topology)
- * and by the embedded default, so they are stated once: a job's retries and the payment watcher's
- * intervals.
+ * and by the embedded default, so they are stated once: how many jobs run at once, a job's retries and
+ * the payment watcher's intervals.
  */
 import { DEFAULT_RETRY, type RetryPolicy } from '@tokenops/shared';
 import { Env } from '@tokenops/shared/process';
 
 export interface ExecutorWiring {
+  /** Jobs in flight at once: EXECUTOR_CONCURRENCY. */
+  concurrency: number;
   /** A job's retries: EXECUTOR_RETRY_ATTEMPTS attempts in all, with DEFAULT_RETRY's backoff and jitter. */
   retry: RetryPolicy;
   /** The payment watcher: PAYMENT_WATCH_INTERVAL_MS and PAYMENT_SWEEP_INTERVAL_MS. */
   payments: { intervalMs: number; sweepMs: number };
 }
 
-/** Reads the wiring from `env`; without one, the catalogue's defaults. */
-export function executorWiring(env: Env = new Env({})): ExecutorWiring {
+/** Reads the wiring from `env`; without one, the catalogue's defaults for the embedded default. */
+export function executorWiring(env: Env = new Env({}, 'embedded')): ExecutorWiring {
   return {
+    concurrency: env.int('EXECUTOR_CONCURRENCY'),
     retry: { ...DEFAULT_RETRY, attempts: env.int('EXECUTOR_RETRY_ATTEMPTS') },
     payments: {
       intervalMs: env.int('PAYMENT_WATCH_INTERVAL_MS'),
