@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { createLogger } from '@tokenops/shared/process';
 import { startEmbedded } from '@tokenops/api/embedded';
 import { Client, signIn, type Operator } from '@tokenops/testing/harness';
-import type { BenchAgent, IntervalStats, LoadResult, LoadSpec, PacedResult, PacedSpec } from './load-runner';
+import {
+  autocannonRun,
+  type BenchAgent,
+  type IntervalStats,
+  type LoadResult,
+  type LoadSpec,
+  type PacedResult,
+  type PacedSpec,
+} from './load-runner';
 
 export type { BenchAgent, IntervalStats, LoadSpec, MixSpec, RequestKind } from './load-runner';
 export { transferRequest } from './load-runner';
@@ -53,12 +61,7 @@ function inRunner<A>(spec: object, onInterval?: (stats: IntervalStats) => void):
 }
 
 /** One autocannon run in this very process, for benches that load the service in-process too. */
-export function loadHere(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
-    autocannon.track(instance, { renderResultsTable: false, renderLatencyTable: false });
-  });
-}
+export const loadHere = (opts: autocannon.Options): Promise<autocannon.Result> => autocannonRun(opts);
 
 export async function fundedAgents(client: Client, count: number): Promise<BenchAgent[]> {
   return (await fundedGroup(client, count)).agents;
