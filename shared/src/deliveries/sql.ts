@@ -55,7 +55,61 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   error text
 );
 CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (webhook_id, event_id);
+
+-- One relay batch in one statement, so one round trip (and, on PGlite, no transaction held open
+-- between the relay's statements while other work waits for the one connection). The checkpoint
+-- moves from where the relay read it, else SQLSTATE WR409 (another relay moved it: its lease is
+-- lost) and nothing of the batch lands; the subscriptions are written in order (the last of one id
+-- wins); the deliveries are inserted, those new answered ('new'); the redeliveries set pending,
+-- each row answered with the request that asked ('again').
+CREATE OR REPLACE FUNCTION webhook_relay_commit(p jsonb)
+RETURNS TABLE (kind text, webhook_id text, event_id text, event text, payload text, created_at bigint,
+  attempts integer, request_id text)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  moved text;
+  x jsonb;
+BEGIN
+  IF jsonb_typeof(p->'from') = 'object' THEN
+    UPDATE webhook_relay SET commit_position = (p->'to'->>'c')::bigint, prepare_position = (p->'to'->>'p')::bigint
+    WHERE name = p->>'name' AND commit_position = (p->'from'->>'c')::bigint
+      AND prepare_position = (p->'from'->>'p')::bigint
+    RETURNING name INTO moved;
+  ELSE
+    INSERT INTO webhook_relay (name, commit_position, prepare_position)
+    VALUES (p->>'name', (p->'to'->>'c')::bigint, (p->'to'->>'p')::bigint)
+    ON CONFLICT (name) DO NOTHING RETURNING name INTO moved;
+  END IF;
+  IF moved IS NULL THEN
+    RAISE EXCEPTION 'another relay moved the checkpoint' USING ERRCODE = 'WR409';
+  END IF;
+  FOR x IN SELECT value FROM jsonb_array_elements(p->'subscriptions') LOOP
+    INSERT INTO webhook_subscriptions (webhook_id, agent_id, group_id, doc)
+    VALUES (x->>'webhook_id', x->>'agent_id', x->>'group_id', x)
+    ON CONFLICT (webhook_id) DO UPDATE SET doc = EXCLUDED.doc;
+  END LOOP;
+  RETURN QUERY
+    INSERT INTO webhook_deliveries (webhook_id, event_id, event, payload, status, created_at, updated_at)
+    SELECT d->>'webhook_id', d->>'event_id', d->>'event', d->>'payload', 'pending',
+           (d->>'created_at')::bigint, (d->>'created_at')::bigint
+    FROM jsonb_array_elements(p->'deliveries') AS d
+    ON CONFLICT (webhook_id, event_id) DO NOTHING
+    RETURNING 'new'::text, webhook_id, event_id, event, payload, created_at, attempts, NULL::text;
+  FOR x IN SELECT value FROM jsonb_array_elements(p->'redeliver') LOOP
+    RETURN QUERY
+      UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = NULL
+      WHERE webhook_id = x->>'webhook_id'
+        AND (x->'event_ids' IS NULL OR event_id IN (SELECT jsonb_array_elements_text(x->'event_ids')))
+        AND (x->'since' IS NULL OR created_at >= (x->>'since')::bigint)
+      RETURNING 'again'::text, webhook_id, event_id, event, payload, created_at, attempts, x->>'request_id';
+  END LOOP;
+END
+$fn$;
 `;
+
+/** The SQLSTATE webhook_relay_commit raises when the checkpoint moved under the relay. */
+const RELAY_MOVED = 'WR409';
 
 const RELAY = 'webhooks';
 
@@ -71,15 +125,23 @@ interface DeliveryRow {
   next_attempt_at: string | number | null;
 }
 
+/** What webhook_relay_commit answers: a delivery to send, new or sent again at `request_id`'s asking. */
+type RelayRow = DeliveryFields & { kind: 'new' | 'again'; request_id: string | null };
+
 const num = (v: string | number | bigint): number => Number(v);
-const newDeliveryOf = (r: DeliveryRow): NewDelivery => ({
+type DeliveryFields = Pick<
+  DeliveryRow,
+  'webhook_id' | 'event_id' | 'event' | 'payload' | 'created_at' | 'attempts'
+> & { next_attempt_at?: DeliveryRow['next_attempt_at'] };
+const newDeliveryOf = (r: DeliveryFields): NewDelivery => ({
   webhook_id: r.webhook_id,
   event_id: r.event_id,
   event: r.event,
   payload: r.payload,
   created_at: num(r.created_at),
   attempts: r.attempts,
-  ...(r.next_attempt_at !== null && { next_attempt_at: num(r.next_attempt_at) }),
+  ...(r.next_attempt_at !== undefined &&
+    r.next_attempt_at !== null && { next_attempt_at: num(r.next_attempt_at) }),
 });
 const docOf = (v: unknown): WebhookSubscription =>
   (typeof v === 'string' ? JSON.parse(v) : v) as WebhookSubscription;
@@ -108,53 +170,35 @@ export class SqlDeliveryStore implements DeliveryStore {
   }
 
   async commitRelay(c: RelayCommit): Promise<NewDelivery[]> {
-    return this.sql.transaction(async (tx) => {
-      const moved = c.from
-        ? await tx.query(
-            `UPDATE webhook_relay SET commit_position = $2, prepare_position = $3
-             WHERE name = $1 AND commit_position = $4 AND prepare_position = $5 RETURNING name`,
-            [RELAY, String(c.to.commit), String(c.to.prepare), String(c.from.commit), String(c.from.prepare)],
-          )
-        : await tx.query(
-            `INSERT INTO webhook_relay (name, commit_position, prepare_position) VALUES ($1, $2, $3)
-             ON CONFLICT (name) DO NOTHING RETURNING name`,
-            [RELAY, String(c.to.commit), String(c.to.prepare)],
-          );
-      if (moved.length === 0) throw new RelayFenced();
-      for (const s of c.subscriptions) {
-        await tx.query(
-          `INSERT INTO webhook_subscriptions (webhook_id, agent_id, group_id, doc) VALUES ($1, $2, $3, $4::jsonb)
-           ON CONFLICT (webhook_id) DO UPDATE SET doc = EXCLUDED.doc`,
-          [s.webhook_id, s.agent_id ?? null, s.group_id, JSON.stringify(s)],
-        );
-      }
-      const added: NewDelivery[] = [];
-      if (c.deliveries.length > 0) {
-        const rows = await tx.query<{ webhook_id: string; event_id: string }>(
-          `INSERT INTO webhook_deliveries (webhook_id, event_id, event, payload, status, created_at, updated_at)
-           SELECT d->>'webhook_id', d->>'event_id', d->>'event', d->>'payload', 'pending',
-                  (d->>'created_at')::bigint, (d->>'created_at')::bigint
-           FROM jsonb_array_elements($1::jsonb) AS d
-           ON CONFLICT (webhook_id, event_id) DO NOTHING
-           RETURNING webhook_id, event_id`,
-          [JSON.stringify(c.deliveries)],
-        );
-        const inserted = new Set(rows.map((r) => `${r.webhook_id} ${r.event_id}`));
-        for (const d of c.deliveries) if (inserted.has(`${d.webhook_id} ${d.event_id}`)) added.push(d);
-      }
-      for (const r of c.redeliver) {
-        const rows = await tx.query<DeliveryRow>(
-          `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = NULL
-           WHERE webhook_id = $1
-             AND ($2::text[] IS NULL OR event_id = ANY($2::text[]))
-             AND ($3::bigint IS NULL OR created_at >= $3)
-           RETURNING *`,
-          [r.webhook_id, r.event_ids ?? null, r.since ?? null],
-        );
-        for (const row of rows) added.push({ ...newDeliveryOf(row), redelivery: r.request_id });
-      }
-      return added;
-    });
+    const at = (p: LogPosition) => ({ c: String(p.commit), p: String(p.prepare) });
+    const batch = {
+      name: RELAY,
+      ...(c.from && { from: at(c.from) }),
+      to: at(c.to),
+      subscriptions: c.subscriptions,
+      deliveries: c.deliveries,
+      redeliver: c.redeliver,
+    };
+    const rows = await this.sql
+      .query<RelayRow>(
+        `SELECT kind, webhook_id, event_id, event, payload, created_at, attempts, request_id
+         FROM webhook_relay_commit($1::jsonb)`,
+        [JSON.stringify(batch)],
+        'webhook_relay_commit',
+      )
+      .catch((err: unknown) => {
+        throw (err as { code?: unknown }).code === RELAY_MOVED ? new RelayFenced() : err;
+      });
+    // The new ones as the relay gave them (in its order); those sent again as stored, attempts counted on.
+    const inserted = new Set(
+      rows.filter((r) => r.kind === 'new').map((r) => `${r.webhook_id} ${r.event_id}`),
+    );
+    return [
+      ...c.deliveries.filter((d) => inserted.has(`${d.webhook_id} ${d.event_id}`)),
+      ...rows
+        .filter((r) => r.kind === 'again')
+        .map((r) => ({ ...newDeliveryOf(r), redelivery: r.request_id! })),
+    ];
   }
 
   async subscription(webhookId: string): Promise<WebhookSubscription | undefined> {
