@@ -208,11 +208,18 @@ export default tseslint.config(
     },
   },
   {
-    // Executable entry points are plain CommonJS.
-    files: ['**/bin/*.js'],
+    // Executable entry points, and PGlite's driver and thread (a worker thread loads them without
+    // ts-node), are plain CommonJS.
+    files: ['**/bin/*.js', 'shared/src/sql/pglite-*.js'],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { require: 'readonly', __dirname: 'readonly', module: 'readonly' },
+      globals: {
+        require: 'readonly',
+        __dirname: 'readonly',
+        module: 'readonly',
+        Buffer: 'readonly',
+        Blob: 'readonly',
+      },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -29,7 +29,7 @@ import {
   type WebhookSettings,
   PostgresEventStore,
   webhookSettings,
-  embeddedSql,
+  embeddedSqlOnThread,
   type Sql,
 } from '@tokenops/shared/adapters';
 import {
@@ -133,9 +133,10 @@ export const defaultSettings = (outcomeTimeoutMs = 30_000): Settings =>
 
 export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded> {
   const { logger } = options;
+  // PGlite on a thread of its own: the log's SQL runs on another core than the HTTP server.
   const sql = options.dataDir
-    ? await embeddedSql(join(options.dataDir, 'events'))
-    : await embeddedSql(undefined, options.databaseTemplate);
+    ? await embeddedSqlOnThread(join(options.dataDir, 'events'))
+    : await embeddedSqlOnThread(undefined, options.databaseTemplate);
   // This process is the log's only writer: what it appends is handed to its subscribers, not read back.
   const log = await PostgresEventStore.open(sql, { onlyWriter: true });
   const deliveries = await SqlDeliveryStore.open(sql);

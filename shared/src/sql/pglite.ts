@@ -1,125 +1,135 @@
 /**
- * PGlite (PostgreSQL compiled to WebAssembly, in this process) behind the `Sql` port, spoken to as a
- * driver speaks to a server: each query is one message of the wire protocol, sent in one call.
+ * PGlite (PostgreSQL compiled to WebAssembly) behind the `Sql` port, spoken to as a driver speaks to
+ * a server (pglite-driver.js: one wire-protocol message per query, each statement prepared once):
  *
- * PGlite's own `query` sends a statement in six calls into PostgreSQL (parse, describe, bind,
- * describe, execute, sync), each a WebAssembly entry and a round of message parsing, and parses and
- * plans it anew every time: about 0.4 ms of CPU for a one-row SELECT here, most of it not the query.
- * This adapter sends parse, bind, describe, execute and sync as one message, and prepares each
- * statement once per database under a name of its own (PGlite has one connection, so a statement
- * prepared stays prepared): the same SELECT is about 0.1 ms (`bench/pglite.ts`).
+ *   - `embeddedSqlOnThread`: on a worker thread of its own (pglite-thread.js), what the embedded
+ *     service uses: the database's work (a third of the main thread's under load, issue 28) runs on
+ *     the second core instead of the thread that serves HTTP. Each call is a message each way.
+ *   - `embeddedSql`: in this thread (tools that read a data folder, tests of the SQL itself).
  *
- * Parameters are sent as text and PostgreSQL gives them their types, as `pg` does; a parameter that is
- * not a string, number, bigint, boolean or null (an array, a Date, bytes, an object) goes through
- * PGlite's `query`, which knows how to write those. Rows are read with PGlite's own parsers, so both
- * paths answer the same values. One lock orders every use of the database: a transaction holds it from
- * BEGIN to COMMIT, so no other query lands inside it.
+ * Both answer alike (pglite.int.spec.ts runs the same tests on both). On the thread, a transaction
+ * holds the database from BEGIN to COMMIT across messages, so nothing else runs there while this
+ * side gets round to its next statement: the service makes none on its hot paths (an append is one
+ * statement, the webhook relay's commit too).
  */
-import { Mutex, PGlite, parse, protocol } from '@electric-sql/pglite';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { openPGlite } from './pglite-driver';
 import type { Sql } from './port';
 
-const { serialize } = protocol;
+/** PGlite in `dataDir`, or in memory (from `template`, a new cluster's files, when given), in this thread. */
+export function embeddedSql(dataDir?: string, template?: Blob): Promise<Sql> {
+  return openPGlite(dataDir, template);
+}
 
-/** Distinct statements prepared at most; past that a statement is parsed each time it is sent. */
-const PREPARED_MAX = 500;
-/** PostgreSQL's answer when a prepared statement's result columns changed under it (ALTER TABLE). */
-const CHANGED = '0A000';
+/** The same database, on a worker thread of its own. */
+export async function embeddedSqlOnThread(dataDir?: string, template?: Blob): Promise<Sql> {
+  const thread = new PGliteThread(dataDir, template && (await template.arrayBuffer()));
+  await thread.ready;
+  return {
+    async query<R>(text: string, params?: unknown[]) {
+      return (await thread.call({ op: 'query', text, params })).rows as R[];
+    },
+    async exec(text) {
+      await thread.call({ op: 'exec', text });
+    },
+    async listen(channel, onNotify) {
+      const id = thread.nextId();
+      thread.listeners.set(id, (payload) => onNotify(payload));
+      await thread.call({ op: 'listen', channel }, id);
+      return async () => {
+        thread.listeners.delete(id);
+        await thread.call({ op: 'unlisten', listener: id });
+      };
+    },
+    async transaction(fn) {
+      const tx = thread.nextId();
+      await thread.call({ op: 'begin' }, tx);
+      try {
+        const result = await fn({
+          query: async <R>(text: string, params?: unknown[]) =>
+            (await thread.call({ op: 'query', text, params, tx })).rows as R[],
+          exec: async (text: string) => void (await thread.call({ op: 'exec', text, tx })),
+        });
+        await thread.call({ op: 'commit', tx });
+        return result;
+      } catch (err) {
+        await thread.call({ op: 'rollback', tx }).catch(() => undefined);
+        throw err;
+      }
+    },
+    close: () => thread.close(),
+  };
+}
 
-type Param = string | number | bigint | boolean | null | undefined;
+interface ThreadAnswer {
+  id: number;
+  rows?: unknown[];
+  error?: Record<string, unknown>;
+}
 
-const isPlain = (p: unknown): p is Param =>
-  p === null ||
-  p === undefined ||
-  typeof p === 'string' ||
-  typeof p === 'number' ||
-  typeof p === 'bigint' ||
-  typeof p === 'boolean';
+/**
+ * The calling side of pglite-thread.js: one call a message, answered by id. The thread keeps the
+ * process alive only while a call is in flight, as PGlite in this thread did.
+ */
+class PGliteThread {
+  readonly ready: Promise<void>;
+  readonly listeners = new Map<number, (payload: string) => void>();
+  private readonly worker: Worker;
+  private readonly calls = new Map<number, { resolve(a: ThreadAnswer): void; reject(e: Error): void }>();
+  private lastId = 0;
+  private closed = false;
 
-export async function embeddedSql(dataDir?: string, template?: Blob): Promise<Sql> {
-  const db = dataDir ? new PGlite(dataDir) : new PGlite(template ? { loadDataDir: template } : {});
-  await db.waitReady;
-  const lock = new Mutex();
-  /** Statement text to the name it was prepared under. */
-  const prepared = new Map<string, string>();
-  let names = 0;
-  let closed = false;
-
-  const forget = (name: string) =>
-    db.execProtocol(Buffer.concat([serialize.close({ type: 'S', name }), serialize.sync()]), {
-      syncToFs: false,
+  constructor(dataDir: string | undefined, template: ArrayBuffer | undefined) {
+    this.worker = new Worker(join(__dirname, 'pglite-thread.js'), { workerData: { dataDir, template } });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('error', reject);
+      this.worker.once('message', (m: { ready: boolean; error?: Record<string, unknown> }) =>
+        m.ready ? resolve(void (this.calls.size === 0 && this.worker.unref())) : reject(asError(m.error!)),
+      );
     });
-
-  /** Parse (once per text), bind, describe, execute and sync as one message. */
-  async function send<R>(text: string, params: readonly Param[], inTransaction: boolean): Promise<R[]> {
-    let name = prepared.get(text);
-    const preparing = name === undefined && prepared.size < PREPARED_MAX;
-    if (preparing) name = `s${names++}`;
-    const parts: Uint8Array[] = [];
-    if (name === undefined || preparing) parts.push(serialize.parse({ text, ...(name && { name }) }));
-    parts.push(
-      serialize.bind({
-        ...(name && { statement: name }),
-        values: params.map((p) => (p === null || p === undefined ? null : String(p))),
-      }),
-      serialize.describe({ type: 'P' }),
-      serialize.execute({}),
-      serialize.sync(),
-    );
-    try {
-      const { messages } = await db.execProtocol(Buffer.concat(parts), { syncToFs: !inTransaction });
-      if (preparing) prepared.set(text, name!);
-      return parse.parseResults(messages, db.parsers)[0]!.rows as R[];
-    } catch (err) {
-      // A parse that failed prepared nothing; one that succeeded before a later error did.
-      if (preparing) await forget(name!);
-      const stale = !preparing && name !== undefined && (err as { code?: unknown }).code === CHANGED;
-      if (!stale) throw err;
-      // Its result columns changed since it was prepared (a table altered): prepared again, and sent
-      // again unless a transaction it was in is now aborted.
-      prepared.delete(text);
-      await forget(name!);
-      if (inTransaction) throw err;
-      return send<R>(text, params, false);
-    }
+    this.ready.catch(() => undefined);
+    this.worker.on('message', (m: ThreadAnswer & { notify?: number; payload?: string }) => {
+      if (m.notify !== undefined) return this.listeners.get(m.notify)?.(m.payload!);
+      const call = this.calls.get(m.id);
+      if (!call) return;
+      this.calls.delete(m.id);
+      if (this.calls.size === 0) this.worker.unref();
+      if (m.error) call.reject(asError(m.error));
+      else call.resolve(m);
+    });
+    // A thread that dies fails what waits on it; the service's readiness reports the log unreachable.
+    this.worker.on('error', (err) => this.failAll(err));
+    this.worker.on('exit', (code) => this.failAll(new Error(`the PGlite thread exited (${code})`)));
   }
 
-  const query = <R>(text: string, params: unknown[] = [], inTransaction = false): Promise<R[]> =>
-    params.every(isPlain)
-      ? send<R>(text, params, inTransaction)
-      : db.query<R>(text, params).then((r) => r.rows);
+  nextId(): number {
+    return ++this.lastId;
+  }
 
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    if (closed) return Promise.reject(new Error('the embedded database is closed'));
-    return lock.runExclusive(fn);
-  };
+  call(message: Record<string, unknown>, id = this.nextId()): Promise<ThreadAnswer> {
+    if (this.closed) return Promise.reject(new Error('the embedded database is closed'));
+    return new Promise((resolve, reject) => {
+      if (this.calls.size === 0) this.worker.ref();
+      this.calls.set(id, { resolve, reject });
+      this.worker.postMessage({ ...message, id });
+    });
+  }
 
-  return {
-    query: <R>(text: string, params?: unknown[]) => exclusive(() => query<R>(text, params)),
-    exec: (text) => exclusive(async () => void (await db.exec(text))),
-    listen: (channel, onNotify) =>
-      exclusive(async () => {
-        const unlisten = await db.listen(channel, (payload) => onNotify(payload));
-        return () => (closed ? Promise.resolve() : exclusive(() => unlisten()));
-      }),
-    transaction: (fn) =>
-      exclusive(async () => {
-        await db.exec('BEGIN');
-        try {
-          const result = await fn({
-            query: <R>(t: string, p?: unknown[]) => query<R>(t, p, true),
-            exec: async (t: string) => void (await db.exec(t)),
-          });
-          await db.exec('COMMIT');
-          return result;
-        } catch (err) {
-          await db.exec('ROLLBACK').catch(() => undefined);
-          throw err;
-        }
-      }),
-    close: () =>
-      exclusive(async () => {
-        closed = true;
-        await db.close();
-      }),
-  };
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.call({ op: 'close' });
+    this.closed = true;
+    await this.worker.terminate();
+  }
+
+  private failAll(err: Error): void {
+    for (const call of this.calls.values()) call.reject(err);
+    this.calls.clear();
+  }
+}
+
+/** An error of the thread as this side's Error, with its fields (code, detail, ...). */
+function asError(fields: Record<string, unknown>): Error {
+  return Object.assign(new Error(String(fields.message)), fields);
 }

@@ -118,7 +118,7 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
  * the files of an empty cluster (`template`, from `emptyClusterFiles`). Creating a cluster (initdb) is
  * most of an in-memory start, about 2.5 s of CPU on a 2-core machine; loading its files under 1 s.
  */
-export { embeddedSql } from './pglite';
+export { embeddedSql, embeddedSqlOnThread } from './pglite';
 
 /** The files of a new, empty PGlite cluster: what `embeddedSql` can start an in-memory database from. */
 export async function emptyClusterFiles(): Promise<Blob> {
