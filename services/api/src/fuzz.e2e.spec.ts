@@ -83,7 +83,7 @@ let sent = 0;
 const answers = new Map<string, Map<string, number>>();
 
 async function setUp(): Promise<void> {
-  world = await startWorld({ rateLimitPerMinute: 1_000_000 });
+  world = await startWorld({ rateLimitPerMinute: 1_000_000, databaseThread: true });
   if (!world.service.views) throw new Error('the fuzz suite needs the read models of the embedded service');
   const operator = world.operator.token;
   const call = async <T>(method: string, path: string, body?: unknown, token = operator) => {

@@ -214,11 +214,46 @@ export class Observer {
     }
   }
 
-  /** Catches up; that state is the reference from now on. */
+  /**
+   * Catches up, and waits for the outcome of every intent the accepted request set going (a held spend
+   * approved runs on the executor after the answer); that state is the reference from now on.
+   */
   async settle(): Promise<void> {
     this.backgroundMoved = false;
-    this.head = await this.catchUp();
+    const giveUpAt = Date.now() + 10_000;
+    let head = await this.catchUp();
+    for (
+      let owed = await this.outcomesOwed(this.head);
+      owed.length > 0;
+      owed = await this.outcomesOwed(this.head)
+    ) {
+      if (Date.now() > giveUpAt) throw new Error(`no outcome in 10 s for the intents ${owed.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      head = await this.catchUp();
+    }
+    this.head = head;
     this.dump = await this.views.dump();
+  }
+
+  /** The intents set going since `from` (accepted to run, or decided by an approver) still without an outcome. */
+  private async outcomesOwed(from: LogPosition): Promise<string[]> {
+    const going = new Set<string>();
+    const settled = new Set<string>();
+    for (const e of await this.store.readAll({ from, maxCount: 10_000 })) {
+      const data = e.data as { intent_id?: string; held?: unknown };
+      if (!data.intent_id) continue;
+      if ((e.type === 'intent.accepted' && !data.held) || e.type === 'approval.decided')
+        going.add(data.intent_id);
+      if (e.type === 'intent.confirmed' || e.type === 'intent.failed') settled.add(data.intent_id);
+    }
+    const owed: string[] = [];
+    for (const id of going) {
+      if (settled.has(id)) continue;
+      // Its outcome may have landed before `from` (an approval decided after the intent failed).
+      const story = (await this.store.readCorrelated?.(id)) ?? [];
+      if (!story.some((e) => e.type === 'intent.confirmed' || e.type === 'intent.failed')) owed.push(id);
+    }
+    return owed;
   }
 
   /** Problems if a prototype of the process grew or changed. */

@@ -10,7 +10,7 @@ import { key, startWorld, type World } from '@tokenops/testing/harness';
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
 beforeAll(async () => {
-  world = await startWorld({ vendorBudget: 370, rateLimitPerMinute: 10_000 });
+  world = await startWorld({ vendorBudget: 370, rateLimitPerMinute: 10_000, databaseThread: true });
   books = await openBooks(world);
 });
 // Per mint, the supply on chain equals what every holder holds (testing/conservation.ts).

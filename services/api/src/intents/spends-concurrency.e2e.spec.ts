@@ -12,7 +12,7 @@ import { key, startWorld, type Reply, type World } from '@tokenops/testing/harne
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
 beforeAll(async () => {
-  world = await startWorld({ rateLimitPerMinute: 10_000 });
+  world = await startWorld({ rateLimitPerMinute: 10_000, databaseThread: true });
   books = await openBooks(world);
 });
 afterEach(async () => {

@@ -19,7 +19,7 @@ const onSharedChain =
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
 beforeAll(async () => {
-  world = await startWorld();
+  world = await startWorld({ databaseThread: true });
   books = await openBooks(world);
 });
 afterEach(async () => {

@@ -5,7 +5,7 @@ import { key, startWorld, type World } from '@tokenops/testing/harness';
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
 beforeAll(async () => {
-  world = await startWorld();
+  world = await startWorld({ databaseThread: true });
   books = await openBooks(world);
 });
 // Per mint, the supply on chain equals what every holder holds (testing/conservation.ts).

@@ -27,6 +27,7 @@ beforeAll(async () => {
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   world = await startWorld({
     webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100, resolve },
+    databaseThread: true,
   });
 });
 afterAll(async () => {
