@@ -116,8 +116,9 @@ export interface WorldOptions {
   chainRpc?: boolean;
   /**
    * Embedded: PGlite on a thread of its own, as `npm start` runs it. Off unless asked: a world on
-   * the thread costs about 0.5 s more CPU to start, and suites start hundreds (the whole run was
-   * 18.5 against 12.5 minutes a leg); the suites of spends, concurrency and webhooks ask for it, and
+   * the thread costs about 0.5 s more CPU to start, and suites start hundreds (with every world on
+   * it, `.ci/run`'s legs took 1,107 and 1,088 s against 956 and 1,006 s without the thread); the
+   * transfer, spends, concurrency, webhook delivery and fuzz suites ask for it, and
    * pglite.int.spec.ts runs the adapter's tests on both.
    */
   databaseThread?: boolean;

@@ -280,7 +280,7 @@ export const SETTINGS = {
     type: 'int',
     processes: ['embedded', 'executor'],
     // Embedded, a job's waits are its turns at the one database and the one thread: more at once share
-    // them (docs/performance.md: 8 at once held 32 clients to 223 transfers/s, 64 gave 298).
+    // them (docs/performance.md: 32 clients made 326-328 transfers/s with 8 at once, 343-397 with 64).
     default: { embedded: 64, executor: 16 },
     min: 1,
     max: 256,

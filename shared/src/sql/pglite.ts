@@ -79,6 +79,8 @@ class PGliteThread {
   private readonly calls = new Map<number, { resolve(a: ThreadAnswer): void; reject(e: Error): void }>();
   private lastId = 0;
   private closed = false;
+  /** Why the thread is gone, once it is: every later call fails with it instead of waiting forever. */
+  private gone: Error | undefined;
 
   constructor(dataDir: string | undefined, template: ArrayBuffer | undefined) {
     this.worker = new Worker(join(__dirname, 'pglite-thread.js'), { workerData: { dataDir, template } });
@@ -99,8 +101,10 @@ class PGliteThread {
       else call.resolve(m);
     });
     // A thread that dies fails what waits on it; the service's readiness reports the log unreachable.
-    this.worker.on('error', (err) => this.failAll(err));
-    this.worker.on('exit', (code) => this.failAll(new Error(`the PGlite thread exited (${code})`)));
+    this.worker.on('error', (err) => this.failAll((this.gone = err)));
+    this.worker.on('exit', (code) =>
+      this.failAll((this.gone ??= new Error(`the PGlite thread exited (${code})`))),
+    );
   }
 
   nextId(): number {
@@ -109,6 +113,7 @@ class PGliteThread {
 
   call(message: Record<string, unknown>, id = this.nextId()): Promise<ThreadAnswer> {
     if (this.closed) return Promise.reject(new Error('the embedded database is closed'));
+    if (this.gone) return Promise.reject(this.gone);
     return new Promise((resolve, reject) => {
       if (this.calls.size === 0) this.worker.ref();
       this.calls.set(id, { resolve, reject });
