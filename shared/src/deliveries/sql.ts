@@ -60,8 +60,9 @@ CREATE INDEX IF NOT EXISTS webhook_attempts_delivery ON webhook_attempts (webhoo
 -- between the relay's statements while other work waits for the one connection). The checkpoint
 -- moves from where the relay read it, else SQLSTATE WR409 (another relay moved it: its lease is
 -- lost) and nothing of the batch lands; the subscriptions are written in order (the last of one id
--- wins); the deliveries are inserted, those new answered ('new'); the redeliveries set pending,
--- each row answered with the request that asked ('again').
+-- wins); the deliveries are inserted, those new answered by their keys alone ('new': the relay has
+-- the rest); the redeliveries set pending, each row answered whole with the request that asked
+-- ('again').
 CREATE OR REPLACE FUNCTION webhook_relay_commit(p jsonb)
 RETURNS TABLE (kind text, webhook_id text, event_id text, event text, payload text, created_at bigint,
   attempts integer, request_id text)
@@ -95,7 +96,7 @@ BEGIN
            (d->>'created_at')::bigint, (d->>'created_at')::bigint
     FROM jsonb_array_elements(p->'deliveries') AS d
     ON CONFLICT (webhook_id, event_id) DO NOTHING
-    RETURNING 'new'::text, webhook_id, event_id, event, payload, created_at, attempts, NULL::text;
+    RETURNING 'new'::text, webhook_id, event_id, NULL::text, NULL::text, NULL::bigint, NULL::integer, NULL::text;
   FOR x IN SELECT value FROM jsonb_array_elements(p->'redeliver') LOOP
     RETURN QUERY
       UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = NULL

@@ -186,6 +186,8 @@ const PROTOTYPES: [string, object][] = [
   ['Function.prototype', Function.prototype],
 ];
 const ownNames = (o: object) => Object.getOwnPropertyNames(o).sort().join(',');
+/** An intent's outcome: it settled, confirmed or failed. */
+const isOutcome = (e: RecordedEvent) => e.type === 'intent.confirmed' || e.type === 'intent.failed';
 
 /**
  * Watches what a request may change: the log's head, the read models (their whole dump), the
@@ -244,14 +246,14 @@ export class Observer {
       if (!data.intent_id) continue;
       if ((e.type === 'intent.accepted' && !data.held) || e.type === 'approval.decided')
         going.add(data.intent_id);
-      if (e.type === 'intent.confirmed' || e.type === 'intent.failed') settled.add(data.intent_id);
+      if (isOutcome(e)) settled.add(data.intent_id);
     }
     const owed: string[] = [];
     for (const id of going) {
       if (settled.has(id)) continue;
       // Its outcome may have landed before `from` (an approval decided after the intent failed).
       const story = (await this.store.readCorrelated?.(id)) ?? [];
-      if (!story.some((e) => e.type === 'intent.confirmed' || e.type === 'intent.failed')) owed.push(id);
+      if (!story.some(isOutcome)) owed.push(id);
     }
     return owed;
   }
