@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Connection } from '@solana/web3.js';
 import { Confirmations } from '@tokenops/shared/adapters';
 import { RpcChain, confirmationSource } from '@tokenops/shared/adapters';
-import { JsonRpcClient } from '@tokenops/shared/adapters';
+import { JsonRpcClient, PubsubClient } from '@tokenops/shared/adapters';
 import { generateSigner } from '@tokenops/shared';
 import { prepareTransfer } from '@tokenops/shared';
 import type { SignedTransaction } from '@tokenops/shared';
@@ -112,12 +112,8 @@ export async function confirmBench(): Promise<string> {
       );
 
     // Landing after the wait began (a cluster): the lag from landing to knowing, 16 at once.
-    const watcher = new Confirmations(
-      confirmationSource(
-        new Connection(node.url, { commitment: 'confirmed', wsEndpoint: node.url.replace(/^http/, 'ws') }),
-        new JsonRpcClient(node.url),
-      ),
-    );
+    const pubsub = new PubsubClient(node.url.replace(/^http/, 'ws'));
+    const watcher = new Confirmations(confirmationSource(pubsub, new JsonRpcClient(node.url)));
     const lag = async (n: number, way: keyof typeof ways) => {
       const ms: number[] = [];
       const tag = `${way}-late-${run++}`;
@@ -164,6 +160,7 @@ export async function confirmBench(): Promise<string> {
     const pollLag = await lag(late, 'poll');
     const subLag = await lag(late, 'subscription');
     watcher.close();
+    pubsub.close();
     return report('Confirmation over JSON-RPC (local chain node in its own process)', [
       {
         name: 'send and confirm, one at a time: p50',

@@ -5,7 +5,8 @@
  * agents, as a load balancer would spread them), then p50 and p99 at half that rate, arriving evenly
  * spaced (an open loop), with every stage's p50 and p99 from the spans; the baseline, in the same
  * run, is the chain node alone: the same transfers signed and sent over Solana JSON-RPC, confirmed,
- * at the same concurrency, without the service.
+ * at the same concurrency, without the service. BENCH_SERVICE_NODE_ARGS passes flags to every
+ * process's node (e.g. `--cpu-prof --cpu-prof-dir=DIR`: a profile by process).
  */
 import { ChainFailure, generateSigner, prepareTransfer } from '@tokenops/shared';
 import { RpcChain } from '@tokenops/shared/adapters';
@@ -30,6 +31,7 @@ export async function serverBench(): Promise<string> {
       RATE_LIMIT_PER_MINUTE: '1000000',
       EXECUTOR_CONCURRENCY: '64',
       LOG_LEVEL: 'error',
+      ...(process.env.BENCH_SERVICE_NODE_ARGS && { NODE_ARGS: process.env.BENCH_SERVICE_NODE_ARGS }),
       ...stages.env(),
     },
   }).start();
@@ -52,6 +54,8 @@ export async function serverBench(): Promise<string> {
       );
 
     await spread({ amount: 500 }); // warm-up
+    await stages.settled();
+    stages.reset();
     const pids = Object.fromEntries(topology.procs.map((p) => [p.name, p.child!.pid!]));
     const cpuBefore = cpuSnapshot({ ...pids, 'bench (this process)': process.pid });
     const busyBefore = machineBusyMs();
@@ -74,8 +78,11 @@ export async function serverBench(): Promise<string> {
     const p50 = Math.max(...full.map((r) => r.latency.p50));
     const p99 = Math.max(...full.map((r) => r.latency.p99));
 
-    // Half that load, at a steady rate (evenly spaced, split between the instances); its stages from the spans.
+    // Where a queue forms at full load: the stages of the sampled intents.
     await stages.settled();
+    console.log(`\nAt full load: ${stages.table()}\n`);
+
+    // Half that load, at a steady rate (evenly spaced, split between the instances); its stages from the spans.
     stages.reset();
     const half = await loadPaced({
       targets: urls.map((url, i) => ({ url, agents: share[i]! })),

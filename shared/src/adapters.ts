@@ -16,6 +16,7 @@ export * from './chain/litesvm';
 export * from './chain/rpc';
 export * from './chain/rpc-node';
 export * from './chain/json-rpc';
+export * from './chain/pubsub';
 export * from './chain/confirmations';
 export * from './chain/payments';
 export * from './chain/history';

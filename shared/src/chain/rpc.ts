@@ -1,7 +1,7 @@
 /**
  * The chain over Solana JSON-RPC: any cluster, or the local chain node. Calls go over HTTP through a
- * lean client (json-rpc.ts); signature subscriptions over the node's WebSocket through
- * `@solana/web3.js`'s Connection, which keeps that socket and its subscriptions alive.
+ * lean client (json-rpc.ts); subscriptions over the node's WebSocket through another (pubsub.ts),
+ * which keeps that socket and its subscriptions alive.
  * Transactions are built and signed by the same code as the LiteSVM adapter and sent raw.
  * Confirmation subscribes to the signature over the node's WebSocket (confirmations.ts): it settles
  * when the node notifies it landed or failed; what is still in flight after a short bound is checked
@@ -12,13 +12,11 @@
  * `confirmed`), as payments.ts says.
  */
 import type { Address, Instruction } from '@solana/kit';
-import { Connection, PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { tokenByMint, type Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { localFixtures, localTokens } from './local-fixtures';
-import { guarded } from '../errors/unavailable';
 import { inSpan } from '../tracing/spans';
 import { JsonRpcClient, RpcError } from './json-rpc';
 export { chainWasAway } from './json-rpc';
@@ -32,6 +30,7 @@ import {
   type TokenAccount,
 } from './port';
 import { Confirmations, type ConfirmationSource } from './confirmations';
+import { PubsubClient, pubsubUrlFor } from './pubsub';
 import { ata, mintToInstructions, signTransaction, type SignedTransaction } from './transactions';
 import {
   readIncomingPayments,
@@ -51,31 +50,16 @@ export interface RpcChainOptions {
   mintAuthority?: Signer;
   /** Local chain only: the mints that authority mints (by default every token of `tokens`). */
   mintable?: readonly string[];
-  /** The node's WebSocket; by default web3.js's: the RPC URL with ws(s)://, its port (if any) + 1. */
+  /** The node's WebSocket; by default Solana's convention: the RPC URL with ws(s)://, its port (if any) + 1. */
   wsUrl?: string;
   /** How long a confirmation waits for its notification before the batched status check takes it up, and how often that check runs (ms). */
   sweepMs?: number;
 }
 
-/** Confirmation: the WebSocket's signature subscriptions (web3.js), batched statuses over HTTP. */
-export function confirmationSource(connection: Connection, rpc: JsonRpcClient): ConfirmationSource {
+/** Confirmation: the WebSocket's signature subscriptions (pubsub.ts), batched statuses over HTTP. */
+export function confirmationSource(socket: PubsubClient, rpc: JsonRpcClient): ConfirmationSource {
   return {
-    subscribe: (signature, settled) => {
-      let open = true;
-      const id = connection.onSignature(
-        signature,
-        (result) => {
-          open = false;
-          settled(result.err !== null);
-        },
-        'confirmed',
-      );
-      return () => {
-        // Once notified, web3.js has already forgotten it (the node ends a notified subscription).
-        if (open) removeWhenOpen(connection, () => connection.removeSignatureListener(id));
-        open = false;
-      };
-    },
+    subscribe: (signature, settled) => socket.signature(signature, settled),
     statuses: (signatures) => signatureStatuses(rpc, signatures),
     blockHeight: () => rpc.call<number>('getBlockHeight', [{ commitment: 'confirmed' }]),
   };
@@ -104,56 +88,13 @@ async function signatureStatuses(
   });
 }
 
-/** What close() and removeWhenOpen need of web3.js's private WebSocket client (rpc-websockets). */
-interface RpcWebSocket {
-  setAutoReconnect(reconnect: boolean): void;
-  close(): void;
-  once(event: 'open', listener: () => void): void;
-  underlyingSocket?: { readyState: number };
-}
-
-const webSocketOf = (connection: Connection) =>
-  (connection as unknown as { _rpcWebSocket?: RpcWebSocket })._rpcWebSocket;
-
-/**
- * Removes a web3.js subscription now if its WebSocket is open, else once it opens again. web3.js
- * retries a failed unsubscribe at once, and again, in promises alone: with the socket closing (the
- * node gone), that loop never yields to timers or I/O, and the process spins at full CPU and cannot
- * even stop (seen: an executor asked to stop while the chain node stopped, spinning until killed).
- */
-function removeWhenOpen(connection: Connection, remove: () => Promise<void>): void {
-  const socket = webSocketOf(connection);
-  const removeNow = () => void remove().catch(() => undefined);
-  if (!socket || socket.underlyingSocket?.readyState === 1) return removeNow();
-  socket.once('open', removeNow);
-}
-
-/**
- * web3.js reports every failed (re)connection of its WebSocket with `console.error` ("ws error:
- * connect ECONNREFUSED", about two a second while the node is away): lines that are not JSON in a log
- * that is JSON lines only. Its listener is replaced by one that does what web3.js's does to its own
- * state, without printing: the chain's absence is already told in JSON (its readiness check, the
- * failed runs of jobs that needed it), and the socket reconnects by itself as before.
- */
-function quietSocketErrors(connection: Connection): Connection {
-  const socket = webSocketOf(connection) as
-    | (RpcWebSocket & { removeAllListeners(event: string): void; on(event: string, l: () => void): void })
-    | undefined;
-  if (!socket) return connection;
-  socket.removeAllListeners('error');
-  socket.on('error', () => {
-    (connection as unknown as { _rpcWebSocketConnected: boolean })._rpcWebSocketConnected = false;
-  });
-  return connection;
-}
-
 export class RpcChain implements LocalChain, PaymentSource {
   readonly tokens: readonly Token[];
   readonly treasury: string;
   /** HTTP calls. */
   private readonly rpc: JsonRpcClient;
-  /** The WebSocket's signature subscriptions only. */
-  private readonly connection: Connection;
+  /** The node's WebSocket: signature and account subscriptions. */
+  private readonly socket: PubsubClient;
   /** Token accounts known to exist (they are never closed here), and those a pending transfer creates. */
   private readonly existing = new Set<string>();
   private readonly creates = new Map<string, readonly string[]>();
@@ -162,16 +103,8 @@ export class RpcChain implements LocalChain, PaymentSource {
   constructor(private readonly options: RpcChainOptions) {
     // A node that does not answer is DependencyUnavailable (503 at the edge; an executor's job retries).
     this.rpc = new JsonRpcClient(options.url);
-    this.connection = guarded(
-      'the chain (Solana JSON-RPC)',
-      quietSocketErrors(
-        new Connection(options.url, {
-          commitment: 'confirmed',
-          ...(options.wsUrl && { wsEndpoint: options.wsUrl }),
-        }),
-      ),
-    );
-    this.confirmations = new Confirmations(confirmationSource(this.connection, this.rpc), options.sweepMs);
+    this.socket = new PubsubClient(options.wsUrl ?? pubsubUrlFor(options.url));
+    this.confirmations = new Confirmations(confirmationSource(this.socket, this.rpc), options.sweepMs);
     this.tokens = options.tokens;
     this.treasury = options.treasury;
   }
@@ -357,10 +290,9 @@ export class RpcChain implements LocalChain, PaymentSource {
     return readIncomingPayments(this.history, owner, mints, query);
   }
 
-  /** Over the WebSocket: logsSubscribe with `mentions` (web3.js resubscribes after a reconnect). */
+  /** Over the WebSocket: logsSubscribe with `mentions` (subscribed again after a reconnect). */
   watchAccount(address: string, touched: (signature: string) => void): () => void {
-    const id = this.connection.onLogs(new PublicKey(address), (logs) => touched(logs.signature), 'confirmed');
-    return () => removeWhenOpen(this.connection, () => this.connection.removeOnLogsListener(id));
+    return this.socket.logs(address, touched);
   }
 
   /** The node's history (getSignaturesForAddress, getTransaction), which reconciliation reads. */
@@ -456,13 +388,11 @@ export class RpcChain implements LocalChain, PaymentSource {
     return body.result;
   }
 
-  /** Stops watching what is in flight and closes the WebSocket (web3.js keeps no handle for it). */
+  /** Stops watching what is in flight and closes the WebSocket. */
   async close(): Promise<void> {
     this.confirmations.close();
     await this.rpc.close();
-    const socket = webSocketOf(this.connection);
-    socket?.setAutoReconnect(false);
-    socket?.close();
+    this.socket.close();
   }
 }
 
