@@ -119,6 +119,37 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       expect(await store.readStream(stream())).toEqual([]);
     });
 
+    it('answers reads made at once each with its own stream, from its revision, a page at a time', async () => {
+      const [a, b, missing] = [stream(), stream(), stream()];
+      await store.append(
+        a,
+        Array.from({ length: 4 }, (_, i) => ev(`a${i}`)),
+        'no_stream',
+      );
+      await store.append(
+        b,
+        Array.from({ length: 3 }, (_, i) => ev(`b${i}`)),
+        'no_stream',
+      );
+      const types = (events: RecordedEvent[]) => events.map((e) => e.type);
+      const [whole, tail, page, none, again] = await Promise.all([
+        store.readStream(a),
+        store.readStream(b, { fromRevision: 1n }),
+        store.readStream(a, { fromRevision: 1n, maxCount: 2 }),
+        store.readStream(missing),
+        store.readStream(b),
+      ]);
+      expect(types(whole)).toEqual(['a0', 'a1', 'a2', 'a3']);
+      expect(tail.map((e) => [e.type, e.revision])).toEqual([
+        ['b1', 1n],
+        ['b2', 2n],
+      ]);
+      expect(types(page)).toEqual(['a1', 'a2']);
+      expect(none).toEqual([]);
+      expect(again).toEqual(await store.readStream(b));
+      expect(again.every((e) => e.stream === b)).toBe(true);
+    });
+
     it('reads the whole log in order after an exclusive position', async () => {
       const a = stream();
       const b = stream();

@@ -73,6 +73,32 @@ describe('the events of one correlation id (PostgreSQL server)', () => {
   });
 });
 
+describe('stream reads on a PostgreSQL server', () => {
+  it('travel together when made in one turn: one statement for all of them, one alone as before', async () => {
+    const schema = uniqueName('es');
+    schemas.push(schema);
+    const sql = await serverSql({ connectionString: DATABASE_URL, schema });
+    const sent: string[] = [];
+    const store = await PostgresEventStore.open({
+      ...sql,
+      query: (text, params, name) => {
+        sent.push(name ?? text);
+        return sql.query(text, params, name);
+      },
+    });
+    await store.append('agent-1', [{ type: 'test.a', data: {} }], 'no_stream');
+    await store.append('group-1', [{ type: 'test.g', data: {} }], 'no_stream');
+    sent.length = 0;
+    const [agent, group] = await Promise.all([store.readStream('agent-1'), store.readStream('group-1')]);
+    expect([agent.map((e) => e.type), group.map((e) => e.type)]).toEqual([['test.a'], ['test.g']]);
+    expect(sent).toEqual(['es_read_streams']);
+    sent.length = 0;
+    expect((await store.readStream('agent-1', { fromRevision: 1n })).length).toBe(0);
+    expect(sent).toEqual(['es_read_stream']);
+    await store.close();
+  });
+});
+
 describe('the log on a PostgreSQL server', () => {
   it('is read by subscribers unless a store is told it is the only writer: other processes append too', async () => {
     const schema = uniqueName('es');
