@@ -4,11 +4,13 @@
  * subscription comes. When the socket closes (the node restarted, the network) it is opened again,
  * backing off from `reconnectMs` to 5 s, and every subscription still wanted is sent again: a
  * notification sent while it was closed is lost, which those who subscribe cover (confirmations.ts
- * sweeps what is still in flight; the payment watcher looks at the node's history).
+ * sweeps what is still in flight; the payment watcher looks at the node's history). A ping goes out
+ * every 5 s (as web3.js's client sent one every 5 s: providers close a socket idle for a
+ * minute); a socket that has not answered the last one by the next is taken for dead and closed.
  *
  * What it replaced: `@solana/web3.js`'s Connection, whose subscription bookkeeping walks every
- * subscription at each change and validates each notification against a schema (a sixth of an
- * executor's CPU under load, profiled in the server bench: docs/performance.md), and which printed
+ * subscription at each change and validates each notification against a schema (about a tenth of
+ * the executors' CPU under load, profiled in the server bench: docs/performance.md), and which printed
  * socket errors with console.error and retried a failed unsubscribe in a loop of promises.
  * A notification here is one JSON.parse and a map lookup; nothing is printed.
  */
@@ -30,6 +32,7 @@ interface Wanted {
 }
 
 const MAX_RECONNECT_MS = 5_000;
+const HEARTBEAT_MS = 5_000;
 
 /** A cluster's WebSocket by Solana's convention: the RPC URL with ws(s)://, its port (if any) + 1. */
 export function pubsubUrlFor(rpcUrl: string): string {
@@ -50,11 +53,16 @@ export class PubsubClient {
   private readonly byId = new Map<number, Wanted>();
   private readonly byRequest = new Map<number, Wanted>();
 
+  private readonly reconnectMs: number;
+  private readonly heartbeatMs: number;
+
   constructor(
     private readonly url: string,
-    private readonly reconnectMs = 250,
+    options: { reconnectMs?: number; heartbeatMs?: number } = {},
   ) {
-    this.backoffMs = reconnectMs;
+    this.reconnectMs = options.reconnectMs ?? 250;
+    this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+    this.backoffMs = this.reconnectMs;
   }
 
   /** `signatureSubscribe`: `settled` once, with whether it failed; returns a way to stop waiting. */
@@ -102,7 +110,16 @@ export class PubsubClient {
     if (this.socket || this.closed || this.timer) return;
     const socket = new WebSocket(this.url);
     this.socket = socket;
+    let heartbeat: NodeJS.Timeout | undefined;
+    let answered = true;
+    socket.on('pong', () => (answered = true));
     socket.on('open', () => {
+      heartbeat = setInterval(() => {
+        if (!answered) return socket.terminate(); // 'close' follows
+        answered = false;
+        socket.ping();
+      }, this.heartbeatMs);
+      heartbeat.unref();
       this.open = true;
       this.backoffMs = this.reconnectMs;
       for (const w of this.wanted) this.ask(w);
@@ -110,6 +127,7 @@ export class PubsubClient {
     socket.on('message', (data) => this.receive(String(data)));
     socket.on('error', () => undefined); // 'close' follows
     socket.on('close', () => {
+      clearInterval(heartbeat);
       this.socket = undefined;
       this.open = false;
       this.byId.clear();
