@@ -258,10 +258,12 @@ describe('the node coming back', () => {
       // The socket opens again by itself (backing off): a mint at a time until one is told.
       let n = 0;
       await waitFor(async () => {
+        if (touched.length > 1) return true;
         await client.submit(await mint(`after-${++n}`));
-        return touched.length > 1;
+        return false;
       });
-      expect(touched).toHaveLength(2); // each told once: nothing twice after the restart
+      await new Promise((r) => setTimeout(r, 200)); // any notification still on its way
+      expect(new Set(touched).size).toBe(touched.length); // each told once: nothing twice after the restart
       stop();
     } finally {
       await client.close();
