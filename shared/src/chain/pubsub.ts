@@ -24,8 +24,6 @@ interface Wanted {
   onResult(result: unknown): void;
   /** The node's id for it on the open socket, once it answered. */
   id?: number;
-  /** The request that asks for it on the open socket, until the node answers. */
-  request?: number;
   /** The node ends it after its one notification (signatures). */
   once: boolean;
   ended: boolean;
@@ -44,7 +42,6 @@ export function pubsubUrlFor(rpcUrl: string): string {
 
 export class PubsubClient {
   private socket: WebSocket | undefined;
-  private open = false;
   private closed = false;
   private nextRequest = 0;
   private backoffMs: number;
@@ -89,10 +86,10 @@ export class PubsubClient {
   }
 
   private subscribe(kind: Kind, params: unknown[], once: boolean, onResult: (r: unknown) => void) {
-    const w: Wanted = { kind, params, onResult, once, ended: false };
     if (this.closed) return () => undefined;
+    const w: Wanted = { kind, params, onResult, once, ended: false };
     this.wanted.add(w);
-    if (this.open) this.ask(w);
+    if (this.socket?.readyState === WebSocket.OPEN) this.ask(w);
     else this.connect();
     return () => this.end(w, true);
   }
@@ -120,7 +117,6 @@ export class PubsubClient {
         socket.ping();
       }, this.heartbeatMs);
       heartbeat.unref();
-      this.open = true;
       this.backoffMs = this.reconnectMs;
       for (const w of this.wanted) this.ask(w);
     });
@@ -129,10 +125,9 @@ export class PubsubClient {
     socket.on('close', () => {
       clearInterval(heartbeat);
       this.socket = undefined;
-      this.open = false;
       this.byId.clear();
       this.byRequest.clear();
-      for (const w of this.wanted) w.id = w.request = undefined;
+      for (const w of this.wanted) w.id = undefined;
       if (this.closed || this.wanted.size === 0) return;
       this.timer = setTimeout(() => {
         this.timer = undefined;
@@ -144,8 +139,7 @@ export class PubsubClient {
   }
 
   private ask(w: Wanted): void {
-    w.request = this.send(`${w.kind}Subscribe`, w.params);
-    this.byRequest.set(w.request, w);
+    this.byRequest.set(this.send(`${w.kind}Subscribe`, w.params), w);
   }
 
   private send(method: string, params: unknown[]): number {
@@ -166,7 +160,6 @@ export class PubsubClient {
       const w = this.byRequest.get(message.id);
       if (!w) return; // an unsubscribe's answer
       this.byRequest.delete(message.id);
-      w.request = undefined;
       // Refused (an error): nothing will come; those who wait cover it (the sweep, the history).
       if (typeof message.result !== 'number') return void this.end(w, false);
       w.id = message.result;
