@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { PubsubClient } from './pubsub';
+import { waitFor } from '../event-store/contract';
 
 /**
  * A node's WebSocket that answers subscriptions as a Solana node does, but not pings (`autoPong`
@@ -46,11 +47,3 @@ describe('the PubSub client and a node that stops answering', () => {
     }
   });
 });
-
-async function waitFor(check: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('waited in vain');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

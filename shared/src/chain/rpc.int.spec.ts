@@ -6,6 +6,7 @@ import { serveChainRpc, type ChainNode } from './rpc-node';
 import { generateSigner } from './keys';
 import { localFixtures } from './local-fixtures';
 import { ata, mintToInstructions } from './transactions';
+import { waitFor } from '../event-store/contract';
 
 // The RPC adapter against the local chain node: LiteSVM served over Solana JSON-RPC on loopback.
 chainContract('Solana JSON-RPC (local chain node)', async () => {
@@ -251,7 +252,7 @@ describe('the node coming back', () => {
       const stop = client.watchAccount(account, (signature) => touched.push(signature));
       const before = await mint('before');
       await client.submit(before);
-      await waitFor(() => touched.includes(before.signature));
+      await waitFor(() => touched.includes(before.signature), 10_000);
 
       await node.close();
       node = await serveChainRpc(backend.node(), { port });
@@ -261,7 +262,7 @@ describe('the node coming back', () => {
         if (touched.length > 1) return true;
         await client.submit(await mint(`after-${++n}`));
         return false;
-      });
+      }, 10_000);
       await new Promise((r) => setTimeout(r, 200)); // any notification still on its way
       expect(new Set(touched).size).toBe(touched.length); // each told once: nothing twice after the restart
       stop();
@@ -272,11 +273,3 @@ describe('the node coming back', () => {
     }
   }, 20_000);
 });
-
-async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('waited in vain');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

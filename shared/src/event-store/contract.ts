@@ -237,9 +237,9 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
 }
 
 /** Polls `condition` until it holds (5 s at most). */
-export async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const start = Date.now();
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
