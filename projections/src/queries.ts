@@ -4,6 +4,7 @@ import {
   DAY_MS,
   HOUR_MS,
   fromBaseUnits,
+  sumAmountTexts,
   type Action,
   type ReadModelStore,
   type Token,
@@ -37,16 +38,21 @@ export async function groupsOwnedBy(
   }));
 }
 
+const ONE = '1'.charCodeAt(0);
+
 /** Limits and headroom now: the window's members accepted in the last 24 hours (value) and 60 minutes (count). */
 export async function limitsOf(views: ReadModelStore, agent: AgentView, now: number): Promise<LimitsView> {
   const recent = await views.range(keys.window(agent.agent_id), now - DAY_MS + 1, Infinity);
-  let spent = new Big(0);
+  const spends: string[] = [];
   let ops = 0;
+  const hourAgo = now - HOUR_MS;
   for (const { member, score } of recent) {
-    const [, value, spends] = member.split('|');
-    if (spends === '1') spent = spent.plus(value!);
-    if (score > now - HOUR_MS) ops += 1;
+    // `${intent_id}|${value}|${spends ? 1 : 0}` (agent-views.ts)
+    const end = member.lastIndexOf('|');
+    if (member.charCodeAt(end + 1) === ONE) spends.push(member.slice(member.indexOf('|') + 1, end));
+    if (score > hourAgo) ops += 1;
   }
+  const spent = sumAmountTexts(spends);
   const daily = new Big(agent.limits.daily_limit);
   return {
     daily_limit: daily,

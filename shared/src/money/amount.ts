@@ -65,6 +65,36 @@ export const amountText = (amount: Amount): string => amount.toFixed();
 /** Reads an amount that this service wrote itself (events, read models). */
 export const amountFromText = (text: string): Amount => new Big(text);
 
+/**
+ * The exact sum of amounts this service wrote itself (canonical decimal text): added up as bigint units
+ * of AMOUNT_SCALE decimals, without a Big per term (a read over a day's window adds up every spend in
+ * it); a term with more decimals, or in another notation, is added exactly as a Big.
+ */
+export function sumAmountTexts(texts: Iterable<string>): Amount {
+  let units = 0n;
+  let rest: Amount | undefined;
+  for (const text of texts) {
+    const dot = text.indexOf('.');
+    const decimals = dot < 0 ? 0 : text.length - dot - 1;
+    let term: bigint | undefined;
+    if (decimals <= AMOUNT_SCALE) {
+      try {
+        term =
+          BigInt(dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1)) *
+          SCALES[AMOUNT_SCALE - decimals]!;
+      } catch {
+        term = undefined; // not plain digits: Big reads it (or refuses it)
+      }
+    }
+    if (term === undefined) rest = (rest ?? ZERO).plus(text);
+    else units += term;
+  }
+  const sum = fromBaseUnits(units, AMOUNT_SCALE);
+  return rest ? sum.plus(rest) : sum;
+}
+
+const SCALES = Array.from({ length: AMOUNT_SCALE + 1 }, (_, i) => 10n ** BigInt(i));
+
 /** The smaller of two amounts, and never below zero. */
 export const clampedRemaining = (limit: Amount, used: Amount): Amount =>
   used.gte(limit) ? ZERO : limit.minus(used);

@@ -9,6 +9,7 @@ import {
   decimalsOf,
   fromBaseUnits,
   parseAmount,
+  sumAmountTexts,
   toBaseUnits,
 } from './amount';
 import { PROTOCOL_FEE_BPS, minimumTransfer, splitFee } from './fee';
@@ -101,6 +102,29 @@ describe('amounts', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('sumAmountTexts', () => {
+  it('adds up amount texts exactly as Big does, whatever their decimals', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: 9 })), {
+          maxLength: 40,
+        }),
+        (terms) => {
+          const texts = terms.map(([units, decimals]) => amountText(fromBaseUnits(units, decimals)));
+          const expected = texts.reduce((sum, t) => sum.plus(t), new Big(0));
+          expect(sumAmountTexts(texts).eq(expected)).toBe(true);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reads a term in another notation as Big does, and nothing at all as zero', () => {
+    expect(sumAmountTexts(['1e3', '0.5', '2']).toFixed()).toBe('1002.5');
+    expect(sumAmountTexts([]).toFixed()).toBe('0');
   });
 });
 

@@ -42,10 +42,10 @@ export class MemoryReadModelStore implements ReadModelStore {
   }
 
   async range(key: string, min: number, max: number, options: RangeOptions = {}): Promise<ScoredMember[]> {
-    const members = [...(this.sets.get(key) ?? new Map<string, number>())]
-      .map(([member, score]) => ({ member, score }))
-      .filter((m) => m.score >= min && m.score <= max)
-      .sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
+    const members: ScoredMember[] = [];
+    for (const [member, score] of this.sets.get(key) ?? [])
+      if (score >= min && score <= max) members.push({ member, score });
+    members.sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
     if (options.reverse) members.reverse();
     return options.limit === undefined ? members : members.slice(0, options.limit);
   }
