@@ -52,6 +52,15 @@ export function createApp(deps: ApiDeps): express.Express {
       },
     }),
   );
+  app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.get('/api/v1/orchestrator/openapi.json', (_req, res) => void res.json(operatorOpenApiDocument()));
+  app.get(`${VARIANT_PREFIX}/openapi.json`, (_req, res) => void res.json(variantOpenApiDocument()));
+  app.use(jsonBody);
+  // The contracts first: a router passes a request over each route mounted before the one that takes it.
+  const { agent, operator, variant, variantFleet } = contractRoutes(deps);
+  app.use('/api/v1', agent, operator);
+  app.use(VARIANT_PREFIX, variant, variantFleet); // the variant contract, and its path of fleet webhooks
+  app.use(mcpRoutes(deps)); // POST /mcp: the agent operations as MCP tools (Streamable HTTP)
   // Where a newcomer lands: the operator console, the reference pages and the OpenAPI documents they render.
   app.get(
     '/',
@@ -78,16 +87,8 @@ export function createApp(deps: ApiDeps): express.Express {
       res.type(registry.contentType).send(await registry.metrics());
     });
   }
-  app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
-  app.get('/api/v1/orchestrator/openapi.json', (_req, res) => void res.json(operatorOpenApiDocument()));
   app.use(docsRoutes()); // the API reference pages (HTML, with a policy of their own)
   app.use(consoleRoutes()); // the operator console (HTML and its bundle, with a policy of their own)
-  app.use(jsonBody);
-  app.use(mcpRoutes(deps)); // POST /mcp: the agent operations as MCP tools (Streamable HTTP)
-  app.get(`${VARIANT_PREFIX}/openapi.json`, (_req, res) => void res.json(variantOpenApiDocument()));
-  const { agent, operator, variant, variantFleet } = contractRoutes(deps);
-  app.use('/api/v1', agent, operator);
-  app.use(VARIANT_PREFIX, variant, variantFleet); // the variant contract, and its path of fleet webhooks
   app.use(notFound);
   app.use(errorHandler(deps.logger, deps.clientLimit, deps.checkResponses));
   return app;
