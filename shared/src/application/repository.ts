@@ -216,39 +216,26 @@ export class Repository<S, E extends { type: string; data: unknown }> {
   }
 
   /**
-   * Decide and append, exclusively; again on a version conflict, for up to `patienceMs`. The first
-   * decision is made on the state this process last saw (no read): a stream only one process writes
-   * at a time costs one append, not a read and an append. If that state was stale the append
-   * conflicts, and the decision is made again on a fresh load; a first decision that appends nothing,
-   * or refuses (throws), is made again on a fresh load too, since a stale state may know too little
-   * to act: another instance may have appended what makes the command valid (an approval another
-   * instance requested, an entry it added). Only a refusal on the stored state stands.
+   * Decide and append, exclusively; again on a version conflict, for up to `patienceMs`. The decision
+   * is made on a fresh load (reading only what was appended since the cached state; nothing at all for
+   * the single writer). Deciding first on the cached state, to save that read, lost more than it saved
+   * on the server topology: the executors and the API instances write the same agent streams, so the
+   * cache was stale about half the time, and each stale decision cost an append refused, a read and
+   * the append again (docs/performance.md, issue 28, fifth session).
    */
   handle<R>(
     stream: string,
     decide: (state: S) => { events: E[]; result: R },
     patienceMs = CONFLICT_PATIENCE_MS,
   ): Promise<R> {
-    return this.exclusive(stream, async () => {
-      const seen = this.peek(stream);
-      if (!this.singleWriter && seen.revision !== 'no_stream') {
-        const first = refusedOrDecided(() => decide(seen.state));
-        if (first && first.events.length > 0) {
-          try {
-            await this.append(stream, seen, first.events);
-            return first.result;
-          } catch (err) {
-            if (!(err instanceof WrongExpectedRevision)) throw err;
-          }
-        }
-      }
-      return withPatience(async () => {
+    return this.exclusive(stream, () =>
+      withPatience(async () => {
         const loaded = await this.load(stream);
         const { events, result } = decide(loaded.state);
         await this.append(stream, loaded, events);
         return result;
-      }, patienceMs);
-    });
+      }, patienceMs),
+    );
   }
 
   forget(stream: string): void {
@@ -258,14 +245,5 @@ export class Repository<S, E extends { type: string; data: unknown }> {
   private remember(stream: string, entry: Cached<S>): void {
     if (this.cache.size >= this.maxCached && !this.cache.has(stream)) this.cache.clear();
     this.cache.set(stream, entry);
-  }
-}
-
-/** A decision on cached state, or undefined when it refused: confirmed or not on the stored state. */
-function refusedOrDecided<T>(decide: () => T): T | undefined {
-  try {
-    return decide();
-  } catch {
-    return undefined;
   }
 }
