@@ -29,6 +29,7 @@ import type { Sql } from '../sql/sql';
 import { contentHash } from './hash-chain';
 import { WakePolicy } from './announce';
 import { LiveFeed, type Tap } from './feed';
+import { gatherTurn } from '../batching/turn';
 import {
   LOG_START,
   WrongExpectedRevision,
@@ -298,14 +299,12 @@ interface Batch {
   events: StoredEvent[];
 }
 
-/** A stream read waiting for the end of the turn, to travel with the others made in it. */
-interface PendingRead {
+/** A stream read, gathered with the others made in its turn (`gatherTurn`). */
+interface StreamRead {
   stream: string;
   /** The first revision wanted, and how many events at most. */
   from: string;
   max: number;
-  resolve(events: RecordedEvent[]): void;
-  reject(err: unknown): void;
 }
 
 /** An append waiting for its transaction: one batch, or several that land together or not at all. */
@@ -387,8 +386,7 @@ export class PostgresEventStore implements EventStore {
   private appendsInFlight = 0;
   private readonly maxInFlight: number;
   private flushScheduled = false;
-  private readonly reads: PendingRead[] = [];
-  private readsScheduled = false;
+  private readonly gatheredRead = gatherTurn((reads: StreamRead[]) => this.readGathered(reads));
   private readonly batchSize: number;
   private readonly idlePollMs: number;
   /** Only when this store is its log's only writer. */
@@ -562,48 +560,34 @@ export class PostgresEventStore implements EventStore {
     stream: string,
     options: { fromRevision?: bigint; maxCount?: number } = {},
   ): Promise<RecordedEvent[]> {
-    return new Promise((resolve, reject) => {
-      this.reads.push({
-        stream,
-        from: String(options.fromRevision ?? 0n),
-        max: options.maxCount ?? 1_000_000_000,
-        resolve,
-        reject,
-      });
-      if (this.readsScheduled) return;
-      this.readsScheduled = true;
-      setImmediate(() => {
-        this.readsScheduled = false;
-        void this.readGathered(this.reads.splice(0));
-      });
+    return this.gatheredRead({
+      stream,
+      from: String(options.fromRevision ?? 0n),
+      max: options.maxCount ?? 1_000_000_000,
     });
   }
 
-  private async readGathered(reads: PendingRead[]): Promise<void> {
-    try {
-      if (reads.length === 1) {
-        const { stream, from, max, resolve } = reads[0]!;
-        const rows = await this.sql.query<EventRow>(
-          `${SELECT_EVENT} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`,
-          [stream, from, max],
-          'es_read_stream',
-        );
-        return resolve(rows.map(toEvent));
-      }
-      const rows = await this.sql.query<EventRow & { read: string | number }>(
-        `SELECT r.read, e.* FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS r(stream, from_revision, max_count, read)
+  private async readGathered(reads: StreamRead[]): Promise<RecordedEvent[][]> {
+    if (reads.length === 1) {
+      const { stream, from, max } = reads[0]!;
+      const rows = await this.sql.query<EventRow>(
+        `${SELECT_EVENT} WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`,
+        [stream, from, max],
+        'es_read_stream',
+      );
+      return [rows.map(toEvent)];
+    }
+    const rows = await this.sql.query<EventRow & { read: string | number }>(
+      `SELECT r.read, e.* FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS r(stream, from_revision, max_count, read)
          CROSS JOIN LATERAL (${SELECT_EVENT} WHERE stream_name = r.stream AND stream_revision >= r.from_revision
                              ORDER BY stream_revision LIMIT r.max_count) e
          ORDER BY r.read, e.stream_revision`,
-        [reads.map((r) => r.stream), reads.map((r) => r.from), reads.map((r) => r.max)],
-        'es_read_streams',
-      );
-      const events: RecordedEvent[][] = reads.map(() => []);
-      for (const row of rows) events[Number(row.read) - 1]!.push(toEvent(row));
-      reads.forEach((r, i) => r.resolve(events[i]!));
-    } catch (err) {
-      for (const r of reads) r.reject(err);
-    }
+      [reads.map((r) => r.stream), reads.map((r) => r.from), reads.map((r) => r.max)],
+      'es_read_streams',
+    );
+    const events: RecordedEvent[][] = reads.map(() => []);
+    for (const row of rows) events[Number(row.read) - 1]!.push(toEvent(row));
+    return events;
   }
 
   async readAll(options: { from?: LogPosition; maxCount?: number } = {}): Promise<RecordedEvent[]> {
