@@ -7,6 +7,7 @@ import { generateSigner } from './keys';
 import { localFixtures } from './local-fixtures';
 import { ata, mintToInstructions } from './transactions';
 import { waitFor } from '../event-store/contract';
+import { JsonRpcClient } from './json-rpc';
 
 // The RPC adapter against the local chain node: LiteSVM served over Solana JSON-RPC on loopback.
 chainContract('Solana JSON-RPC (local chain node)', async () => {
@@ -20,6 +21,52 @@ chainContract('Solana JSON-RPC (local chain node)', async () => {
     await backend.close();
   };
   return client;
+});
+
+// An executor checks the funds of each job it starts: those asked in one turn are one call to the node.
+describe('token accounts asked at once', () => {
+  it('travel in one getMultipleAccounts, each answered as it is when asked alone', async () => {
+    const seed = 'rpc-accounts';
+    const backend = await LiteSvmChain.open({ seed });
+    const node = await serveChainRpc(backend.node(), { port: 0 });
+    const client = RpcChain.local(node.url, seed);
+    try {
+      const f = localFixtures(seed);
+      const usdc = f.mints[0]!;
+      const holder = generateSigner().address;
+      const stranger = generateSigner().address;
+      await client.submit(
+        await client.prepare(
+          await mintToInstructions(f.payer, f.authority, holder, usdc.mint, usdc.decimals, 1_500_000n, 'a'),
+          [f.authority],
+        ),
+      );
+      const alone = [
+        await client.tokenAccount(holder, usdc.mint),
+        await client.tokenAccount(stranger, usdc.mint),
+      ];
+      expect(alone.map((a) => [a.exists, a.amount])).toEqual([
+        [true, 1_500_000n],
+        [false, 0n],
+      ]);
+      const calls = jest.spyOn(JsonRpcClient.prototype, 'call');
+      try {
+        const together = await Promise.all([
+          client.tokenAccount(holder, usdc.mint),
+          client.tokenAccount(stranger, usdc.mint),
+          client.tokenAccount(holder, usdc.mint),
+        ]);
+        expect(together).toEqual([alone[0], alone[1], alone[0]]);
+        expect(calls.mock.calls.map(([method]) => method)).toEqual(['getMultipleAccounts']);
+      } finally {
+        calls.mockRestore();
+      }
+    } finally {
+      await client.close();
+      await node.close();
+      await backend.close();
+    }
+  });
 });
 
 // The node's WebSocket, as a Solana client speaks to it: JSON-RPC over ws on the RPC port.

@@ -18,6 +18,7 @@ import { tokenByMint, type Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import { localFixtures, localTokens } from './local-fixtures';
 import { inSpan } from '../tracing/spans';
+import { gatherTurn } from '../batching/turn';
 import { JsonRpcClient, RpcError } from './json-rpc';
 export { chainWasAway } from './json-rpc';
 import {
@@ -143,9 +144,20 @@ export class RpcChain implements LocalChain, PaymentSource {
     );
   }
 
+  /**
+   * One account, asked with the others asked in the same turn (at most 100 a call, the node's limit):
+   * an executor checks the funds of each job it starts, and under load starts several in a turn.
+   */
+  private readonly account = gatherTurn(async (addresses: string[]) => {
+    const chunks = [];
+    for (let i = 0; i < addresses.length; i += ACCOUNTS_A_CALL)
+      chunks.push(this.accounts(addresses.slice(i, i + ACCOUNTS_A_CALL)));
+    return (await Promise.all(chunks)).flat();
+  });
+
   async tokenAccount(owner: string, mint: string): Promise<TokenAccount> {
     const address = await ata(owner, mint);
-    const [info] = await this.accounts([address]);
+    const info = await this.account(address);
     return info
       ? { address, exists: true, amount: tokenAmount(info) }
       : { address, exists: false, amount: 0n };
@@ -404,6 +416,9 @@ interface AccountJson {
 }
 
 /** An SPL token account's amount: a u64 at byte 64. */
+/** The most accounts a node answers in one `getMultipleAccounts` (Solana's limit). */
+const ACCOUNTS_A_CALL = 100;
+
 const tokenAmount = (account: ChainAccount): bigint => Buffer.from(account.data).readBigUInt64LE(64);
 
 interface TokenBalanceJson {
