@@ -60,6 +60,19 @@ interface Reader {
 
 const member = (i: IntentData) => `${i.intent_id}|${i.value}|${i.spends ? 1 : 0}`;
 
+const SPENDS = '1'.charCodeAt(0);
+
+/**
+ * What a window member (`member`) spent: its value when it spends, undefined otherwise. Read without
+ * a split: a limits read goes over a day of them.
+ */
+export function spentOf(windowMember: string): string | undefined {
+  const end = windowMember.lastIndexOf('|');
+  return windowMember.charCodeAt(end + 1) === SPENDS
+    ? windowMember.slice(windowMember.indexOf('|') + 1, end)
+    : undefined;
+}
+
 export async function project(
   event: RecordedEvent,
   views: Reader,

@@ -9,7 +9,7 @@ import {
   type ReadModelStore,
   type Token,
 } from '@tokenops/shared';
-import { keys, type AgentView, type HistoryEntryView } from './agent-views';
+import { keys, spentOf, type AgentView, type HistoryEntryView } from './agent-views';
 
 export interface LimitsView {
   daily_limit: Big;
@@ -38,8 +38,6 @@ export async function groupsOwnedBy(
   }));
 }
 
-const ONE = '1'.charCodeAt(0);
-
 /** Limits and headroom now: the window's members accepted in the last 24 hours (value) and 60 minutes (count). */
 export async function limitsOf(views: ReadModelStore, agent: AgentView, now: number): Promise<LimitsView> {
   const recent = await views.range(keys.window(agent.agent_id), now - DAY_MS + 1, Infinity);
@@ -47,9 +45,8 @@ export async function limitsOf(views: ReadModelStore, agent: AgentView, now: num
   let ops = 0;
   const hourAgo = now - HOUR_MS;
   for (const { member, score } of recent) {
-    // `${intent_id}|${value}|${spends ? 1 : 0}` (agent-views.ts)
-    const end = member.lastIndexOf('|');
-    if (member.charCodeAt(end + 1) === ONE) spends.push(member.slice(member.indexOf('|') + 1, end));
+    const value = spentOf(member);
+    if (value !== undefined) spends.push(value);
     if (score > hourAgo) ops += 1;
   }
   const spent = sumAmountTexts(spends);
