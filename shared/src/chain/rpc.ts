@@ -415,10 +415,10 @@ interface AccountJson {
   data: [string, 'base64'];
 }
 
-/** An SPL token account's amount: a u64 at byte 64. */
 /** The most accounts a node answers in one `getMultipleAccounts` (Solana's limit). */
 const ACCOUNTS_A_CALL = 100;
 
+/** An SPL token account's amount: a u64 at byte 64. */
 const tokenAmount = (account: ChainAccount): bigint => Buffer.from(account.data).readBigUInt64LE(64);
 
 interface TokenBalanceJson {
