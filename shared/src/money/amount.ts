@@ -74,26 +74,16 @@ export function sumAmountTexts(texts: Iterable<string>): Amount {
   let units = 0n;
   let rest: Amount | undefined;
   for (const text of texts) {
-    const dot = text.indexOf('.');
-    const decimals = dot < 0 ? 0 : text.length - dot - 1;
-    let term: bigint | undefined;
-    if (decimals <= AMOUNT_SCALE) {
-      try {
-        term =
-          BigInt(dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1)) *
-          SCALES[AMOUNT_SCALE - decimals]!;
-      } catch {
-        term = undefined; // not plain digits: Big reads it (or refuses it)
-      }
-    }
-    if (term === undefined) rest = (rest ?? ZERO).plus(text);
-    else units += term;
+    const plain = PLAIN_AMOUNT.exec(text);
+    if (plain) units += BigInt(plain[1]! + (plain[2] ?? '').padEnd(AMOUNT_SCALE, '0'));
+    else rest = (rest ?? ZERO).plus(text);
   }
   const sum = fromBaseUnits(units, AMOUNT_SCALE);
   return rest ? sum.plus(rest) : sum;
 }
 
-const SCALES = Array.from({ length: AMOUNT_SCALE + 1 }, (_, i) => 10n ** BigInt(i));
+/** Digits, and at most AMOUNT_SCALE of them after a point: the whole part and the decimals. */
+const PLAIN_AMOUNT = new RegExp(`^(\\d+)(?:\\.(\\d{1,${AMOUNT_SCALE}}))?$`);
 
 /** The smaller of two amounts, and never below zero. */
 export const clampedRemaining = (limit: Amount, used: Amount): Amount =>
