@@ -52,14 +52,14 @@ export function createApp(deps: ApiDeps): express.Express {
       },
     }),
   );
-  app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
-  app.get('/api/v1/orchestrator/openapi.json', (_req, res) => void res.json(operatorOpenApiDocument()));
-  app.get(`${VARIANT_PREFIX}/openapi.json`, (_req, res) => void res.json(variantOpenApiDocument()));
   app.use(jsonBody);
   // The contracts first: a router passes a request over each route mounted before the one that takes it.
   const { agent, operator, variant, variantFleet } = contractRoutes(deps);
-  app.use('/api/v1', agent, operator);
-  app.use(VARIANT_PREFIX, variant, variantFleet); // the variant contract, and its path of fleet webhooks
+  app.use(agent, operator); // each under /api/v1
+  app.use(variant, variantFleet); // the variant contract, and its path of fleet webhooks, under /v1
+  app.get('/api/v1/openapi.json', (_req, res) => void res.json(openApiDocument()));
+  app.get('/api/v1/orchestrator/openapi.json', (_req, res) => void res.json(operatorOpenApiDocument()));
+  app.get(`${VARIANT_PREFIX}/openapi.json`, (_req, res) => void res.json(variantOpenApiDocument()));
   app.use(mcpRoutes(deps)); // POST /mcp: the agent operations as MCP tools (Streamable HTTP)
   // Where a newcomer lands: the operator console, the reference pages and the OpenAPI documents they render.
   app.get(

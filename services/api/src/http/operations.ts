@@ -7,9 +7,12 @@
  * and its answers (successes and errors alike) are
  * checked against the row with `checkResponses` on. The same rows build the
  * OpenAPI documents. Handlers are looked up by operation id: a row without a handler, or a handler
- * without a row, stops the service at start.
+ * without a row, stops the service at start. A request finds its row in one lookup of a radix tree
+ * (find-my-way, Fastify's router), as Express would match it (any case, with or without a trailing
+ * slash), rather than by trying each row's pattern in turn.
  */
-import { Router, type Request, type Response } from 'express';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import type { Request, RequestHandler, Response } from 'express';
 import {
   answerViolations,
   stringifyJson,
@@ -18,6 +21,7 @@ import {
   type Operation,
   type SchemaName,
   type ValidationDetail,
+  validationError,
 } from '@tokenops/shared';
 import type { Logger } from '@tokenops/shared/process';
 import { bodyFailure, readJsonBody } from './body';
@@ -75,18 +79,25 @@ export function unmatchedHandlers(
 }
 
 /**
- * A router serving `operations` (the contract's rows, all of them unless a part is given), mounted at
- * `base` (for the route template; the caller mounts the router there), each by its handler.
+ * A middleware serving `operations` (the contract's rows, all of them unless a part is given) under
+ * `base`, each by its handler; the app uses it without a mount path (it matches the whole path, so
+ * Express neither matches a prefix nor rewrites the URL for it). A request no row takes goes on (to the
+ * next contract's rows, then the 404); a path that does not decode is refused.
  */
 export function mount<Name extends string, TagName extends string>(
   contract: ContractDescription<Name, TagName>,
   handlers: Record<string, Handler>,
   options: SendOptions & { base: string },
   operations: readonly Operation<Name, TagName>[] = contract.operations,
-): Router {
+): ContractRoutes {
   const unmatched = unmatchedHandlers(operations, handlers);
   if (unmatched.length > 0) throw new Error(`${contract.title}: ${unmatched.join('; ')}`);
-  const router = Router();
+  const routes = FindMyWay({
+    caseSensitive: false,
+    ignoreTrailingSlash: true,
+    maxParamLength: MAX_PARAM_LENGTH,
+    onBadUrl: () => undefined, // found without a route of ours: refused below
+  });
   for (const operation of operations) {
     const path = expressPath(operation.path);
     const served: Served = {
@@ -94,50 +105,94 @@ export function mount<Name extends string, TagName extends string>(
       contract: contract as unknown as ContractDescription<string, string>,
       template: `${options.base}${path}`,
     };
-    const handler = handlers[operation.operationId]!;
-    const names = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    // GET and DELETE bodies are not read by the app (body.ts, jsonBody): a row that takes one reads it here.
-    const reading = operation.request && (operation.method === 'get' || operation.method === 'delete');
-    router[operation.method](path, ...(reading ? [readJsonBody] : []), async (req, res) => {
-      res.locals.served = served;
-      bodyFailure(req);
-      const read = { body: !operation.request, query: !operation.query, params: names.length === 0 };
-      // The path parameters are validated at the first read of any input, before the body and query.
-      const params = () => {
-        if (read.params) return;
-        for (const name of names)
-          validate(contract.pathParameters as SchemaName, { [name]: req.params[name] });
-        read.params = true;
-      };
-      await handler({
-        req,
-        res,
-        body: <T>() => {
-          params();
-          read.body = true;
-          return validate<T>(operation.request as SchemaName, req.json ?? {});
-        },
-        query: <T>() => {
-          params();
-          read.query = true;
-          return validate<T>(operation.query as SchemaName, { ...req.query });
-        },
-        param: (name) => {
-          params();
-          return req.params[name] as string;
-        },
-        reply: (body, status = operation.status ?? 200) => {
-          // A handler answers only once it has read (validated) what its row says it takes.
-          if (options.checkResponses && !(read.body && read.query && read.params))
-            throw new Error(
-              `${operation.operationId} answered without reading its parameters, body or query`,
-            );
-          send(res, status, body, options);
-        },
-      });
-    });
+    const serve = serving(operation, contract, handlers[operation.operationId]!, served, options);
+    const method = operation.method.toUpperCase() as HTTPMethod;
+    const route: Route = { serve, served };
+    routes.on(method, served.template, () => undefined, route);
+    if (method === 'GET') routes.on('HEAD', served.template, () => undefined, route); // as Express: GET answers HEAD
   }
-  return router;
+  const find = (method: string, url: string) => routes.find(method as HTTPMethod, url);
+  const middleware: RequestHandler = (req, res, next) => {
+    const found = find(req.method, req.url);
+    if (!found) return next();
+    const route = found.store as Route | null;
+    if (!route)
+      return next(
+        validationError([{ path: '', issue: 'the request is malformed: its path does not decode' }]),
+      );
+    req.params = found.params as Record<string, string>;
+    route.serve(req, res, next);
+  };
+  return Object.assign(middleware, {
+    rowOf: (method: string, url: string) => (find(method, url)?.store as Route | null | undefined)?.served,
+  });
+}
+
+/** A contract's routes: a middleware, and the row a request would reach (undefined when none). */
+export type ContractRoutes = RequestHandler & {
+  rowOf(method: string, url: string): Served | undefined;
+};
+
+interface Route {
+  serve: RequestHandler;
+  served: Served;
+}
+
+/** Longer path parameters are read, then refused by the contract's schemas, rather than left unmatched (404). */
+const MAX_PARAM_LENGTH = 8192;
+
+/** One row's route: its body read when it takes one, then its handler; a failure goes to `next`. */
+function serving(
+  operation: Operation<string, string>,
+  contract: ContractDescription<string, string>,
+  handler: Handler,
+  served: Served,
+  options: SendOptions,
+): RequestHandler {
+  const names = [...operation.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const run: RequestHandler = (req, res, next) => {
+    res.locals.served = served;
+    const read = { body: !operation.request, query: !operation.query, params: names.length === 0 };
+    // The path parameters are validated at the first read of any input, before the body and query.
+    const params = () => {
+      if (read.params) return;
+      for (const name of names) validate(contract.pathParameters as SchemaName, { [name]: req.params[name] });
+      read.params = true;
+    };
+    const call: Call = {
+      req,
+      res,
+      body: <T>() => {
+        params();
+        read.body = true;
+        return validate<T>(operation.request as SchemaName, req.json ?? {});
+      },
+      query: <T>() => {
+        params();
+        read.query = true;
+        return validate<T>(operation.query as SchemaName, { ...req.query });
+      },
+      param: (name) => {
+        params();
+        return req.params[name] as string;
+      },
+      reply: (body, status = operation.status ?? 200) => {
+        // A handler answers only once it has read (validated) what its row says it takes.
+        if (options.checkResponses && !(read.body && read.query && read.params))
+          throw new Error(`${operation.operationId} answered without reading its parameters, body or query`);
+        send(res, status, body, options);
+      },
+    };
+    try {
+      bodyFailure(req);
+      Promise.resolve(handler(call)).catch(next);
+    } catch (err) {
+      next(err);
+    }
+  };
+  // GET and DELETE bodies are not read by the app (body.ts, jsonBody): a row that takes one reads it here.
+  const reading = operation.request && (operation.method === 'get' || operation.method === 'delete');
+  return reading ? (req, res, next) => readJsonBody(req, res, () => run(req, res, next)) : run;
 }
 
 /** Answers JSON (exact decimals), checked against the route's row when `checkResponses` is on. */

@@ -3,26 +3,36 @@
  * and path, by the handler of its operation id; a row without a handler or a handler without a row
  * stops the service at start.
  */
-import type { Router } from 'express';
 import {
   AGENT_CONTRACT,
   OPERATOR_CONTRACT,
   VARIANT_CONTRACT,
   type ContractDescription,
+  type Operation,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { contractRoutes } from '../app';
-import { mount, unmatchedHandlers } from './operations';
+import { mount, unmatchedHandlers, type ContractRoutes } from './operations';
 
-interface RouteLayer {
-  route?: { path: string; methods: Record<string, boolean> };
-}
+/** A request to a row under `base`, its path parameters given as `x`. */
+const requestTo = (op: Operation<string, string>, base: string) => ({
+  method: op.method.toUpperCase(),
+  url: `${base}${op.path.replace(/\{\w+\}/g, 'x')}`,
+});
 
-/** `method path` of every route a router registers, its parameters written as OpenAPI's `{name}`. */
-const routesOf = (router: Router): string[] =>
-  (router.stack as RouteLayer[]).flatMap(({ route }) =>
-    route ? Object.keys(route.methods).map((m) => `${m} ${route.path.replace(/:(\w+)/g, '{$1}')}`) : [],
-  );
+/** The rows of `contract` that `routes` take, and every one of them taken to its own row. */
+const rowsTaken = (
+  routes: ContractRoutes,
+  contract: ContractDescription<string, string>,
+  base = '/api/v1',
+): string[] =>
+  contract.operations.flatMap((op) => {
+    const { method, url } = requestTo(op, base);
+    const served = routes.rowOf(method, url);
+    if (!served) return [];
+    expect(served.operation).toBe(op);
+    return [`${op.method} ${op.path}`];
+  });
 const rowsOf = (contract: ContractDescription<string, string>) =>
   contract.operations.map((op) => `${op.method} ${op.path}`);
 
@@ -30,14 +40,28 @@ describe('the routes of the contracts', () => {
   // Building the routers only closes over their dependencies: it reads none.
   const routes = contractRoutes({} as ApiDeps);
 
-  it('registers every row of each contract, and nothing else', () => {
-    expect(routesOf(routes.agent).sort()).toEqual(rowsOf(AGENT_CONTRACT).sort());
-    expect(routesOf(routes.variant).sort()).toEqual(rowsOf(VARIANT_CONTRACT).sort());
+  it('takes a request to every row of each contract to that row', () => {
+    expect(rowsTaken(routes.agent, AGENT_CONTRACT)).toEqual(rowsOf(AGENT_CONTRACT));
+    expect(rowsTaken(routes.variant, VARIANT_CONTRACT, '/v1')).toEqual(rowsOf(VARIANT_CONTRACT));
     // The reference reads both documents list are served once, by the agent's routes.
-    expect([...routesOf(routes.operator), ...routesOf(routes.agent)].sort()).toEqual(
-      [...new Set([...rowsOf(OPERATOR_CONTRACT), ...rowsOf(AGENT_CONTRACT)])].sort(),
+    const operatorOnly = rowsTaken(routes.operator, OPERATOR_CONTRACT);
+    expect([...operatorOnly, ...rowsTaken(routes.agent, OPERATOR_CONTRACT)].sort()).toEqual(
+      rowsOf(OPERATOR_CONTRACT).sort(),
     );
-    expect(routesOf(routes.variantFleet)).toContain('delete /orchestrator/webhooks/{webhook}');
+    expect(operatorOnly.filter((row) => rowsOf(AGENT_CONTRACT).includes(row))).toEqual([]);
+    expect(rowsTaken(routes.variantFleet, OPERATOR_CONTRACT, '/v1')).toContain(
+      'delete /orchestrator/webhooks/{webhook}',
+    );
+  });
+
+  it('matches a path as Express did: in any case, with or without a trailing slash, GET answering HEAD', () => {
+    const limits = AGENT_CONTRACT.operations.find((op) => op.operationId === 'getLimits')!;
+    for (const url of ['/api/v1/limits', '/API/V1/LIMITS', '/api/v1/limits/', '/api/v1/limits?x=1'])
+      expect(routes.agent.rowOf('GET', url)?.operation).toBe(limits);
+    expect(routes.agent.rowOf('HEAD', '/api/v1/limits')?.operation).toBe(limits);
+    expect(routes.agent.rowOf('POST', '/api/v1/limits')).toBeUndefined(); // no such row: the next routes, then 404
+    for (const url of ['/api/v1/limitsx', '/api/v1/limits/x', '/limits', '/v1/limits/x'])
+      expect(routes.agent.rowOf('GET', url)).toBeUndefined();
   });
 
   it('refuses a row without a handler and a handler without a row', () => {
