@@ -54,9 +54,16 @@ export function toBaseUnits(amount: Amount, decimals: number): bigint {
   return BigInt(amount.times(new Big(10).pow(decimals)).toFixed(0));
 }
 
-/** Exact conversion from base units of a token with `decimals` decimals. */
+/**
+ * Exact conversion from base units of a token with `decimals` decimals: the units' digits with a point
+ * put in (no division, which Big does digit by digit).
+ */
 export function fromBaseUnits(units: bigint, decimals: number): Amount {
-  return new Big(units.toString()).div(new Big(10).pow(decimals));
+  const sign = units < 0n ? '-' : '';
+  const digits = (units < 0n ? -units : units).toString();
+  if (decimals === 0) return new Big(`${sign}${digits}`);
+  const padded = digits.padStart(decimals + 1, '0');
+  return new Big(`${sign}${padded.slice(0, -decimals)}.${padded.slice(-decimals)}`);
 }
 
 /** The canonical decimal text of an amount (no exponent), as stored in events. */
@@ -66,24 +73,69 @@ export const amountText = (amount: Amount): string => amount.toFixed();
 export const amountFromText = (text: string): Amount => new Big(text);
 
 /**
- * The exact sum of amounts this service wrote itself (canonical decimal text): added up as bigint units
+ * The exact sum of amounts this service wrote itself (canonical decimal text): added up as base units
  * of AMOUNT_SCALE decimals, without a Big per term (a read over a day's window adds up every spend in
- * it); a term with more decimals, or in another notation, is added exactly as a Big.
+ * it). A term of at most SMALL_WHOLE_DIGITS whole digits is read as a number of base units (below
+ * 10^15, an integer a number holds exactly) and added to a running integer that is moved into a bigint
+ * before it could pass 2^53; a longer term as a bigint; a term with more decimals, or in another
+ * notation, exactly as a Big.
  */
 export function sumAmountTexts(texts: Iterable<string>): Amount {
+  let small = 0; // base units, an integer below Number.MAX_SAFE_INTEGER: exact
   let units = 0n;
   let rest: Amount | undefined;
   for (const text of texts) {
+    const read = smallUnits(text);
+    if (read >= 0) {
+      if (small > SMALL_SUM_BOUND) {
+        units += BigInt(small);
+        small = 0;
+      }
+      small += read;
+      continue;
+    }
     const plain = PLAIN_AMOUNT.exec(text);
     if (plain) units += BigInt(plain[1]! + (plain[2] ?? '').padEnd(AMOUNT_SCALE, '0'));
     else rest = (rest ?? ZERO).plus(text);
   }
-  const sum = fromBaseUnits(units, AMOUNT_SCALE);
+  const sum = fromBaseUnits(units + BigInt(small), AMOUNT_SCALE);
   return rest ? sum.plus(rest) : sum;
 }
 
 /** Digits, and at most AMOUNT_SCALE of them after a point: the whole part and the decimals. */
 const PLAIN_AMOUNT = new RegExp(`^(\\d+)(?:\\.(\\d{1,${AMOUNT_SCALE}}))?$`);
+
+/** The whole digits of a term read as a number: its base units stay below 10^(9 + 6) = 10^15. */
+const SMALL_WHOLE_DIGITS = 9;
+/** A running sum past this is moved into a bigint before a term (below 10^15) is added to it. */
+const SMALL_SUM_BOUND = Number.MAX_SAFE_INTEGER - 1e15;
+const SCALE_OF = [1e6, 1e5, 1e4, 1e3, 100, 10, 1]; // base units of a decimal, by the decimals written
+
+/**
+ * The base units of a plain amount (digits, and 1 to AMOUNT_SCALE of them after a point) of at most
+ * SMALL_WHOLE_DIGITS whole digits, as a number; -1 for any other text.
+ */
+function smallUnits(text: string): number {
+  const length = text.length;
+  let whole = 0;
+  let i = 0;
+  for (; i < length && i <= SMALL_WHOLE_DIGITS; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    whole = whole * 10 + digit;
+  }
+  if (i === 0 || i > SMALL_WHOLE_DIGITS) return -1;
+  if (i === length) return whole * 1e6;
+  const decimals = length - i - 1;
+  if (text.charCodeAt(i) !== 46 || decimals < 1 || decimals > AMOUNT_SCALE) return -1; // 46: '.'
+  let fraction = 0;
+  for (let j = i + 1; j < length; j++) {
+    const digit = text.charCodeAt(j) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    fraction = fraction * 10 + digit;
+  }
+  return whole * 1e6 + fraction * SCALE_OF[decimals]!;
+}
 
 /** The smaller of two amounts, and never below zero. */
 export const clampedRemaining = (limit: Amount, used: Amount): Amount =>

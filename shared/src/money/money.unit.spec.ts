@@ -86,7 +86,27 @@ describe('amounts', () => {
     expect(toBaseUnits(new Big('7'), 0)).toBe(7n);
     expect(toBaseUnits(MAX_AMOUNT, 6)).toBe(2n ** 64n - 1n);
     expect(fromBaseUnits(1n, 9).toFixed()).toBe('0.000000001');
+    expect(fromBaseUnits(1_500_000n, 6).toFixed()).toBe('1.5');
+    expect(fromBaseUnits(0n, 6).toFixed()).toBe('0');
+    expect(fromBaseUnits(-1_234_567n, 6).toFixed()).toBe('-1.234567');
+    expect(fromBaseUnits(-7n, 0).toFixed()).toBe('-7');
+    expect(fromBaseUnits(2n ** 64n - 1n, 6).toFixed()).toBe(MAX_AMOUNT.toFixed());
     expect(codeOf(() => toBaseUnits(new Big('1.005'), 2))).toBe('invalid_amount');
+  });
+
+  it('reads base units as dividing them by ten to the decimals would, whatever their sign', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }),
+        fc.integer({ min: 0, max: 18 }),
+        (units, decimals) => {
+          expect(
+            fromBaseUnits(units, decimals).eq(new Big(units.toString()).div(new Big(10).pow(decimals))),
+          ).toBe(true);
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 
   it('round-trips any 6-decimal amount through base units of any token with 6 or more decimals', () => {
@@ -106,24 +126,35 @@ describe('amounts', () => {
 });
 
 describe('sumAmountTexts', () => {
-  it('adds up amount texts exactly as Big does, whatever their decimals', () => {
+  /** Lists of amounts (base units up to `max`, with 0 to `decimals` decimals) sum as Big sums them. */
+  const sumsAsBig = (max: bigint, decimals: number, maxLength: number) =>
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: 9 })), {
-          maxLength: 40,
-        }),
+        fc.array(fc.tuple(fc.bigInt({ min: 0n, max }), fc.integer({ min: 0, max: decimals })), { maxLength }),
         (terms) => {
-          const texts = terms.map(([units, decimals]) => amountText(fromBaseUnits(units, decimals)));
+          const texts = terms.map(([units, d]) => amountText(fromBaseUnits(units, d)));
           const expected = texts.reduce((sum, t) => sum.plus(t), new Big(0));
           expect(sumAmountTexts(texts).eq(expected)).toBe(true);
         },
       ),
       { numRuns: 500 },
     );
+
+  it('adds up amount texts exactly as Big does, whatever their decimals', () => sumsAsBig(10n ** 20n, 9, 40));
+
+  it('adds up many terms of up to nine whole digits exactly, past what a number holds', () => {
+    sumsAsBig(10n ** 15n - 1n, 6, 80);
+    // 2^53 base units is about 9,007,199,254 whole units: twenty of the largest such terms pass it.
+    expect(sumAmountTexts(Array(20).fill('999999999.999999')).toFixed()).toBe('19999999999.99998');
+    expect(sumAmountTexts(['999999999', '0.000001', '1000000000', '1.5']).toFixed()).toBe(
+      '2000000000.500001',
+    );
   });
 
   it('reads a term in another notation as Big does, and nothing at all as zero', () => {
     expect(sumAmountTexts(['1e3', '0.5', '2']).toFixed()).toBe('1002.5');
+    expect(sumAmountTexts(['.5', '1.2345678', '1.', '0012.50']).toFixed()).toBe('15.2345678');
+    for (const text of ['+1', '1a', '1.5.', '', '-']) expect(() => sumAmountTexts(['1', text])).toThrow();
     expect(sumAmountTexts([]).toFixed()).toBe('0');
   });
 });
