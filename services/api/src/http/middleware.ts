@@ -48,6 +48,8 @@ export function requestContext(logger: Logger, metrics?: Metrics): RequestHandle
         answered(route, res.statusCode);
         metrics?.httpDuration.observe(labels, seconds);
         metrics?.httpRequests.inc({ ...labels, code });
+        // Below LOG_LEVEL=info the line is not built at all (winston would build it, then drop it).
+        if (!logger.isInfoEnabled()) return;
         logger.info('request', {
           request_id: req.id,
           method: req.method,
