@@ -113,9 +113,10 @@ const SCALE_OF = [1e6, 1e5, 1e4, 1e3, 100, 10, 1]; // base units of a decimal, b
 
 /**
  * The base units of a plain amount (digits, and 1 to AMOUNT_SCALE of them after a point) of at most
- * SMALL_WHOLE_DIGITS whole digits, as a number; -1 for any other text.
+ * SMALL_WHOLE_DIGITS whole digits, as a number; -1 for any other text (sumAmountTexts' fast path;
+ * exported for its tests).
  */
-function smallUnits(text: string): number {
+export function smallUnits(text: string): number {
   const length = text.length;
   let whole = 0;
   let i = 0;

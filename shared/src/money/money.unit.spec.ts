@@ -9,6 +9,7 @@ import {
   decimalsOf,
   fromBaseUnits,
   parseAmount,
+  smallUnits,
   sumAmountTexts,
   toBaseUnits,
 } from './amount';
@@ -118,6 +119,37 @@ describe('amounts', () => {
           const amount = fromBaseUnits(micro, 6);
           expect(toBaseUnits(amount, decimals)).toBe(micro * 10n ** BigInt(decimals - 6));
           expect(fromBaseUnits(toBaseUnits(amount, decimals), decimals).eq(amount)).toBe(true);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('smallUnits', () => {
+  it.each([
+    ['0', 0],
+    ['12', 12_000_000],
+    ['0.1', 100_000],
+    ['7.000001', 7_000_001],
+    ['999999999.999999', 999_999_999_999_999],
+    ['0012.50', 12_500_000],
+  ])('reads %s as %d base units', (text, units) => expect(smallUnits(text)).toBe(units));
+
+  it.each(['1000000000', '1.', '.5', '1.2345678', '1a', '1.5.', '', '-1', '+1', '1e3', ' 1', '1 '])(
+    'leaves %p to the exact path (-1)',
+    (text) => expect(smallUnits(text)).toBe(-1),
+  );
+
+  it('reads every plain amount of up to nine whole digits as its base units', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 15n - 1n }),
+        fc.integer({ min: 0, max: 6 }),
+        (units, d) => {
+          const amount = fromBaseUnits(units, d);
+          const expected = amount.lt(1e9) ? Number(toBaseUnits(amount, 6)) : -1;
+          expect(smallUnits(amountText(amount))).toBe(expected);
         },
       ),
       { numRuns: 1000 },
