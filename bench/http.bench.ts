@@ -3,7 +3,8 @@
  * own process (`node bin/start.js embedded`, a fresh DATA_DIR), autocannon in another
  * (./load-runner.ts), on loopback. Confirmed transfers/s with many agents in parallel and the CPU of
  * each process per transfer; then GET /limits beside a bare Express handler (in this process) that
- * answers the same JSON, in the same run. BENCH_SERVICE_NODE_ARGS passes flags to the service's node
+ * answers the same JSON, in the same run: alternating rounds of each, figures the medians of the rounds
+ * (throughput, each round's ratio, CPU per request of the service's process and of this one). BENCH_SERVICE_NODE_ARGS passes flags to the service's node
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import express from 'express';
@@ -15,9 +16,12 @@ import { Client } from '@tokenops/testing/harness';
 import { Proc, freePort } from '@tokenops/testing/topology';
 import { cpuTable, threadSnapshot } from './cpu';
 import { fundedAgents, load } from './load';
-import { report } from './harness';
+import { median, report } from './harness';
 
 const CONNECTIONS = 32;
+/** GET /limits is measured in this many rounds (at BENCH_SCALE=1) of bare Express then the service. */
+const LIMITS_ROUNDS = 8;
+const LIMITS_ROUND_SECONDS = 2;
 
 /** `npm start` in a fresh data folder, the per-agent rate limit out of the way of the load. */
 async function startService(dir: string): Promise<Proc> {
@@ -69,7 +73,6 @@ export async function httpBench(): Promise<string> {
     const bareServer = bare.listen(0, '127.0.0.1');
     await new Promise((r) => bareServer.once('listening', r));
     const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`;
-    const seconds = Math.max(2, Math.round(5 * scale));
     const limits = (url: string, duration: number) =>
       load({
         url,
@@ -81,10 +84,29 @@ export async function httpBench(): Promise<string> {
           headers: { authorization: `Bearer ${agents[0]!.key}` },
         },
       });
+    // Alternating short rounds, each figure the median of its rounds: this machine's speed wanders by
+    // more than the differences measured, within a minute as between runs.
+    const servicePid = service.child!.pid!;
+    const serviceCpu = () => Object.values(threadSnapshot('service', servicePid)).reduce((a, b) => a + b, 0);
+    const round = async () => {
+      const bareBefore = process.cpuUsage();
+      const bareRun = await limits(bareUrl, LIMITS_ROUND_SECONDS);
+      const bareCpu = process.cpuUsage(bareBefore);
+      const before = serviceCpu();
+      const serviceRun = await limits(service.url, LIMITS_ROUND_SECONDS);
+      return {
+        bare: bareRun.requests.average,
+        service: serviceRun.requests.average,
+        bareUs: (bareCpu.user + bareCpu.system) / bareRun.requests.total,
+        serviceUs: ((serviceCpu() - before) * 1000) / serviceRun.requests.total,
+      };
+    };
     await limits(bareUrl, 1);
-    const bareRun = await limits(bareUrl, seconds);
     await limits(service.url, 1);
-    const limitsRun = await limits(service.url, seconds);
+    const rounds: Awaited<ReturnType<typeof round>>[] = [];
+    for (let i = 0; i < Math.max(3, Math.round(LIMITS_ROUNDS * scale)); i++) rounds.push(await round());
+    const med = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick));
+    const ratios = rounds.map((r) => r.service / r.bare).sort((a, b) => a - b);
     bareServer.close();
 
     return report('Agent contract over HTTP (embedded default in its own process, load from another)', [
@@ -104,11 +126,21 @@ export async function httpBench(): Promise<string> {
         unit: `ms / ${(run.cpuMs / (confirmed || 1)).toFixed(2)} ms`,
       },
       {
-        name: 'GET /api/v1/limits',
-        value: limitsRun.requests.average,
+        name: `GET /api/v1/limits (medians of ${rounds.length} alternating rounds of ${LIMITS_ROUND_SECONDS} s)`,
+        value: med((r) => r.service),
         unit: 'req/s',
-        baseline: { name: 'bare Express, same JSON', value: bareRun.requests.average },
+        baseline: { name: 'bare Express, same JSON', value: med((r) => r.bare) },
         target: '>= 0.6x bare',
+      },
+      {
+        name: "GET /api/v1/limits: each round's ratio to bare Express, median (lowest-highest)",
+        value: median(ratios),
+        unit: `x (${ratios[0]!.toFixed(2)}-${ratios[ratios.length - 1]!.toFixed(2)})`,
+      },
+      {
+        name: 'GET /api/v1/limits: CPU per request, service / bare Express (medians)',
+        value: med((r) => r.serviceUs),
+        unit: `µs / ${Math.round(med((r) => r.bareUs))} µs`,
       },
     ]);
   } finally {

@@ -21,6 +21,7 @@ import { plot } from 'asciichart';
 import { Client } from '@tokenops/testing/harness';
 import { Topology } from '@tokenops/testing/topology';
 import { fundedGroup, load, loadPaced, type IntervalStats, type MixSpec, type RequestKind } from './load';
+import { median } from './harness';
 import { startBenchReceiver } from './webhooks.bench';
 
 const CONNECTIONS = 64; // per API instance, when finding the full rate
@@ -78,13 +79,6 @@ export function slope(points: readonly { x: number; y: number }[]): number {
   const sxx = points.reduce((s, p) => s + (p.x - mx) ** 2, 0);
   const sxy = points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0);
   return sxx === 0 ? 0 : sxy / sxx;
-}
-
-/** The median of `xs`; NaN when empty. Pure. */
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /** A text chart of `values` (asciichart), each value `columns` wide so a short run is readable. */
