@@ -107,6 +107,7 @@ export function mount<Name extends string, TagName extends string>(
     };
     const serve = serving(operation, contract, handlers[operation.operationId]!, served, options);
     const method = operation.method.toUpperCase() as HTTPMethod;
+    // find-my-way's own handler is never called: the middleware below runs the row kept as its store.
     const route: Route = { serve, served };
     routes.on(method, served.template, () => undefined, route);
     if (method === 'GET') routes.on('HEAD', served.template, () => undefined, route); // as Express: GET answers HEAD
