@@ -136,7 +136,7 @@ describe('smallUnits', () => {
     ['0012.50', 12_500_000],
   ])('reads %s as %d base units', (text, units) => expect(smallUnits(text)).toBe(units));
 
-  it.each(['1000000000', '1.', '.5', '1.2345678', '1a', '1.5.', '', '-1', '+1', '1e3', ' 1', '1 '])(
+  it.each(['1000000000', '1.', '.5', '1.2345678', '1a', '1.5a', '1.5.', '', '-1', '+1', '1e3', ' 1', '1 '])(
     'leaves %p to the exact path (-1)',
     (text) => expect(smallUnits(text)).toBe(-1),
   );
