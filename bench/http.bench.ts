@@ -4,8 +4,8 @@
  * (./load-runner.ts), on loopback. Confirmed transfers/s with many agents in parallel and the CPU of
  * each process per transfer; then GET /limits beside a bare Express handler (in this process) that
  * answers the same JSON, in the same run: alternating rounds of each, figures the medians of the rounds
- * (throughput, each round's ratio, CPU per request of the service's process and of this one). BENCH_SERVICE_NODE_ARGS passes flags to the service's node
- * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * (throughput, each round's ratio, CPU per request of the service's process and of this one).
+ * BENCH_SERVICE_NODE_ARGS passes flags to the service's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import express from 'express';
 import { mkdtempSync, rmSync } from 'node:fs';

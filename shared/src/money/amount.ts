@@ -76,7 +76,7 @@ export const amountFromText = (text: string): Amount => new Big(text);
  * The exact sum of amounts this service wrote itself (canonical decimal text): added up as base units
  * of AMOUNT_SCALE decimals, without a Big per term (a read over a day's window adds up every spend in
  * it). A term of at most SMALL_WHOLE_DIGITS whole digits is read as a number of base units (below
- * 10^15, an integer a number holds exactly) and added to a running integer that is moved into a bigint
+ * SMALL_TERM_LIMIT, an integer a number holds exactly) and added to a running integer that is moved into a bigint
  * before it could pass 2^53; a longer term as a bigint; a term with more decimals, or in another
  * notation, exactly as a Big.
  */
@@ -105,11 +105,15 @@ export function sumAmountTexts(texts: Iterable<string>): Amount {
 /** Digits, and at most AMOUNT_SCALE of them after a point: the whole part and the decimals. */
 const PLAIN_AMOUNT = new RegExp(`^(\\d+)(?:\\.(\\d{1,${AMOUNT_SCALE}}))?$`);
 
-/** The whole digits of a term read as a number: its base units stay below 10^(9 + 6) = 10^15. */
+/** The whole digits of a term read as a number: its base units stay below SMALL_TERM_LIMIT. */
 const SMALL_WHOLE_DIGITS = 9;
-/** A running sum past this is moved into a bigint before a term (below 10^15) is added to it. */
-const SMALL_SUM_BOUND = Number.MAX_SAFE_INTEGER - 1e15;
-const SCALE_OF = [1e6, 1e5, 1e4, 1e3, 100, 10, 1]; // base units of a decimal, by the decimals written
+/** 10^15 with AMOUNT_SCALE 6: an integer a number holds exactly, with room to add many. */
+const SMALL_TERM_LIMIT = 10 ** (SMALL_WHOLE_DIGITS + AMOUNT_SCALE);
+/** A running sum past this is moved into a bigint before a term (below SMALL_TERM_LIMIT) is added to it. */
+const SMALL_SUM_BOUND = Number.MAX_SAFE_INTEGER - SMALL_TERM_LIMIT;
+/** Base units of one unit, and of a decimal digit by how many decimals are written. */
+const UNIT = 10 ** AMOUNT_SCALE;
+const SCALE_OF = Array.from({ length: AMOUNT_SCALE + 1 }, (_, written) => 10 ** (AMOUNT_SCALE - written));
 
 /**
  * The base units of a plain amount (digits, and 1 to AMOUNT_SCALE of them after a point) of at most
@@ -126,7 +130,7 @@ export function smallUnits(text: string): number {
     whole = whole * 10 + digit;
   }
   if (i === 0 || i > SMALL_WHOLE_DIGITS) return -1;
-  if (i === length) return whole * 1e6;
+  if (i === length) return whole * UNIT;
   const decimals = length - i - 1;
   if (text.charCodeAt(i) !== 46 || decimals < 1 || decimals > AMOUNT_SCALE) return -1; // 46: '.'
   let fraction = 0;
@@ -135,7 +139,7 @@ export function smallUnits(text: string): number {
     if (digit < 0 || digit > 9) return -1;
     fraction = fraction * 10 + digit;
   }
-  return whole * 1e6 + fraction * SCALE_OF[decimals]!;
+  return whole * UNIT + fraction * SCALE_OF[decimals]!;
 }
 
 /** The smaller of two amounts, and never below zero. */
