@@ -217,13 +217,15 @@ export class Observer {
   }
 
   /**
-   * Catches up, and waits for the outcome of every intent the accepted request set going (a held spend
-   * approved runs on the executor after the answer); that state is the reference from now on.
+   * Waits for the outcome of every intent the accepted request set going (a held spend approved runs
+   * on the executor after the answer), then catches up; that state is the reference from now on. The
+   * head is taken after the outcomes were seen: `outcomesOwed` reads the log to its end, so a head
+   * taken before it may miss the executor's events it saw (they would then count against the next
+   * request).
    */
   async settle(): Promise<void> {
     this.backgroundMoved = false;
     const giveUpAt = Date.now() + 10_000;
-    let head = await this.catchUp();
     for (
       let owed = await this.outcomesOwed(this.head);
       owed.length > 0;
@@ -231,9 +233,8 @@ export class Observer {
     ) {
       if (Date.now() > giveUpAt) throw new Error(`no outcome in 10 s for the intents ${owed.join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
-      head = await this.catchUp();
     }
-    this.head = head;
+    this.head = await this.catchUp();
     this.dump = await this.views.dump();
   }
 
