@@ -113,6 +113,9 @@ describe('what on-call sees of each request', () => {
       expect((await call('GET', '/api/v1/limits')).status).toBe(401);
       expect((await call('DELETE', '/api/v1/limits')).status).toBe(404);
       expect((await call('GET', '/api/v1/agents/a-1/nothing-here')).status).toBe(404);
+      // Routes of no contract row are named by their own template, a refusal on them too.
+      expect((await call('GET', '/healthz')).status).toBe(200);
+      expect((await call('POST', '/mcp', {})).status).toBe(401);
       const requests = lines.filter((l) => l.message === 'request');
       expect(requests.map((l) => [l.route, l.path, l.status, l.code])).toEqual([
         ['/api/v1/orchestrator/auth/challenge', '/api/v1/orchestrator/auth/challenge', 200, undefined],
@@ -131,6 +134,8 @@ describe('what on-call sees of each request', () => {
         ['/api/v1/limits', '/api/v1/limits', 401, 'unauthorized'],
         ['unmatched', '/api/v1/limits', 404, 'not_found'],
         ['unmatched', '/api/v1/agents/a-1/nothing-here', 404, 'not_found'],
+        ['/healthz', '/healthz', 200, undefined],
+        ['/mcp', '/mcp', 401, 'unauthorized'],
       ]);
       const scrape = await fetch(`${service.url}/metrics`, {
         headers: { authorization: `Bearer ${metricsToken}` },

@@ -37,12 +37,11 @@ export function requestContext(logger: Logger, metrics?: Metrics): RequestHandle
       const given = req.header('x-request-id');
       req.id = given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
       res.setHeader('x-request-id', req.id);
-      const matched = rememberRoute(req);
       const started = process.hrtime.bigint();
       res.on('finish', () => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         const path = pathOf(req.originalUrl);
-        const route = servedOf(res)?.template ?? matched() ?? 'unmatched';
+        const route = servedOf(res)?.template ?? routeOf(req) ?? 'unmatched';
         const labels = { method: req.method, route, status: String(res.statusCode) };
         const code = errorCodeOf(res) ?? '';
         answered(route, res.statusCode);
@@ -65,24 +64,14 @@ export function requestContext(logger: Logger, metrics?: Metrics): RequestHandle
 }
 
 /**
- * The template of a route no operation row describes (health, metrics, MCP), if one took the request
- * (a row's route names its template itself: operations.ts). Taken when the router matches it:
- * `req.baseUrl` is the mount path then, but no longer once an error has left the router, which is
- * when refusals are answered.
+ * The template of a route no operation row describes (health, metrics, MCP, the console), if one took
+ * the request: the path of the last route Express matched (`req.route`, which it leaves set once the
+ * request has left the route). Those routes are mounted at the root, so their path is the whole
+ * template; a row's route names its template itself (operations.ts).
  */
-function rememberRoute(req: Request): () => string | undefined {
-  let route: unknown;
-  let template: string | undefined;
-  Object.defineProperty(req, 'route', {
-    configurable: true,
-    enumerable: true,
-    get: () => route,
-    set: (value: { path?: unknown } | undefined) => {
-      route = value;
-      if (value) template = `${req.baseUrl}${String(value.path)}`;
-    },
-  });
-  return () => template;
+function routeOf(req: Request): string | undefined {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : undefined;
 }
 
 const pathOf = (url: string): string => url.split('?', 1)[0]!;
