@@ -8,12 +8,13 @@ import {
   type ReadModelStore,
   type ScoredMember,
 } from './port';
+import { SortedSet } from './sorted-set';
 
 export class MemoryReadModelStore implements ReadModelStore {
   /** Documents as JSON text, or as the values themselves when `shared` (see the constructor). */
   private readonly docs = new Map<string, unknown>();
   private readonly counters = new Map<string, number>();
-  private readonly sets = new Map<string, Map<string, number>>();
+  private readonly sets = new Map<string, SortedSet>();
   private readonly checkpoints = new Map<string, LogPosition>();
 
   /**
@@ -41,13 +42,9 @@ export class MemoryReadModelStore implements ReadModelStore {
     return this.counters.get(key) ?? 0;
   }
 
+  /** The members are shared and frozen (sorted-set.ts): a range costs its array only. */
   async range(key: string, min: number, max: number, options: RangeOptions = {}): Promise<ScoredMember[]> {
-    const members: ScoredMember[] = [];
-    for (const [member, score] of this.sets.get(key) ?? [])
-      if (score >= min && score <= max) members.push({ member, score });
-    members.sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
-    if (options.reverse) members.reverse();
-    return options.limit === undefined ? members : members.slice(0, options.limit);
+    return this.sets.get(key)?.range(min, max, options.reverse, options.limit) ?? [];
   }
 
   async checkpoint(projection: string): Promise<LogPosition | undefined> {
@@ -65,7 +62,7 @@ export class MemoryReadModelStore implements ReadModelStore {
   private apply(op: ReadModelOp): void {
     const set = (key: string) => {
       let s = this.sets.get(key);
-      if (!s) this.sets.set(key, (s = new Map()));
+      if (!s) this.sets.set(key, (s = new SortedSet()));
       return s;
     };
     switch (op.op) {
@@ -81,27 +78,17 @@ export class MemoryReadModelStore implements ReadModelStore {
         this.counters.set(op.key, (this.counters.get(op.key) ?? 0) + op.by);
         return;
       case 'zadd':
-        set(op.key).set(op.member, op.score);
+        set(op.key).add(op.member, op.score);
         return;
       case 'zrem':
         set(op.key).delete(op.member);
         return;
       case 'zremUpTo':
-        for (const [member, score] of set(op.key)) if (score <= op.max) set(op.key).delete(member);
+        set(op.key).deleteUpTo(op.max);
         return;
-      case 'ztrim': {
-        // Drops the lowest (by score, then member, as Redis ranks them) until `keep` are left; a list
-        // trimmed after each add loses one member, so this is one pass, not a sort.
-        const members = set(op.key);
-        while (members.size > op.keep) {
-          let lowest: [string, number] | undefined;
-          for (const entry of members)
-            if (!lowest || entry[1] < lowest[1] || (entry[1] === lowest[1] && entry[0] < lowest[0]))
-              lowest = entry;
-          members.delete(lowest![0]);
-        }
+      case 'ztrim':
+        set(op.key).trim(op.keep);
         return;
-      }
     }
   }
 
@@ -110,7 +97,7 @@ export class MemoryReadModelStore implements ReadModelStore {
     for (const [key, doc] of this.docs)
       yield { kind: 'doc', key, json: this.shared ? JSON.stringify(doc) : (doc as string) };
     for (const [key, value] of this.counters) yield { kind: 'counter', key, value };
-    for (const [key, set] of this.sets) if (set.size) yield { kind: 'set', key, members: [...set] };
+    for (const [key, set] of this.sets) if (set.size) yield { kind: 'set', key, members: set.entries() };
     for (const [projection, position] of this.checkpoints) yield { kind: 'checkpoint', projection, position };
   }
 
