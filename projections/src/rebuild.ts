@@ -116,7 +116,7 @@ async function replayHolding(
   // 1. Build the bulk in memory.
   const head = await store.headPosition();
   const total = Number(head.prepare);
-  const memory = new MemoryReadModelStore(namespace, true);
+  const memory = new MemoryReadModelStore(namespace, 'shared');
   const progress = (phase: ReplayProgress['phase'], done: number, events: number) =>
     options.onProgress?.({ phase, done, total: Math.max(total, done), events });
   const counting =
@@ -158,7 +158,7 @@ async function replayHolding(
   let compared = 0;
   if (oldAt) {
     progress('verify', 0, 0);
-    const check = new MemoryReadModelStore(replaced, true);
+    const check = new MemoryReadModelStore(replaced, 'shared');
     await projectInto(store, check, tokens, { until: oldAt, onEvent: counting('verify') });
     const [expected, actual] = await Promise.all([check.dump(), old.dump()]);
     compared = expected.size;
@@ -190,7 +190,7 @@ export async function verifyLive(options: {
     const actual = await live.dump();
     const after = await live.checkpoint(PROJECTION);
     if (at && after && comparePositions(at, after) !== 0 && attempt < 5) continue;
-    const check = new MemoryReadModelStore(namespace, true);
+    const check = new MemoryReadModelStore(namespace, 'shared');
     if (at) await projectInto(options.store, check, options.tokens, { until: at });
     const expected = await check.dump();
     return { namespace, compared: expected.size, differences: differences(expected, actual) };

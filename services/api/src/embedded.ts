@@ -190,8 +190,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     ...(options.now && { now: options.now }),
   });
 
-  // Projections: rebuilt from the whole log into memory, then live.
-  const views = new MemoryReadModelStore('views');
+  // Projections: rebuilt from the whole log into memory, then live; read on every request, kept frozen.
+  const views = new MemoryReadModelStore('views', 'frozen');
   const projection = await startProjection(store, views, chain.tokens);
   await projection.caughtUp;
 

@@ -10,28 +10,34 @@ import {
 } from './port';
 import { SortedSet } from './sorted-set';
 
+/**
+ * How documents are kept:
+ * - `copies` (the default): as JSON text, parsed on every read; a reader may change what it gets.
+ * - `frozen`: a JSON copy of what was written, deeply frozen, read back as that same object: a read
+ *   costs nothing, and a reader that tries to change what it got throws (TypeError) instead of
+ *   changing the store. For a service's views, read on every request.
+ * - `shared`: the objects written, read back as the same objects, unfrozen. For a writer that never
+ *   changes an object once written or read (the projection builds new ones) and readers that never
+ *   change one either: a replay building models in memory.
+ */
+export type DocumentsKept = 'copies' | 'frozen' | 'shared';
+
 export class MemoryReadModelStore implements ReadModelStore {
-  /** Documents as JSON text, or as the values themselves when `shared` (see the constructor). */
+  /** Documents as JSON text, or as objects (see DocumentsKept). */
   private readonly docs = new Map<string, unknown>();
   private readonly counters = new Map<string, number>();
   private readonly sets = new Map<string, SortedSet>();
   private readonly checkpoints = new Map<string, LogPosition>();
 
-  /**
-   * `shared`: documents are kept as the objects written and read back as the same objects, without a
-   * JSON copy each way. For a writer that never changes an object once written or read (the
-   * projection builds new ones), such as a replay building models in memory; readers that might
-   * change what they get should keep the default.
-   */
   constructor(
     readonly namespace = 'rm',
-    private readonly shared = false,
+    private readonly kept: DocumentsKept = 'copies',
   ) {}
 
   async get<T>(key: string): Promise<T | undefined> {
     const doc = this.docs.get(key);
     if (doc === undefined) return undefined;
-    return (this.shared ? doc : JSON.parse(doc as string)) as T;
+    return (this.kept === 'copies' ? JSON.parse(doc as string) : doc) as T;
   }
 
   async getMany<T>(keys: readonly string[]): Promise<(T | undefined)[]> {
@@ -67,7 +73,7 @@ export class MemoryReadModelStore implements ReadModelStore {
     };
     switch (op.op) {
       case 'set':
-        this.docs.set(op.key, this.shared ? op.value : JSON.stringify(op.value));
+        this.docs.set(op.key, this.document(op.value));
         return;
       case 'del':
         this.docs.delete(op.key);
@@ -92,10 +98,16 @@ export class MemoryReadModelStore implements ReadModelStore {
     }
   }
 
+  private document(value: unknown): unknown {
+    if (this.kept === 'shared') return value;
+    const text = JSON.stringify(value);
+    return this.kept === 'copies' ? text : deepFreeze(JSON.parse(text));
+  }
+
   /** Every key, for a bulk load into another store (a replay builds here, then loads Redis). */
   *entries(): Generator<ReadModelEntry> {
     for (const [key, doc] of this.docs)
-      yield { kind: 'doc', key, json: this.shared ? JSON.stringify(doc) : (doc as string) };
+      yield { kind: 'doc', key, json: this.kept === 'copies' ? (doc as string) : JSON.stringify(doc) };
     for (const [key, value] of this.counters) yield { kind: 'counter', key, value };
     for (const [key, set] of this.sets) if (set.size) yield { kind: 'set', key, members: set.entries() };
     for (const [projection, position] of this.checkpoints) yield { kind: 'checkpoint', projection, position };
@@ -113,4 +125,13 @@ export class MemoryReadModelStore implements ReadModelStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** Freezes a parsed JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
