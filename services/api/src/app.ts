@@ -25,6 +25,7 @@ import { consoleRoutes } from './console/route';
 import { DOC_PAGES, docsRoutes } from './docs/pages';
 import { bearer } from './http/auth';
 import { jsonBody } from './http/body';
+import { fixedHeaders } from './http/fixed-headers';
 import { errorHandler, notFound, requestContext } from './http/middleware';
 import { mount } from './http/operations';
 import { intentHandlers } from './intents/routes';
@@ -44,13 +45,16 @@ export function createApp(deps: ApiDeps): express.Express {
   if (deps.trustProxyHops) app.set('trust proxy', deps.trustProxyHops);
   app.use(requestContext(deps.logger, deps.metrics));
   // The usual security headers; the API answers JSON only, so the policy allows no content at all.
+  // They are the same on every answer: taken from helmet once (fixed-headers.ts).
   app.use(
-    helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-      },
-    }),
+    fixedHeaders(
+      helmet({
+        contentSecurityPolicy: {
+          useDefaults: false,
+          directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+        },
+      }),
+    ),
   );
   app.use(jsonBody);
   // The contracts first: a router passes a request over each route mounted before the one that takes it.
