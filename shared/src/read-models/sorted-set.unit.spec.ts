@@ -13,7 +13,7 @@ type Write =
   | { op: 'deleteUpTo'; max: number }
   | { op: 'trim'; keep: number };
 
-const member = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'ab', '');
+const member = fc.constantFrom('a', 'b', 'c', 'd', 'ab', 'A', 'Z9', '0', '');
 const score = fc.integer({ min: -3, max: 6 });
 const write: fc.Arbitrary<Write> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ op: fc.constant('add' as const), member, score }) },
@@ -76,6 +76,15 @@ describe('SortedSet', () => {
       ),
       { numRuns: RUNS },
     );
+  });
+
+  it('ranges from the lowest member of the lowest score asked, whatever its text', () => {
+    const set = new SortedSet();
+    for (const m of ['b', 'A', '', '0', 'Zz']) set.add(m, 1);
+    set.add('c', 0);
+    set.add('d', 2);
+    expect(set.range(1, 1).map((m) => m.member)).toEqual(['', '0', 'A', 'Zz', 'b']);
+    expect(set.range(1, 2, true, 2).map((m) => m.member)).toEqual(['d', 'b']);
   });
 
   it('hands out members that cannot be changed (they are shared between reads)', () => {
