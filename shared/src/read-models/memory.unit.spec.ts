@@ -20,3 +20,14 @@ describe('in-process documents kept frozen', () => {
     expect((await store.dump()).get('agent')).toBe('{"limits":{"daily_limit":"5"},"tags":["a"]}');
   });
 });
+
+describe('in-process documents kept shared (a replay building in memory)', () => {
+  it('reads back the very object written, without a copy', async () => {
+    const store = new MemoryReadModelStore('rm', 'shared');
+    const written = { limits: { daily_limit: '5' } };
+    await store.commit('p', { commit: 1n, prepare: 1n }, [{ op: 'set', key: 'agent', value: written }]);
+    expect(await store.get('agent')).toBe(written);
+    expect(Object.isFrozen(written)).toBe(false);
+    expect((await store.dump()).get('agent')).toBe('{"limits":{"daily_limit":"5"}}');
+  });
+});
