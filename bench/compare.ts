@@ -15,11 +15,12 @@
  * service, the ratio A/B (above 1: B is cheaper), and in how many rounds B was cheaper.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@tokenops/testing/harness';
 import { freePort } from '@tokenops/testing/topology';
+import { processCpuMs } from './cpu';
 import { median } from './harness';
 import { fundedAgents, load, type BenchAgent } from './load';
 
@@ -32,12 +33,6 @@ interface Service {
   url: string;
   agents: BenchAgent[];
   dataDir: string;
-}
-
-/** CPU milliseconds a process has used (user and system, all its threads), from /proc. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (USER_HZ 100)
 }
 
 async function start(name: string, checkout: string): Promise<Service> {
@@ -79,7 +74,7 @@ async function start(name: string, checkout: string): Promise<Service> {
 
 /** One round on one service: requests a second, and the service's CPU µs per request. */
 async function round(service: Service, kind: Load, n: number): Promise<{ rate: number; us: number }> {
-  const before = cpuMs(service.child.pid!);
+  const before = processCpuMs(service.child.pid!);
   const run =
     kind === 'transfers'
       ? await load({
@@ -99,7 +94,10 @@ async function round(service: Service, kind: Load, n: number): Promise<{ rate: n
           },
         });
   const done = kind === 'transfers' ? run['2xx'] : run.requests.total;
-  return { rate: done / (run.duration || 1), us: ((cpuMs(service.child.pid!) - before) * 1000) / done };
+  return {
+    rate: done / (run.duration || 1),
+    us: ((processCpuMs(service.child.pid!) - before) * 1000) / done,
+  };
 }
 
 async function main(): Promise<void> {

@@ -23,11 +23,14 @@ function command(pid: number, file = `/proc/${pid}/comm`): string {
   }
 }
 
+/** CPU milliseconds a process has used so far, all its threads. */
+export const processCpuMs = (pid: number): number => ticks(pid) * TICK_MS;
+
 /** CPU milliseconds so far: each named process, plus every `postgres` and `redis-server` process. */
 export function cpuSnapshot(named: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
   if (!existsSync('/proc/self/stat')) return out;
-  for (const [name, pid] of Object.entries(named)) out[name] = ticks(pid) * TICK_MS;
+  for (const [name, pid] of Object.entries(named)) out[name] = processCpuMs(pid);
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!pid) continue;

@@ -64,24 +64,22 @@ export class SortedSet {
 
   /** The rank where (score, member) is or would be: the first member not ranked before it. */
   private rankOf(score: number, member: string): number {
-    let low = 0;
-    let high = this.ranked.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (before(this.ranked[mid]!, score, member)) low = mid + 1;
-      else high = mid;
-    }
-    return low;
+    return this.firstWhere((m) => !before(m, score, member));
   }
 
   /** The rank of the first member scored above `max`. */
   private firstAbove(max: number): number {
+    return this.firstWhere((m) => m.score > max);
+  }
+
+  /** The first rank where `holds` is true: a binary search, as it holds for every member after it too. */
+  private firstWhere(holds: (m: ScoredMember) => boolean): number {
     let low = 0;
     let high = this.ranked.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (this.ranked[mid]!.score <= max) low = mid + 1;
-      else high = mid;
+      if (holds(this.ranked[mid]!)) high = mid;
+      else low = mid + 1;
     }
     return low;
   }
