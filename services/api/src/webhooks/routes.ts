@@ -8,6 +8,7 @@
 import type { Request } from 'express';
 import {
   ServiceError,
+  comparePositions,
   deleteWebhook,
   describeGroup,
   mustBeLive,
@@ -58,17 +59,33 @@ const deliveryView = (d: Delivery) => ({
   })),
 });
 
-/** Reads answer once the relay has folded what the log holds now (a second at most). */
-function relayCaughtUp({ ctx, deliveries }: ApiDeps) {
+/**
+ * How long a read waits for the relay to fold what the log holds now. It takes milliseconds when the
+ * relay keeps up; a relay further behind than this is answered 503 (retry), never with a store that
+ * has not yet seen the caller's own writes (a subscription just made would be 404).
+ */
+export const RELAY_WAIT_MS = 5_000;
+
+/** Resolves once the relay has folded the log up to its head as it is now; 503 past `waitMs`. */
+export function relayCaughtUp(
+  { ctx, deliveries }: Pick<ApiDeps, 'ctx' | 'deliveries'>,
+  waitMs = RELAY_WAIT_MS,
+) {
   return async () => {
     const head = await ctx.store.headPosition();
-    const giveUpAt = Date.now() + 1_000;
-    while (Date.now() < giveUpAt) {
+    const giveUpAt = Date.now() + waitMs;
+    for (;;) {
       const at = await deliveries.relayCheckpoint();
-      if (at && (at.commit > head.commit || (at.commit === head.commit && at.prepare >= head.prepare)))
-        return;
+      if (at && comparePositions(at, head) >= 0) return;
+      if (Date.now() >= giveUpAt) break;
       await new Promise((r) => setTimeout(r, 20));
     }
+    throw new ServiceError(
+      'service_unavailable',
+      'Webhook subscriptions are catching up with the log; retry shortly.',
+      undefined,
+      1,
+    );
   };
 }
 
