@@ -14,12 +14,11 @@
  * COMPARE_ROUNDS: rounds (default 12). Prints each round and the medians: CPU per request of each
  * service, the ratio A/B (above 1: B is cheaper), and in how many rounds B was cheaper.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@tokenops/testing/harness';
-import { freePort } from '@tokenops/testing/topology';
+import { Proc, freePort } from '@tokenops/testing/topology';
 import { processCpuMs } from './cpu';
 import { median } from './harness';
 import { fundedAgents, load, type BenchAgent } from './load';
@@ -28,63 +27,47 @@ const LOADS = ['limits', 'transfers'] as const;
 type Load = (typeof LOADS)[number];
 
 interface Service {
-  name: string;
-  child: ChildProcess;
-  url: string;
+  proc: Proc;
   agents: BenchAgent[];
   dataDir: string;
 }
 
 async function start(name: string, checkout: string): Promise<Service> {
-  const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'tokenops-compare-'));
-  const child = spawn(process.execPath, ['bin/start.js', 'embedded'], {
-    cwd: resolve(checkout),
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'error',
-      DATA_DIR: dataDir,
-      DEMO: 'false',
-      RATE_LIMIT_PER_MINUTE: '1000000', // the load is many requests a minute per agent, on purpose
-      PORT: String(port),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const env = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    DATA_DIR: dataDir,
+    DEMO: 'false',
+    RATE_LIMIT_PER_MINUTE: '1000000', // the load is many requests a minute per agent, on purpose
+  };
+  // Its log (errors only) lands in its data folder, beside its data.
+  const proc = new Proc(name, 'embedded', await freePort(), env, dataDir, resolve(checkout)).start();
+  await proc.ready();
+  const agents = await fundedAgents(new Client(proc.url), 16);
+  await load({
+    url: proc.url,
+    connections: 8,
+    amount: 400,
+    requests: { kind: 'transfer', agents, tag: 'warm-up' },
   });
-  const url = `http://127.0.0.1:${port}`;
-  const exited = new Promise<never>((_, fail) => {
-    child.once('error', (err) => fail(new Error(`${name} (${checkout}) did not start: ${err.message}`)));
-    child.once('exit', (code) => fail(new Error(`${name} (${checkout}) exited with ${code}`)));
-  });
-  const ready = (async () => {
-    for (;;) {
-      const ok = await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  await Promise.race([ready, exited]);
-  const agents = await fundedAgents(new Client(url), 16);
-  await load({ url, connections: 8, amount: 400, requests: { kind: 'transfer', agents, tag: 'warm-up' } });
-  return { name, child, url, agents, dataDir };
+  return { proc, agents, dataDir };
 }
 
 /** One round on one service: requests a second, and the service's CPU µs per request. */
 async function round(service: Service, kind: Load, n: number): Promise<{ rate: number; us: number }> {
-  const before = processCpuMs(service.child.pid!);
+  const before = processCpuMs(service.proc.child!.pid!);
   const run =
     kind === 'transfers'
       ? await load({
-          url: service.url,
+          url: service.proc.url,
           connections: 16,
           amount: 500,
           requests: { kind: 'transfer', agents: service.agents, tag: `round-${n}` },
         })
       : await load({
-          url: service.url,
+          url: service.proc.url,
           connections: 16,
           duration: 2,
           requests: {
@@ -96,7 +79,7 @@ async function round(service: Service, kind: Load, n: number): Promise<{ rate: n
   const done = kind === 'transfers' ? run['2xx'] : run.requests.total;
   return {
     rate: done / (run.duration || 1),
-    us: ((processCpuMs(service.child.pid!) - before) * 1000) / done,
+    us: ((processCpuMs(service.proc.child!.pid!) - before) * 1000) / done,
   };
 }
 
@@ -131,9 +114,7 @@ async function main(): Promise<void> {
     );
   } finally {
     for (const s of services) {
-      const stopped = new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once('exit', r)));
-      s.child.kill('SIGTERM');
-      await stopped;
+      await s.proc.kill('SIGTERM');
       rmSync(s.dataDir, { recursive: true, force: true });
     }
   }

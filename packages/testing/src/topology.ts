@@ -19,12 +19,15 @@ const ROOT = resolve(__dirname, '../../..');
 export const ROLES = ['chain', 'projector', 'executor', 'api', 'delivery', 'replay', 'embedded'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Runs a process the way docs/operations.md does (`node bin/start.js <role>`), stdout and stderr piped. */
-function spawnEntry(role: Role, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
+/**
+ * Runs a process the way docs/operations.md does (`node bin/start.js <role>`) in the checkout `root`
+ * (this one unless told), stdout and stderr piped.
+ */
+function spawnEntry(role: Role, env: NodeJS.ProcessEnv, args: string[] = [], root = ROOT): ChildProcess {
   // NODE_ARGS: extra flags for node itself (e.g. --cpu-prof, which NODE_OPTIONS does not take).
   const flags = env.NODE_ARGS ? env.NODE_ARGS.split(' ') : [];
   return spawn(process.execPath, [...flags, 'bin/start.js', role, ...args], {
-    cwd: ROOT,
+    cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -52,13 +55,15 @@ export class Proc {
     readonly port: number,
     private readonly env: NodeJS.ProcessEnv,
     private readonly logDir: string,
+    /** The checkout it runs from: this one, or another (bench/compare.ts runs two side by side). */
+    private readonly root = ROOT,
   ) {
     this.url = `http://127.0.0.1:${port}`;
   }
 
   start(): this {
     const log = createWriteStream(join(this.logDir, `${this.name}.log`), { flags: 'a' });
-    const child = spawnEntry(this.role, { ...this.env, PORT: String(this.port) });
+    const child = spawnEntry(this.role, { ...this.env, PORT: String(this.port) }, [], this.root);
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     this.child = child;
