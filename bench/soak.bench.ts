@@ -11,6 +11,8 @@
  * the resident memory of each process (/proc/<pid>/status VmRSS; PostgreSQL's private memory summed
  * over its processes, RssAnon, and Redis's VmRSS: both shared with whatever else uses them), the
  * interval's p50 and p99 (all requests and by kind), answers other than 2xx and webhooks delivered.
+ * BENCH_SERVICE_NODE_ARGS passes flags to every process's node, as in the server bench (a CPU profile
+ * of each: `--cpu-prof --cpu-prof-dir=DIR`, written when the process stops).
  * The report: those as tables, memory per process and p99 as text charts, and the verdict as numbers:
  * each memory curve's slope over the second half (least squares, MB per 10 minutes) and the median
  * interval p99 of the second half over the first's.
@@ -176,6 +178,8 @@ export async function soakBench(): Promise<string> {
       EXECUTOR_CONCURRENCY: '64',
       LOG_LEVEL: 'error',
       WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+      // Flags for every process's node, as the server bench takes them (e.g. --cpu-prof).
+      ...(process.env.BENCH_SERVICE_NODE_ARGS && { NODE_ARGS: process.env.BENCH_SERVICE_NODE_ARGS }),
     },
   });
   const caFile = join(topology.logDir, 'webhook-ca.pem');
