@@ -87,10 +87,16 @@ export function cpuTable(
   ].join('\n');
 }
 
-/** The machine's busy CPU time so far, in ms over all cores (/proc/stat: all but idle and iowait). */
-export function machineBusyMs(): number {
-  if (!existsSync('/proc/stat')) return 0;
+/**
+ * The machine's CPU time so far, in ms over all cores (/proc/stat): busy (all but idle and iowait,
+ * steal included) and, of it, stolen (a virtual machine's cores run by the host for someone else).
+ */
+export function machineTimes(): { busyMs: number; stealMs: number } {
+  if (!existsSync('/proc/stat')) return { busyMs: 0, stealMs: 0 };
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
-  return (user + nice + system + irq + softirq + steal) * TICK_MS;
+  return { busyMs: (user + nice + system + irq + softirq + steal) * TICK_MS, stealMs: steal * TICK_MS };
 }
+
+/** The machine's busy CPU time so far, in ms over all cores (`machineTimes().busyMs`). */
+export const machineBusyMs = (): number => machineTimes().busyMs;

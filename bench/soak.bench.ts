@@ -10,12 +10,14 @@
  * Every interval (a tenth of the run, at most a minute; SOAK_INTERVAL_SECONDS to choose) it records
  * the resident memory of each process (/proc/<pid>/status VmRSS; PostgreSQL's private memory summed
  * over its processes, RssAnon, and Redis's VmRSS: both shared with whatever else uses them), the
- * interval's p50 and p99 (all requests and by kind), answers other than 2xx and webhooks delivered.
+ * interval's p50 and p99 (all requests and by kind), answers other than 2xx, webhooks delivered, the
+ * machine's cores busy (and stolen by its host), and each process's CPU per request answered: so a
+ * rising p99 says whether each request cost more or the machine was taken.
  * BENCH_SERVICE_NODE_ARGS passes flags to every process's node, as in the server bench (a CPU profile
  * of each: `--cpu-prof --cpu-prof-dir=DIR`, written when the process stops).
- * The report: those as tables, memory per process and p99 as text charts, and the verdict as numbers:
- * each memory curve's slope over the second half (least squares, MB per 10 minutes) and the median
- * interval p99 of the second half over the first's.
+ * The report: those as tables, memory per process, p99 and CPU a request as text charts, and the
+ * verdict as numbers: each memory curve's slope over the second half (least squares, MB per 10
+ * minutes), and the median interval p99 and CPU a request of the second half over the first's.
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +25,7 @@ import { plot } from 'asciichart';
 import { Client } from '@tokenops/testing/harness';
 import { Topology } from '@tokenops/testing/topology';
 import { fundedGroup, load, loadPaced, type IntervalStats, type MixSpec, type RequestKind } from './load';
+import { cpuSnapshot, machineTimes } from './cpu';
 import { median } from './harness';
 import { startBenchReceiver } from './webhooks.bench';
 
@@ -36,6 +39,10 @@ const FLAT_P99_RATIO = 1.2;
 interface Row {
   stats: IntervalStats;
   memory: Record<string, number | undefined>;
+  /** CPU ms each process spent in the interval, per request answered in it. */
+  cpu: Record<string, number>;
+  /** The machine's cores busy over the interval, and of them the cores stolen by its host. */
+  cores: { busy: number; stolen: number };
   delivered: number;
   /** Transfers and swaps confirmed so far (each is one webhook). */
   confirmedSpends: number;
@@ -89,6 +96,7 @@ function chart(values: number[], columns: number, unit: string): string {
   return plot(series, { height: 6, format: (x) => `${x.toFixed(x < 10 ? 1 : 0).padStart(7)} ${unit}` });
 }
 
+const sum = (values: Record<string, number>) => Object.values(values).reduce((n, v) => n + v, 0);
 const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '—' : n.toFixed(digits));
 
 function report(rows: Row[], o: { rate: number; found: boolean; minutes: number; interval: number }) {
@@ -114,6 +122,16 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
     ...rows.map((r) => `| ${minutes(r).toFixed(1)} | ${names.map((n) => fmt(r.memory[n], 1)).join(' | ')} |`),
   ].join('\n');
 
+  const processes = Object.keys(rows[0]?.cpu ?? {});
+  const cpu = [
+    `| t (min) | cores busy (of them stolen) | CPU ms a request, all | ${processes.join(' | ')} |`,
+    `|---:|---:|---:|${processes.map(() => '---:').join('|')}|`,
+    ...rows.map(
+      (r) =>
+        `| ${minutes(r).toFixed(1)} | ${r.cores.busy.toFixed(2)} (${r.cores.stolen.toFixed(2)}) | ${sum(r.cpu).toFixed(2)} | ${processes.map((n) => fmt(r.cpu[n], 2)).join(' | ')} |`,
+    ),
+  ].join('\n');
+
   const columns = Math.max(1, Math.floor(60 / Math.max(1, rows.length)));
   const caption = `one interval (${o.interval} s) is ${columns} column${columns > 1 ? 's' : ''}, from ${minutes(rows[0]!).toFixed(1)} to ${minutes(rows.at(-1)!).toFixed(1)} min`;
   const charts = [
@@ -123,6 +141,11 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
       unit: 'MB',
     })),
     { title: 'p99 of the interval, all requests (ms)', values: rows.map((r) => p99(r) ?? 0), unit: 'ms' },
+    {
+      title: 'CPU of the processes per request answered in the interval (ms)',
+      values: rows.map((r) => sum(r.cpu)),
+      unit: 'ms',
+    },
   ]
     .map((c) => `${c.title}; ${caption}\n\n\`\`\`text\n${chart(c.values, columns, c.unit)}\n\`\`\``)
     .join('\n\n');
@@ -145,11 +168,15 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
     const ratio = median(values(second)) / median(values(first));
     return `| p99 ${kind ?? 'all requests'}: median interval p99, second half / first half | ${ratio.toFixed(2)} (${median(values(first)).toFixed(1)} → ${median(values(second)).toFixed(1)} ms) | ${ratio <= FLAT_P99_RATIO ? 'flat' : 'not flat'} |`;
   });
+  // The work a request costs: when it grows, the service does more per request as the run ages; when
+  // only latency grows, something queues (or the machine is taken by another).
+  const cpuRatio = median(second.map((r) => sum(r.cpu))) / median(first.map((r) => sum(r.cpu)));
   const verdict = [
-    `| curve | figure | flat: slope within ±${FLAT_MB_PER_10_MIN} MB / 10 min, p99 ratio <= ${FLAT_P99_RATIO} |`,
+    `| curve | figure | flat: slope within ±${FLAT_MB_PER_10_MIN} MB / 10 min, ratios <= ${FLAT_P99_RATIO} |`,
     '|---|---|---|',
     ...slopes,
     ...ratios,
+    `| CPU a request: median interval, second half / first half | ${cpuRatio.toFixed(2)} (${median(first.map((r) => sum(r.cpu))).toFixed(2)} → ${median(second.map((r) => sum(r.cpu))).toFixed(2)} ms) | ${cpuRatio <= FLAT_P99_RATIO ? 'flat' : 'not flat'} |`,
   ].join('\n');
 
   const totalSent = rows.reduce((n, r) => n + r.stats.sent, 0);
@@ -158,7 +185,7 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
     o.minutes < 30
       ? '\n\nA run this short says nothing of an hour: the slopes are over a few minutes, the verdict is the method, not a finding.'
       : '';
-  return `${title}${short}\n\n#### Load, by interval\n\n${load}\n\nLatency from when a request was due; each interval's answers by when they came (the last interval is shorter). A webhook can arrive before its request's answer is counted: confirmed − delivered can dip below 0.\n\n#### Memory (MB), by interval\n\n${memory}\n\n#### Curves\n\n${charts}\n\n#### Verdict\n\n${verdict}`;
+  return `${title}${short}\n\n#### Load, by interval\n\n${load}\n\nLatency from when a request was due; each interval's answers by when they came (the last interval is shorter). A webhook can arrive before its request's answer is counted: confirmed − delivered can dip below 0.\n\n#### Memory (MB), by interval\n\n${memory}\n\n#### CPU, by interval\n\nThe machine's cores busy (/proc/stat; stolen: run by the host for another machine), and each process's CPU in the interval per request answered in it (/proc/<pid>/stat; PostgreSQL and Redis are every process of theirs on the machine).\n\n${cpu}\n\n#### Curves\n\n${charts}\n\n#### Verdict\n\n${verdict}`;
 }
 
 export async function soakBench(): Promise<string> {
@@ -239,7 +266,22 @@ export async function soakBench(): Promise<string> {
     const rows: Row[] = [];
     let confirmedSpends = 0;
     const sampling: Promise<void>[] = [];
+    const pids = () =>
+      Object.fromEntries(topology.procs.flatMap((p) => (p.child?.pid ? [[p.name, p.child.pid]] : [])));
+    let cpuBefore = cpuSnapshot(pids());
+    let machineBefore = { ...machineTimes(), at: Date.now() };
     const onInterval = (stats: IntervalStats) => {
+      const [cpuNow, machineNow] = [cpuSnapshot(pids()), { ...machineTimes(), at: Date.now() }];
+      const answered = Object.values(stats.byKind).reduce((n, k) => n + k.answered, 0);
+      const cpu = Object.fromEntries(
+        Object.entries(cpuNow).map(([k, ms]) => [k, (ms - (cpuBefore[k] ?? 0)) / Math.max(1, answered)]),
+      );
+      const wall = Math.max(1, machineNow.at - machineBefore.at);
+      const cores = {
+        busy: (machineNow.busyMs - machineBefore.busyMs) / wall,
+        stolen: (machineNow.stealMs - machineBefore.stealMs) / wall,
+      };
+      [cpuBefore, machineBefore] = [cpuNow, machineNow];
       const memory: Record<string, number | undefined> = {};
       for (const p of topology.procs)
         memory[p.name] = p.child?.pid ? statusMb(p.child.pid, 'VmRSS') : undefined;
@@ -248,10 +290,10 @@ export async function soakBench(): Promise<string> {
       const spends = confirmedSpends;
       sampling.push(
         receiver.count().then((n) => {
-          const row = { stats, memory, delivered: n - deliveredBefore, confirmedSpends: spends };
+          const row = { stats, memory, cpu, cores, delivered: n - deliveredBefore, confirmedSpends: spends };
           rows.push(row);
           console.log(
-            `  ${(stats.at / 60).toFixed(1)} min: ${stats.confirmed} 2xx, p99 ${stats.latency.p99.toFixed(1)} ms, webhooks ${row.delivered}, RSS ${Object.entries(
+            `  ${(stats.at / 60).toFixed(1)} min: ${stats.confirmed} 2xx, p99 ${stats.latency.p99.toFixed(1)} ms, webhooks ${row.delivered}, cores busy ${cores.busy.toFixed(2)} (stolen ${cores.stolen.toFixed(2)}), CPU ms a request ${sum(cpu).toFixed(2)}, RSS ${Object.entries(
               memory,
             )
               .map(([k, v]) => `${k} ${fmt(v)}`)
