@@ -6,10 +6,12 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-function ticks(pid: number, file = `/proc/${pid}/stat`): number {
+/** A process's CPU ticks so far (utime + stime); with `reaped`, also its children's that it waited for. */
+function ticks(pid: number, file = `/proc/${pid}/stat`, reaped = false): number {
   try {
     const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
+    const own = Number(fields[11]) + Number(fields[12]);
+    return reaped ? own + Number(fields[13]) + Number(fields[14]) : own; // + cutime + cstime
   } catch {
     return 0;
   }
@@ -26,7 +28,12 @@ function command(pid: number, file = `/proc/${pid}/comm`): string {
 /** CPU milliseconds a process has used so far, all its threads. */
 export const processCpuMs = (pid: number): number => ticks(pid) * TICK_MS;
 
-/** CPU milliseconds so far: each named process, plus every `postgres` and `redis-server` process. */
+/**
+ * CPU milliseconds so far: each named process, plus every `postgres` and `redis-server` process. A
+ * PostgreSQL backend that exits takes its CPU with it from the live processes; its postmaster, which
+ * waits for it, then counts it among its children's: so each server's own children's time is added,
+ * and the figure only grows, however many connections came and went.
+ */
 export function cpuSnapshot(named: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
   if (!existsSync('/proc/self/stat')) return out;
@@ -35,8 +42,8 @@ export function cpuSnapshot(named: Record<string, number>): Record<string, numbe
     const pid = Number(entry);
     if (!pid) continue;
     const c = command(pid);
-    if (c.startsWith('postgres')) out.postgres = (out.postgres ?? 0) + ticks(pid) * TICK_MS;
-    if (c.startsWith('redis-server')) out.redis = (out.redis ?? 0) + ticks(pid) * TICK_MS;
+    const server = c.startsWith('postgres') ? 'postgres' : c.startsWith('redis-server') ? 'redis' : undefined;
+    if (server) out[server] = (out[server] ?? 0) + ticks(pid, undefined, true) * TICK_MS;
   }
   return out;
 }

@@ -39,8 +39,8 @@ const FLAT_P99_RATIO = 1.2;
 interface Row {
   stats: IntervalStats;
   memory: Record<string, number | undefined>;
-  /** CPU ms each process spent in the interval, per request answered in it. */
-  cpu: Record<string, number>;
+  /** CPU ms each process spent in the interval, per request answered in it (absent for the run's last, short interval). */
+  cpu?: Record<string, number>;
   /** The machine's cores busy over the interval, and of them the cores stolen by its host. */
   cores: { busy: number; stolen: number };
   delivered: number;
@@ -96,7 +96,8 @@ function chart(values: number[], columns: number, unit: string): string {
   return plot(series, { height: 6, format: (x) => `${x.toFixed(x < 10 ? 1 : 0).padStart(7)} ${unit}` });
 }
 
-const sum = (values: Record<string, number>) => Object.values(values).reduce((n, v) => n + v, 0);
+const sum = (values: Record<string, number> | undefined) =>
+  values ? Object.values(values).reduce((n, v) => n + v, 0) : undefined;
 const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '—' : n.toFixed(digits));
 
 function report(rows: Row[], o: { rate: number; found: boolean; minutes: number; interval: number }) {
@@ -122,13 +123,14 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
     ...rows.map((r) => `| ${minutes(r).toFixed(1)} | ${names.map((n) => fmt(r.memory[n], 1)).join(' | ')} |`),
   ].join('\n');
 
-  const processes = Object.keys(rows[0]?.cpu ?? {});
+  const measured = rows.filter((r) => r.cpu);
+  const processes = Object.keys(measured[0]?.cpu ?? {});
   const cpu = [
     `| t (min) | cores busy (of them stolen) | CPU ms a request, all | ${processes.join(' | ')} |`,
     `|---:|---:|---:|${processes.map(() => '---:').join('|')}|`,
-    ...rows.map(
+    ...measured.map(
       (r) =>
-        `| ${minutes(r).toFixed(1)} | ${r.cores.busy.toFixed(2)} (${r.cores.stolen.toFixed(2)}) | ${sum(r.cpu).toFixed(2)} | ${processes.map((n) => fmt(r.cpu[n], 2)).join(' | ')} |`,
+        `| ${minutes(r).toFixed(1)} | ${r.cores.busy.toFixed(2)} (${r.cores.stolen.toFixed(2)}) | ${fmt(sum(r.cpu), 2)} | ${processes.map((n) => fmt(r.cpu?.[n], 2)).join(' | ')} |`,
     ),
   ].join('\n');
 
@@ -143,7 +145,7 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
     { title: 'p99 of the interval, all requests (ms)', values: rows.map((r) => p99(r) ?? 0), unit: 'ms' },
     {
       title: 'CPU of the processes per request answered in the interval (ms)',
-      values: rows.map((r) => sum(r.cpu)),
+      values: measured.map((r) => sum(r.cpu)!),
       unit: 'ms',
     },
   ]
@@ -170,13 +172,14 @@ function report(rows: Row[], o: { rate: number; found: boolean; minutes: number;
   });
   // The work a request costs: when it grows, the service does more per request as the run ages; when
   // only latency grows, something queues (or the machine is taken by another).
-  const cpuRatio = median(second.map((r) => sum(r.cpu))) / median(first.map((r) => sum(r.cpu)));
+  const cpuOf = (rs: Row[]) => median(rs.flatMap((r) => (r.cpu ? [sum(r.cpu)!] : [])));
+  const cpuRatio = cpuOf(second) / cpuOf(first);
   const verdict = [
     `| curve | figure | flat: slope within ±${FLAT_MB_PER_10_MIN} MB / 10 min, ratios <= ${FLAT_P99_RATIO} |`,
     '|---|---|---|',
     ...slopes,
     ...ratios,
-    `| CPU a request: median interval, second half / first half | ${cpuRatio.toFixed(2)} (${median(first.map((r) => sum(r.cpu))).toFixed(2)} → ${median(second.map((r) => sum(r.cpu))).toFixed(2)} ms) | ${cpuRatio <= FLAT_P99_RATIO ? 'flat' : 'not flat'} |`,
+    `| CPU a request: median interval, second half / first half | ${cpuRatio.toFixed(2)} (${cpuOf(first).toFixed(2)} → ${cpuOf(second).toFixed(2)} ms) | ${cpuRatio <= FLAT_P99_RATIO ? 'flat' : 'not flat'} |`,
   ].join('\n');
 
   const totalSent = rows.reduce((n, r) => n + r.stats.sent, 0);
@@ -273,10 +276,17 @@ export async function soakBench(): Promise<string> {
     const onInterval = (stats: IntervalStats) => {
       const [cpuNow, machineNow] = [cpuSnapshot(pids()), { ...machineTimes(), at: Date.now() }];
       const answered = Object.values(stats.byKind).reduce((n, k) => n + k.answered, 0);
-      const cpu = Object.fromEntries(
-        Object.entries(cpuNow).map(([k, ms]) => [k, (ms - (cpuBefore[k] ?? 0)) / Math.max(1, answered)]),
-      );
       const wall = Math.max(1, machineNow.at - machineBefore.at);
+      // The run's last interval can be a moment long: a few requests and a tick of /proc (10 ms) apart.
+      const cpu =
+        wall >= (interval * 1000) / 2
+          ? Object.fromEntries(
+              Object.entries(cpuNow).map(([k, ms]) => [
+                k,
+                (ms - (cpuBefore[k] ?? 0)) / Math.max(1, answered),
+              ]),
+            )
+          : undefined;
       const cores = {
         busy: (machineNow.busyMs - machineBefore.busyMs) / wall,
         stolen: (machineNow.stealMs - machineBefore.stealMs) / wall,
@@ -293,7 +303,7 @@ export async function soakBench(): Promise<string> {
           const row = { stats, memory, cpu, cores, delivered: n - deliveredBefore, confirmedSpends: spends };
           rows.push(row);
           console.log(
-            `  ${(stats.at / 60).toFixed(1)} min: ${stats.confirmed} 2xx, p99 ${stats.latency.p99.toFixed(1)} ms, webhooks ${row.delivered}, cores busy ${cores.busy.toFixed(2)} (stolen ${cores.stolen.toFixed(2)}), CPU ms a request ${sum(cpu).toFixed(2)}, RSS ${Object.entries(
+            `  ${(stats.at / 60).toFixed(1)} min: ${stats.confirmed} 2xx, p99 ${stats.latency.p99.toFixed(1)} ms, webhooks ${row.delivered}, cores busy ${cores.busy.toFixed(2)} (stolen ${cores.stolen.toFixed(2)}), CPU ms a request ${fmt(sum(cpu), 2)}, RSS ${Object.entries(
               memory,
             )
               .map(([k, v]) => `${k} ${fmt(v)}`)
