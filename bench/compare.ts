@@ -32,7 +32,12 @@ interface Service {
   dataDir: string;
 }
 
-async function start(name: string, checkout: string): Promise<Service> {
+/** Starts one checkout's service; it is in `started` from its spawn on, so a failed start is stopped too. */
+async function start(
+  name: string,
+  checkout: string,
+  started: Pick<Service, 'proc' | 'dataDir'>[],
+): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tokenops-compare-'));
   const env = {
     PATH: process.env.PATH,
@@ -43,8 +48,9 @@ async function start(name: string, checkout: string): Promise<Service> {
     RATE_LIMIT_PER_MINUTE: '1000000', // the load is many requests a minute per agent, on purpose
   };
   // Its log (errors only) lands in its data folder, beside its data.
-  const proc = new Proc(name, 'embedded', await freePort(), env, dataDir, resolve(checkout)).start();
-  await proc.ready();
+  const proc = new Proc(name, 'embedded', await freePort(), env, dataDir, resolve(checkout));
+  started.push({ proc, dataDir });
+  await proc.start().ready();
   const agents = await fundedAgents(new Client(proc.url), 16);
   await load({
     url: proc.url,
@@ -91,8 +97,10 @@ async function main(): Promise<void> {
     throw new Error(
       'set COMPARE_A and COMPARE_B (checkouts), COMPARE_LOAD=limits|transfers, COMPARE_ROUNDS > 0',
     );
-  const services = [await start('A', a), await start('B', b)] as const;
+  const started: Pick<Service, 'proc' | 'dataDir'>[] = [];
+  let done = false;
   try {
+    const services = [await start('A', a, started), await start('B', b, started)] as const;
     const rows: { a: { rate: number; us: number }; b: { rate: number; us: number } }[] = [];
     for (let i = 0; i < rounds; i++) {
       const [first, second] = i % 2 === 0 ? services : ([services[1], services[0]] as const);
@@ -112,10 +120,13 @@ async function main(): Promise<void> {
         `${med((r) => r.b.us).toFixed(0)} µs; A/B ${med((r) => r.a.us / r.b.us).toFixed(2)}; ` +
         `B cheaper in ${rows.filter((r) => r.b.us < r.a.us).length} of ${rounds} rounds`,
     );
+    done = true;
   } finally {
-    for (const s of services) {
+    // Every service started is stopped; after a failure their folders stay, with their logs.
+    for (const s of started) {
       await s.proc.kill('SIGTERM');
-      rmSync(s.dataDir, { recursive: true, force: true });
+      if (done) rmSync(s.dataDir, { recursive: true, force: true });
+      else console.error(`${s.proc.name}'s data and log kept in ${s.dataDir}`);
     }
   }
 }

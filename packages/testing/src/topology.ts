@@ -48,6 +48,7 @@ export class Proc {
   child: ChildProcess | undefined;
   readonly url: string;
   private exited: Promise<number | null> = Promise.resolve(null);
+  private spawnError: Error | undefined;
 
   constructor(
     readonly name: string,
@@ -67,7 +68,13 @@ export class Proc {
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     this.child = child;
-    this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
+    this.spawnError = undefined;
+    // A process that could not be spawned (no such folder, no node) exits never: ready() says why.
+    child.once('error', (err) => (this.spawnError = err));
+    this.exited = new Promise((r) => {
+      child.once('exit', (code) => r(code));
+      child.once('error', () => r(null));
+    });
     return this;
   }
 
@@ -75,6 +82,7 @@ export class Proc {
   async ready(timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (this.spawnError) throw new Error(`${this.name} did not start: ${this.spawnError.message}`);
       if (this.child?.exitCode !== null && this.child?.exitCode !== undefined)
         throw new Error(
           `${this.name} exited with ${this.child.exitCode}; see ${join(this.logDir, `${this.name}.log`)}`,
@@ -96,7 +104,7 @@ export class Proc {
 
   /** Sends a signal and waits for the process to exit. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<number | null> {
-    if (!this.child || this.child.exitCode !== null) return this.child?.exitCode ?? null;
+    if (!this.child || this.child.exitCode !== null || this.spawnError) return this.child?.exitCode ?? null;
     this.child.kill(signal);
     return this.exited;
   }
