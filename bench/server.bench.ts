@@ -56,7 +56,7 @@ export async function serverBench(): Promise<string> {
     await spread({ amount: 500 }); // warm-up
     await stages.settled();
     stages.reset();
-    const pids = Object.fromEntries(topology.procs.map((p) => [p.name, p.child!.pid!]));
+    const pids = topology.pids();
     const cpuBefore = cpuSnapshot({ ...pids, 'bench (this process)': process.pid });
     const busyBefore = machineBusyMs();
     const loadStart = Date.now();

@@ -269,12 +269,10 @@ export async function soakBench(): Promise<string> {
     const rows: Row[] = [];
     let confirmedSpends = 0;
     const sampling: Promise<void>[] = [];
-    const pids = () =>
-      Object.fromEntries(topology.procs.flatMap((p) => (p.child?.pid ? [[p.name, p.child.pid]] : [])));
-    let cpuBefore = cpuSnapshot(pids());
+    let cpuBefore = cpuSnapshot(topology.pids());
     let machineBefore = { ...machineTimes(), at: Date.now() };
     const onInterval = (stats: IntervalStats) => {
-      const [cpuNow, machineNow] = [cpuSnapshot(pids()), { ...machineTimes(), at: Date.now() }];
+      const [cpuNow, machineNow] = [cpuSnapshot(topology.pids()), { ...machineTimes(), at: Date.now() }];
       const answered = Object.values(stats.byKind).reduce((n, k) => n + k.answered, 0);
       const wall = Math.max(1, machineNow.at - machineBefore.at);
       // The run's last interval can be a moment long: a few requests and a tick of /proc (10 ms) apart.

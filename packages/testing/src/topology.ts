@@ -69,11 +69,13 @@ export class Proc {
     child.stderr!.pipe(log);
     this.child = child;
     this.spawnError = undefined;
-    // A process that could not be spawned (no such folder, no node) exits never: ready() says why.
-    child.once('error', (err) => (this.spawnError = err));
     this.exited = new Promise((r) => {
       child.once('exit', (code) => r(code));
-      child.once('error', () => r(null));
+      // A process that could not be spawned (no such folder, no node) never exits: ready() says why.
+      child.once('error', (err) => {
+        this.spawnError = err;
+        r(null);
+      });
     });
     return this;
   }
@@ -148,6 +150,11 @@ export class Topology {
       SLOT_MS: '100',
       ...options.env,
     };
+  }
+
+  /** Each process running now, by name: its pid (for /proc readings). */
+  pids(): Record<string, number> {
+    return Object.fromEntries(this.procs.flatMap((p) => (p.child?.pid ? [[p.name, p.child.pid]] : [])));
   }
 
   get apis(): Proc[] {
