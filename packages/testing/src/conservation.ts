@@ -24,6 +24,8 @@
  * records at its next pass) is waited for, up to RECONCILE_WAIT_MS.
  */
 import bs58 from 'bs58';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   ata,
   decodeEvent,
@@ -54,9 +56,11 @@ export type Books = Record<string, { supply: bigint; held: bigint; unheld: bigin
 class Named {
   readonly holders: Set<string>;
   readonly groups = new Map<string, string[]>();
+  readonly accounts: TokenAccounts;
   private position: LogPosition | undefined;
 
   constructor(private readonly service: Service) {
+    this.accounts = new TokenAccounts(service.folder);
     const { chain } = service.ctx;
     const fixtures = localFixtures(service.seed);
     this.holders = new Set([
@@ -121,23 +125,54 @@ async function readAccounts(service: Service, addresses: string[]): Promise<(Raw
   );
 }
 
-/** Associated token accounts, derived once each (a snapshot on the topology names thousands). */
-const tokenAccounts = new Map<string, Promise<string>>();
-const tokenAccount = (owner: string, mint: string): Promise<string> => {
-  const key = `${owner}:${mint}`;
-  let address = tokenAccounts.get(key);
-  if (!address) tokenAccounts.set(key, (address = ata(owner, mint)));
-  return address;
-};
+/**
+ * Associated token accounts, derived once each. A derivation costs about a millisecond (an on-curve
+ * check in BigInt arithmetic), and the books of a late suite on the topology name over a thousand
+ * holders (the audit query suite's refused transfers each name a recipient), each with three mints:
+ * derived again by every suite (Jest gives each suite its own modules), opening the books took 7 to
+ * 12 s a suite. On the topology the derivations are also kept in a file of its folder, for the run's
+ * later suites (which the topology project runs one at a time).
+ */
+class TokenAccounts {
+  private readonly known = new Map<string, string>();
+  private readonly file: string | undefined;
+  private unsaved = '';
 
-async function snapshot(service: Service, holders: Set<string>): Promise<Books> {
+  constructor(folder: string | undefined) {
+    this.file = folder && join(folder, 'token-accounts.txt');
+    if (this.file && existsSync(this.file))
+      for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+        const [owner, mint, address] = line.split(' ');
+        if (owner && mint && address) this.known.set(`${owner}:${mint}`, address);
+      }
+  }
+
+  async of(owner: string, mint: string): Promise<string> {
+    const key = `${owner}:${mint}`;
+    let address = this.known.get(key);
+    if (!address) {
+      this.known.set(key, (address = await ata(owner, mint)));
+      this.unsaved += `${owner} ${mint} ${address}\n`;
+    }
+    return address;
+  }
+
+  /** Keeps what was derived since the last call for the run's later suites. */
+  save(): void {
+    if (this.file && this.unsaved) appendFileSync(this.file, this.unsaved);
+    this.unsaved = '';
+  }
+}
+
+async function snapshot(service: Service, named: Named, holders: Set<string>): Promise<Books> {
   const tokens = service.ctx.chain.tokens;
   const owners = [...holders];
   const accounts = await Promise.all(
     tokens.flatMap((t) =>
-      owners.map(async (owner) => ({ mint: t.mint, owner, address: await tokenAccount(owner, t.mint) })),
+      owners.map(async (owner) => ({ mint: t.mint, owner, address: await named.accounts.of(owner, t.mint) })),
     ),
   );
+  named.accounts.save();
   const read = await readAccounts(service, [...tokens.map((t) => t.mint), ...accounts.map((a) => a.address)]);
   const books: Books = {};
   tokens.forEach((t, i) => {
@@ -168,7 +203,7 @@ async function readBooks(service: Service, named: Named, extra: Iterable<string>
   const holders = () => new Set([...named.holders, ...more]);
   let read = holders();
   for (let attempt = 0; ; attempt++) {
-    const books = await snapshot(service, read);
+    const books = await snapshot(service, named, read);
     await named.catchUp();
     const after = holders();
     if ([...after].every((h) => read.has(h)) || attempt >= 5) return books;

@@ -79,6 +79,8 @@ export interface Service {
   seed: string;
   /** The chain node's JSON-RPC URL on the topology (a chain other suites share); absent when embedded. */
   rpcUrl?: string;
+  /** The topology's folder (its processes' logs, and what its suites keep for the run's later ones). */
+  folder?: string;
   /** Embedded with `chainRpc`: the embedded chain's JSON-RPC URL (the service serves it, as `npm start` does). */
   chainRpcUrl?: string;
   /** The event log's SQL (PGlite embedded, PostgreSQL on the topology), to change it behind the service's back. */
@@ -218,6 +220,7 @@ async function startService(
       ctx: { store, chain },
       seed: topology.env.CHAIN_SEED!,
       rpcUrl: topology.env.SOLANA_RPC_URL!,
+      folder: topology.logDir,
       sql,
       jwtSecret: Buffer.from(topology.env.JWT_SECRET!, 'base64'),
     },
