@@ -7,10 +7,12 @@
  * third of the time; the unit, int and e2e suites start what they need on free ports, fresh schemas
  * and key prefixes, so they can run beside them. Each process runs its suites one at a time.
  *
- * With `--checks` (what `npm test` passes), the checks (`npm run checks`: typecheck, lint, the
- * contracts' lint) run first on the unit, int and e2e side, while the topology's side starts: they
- * took a core for three minutes while the other waited. A failed check fails the run, and the unit,
- * int and e2e suites are then not run.
+ * With `--checks` (what `npm test` passes), the checks of `npm run checks` run first, split between
+ * the sides so that both end about together: the lint (ESLint, Prettier, cycles) before the unit,
+ * int and e2e suites, the typecheck and the contracts' lint before the topology's suites. (Run before
+ * either side, they took a core for three minutes while the other waited; all before the unit, int
+ * and e2e suites, they made that side the longer by minutes.) A failed check fails the run,
+ * and the suites of its side are then not run.
  *
  * The topology's lines are prefixed `[topology]`; the exit code is the first failure's, else 0.
  * With TEST_NODE set (a path to a node binary), the unit, int and e2e suites run on that Node.
@@ -24,8 +26,18 @@ const JEST = join(import.meta.dirname, '..', 'node_modules', 'jest', 'bin', 'jes
 // TEST_NODE: another Node binary for the unit, int and e2e suites (CI runs them on Node 24 there,
 // while the topology's, the e2e suite again among them, run on this Node).
 const RUNS = [
-  { prefix: '', projects: ['unit', 'int', 'e2e'], node: process.env.TEST_NODE || process.execPath },
-  { prefix: '[topology] ', projects: ['topology'], node: process.execPath },
+  {
+    prefix: '',
+    projects: ['unit', 'int', 'e2e'],
+    node: process.env.TEST_NODE || process.execPath,
+    checks: ['lint'],
+  },
+  {
+    prefix: '[topology] ',
+    projects: ['topology'],
+    node: process.execPath,
+    checks: ['typecheck', 'lint:contracts'],
+  },
 ];
 
 const args = process.argv.slice(2).filter((a) => a !== '--checks');
@@ -44,20 +56,27 @@ function run(command, commandArgs, prefix, env = process.env) {
   return new Promise((done) => child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0))));
 }
 
-/** The checks, on the Node and options a developer's `npm run checks` has (not the suites' NODE_OPTIONS). */
-async function checks() {
+/**
+ * Checks (npm scripts, one after the other), on the Node and options a developer's `npm run checks`
+ * has (not the suites' NODE_OPTIONS); the first that fails ends them.
+ */
+async function checks(scripts, prefix) {
   const { NODE_OPTIONS: _suites, ...env } = process.env;
-  const code = await run('npm', ['run', '--silent', 'checks'], '', env);
-  // The topology's side goes on to its end: stopped midway, its global teardown would not stop the
-  // processes its setup started.
-  if (code !== 0)
-    process.stderr.write(`the checks failed (exit ${code}): the unit, int and e2e suites are not run\n`);
-  return code;
+  for (const script of scripts) {
+    const code = await run('npm', ['run', '--silent', script], prefix, env);
+    if (code !== 0) {
+      process.stderr.write(
+        `${prefix}the check ${script} failed (exit ${code}): this side's suites are not run\n`,
+      );
+      return code;
+    }
+  }
+  return 0;
 }
 
-const children = RUNS.map(async ({ prefix, projects, node }, i) => {
-  if (withChecks && i === 0) {
-    const code = await checks();
+const children = RUNS.map(async ({ prefix, projects, node, checks: scripts }) => {
+  if (withChecks) {
+    const code = await checks(scripts, prefix);
     if (code !== 0) return code;
   }
   return run(node, [JEST, '--selectProjects', ...projects, ...args], prefix);
