@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { freePort } from './topology';
+import { freePort } from './ports';
 
 export interface PrivateServer {
   url: string;

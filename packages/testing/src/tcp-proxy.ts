@@ -7,7 +7,7 @@
  * hears of it (the process then hangs in that call, as one that dies just after sending would).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { freePort } from './topology';
+import { freePort } from './ports';
 
 export class TcpProxy {
   private server: Server | undefined;

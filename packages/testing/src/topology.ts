@@ -7,12 +7,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import { RedisReadModelStore } from '@tokenops/shared/adapters';
 import { dropSchema } from './servers';
+import { freePort } from './ports';
 
 const ROOT = resolve(__dirname, '../../..');
 /** The processes bin/start.js starts (each its entry point, as the node process itself). */
@@ -33,16 +33,7 @@ function spawnEntry(role: Role, env: NodeJS.ProcessEnv, args: string[] = [], roo
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
+export { freePort };
 
 export class Proc {
   child: ChildProcess | undefined;

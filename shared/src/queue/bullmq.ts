@@ -9,6 +9,7 @@
  */
 import { SETTINGS } from '../process/settings-catalogue';
 import { Queue, Worker as BullWorker, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { TAKEOVER } from '../process/takeover';
 import {
@@ -53,6 +54,23 @@ function connectionFrom(url: string): ConnectionOptions {
     // Workers block on Redis; BullMQ wants no per-request retry limit on their connections.
     maxRetriesPerRequest: null,
   };
+}
+
+/**
+ * Closes a worker once its jobs in hand are done. BullMQ 6.7's `Worker.close()` first disconnects the
+ * worker's blocking connection and waits for ioredis to say it ended; a connection between two
+ * attempts to reconnect never says so (ioredis only cancels the next attempt), so a worker closed
+ * within the retry delay after Redis came back (a second, up to 20 s after a long outage) never
+ * closed, and its process waited out its grace and exited 1 (taskforcesh/bullmq#4656, open). Such a
+ * connection is told to connect now: the disconnect then ends that attempt, which ioredis does report.
+ * (While Redis is still down, closing the worker's other connection waits for Redis all the same.)
+ */
+async function closeWorker(worker: BullWorker): Promise<void> {
+  // BullMQ keeps the blocking connection on its backend; if a later version moves it, this does nothing.
+  const internals = worker as unknown as { backend?: { blockingConnection?: { client?: Promise<Redis> } } };
+  const blocking = await internals.backend?.blockingConnection?.client?.catch(() => undefined);
+  if (blocking?.status === 'reconnecting') blocking.connect().catch(() => undefined);
+  await worker.close();
 }
 
 export class BullJobQueue<T> implements JobQueue<T> {
@@ -132,7 +150,7 @@ export class BullJobQueue<T> implements JobQueue<T> {
     return {
       close: async () => {
         this.workers.delete(worker);
-        await worker.close();
+        await closeWorker(worker);
       },
     };
   }
@@ -165,7 +183,7 @@ export class BullJobQueue<T> implements JobQueue<T> {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.workers].map((w) => w.close()));
+    await Promise.all([...this.workers].map(closeWorker));
     await this.queue.close();
   }
 }
