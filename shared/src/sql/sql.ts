@@ -68,6 +68,12 @@ export async function serverSql(options: ServerOptions): Promise<Sql> {
         let c: PoolClient | undefined;
         try {
           c = await pool.connect();
+          // Stopped while this connection was on its way (a reconnection after a failure): a
+          // connection kept here would never be released, and closing the pool waits for it.
+          if (closed) {
+            c.release();
+            return;
+          }
           client = c;
           const mine = c;
           c.on('notification', (msg) => msg.channel === channel && onNotify(msg.payload));
