@@ -3,9 +3,8 @@
  */
 import { Pool } from 'pg';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
+import { settlesWithin, sleep } from '@tokenops/testing/time';
 import { serverSql } from './sql';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('serverSql listen', () => {
   const schema = uniqueName('sql');
@@ -30,12 +29,6 @@ describe('serverSql listen', () => {
     await unlisten();
     release();
     await held;
-    let bound: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      sql.close().then(() => 'closed'),
-      new Promise((r) => (bound = setTimeout(() => r('still closing'), 10_000))),
-    ]);
-    clearTimeout(bound);
-    expect(closed).toBe('closed');
+    expect(await settlesWithin(sql.close(), 10_000)).toBe(true);
   });
 });
