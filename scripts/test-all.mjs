@@ -11,7 +11,7 @@
  * the sides so that both end about together: the lint (ESLint, Prettier, cycles) before the unit,
  * int and e2e suites, the typecheck and the contracts' lint before the topology's suites. (Run before
  * either side, they took a core for three minutes while the other waited; all before the unit, int
- * and e2e suites, they made that side the longer by minutes.) A failed check fails the run,
+ * and e2e suites, they made that side the longer one, by about three minutes in November 2026.) A failed check fails the run,
  * and the suites of its side are then not run.
  *
  * The topology's lines are prefixed `[topology]`; the exit code is the first failure's, else 0.
