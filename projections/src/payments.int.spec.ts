@@ -38,10 +38,10 @@ import { settingsFor } from '@tokenops/shared/process';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { keys } from './agent-views';
 import { projectInto } from './rebuild';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const SEED = 'balances-test';
 const schema = uniqueName('balances');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let backend: LiteSvmChain;
 let node: ChainNode;

@@ -12,11 +12,11 @@ import { keys } from './agent-views';
 import { LiveViews, ViewGenerations } from './generations';
 import { startProjector, type Projector } from './projector';
 import { replay, verifyLive, type ReplayProgress } from './rebuild';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const MINT = 'So11111111111111111111111111111111111111112';
 const tokens = [{ symbol: 'USDC', mint: MINT, decimals: 6 }];
 const logger = createLogger('silent');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let schema: string;
 let prefix: string;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 import { freePort } from './ports';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface PrivateServer {
   url: string;
@@ -17,8 +18,6 @@ export interface PrivateServer {
   start(): Promise<void>;
   close(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

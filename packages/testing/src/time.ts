@@ -1,6 +1,3 @@
-/** Waits of the tests that are not about the service's clock. */
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 /**
  * Whether `promise` settles within `ms`: for what must end and may instead hang for ever (a close
  * that waits for an event that never comes). The bound only ends a failing test; it is no deadline.

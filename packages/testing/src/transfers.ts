@@ -6,8 +6,7 @@
 import type { RecordedEvent } from '@tokenops/shared';
 import { key, type Client, type Reply, type StackInfo, type World } from './harness';
 import type { Topology } from './topology';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Where a topology's API instances are, for the harness. */
 export const info = (t: Topology): StackInfo => ({

@@ -12,10 +12,10 @@ import { key, startWorld, type World } from '@tokenops/testing/harness';
 import { TcpProxy } from '@tokenops/testing/tcp-proxy';
 import { Topology, type Proc } from '@tokenops/testing/topology';
 import { info, usdcOf } from '@tokenops/testing/transfers';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 jest.setTimeout(180_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const STACK = {
   apis: 1,
   executors: 0, // added below, reaching the chain through a proxy the test cuts

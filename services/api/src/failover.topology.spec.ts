@@ -20,10 +20,10 @@ import { approvalIdIn, key, startWorld, until, type World } from '@tokenops/test
 import { TcpProxy } from '@tokenops/testing/tcp-proxy';
 import { Topology, type Proc } from '@tokenops/testing/topology';
 import { burst, expectPaidOnce, info, usdcOf } from '@tokenops/testing/transfers';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 jest.setTimeout(180_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LIMITS = { per_tx_limit: 100, daily_limit: 100_000, hourly_tx_cap: 1_000 };
 const BOUND_MS = TAKEOVER.boundMs;
 

@@ -21,10 +21,10 @@ import {
   usdcOf,
   type Transfer,
 } from '@tokenops/testing/transfers';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 jest.setTimeout(240_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LIMITS = { per_tx_limit: 100, daily_limit: 100_000, hourly_tx_cap: 1_000 };
 /** The stack under fault: two of each but the projector; a dead executor's jobs move after 2 s. */
 const STACK = {

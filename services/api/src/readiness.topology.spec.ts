@@ -8,10 +8,10 @@
 import { privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
 import { TcpProxy } from '@tokenops/testing/tcp-proxy';
 import { Topology, type Proc, type Role } from '@tokenops/testing/topology';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 jest.setTimeout(120_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Body = { status: string; failing?: string[] };
 
 async function readiness(proc: Proc): Promise<{ status: number; body: Body } | undefined> {

@@ -24,12 +24,12 @@ import { register } from './onboarding';
 import { airdrop, createGroup, invite } from './operator';
 import { paymentEventId, startPaymentWatcher, type PaymentData, type PaymentWatcher } from './payments';
 import type { PaymentSource } from '../chain/payments';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const SEED = 'watcher-test';
 const fixtures = localFixtures(SEED);
 const USDC = fixtures.mints[0]!;
 const SOL = fixtures.mints[1]!;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const schema = uniqueName('payments');
 const stores: PostgresEventStore[] = [];

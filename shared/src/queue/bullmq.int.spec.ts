@@ -1,9 +1,10 @@
 import Redis from 'ioredis';
 import { privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
 import { REDIS_URL, uniqueName } from '@tokenops/testing/servers';
-import { settlesWithin, sleep } from '@tokenops/testing/time';
+import { settlesWithin } from '@tokenops/testing/time';
 import { BullJobQueue } from './bullmq';
 import { jobQueueContract } from './contract';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 jobQueueContract('BullMQ', async (retry) => {
   const queue = new BullJobQueue<{ n: number }>('test', {

@@ -4,9 +4,9 @@ import { REDIS_URL, uniqueName } from '@tokenops/testing/servers';
 import { Lease, whileLeader, type LeaseChange } from './lease';
 import { MemoryReadModelStore } from './memory';
 import { FencedOut, RedisReadModelStore } from './redis';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const at = (n: bigint) => ({ commit: n, prepare: n });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let redis: Redis;
 beforeAll(() => {

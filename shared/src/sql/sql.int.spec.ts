@@ -3,8 +3,9 @@
  */
 import { Pool } from 'pg';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
-import { settlesWithin, sleep } from '@tokenops/testing/time';
+import { settlesWithin } from '@tokenops/testing/time';
 import { serverSql } from './sql';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 describe('serverSql listen', () => {
   const schema = uniqueName('sql');

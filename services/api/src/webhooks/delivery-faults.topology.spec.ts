@@ -11,10 +11,10 @@ import { startReceiver, testCertificates, type Receiver } from '@tokenops/testin
 import { RECEIVER_HOST, key, startWorld, type StackInfo, type World } from '@tokenops/testing/harness';
 import { privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
 import { Topology } from '@tokenops/testing/topology';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 jest.setTimeout(240_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const info = (t: Topology): StackInfo => ({ apis: t.apis.map((p) => p.url), env: t.env, logDir: t.logDir });
 
 describe('a delivery worker killed in a burst, then Redis restarted', () => {
