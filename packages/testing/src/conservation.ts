@@ -164,16 +164,16 @@ class TokenAccounts {
   }
 }
 
-async function snapshot(service: Service, named: Named, holders: Set<string>): Promise<Books> {
+async function snapshot(service: Service, accounts: TokenAccounts, holders: Set<string>): Promise<Books> {
   const tokens = service.ctx.chain.tokens;
   const owners = [...holders];
-  const accounts = await Promise.all(
+  const owned = await Promise.all(
     tokens.flatMap((t) =>
-      owners.map(async (owner) => ({ mint: t.mint, owner, address: await named.accounts.of(owner, t.mint) })),
+      owners.map(async (owner) => ({ mint: t.mint, owner, address: await accounts.of(owner, t.mint) })),
     ),
   );
-  named.accounts.save();
-  const read = await readAccounts(service, [...tokens.map((t) => t.mint), ...accounts.map((a) => a.address)]);
+  accounts.save();
+  const read = await readAccounts(service, [...tokens.map((t) => t.mint), ...owned.map((a) => a.address)]);
   const books: Books = {};
   tokens.forEach((t, i) => {
     const mint = read[i];
@@ -181,7 +181,7 @@ async function snapshot(service: Service, named: Named, holders: Set<string>): P
     const supply = Buffer.from(mint.data).readBigUInt64LE(MINT_SUPPLY_OFFSET);
     books[t.symbol] = { supply, held: 0n, unheld: supply };
   });
-  accounts.forEach((a, i) => {
+  owned.forEach((a, i) => {
     const account = read[tokens.length + i];
     if (!account) return;
     const data = Buffer.from(account.data);
@@ -203,7 +203,7 @@ async function readBooks(service: Service, named: Named, extra: Iterable<string>
   const holders = () => new Set([...named.holders, ...more]);
   let read = holders();
   for (let attempt = 0; ; attempt++) {
-    const books = await snapshot(service, named, read);
+    const books = await snapshot(service, named.accounts, read);
     await named.catchUp();
     const after = holders();
     if ([...after].every((h) => read.has(h)) || attempt >= 5) return books;
