@@ -164,19 +164,31 @@ export class Topology {
     return proc;
   }
 
+  /**
+   * Starts the chain node, then the other processes together. If one of them cannot start, the
+   * topology is destroyed (every process it started stopped, its schema and keys dropped) before the
+   * error is thrown: a caller that never got the topology has nothing left to clean up.
+   */
   async start(): Promise<this> {
-    this.chain = new Proc('chain', 'chain', await freePort(), this.env, this.logDir);
-    this.procs.push(this.chain);
-    await this.chain.start().ready();
-    this.env.SOLANA_RPC_URL = this.chain.url;
-    const o = this.options;
-    await Promise.all([
-      ...Array.from({ length: o.projectors ?? 1 }, () => this.add('projector')),
-      ...Array.from({ length: o.executors ?? 2 }, () => this.add('executor')),
-      ...Array.from({ length: o.apis ?? 2 }, () => this.add('api')),
-      ...Array.from({ length: o.deliveries ?? 0 }, () => this.add('delivery')),
-    ]);
-    return this;
+    try {
+      this.chain = new Proc('chain', 'chain', await freePort(), this.env, this.logDir);
+      this.procs.push(this.chain);
+      await this.chain.start().ready();
+      this.env.SOLANA_RPC_URL = this.chain.url;
+      const o = this.options;
+      const starts = await Promise.allSettled([
+        ...Array.from({ length: o.projectors ?? 1 }, () => this.add('projector')),
+        ...Array.from({ length: o.executors ?? 2 }, () => this.add('executor')),
+        ...Array.from({ length: o.apis ?? 2 }, () => this.add('api')),
+        ...Array.from({ length: o.deliveries ?? 0 }, () => this.add('delivery')),
+      ]);
+      const failed = starts.find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      return this;
+    } catch (err) {
+      await this.destroy().catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Starts a one-off command of the topology (the replay): kill it, or wait for its exit code and output. */
