@@ -228,6 +228,7 @@ async function startService(
     close: async () => {
       await Promise.all(own.map((p) => p.kill('SIGTERM')));
       await store.close();
+      await chain.close(); // its WebSocket, once a test sent a transaction through it
     },
   };
 }
