@@ -79,7 +79,17 @@ test('a transfer is one trace, from its HTTP request through every stage and bac
   expect(parentOf(one('queue.wait'))).toBe(pickup);
   const execute = one('executor.execute');
   expect(parentOf(execute)).toBe(pickup);
-  expect(parentOf(one('chain.send'))).toBe(execute);
+  // Within the run: the intent's state read, the funds check, the build and signatures, the submission
+  // recorded (its append under it), the chain, the outcome.
+  for (const stage of [
+    'executor.load',
+    'executor.funds',
+    'executor.build',
+    'submission.append',
+    'chain.send',
+  ])
+    expect(parentOf(one(stage))).toBe(execute);
+  expect(parentOf(one('event.append', appending('intent.submitting')))).toBe(one('submission.append'));
   const outcome = one('outcome.append');
   expect(parentOf(outcome)).toBe(execute);
   const confirmed = one('event.append', appending('intent.confirmed'));

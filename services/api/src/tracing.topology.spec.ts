@@ -53,7 +53,8 @@ test('a transfer on the server topology is one trace, from the API to the chain 
   }
   const where = Object.fromEntries(
     ['POST /api/v1/transfer', 'spend.decide', 'waiter.wake', 'relay.pickup', 'queue.wait']
-      .concat(['executor.execute', 'chain.send', 'chain.confirm', 'outcome.append'])
+      .concat(['executor.execute', 'executor.load', 'executor.funds', 'executor.build', 'submission.append'])
+      .concat(['chain.send', 'chain.confirm', 'outcome.append'])
       .map((name) => [name, trace.filter((s) => s.name === name).map((s) => s.service)]),
   );
   expect(where).toEqual({
@@ -63,6 +64,10 @@ test('a transfer on the server topology is one trace, from the API to the chain 
     'relay.pickup': ['tokenops-executor'],
     'queue.wait': ['tokenops-executor'],
     'executor.execute': ['tokenops-executor'],
+    'executor.load': ['tokenops-executor'],
+    'executor.funds': ['tokenops-executor'],
+    'executor.build': ['tokenops-executor'],
+    'submission.append': ['tokenops-executor'],
     'chain.send': ['tokenops-executor'],
     'chain.confirm': ['tokenops-executor'],
     'outcome.append': ['tokenops-executor'],

@@ -95,7 +95,7 @@ export class Executor {
     // signing, and a job with nothing to do (settled already, a submission on record) drops the answer.
     let funds = this.shortOfFunds(intent);
     funds.catch(() => undefined);
-    const agent = await this.ctx.agents.load(streams.agent(intent.agent_id));
+    const agent = await inSpan('executor.load', () => this.ctx.agents.load(streams.agent(intent.agent_id)));
     let item = agent.state.intents.get(intent.intent_id);
     if (!item) return;
     if (item.status === 'failed') return settleBudget(this.ctx, intent, false);
@@ -200,23 +200,46 @@ export class Executor {
     owed: string | undefined,
     attempt = 1,
   ): Promise<void> {
-    const short = await funds;
+    const short = await inSpan('executor.funds', () => funds);
     if (short) return this.settle(intent, short);
-    const signer = await this.ctx.wallets.signer(intent.agent_id);
-    let built;
+    let signed;
     try {
-      built = await kind.build(this.ctx, intent as never, signer);
+      signed = await inSpan('executor.build', () => this.sign(kind, intent));
     } catch (err) {
       if (err instanceof BuildRefused)
         return this.settle(intent, { status: 'failed', code: err.code, message: err.message });
       throw err; // transport trouble (a quote that timed out, the chain away): the job retries
     }
-    const tx = await this.ctx.chain.prepare(built.instructions, [signer, ...built.signers]);
+    const { built, tx } = signed;
     const receives: Receives = built.receives && {
       mint: built.receives.mint,
       amount: fromBaseUnits(built.receives.amount, this.decimals(built.receives.mint)).toFixed(),
     };
-    const recorded = await this.ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
+    const recorded = await inSpan('submission.append', () => this.record(intent, tx, receives, replaces));
+    if (!recorded || (await this.send(intent, tx, receives)) !== 'expired') return;
+    if (attempt >= SIGNINGS)
+      throw new Error(`signed ${attempt} times on blockhashes the node no longer knew: the job retries`);
+    return this.buildAndSend(kind, intent, tx.signature, this.shortOfFunds(intent, owed), owed, attempt + 1);
+  }
+
+  /** The kind's build for the intent, signed by the agent's key (and the build's own signers). */
+  private async sign(kind: SpendKind<never, IntentData['action']>, intent: IntentData) {
+    const signer = await this.ctx.wallets.signer(intent.agent_id);
+    const built = await kind.build(this.ctx, intent as never, signer);
+    return { built, tx: await this.ctx.chain.prepare(built.instructions, [signer, ...built.signers]) };
+  }
+
+  /**
+   * Records the signed transaction before it is sent: true when this run recorded it, false when
+   * another run recorded (or settled) the intent first, and it sends, not this one.
+   */
+  private record(
+    intent: IntentData,
+    tx: SignedTransaction,
+    receives: Receives,
+    replaces: string | undefined,
+  ): Promise<boolean> {
+    return this.ctx.agents.handle(streams.agent(intent.agent_id), (state) => {
       const current = state.intents.get(intent.intent_id);
       // Another run recorded (or settled) first: it sends, not this one.
       if (current?.status !== 'reserved' || current.submission?.signature !== replaces)
@@ -239,10 +262,6 @@ export class Executor {
         result: true,
       };
     });
-    if (!recorded || (await this.send(intent, tx, receives)) !== 'expired') return;
-    if (attempt >= SIGNINGS)
-      throw new Error(`signed ${attempt} times on blockhashes the node no longer knew: the job retries`);
-    return this.buildAndSend(kind, intent, tx.signature, this.shortOfFunds(intent, owed), owed, attempt + 1);
   }
 
   /** Whether a held intent's approval is approved; a rejected or expired one is failed here (idempotent). */
