@@ -8,13 +8,13 @@
 import Big from 'big.js';
 import type { RecordedEvent } from '@tokenops/shared';
 import { openBooks } from '@tokenops/testing/conservation';
-import { key, startWorld, type Reply, type StackInfo, type World } from '@tokenops/testing/harness';
+import { key, startWorld, type Reply, type World } from '@tokenops/testing/harness';
 import { Topology } from '@tokenops/testing/topology';
+import { info } from '@tokenops/testing/transfers';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 jest.setTimeout(240_000);
 
-const info = (t: Topology): StackInfo => ({ apis: t.apis.map((p) => p.url), env: t.env, logDir: t.logDir });
 const units = (amount: number, decimals: number): bigint =>
   BigInt(new Big(String(amount)).times(new Big(10).pow(decimals)).toFixed(0));
 

@@ -8,9 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateSigner, type LocalChain, type RecordedEvent } from '@tokenops/shared';
 import { openBooks } from '@tokenops/testing/conservation';
-import { RECEIVER_HOST, key, startWorld, until, type StackInfo, type World } from '@tokenops/testing/harness';
+import { RECEIVER_HOST, key, startWorld, until, type World } from '@tokenops/testing/harness';
 import { testCertificates } from '@tokenops/testing/tls';
 import { Topology } from '@tokenops/testing/topology';
+import { info } from '@tokenops/testing/transfers';
 import {
   startFacilitator,
   startPaidResource,
@@ -19,8 +20,6 @@ import {
 } from '@tokenops/testing/x402';
 
 jest.setTimeout(240_000);
-
-const info = (t: Topology): StackInfo => ({ apis: t.apis.map((p) => p.url), env: t.env, logDir: t.logDir });
 
 let topology: Topology;
 let world: World;

@@ -8,14 +8,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { publicEventId } from '@tokenops/shared';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
-import { RECEIVER_HOST, key, startWorld, type StackInfo, type World } from '@tokenops/testing/harness';
+import { RECEIVER_HOST, key, startWorld, type World } from '@tokenops/testing/harness';
 import { privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
 import { Topology } from '@tokenops/testing/topology';
+import { info } from '@tokenops/testing/transfers';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 jest.setTimeout(240_000);
-
-const info = (t: Topology): StackInfo => ({ apis: t.apis.map((p) => p.url), env: t.env, logDir: t.logDir });
 
 describe('a delivery worker killed in a burst, then Redis restarted', () => {
   let redis: PrivateServer;
