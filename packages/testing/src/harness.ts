@@ -284,6 +284,24 @@ export async function startWorld(options: WorldOptions = {}, topology = stack())
   };
 }
 
+/**
+ * A suite on its own embedded world (never the topology: it reaches into the service's context),
+ * started before its tests and closed after them; Jest's mocks restored after each test.
+ */
+export function embeddedSuite(options: WorldOptions = {}): { world: () => World; ctx: () => Context } {
+  let world: World | undefined;
+  beforeAll(async () => {
+    world = await startWorld(options, undefined);
+  });
+  afterAll(async () => world?.close());
+  afterEach(() => jest.restoreAllMocks());
+  const started = () => {
+    if (!world) throw new Error('the embedded world is not started (use it inside a test)');
+    return world;
+  };
+  return { world: started, ctx: () => started().service.ctx as Context };
+}
+
 export const key = () => `k-${randomBytes(8).toString('hex')}`;
 
 /** Asks `what` every 50 ms until it answers something truthy (that answer), for at most `ms`. */

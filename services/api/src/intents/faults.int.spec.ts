@@ -5,27 +5,23 @@
  * budget, exactly one transfer's worth, is whole again, so a reservation left behind would fail the
  * test.
  */
-import { ChainFailure, type Context, type SignedTransaction } from '@tokenops/shared';
+import { ChainFailure, type SignedTransaction } from '@tokenops/shared';
 import { generateSigner } from '@tokenops/shared';
-import { key, startWorld, type World } from '@tokenops/testing/harness';
+import { embeddedSuite, key } from '@tokenops/testing/harness';
 
-let world: World;
-beforeAll(async () => {
-  world = await startWorld({}, undefined);
-});
-afterAll(async () => world.close());
-afterEach(() => jest.restoreAllMocks());
-
-/** The embedded service's whole context (this suite never runs on the topology). */
-const ctx = () => world.service.ctx as Context;
+const { world, ctx } = embeddedSuite();
 
 /** A recipient allow-listed with a budget of exactly 10. */
 async function vendorOf10(): Promise<string> {
   const vendor = generateSigner().address;
-  const added = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-    token: world.operator.token,
-    body: { address: vendor, type: 1, label: 'ten', approved_amount: 10, ttl_seconds: 86_400 },
-  });
+  const added = await world().client.call(
+    'POST',
+    `/api/v1/orchestrator/groups/${world().groupId}/whitelist`,
+    {
+      token: world().operator.token,
+      body: { address: vendor, type: 1, label: 'ten', approved_amount: 10, ttl_seconds: 86_400 },
+    },
+  );
   expect(added.status).toBe(201);
   return vendor;
 }
@@ -74,10 +70,10 @@ function failNextAppend(type: string, options: { afterLanding?: boolean } = {}) 
 const limits = { per_tx_limit: 10, daily_limit: 100, hourly_tx_cap: 10 };
 
 async function expectWholeAgain(agent: { key: string }, vendor: string, request: Record<string, unknown>) {
-  const view = await world.client.call('GET', '/api/v1/limits', { token: agent.key });
+  const view = await world().client.call('GET', '/api/v1/limits', { token: agent.key });
   expect(view.body).toEqual(expect.objectContaining({ daily_remaining: 100, hourly_tx_remaining: 10 }));
   // The same request (same key) goes through, spending the whole budget: nothing was left reserved.
-  const retried = await world.client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
+  const retried = await world().client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
   expect(retried.status).toBe(200);
   expect(retried.body.status).toBe('confirmed');
   const chain = ctx().chain;
@@ -115,10 +111,13 @@ describe.each([
   ] as const) {
     it(`at ${step}: the request fails, the budget, the key and the limits stay whole`, async () => {
       const vendor = await vendorOf10();
-      const agent = await world.agent(limits, 100);
+      const agent = await world().agent(limits, 100);
       const request = { to: vendor, amount: 10, idempotency_key: key() };
       const fault = failNextAppend(type);
-      const failed = await world.client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
+      const failed = await world().client.call('POST', '/api/v1/transfer', {
+        token: agent.key,
+        body: request,
+      });
       expect(failed.status).toBe(500);
       expect(failed.body.error).toBe('internal_error');
       expect(fault.met()).toBe(true);
@@ -131,20 +130,23 @@ describe.each([
 describe('an acceptance that landed though its append failed on the way back', () => {
   it('keeps the key claimed: the same request answers that one transfer, nothing is decided twice', async () => {
     const vendor = await vendorOf10();
-    const agent = await world.agent(limits, 100);
+    const agent = await world().agent(limits, 100);
     const request = { to: vendor, amount: 10, idempotency_key: key() };
     const fault = failNextAppend('intent.accepted', { afterLanding: true });
-    const failed = await world.client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
+    const failed = await world().client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
     expect(failed.status).toBe(500);
     expect(fault.met()).toBe(true);
     fault.restore();
     // Had the key been let go, this would be a second intent, refused for the budget the first holds.
-    const retried = await world.client.call('POST', '/api/v1/transfer', { token: agent.key, body: request });
+    const retried = await world().client.call('POST', '/api/v1/transfer', {
+      token: agent.key,
+      body: request,
+    });
     expect(retried.status).toBe(200);
     expect(retried.body.status).toBe('confirmed');
     const usdc = ctx().chain.tokens.find((t) => t.symbol === 'USDC')!;
     expect((await ctx().chain.balances(vendor)).get(usdc.mint)).toBe(9_990_000n);
-    const view = await world.client.call('GET', '/api/v1/limits', { token: agent.key });
+    const view = await world().client.call('GET', '/api/v1/limits', { token: agent.key });
     expect(view.body).toEqual(expect.objectContaining({ daily_remaining: 90, hourly_tx_remaining: 9 }));
   });
 });
@@ -152,9 +154,9 @@ describe('an acceptance that landed though its append failed on the way back', (
 describe('a failure in the executor', () => {
   it('recording the submission fails once: the job runs again and the transfer confirms once', async () => {
     const vendor = await vendorOf10();
-    const agent = await world.agent(limits, 100);
+    const agent = await world().agent(limits, 100);
     const fault = failNextAppend('intent.submitting');
-    const reply = await world.client.call('POST', '/api/v1/transfer', {
+    const reply = await world().client.call('POST', '/api/v1/transfer', {
       token: agent.key,
       body: { to: vendor, amount: 10, idempotency_key: key() },
     });
@@ -166,7 +168,7 @@ describe('a failure in the executor', () => {
 
   it('the chain cannot be reached once: the job sends again and the transfer confirms once', async () => {
     const vendor = await vendorOf10();
-    const agent = await world.agent(limits, 100);
+    const agent = await world().agent(limits, 100);
     const chain = ctx().chain;
     const submit = chain.submit.bind(chain);
     let armed = true;
@@ -177,7 +179,7 @@ describe('a failure in the executor', () => {
       }
       return submit(tx);
     });
-    const reply = await world.client.call('POST', '/api/v1/transfer', {
+    const reply = await world().client.call('POST', '/api/v1/transfer', {
       token: agent.key,
       body: { to: vendor, amount: 10, idempotency_key: key() },
     });
@@ -188,7 +190,7 @@ describe('a failure in the executor', () => {
 
   it('the node moved past the blockhash it was signed on: signed anew at once, the transfer confirms once', async () => {
     const vendor = await vendorOf10();
-    const agent = await world.agent(limits, 100);
+    const agent = await world().agent(limits, 100);
     const chain = ctx().chain;
     const submit = chain.submit.bind(chain);
     const sent: string[] = [];
@@ -198,7 +200,7 @@ describe('a failure in the executor', () => {
       if (sent.length === 1) throw new ChainFailure('BlockhashNotFound');
       return submit(tx);
     });
-    const reply = await world.client.call('POST', '/api/v1/transfer', {
+    const reply = await world().client.call('POST', '/api/v1/transfer', {
       token: agent.key,
       body: { to: vendor, amount: 10, idempotency_key: key() },
     });
@@ -213,7 +215,7 @@ describe('a failure in the executor', () => {
 
   it('the chain refuses the transaction: the intent fails and its reservation is released', async () => {
     const vendor = await vendorOf10();
-    const [first, second] = [await world.agent(limits, 100), await world.agent(limits, 100)];
+    const [first, second] = [await world().agent(limits, 100), await world().agent(limits, 100)];
     const chain = ctx().chain;
     const submit = chain.submit.bind(chain);
     let armed = true;
@@ -224,14 +226,14 @@ describe('a failure in the executor', () => {
       }
       return submit(tx);
     });
-    const refused = await world.client.call('POST', '/api/v1/transfer', {
+    const refused = await world().client.call('POST', '/api/v1/transfer', {
       token: first!.key,
       body: { to: vendor, amount: 10, idempotency_key: key() },
     });
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.status).toBeLessThan(500);
     // The whole budget is there for the group's next agent.
-    const next = await world.client.call('POST', '/api/v1/transfer', {
+    const next = await world().client.call('POST', '/api/v1/transfer', {
       token: second!.key,
       body: { to: vendor, amount: 10, idempotency_key: key() },
     });
