@@ -49,6 +49,10 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Whether a key may be claimed: never claimed, or its record is past the 24 hours it is kept. */
+export const keyIsFree = (existing: IdempotencyRecord | undefined, now: number): boolean =>
+  !existing || now - existing.created_at >= IDEMPOTENCY_TTL_MS;
+
 /**
  * What to do with a request, given the record found under its key (or none).
  * `wait`: the operation is running; the caller may wait for its outcome, then answer
@@ -59,7 +63,7 @@ export function decideIdempotency(
   fingerprint: string,
   now: number,
 ): IdempotencyDecision {
-  if (!existing || now - existing.created_at >= IDEMPOTENCY_TTL_MS) return { kind: 'proceed' };
+  if (!existing || keyIsFree(existing, now)) return { kind: 'proceed' };
   if (existing.fingerprint !== fingerprint) throw new ServiceError('idempotency_key_reused');
   if (existing.response) return { kind: 'replay', ...existing.response };
   return {

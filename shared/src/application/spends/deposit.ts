@@ -16,6 +16,8 @@ export const depositKind: SpendKind<DepositRequest, 'deposit'> = {
   requestSchema: 'DepositRequest',
   responseSchema: 'DepositResponse',
   answerAmounts: ['deposited_amount'],
+  // In the group's base token, valued as it is: nothing to quote.
+  localAsk: (req) => req.mint === undefined,
 
   async ask(ctx, req, group) {
     const venue = requestedVenue(ctx, req.lending_program, group);

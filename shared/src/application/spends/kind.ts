@@ -85,6 +85,13 @@ export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Ac
   readonly answerAmounts: readonly string[];
   /** What the request asks, judged against the group (values other tokens at the aggregator's quote). */
   ask(ctx: Context, req: Req, group: GroupState): Promise<Ask>;
+  /**
+   * Whether `ask` calls nothing outside this process for `req` (no quote, no venue's rate, no resource).
+   * Then a new key is claimed in the decision's own append instead of in one of its own before the ask
+   * (spends/pipeline.ts): a duplicate sent at the same moment asks too, at no cost, and finds the key
+   * taken when it appends. Absent: the key is claimed first.
+   */
+  localAsk?(req: Req): boolean;
   /** Intents sharing a key are built and landed one at a time (a pool whose reserves the build reads). */
   lockKey?(intent: IntentOf<A>): string;
   /**

@@ -1,7 +1,8 @@
 /**
  * The spend pipeline: every spend operation (transfer, swap, deposit, withdraw) goes through it.
  *
- *   1. The idempotency key is claimed (or its answer replayed, or its running operation waited on).
+ *   1. The idempotency key is claimed (or its answer replayed, or its running operation waited on);
+ *      for an operation that asks nothing outside, with the decision instead (below).
  *   2. The operation says what it asks (kind.ask): amount, value in the base token, counterparty.
  *   3. The decision is made on the write model: the group, the agent, and for a budgeted recipient
  *      the entry's budget, each read with its revision and appended to with that revision expected.
@@ -20,10 +21,17 @@
  * Order of appends for an intent: the idempotency key's claim; then the decision; then (the executor)
  * the submission, the outcome and for a budgeted recipient the budget's settlement. The answer of a
  * confirmed intent is not appended under the key: it is derived from the acceptance and the outcome,
- * by this request and by any retry, which records it then (a refusal is recorded at once). The claim
- * stays an append of its own, made before `kind.ask`: the ask may call out (a quote, an x402
- * resource), and a parallel duplicate must find the key claimed while it does, and wait for the first
- * request instead of asking and deciding too.
+ * by this request and by any retry, which records it then (a refusal is recorded at once).
+ *
+ * Where the ask may call out (a quote, an x402 resource), the claim is an append of its own, made
+ * before `kind.ask`: a parallel duplicate must find the key claimed while it does, and wait for the
+ * first request instead of asking and deciding too. Where the ask calls nothing outside
+ * (`kind.localAsk`: a transfer in the base token) and the store appends atomically, a key this process
+ * knows nothing of (a new key, almost always) is claimed in the decision's own append instead: one
+ * append fewer. A duplicate at the same moment asks and decides too, and one of the two appends lands:
+ * the other fails on the key's stream, lands nothing, and goes the first way (`KeyTaken`), waiting for
+ * the intent that did. A refusal before the decision's append claims the key and records the refusal
+ * in one append.
  *
  * The decision for a budgeted recipient appends to two streams, the budget's (the reservation) and the
  * agent's (the acceptance, or the block with the release of an earlier reservation). Where the store
@@ -60,7 +68,17 @@ import type { Outcome, OutcomeWaiter } from '../outcomes';
 import { appendTogether, withPatience, type Loaded } from '../repository';
 import { inSpan } from '../../tracing/spans';
 import { paymentUnsettled } from '../../x402/requirements';
-import { answered, claimKey, complete, release, type Answer } from './idempotency';
+import {
+  KeyTaken,
+  answered,
+  claimKey,
+  complete,
+  freeKey,
+  release,
+  stageClaim,
+  type Answer,
+  type FreeKey,
+} from './idempotency';
 import { approvalOf, expireApproval, expireHeld, followDecision } from '../approvals';
 import type { Ask, IntentOf, SpendKind, SpendRequest } from './kind';
 
@@ -78,18 +96,21 @@ export async function spend<Req extends SpendRequest>(
   // What the decision is made on is read while the key is claimed (two round trips at once, not in turn).
   const model = readModel(ctx, caller);
   model.catch(() => undefined); // not needed when the key answers by itself: a replay, a wait
-  const claim = await claimKey(ctx, caller.agentId, req.idempotency_key, fingerprint, kind.answerAmounts);
+  const stream = streams.idempotency(caller.agentId, req.idempotency_key);
+  const base = { ctx, waiter, caller, kind, req, model, stream };
+  // A new key for an operation whose ask calls nothing outside: claimed in the decision's own append.
+  const free =
+    ctx.store.appendAtomically && kind.localAsk?.(req) ? freeKey(ctx, stream, fingerprint) : undefined;
+  if (free) {
+    try {
+      return await runOnce({ ...base, intentId: free.intentId, free });
+    } catch (err) {
+      if (!(err instanceof KeyTaken)) throw err;
+    }
+  }
+  const claim = await claimKey(ctx, stream, fingerprint, kind.answerAmounts, free !== undefined);
   if (claim.kind === 'replay') return answered(claim.answer);
-  const run: Run<Req> = {
-    ctx,
-    waiter,
-    caller,
-    kind,
-    req,
-    model,
-    stream: claim.stream,
-    intentId: claim.intentId,
-  };
+  const run: Run<Req> = { ...base, intentId: claim.intentId };
   if (claim.kind === 'run' && !claim.takenOver) return runOnce(run);
   // A claim another request holds, or one abandoned by an instance that died before deciding.
   const known = await intentRecord(ctx, caller.agentId, claim.intentId);
@@ -108,6 +129,8 @@ interface Run<Req extends SpendRequest> {
   /** The idempotency stream and the intent the claim names. */
   stream: string;
   intentId: string;
+  /** The key while not claimed yet: it is claimed in the decision's append (`kind.localAsk`). */
+  free?: FreeKey;
 }
 
 async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer> {
@@ -127,9 +150,10 @@ async function runOnce<Req extends SpendRequest>(run: Run<Req>): Promise<Answer>
     if (outcome.type === 'x402.payment_refused') throw await unsettledAnswer(ctx, outcome.data);
     answer = answerFor(kind, intent, outcome);
   } catch (err) {
+    if (err instanceof KeyTaken) throw err;
     if (err instanceof ServiceError && OPEN_CODES.has(err.code)) throw err;
     if (err instanceof ServiceError && err.status < 500) {
-      await complete(ctx, stream, intentId, { status: err.status, body: err.toBody() });
+      await complete(ctx, stream, intentId, { status: err.status, body: err.toBody() }, run.free);
       throw err;
     }
     // A failure before the intent was accepted: free the key, nothing happened; retrying is safe. Unless
@@ -226,11 +250,18 @@ async function decide<Req extends SpendRequest>(
       // budget's first, and a reservation whose acceptance then fails is released below.
       const appendDecision = async () => {
         const budgetEvents = budgetStream && budget ? decision.budgetEvents : [];
+        const free = run.free;
         if (together) {
           await appendTogether(ctx.store, [
             ...(budgetEvents.length > 0 ? [ctx.budgets.stage(budgetStream!, budget!, budgetEvents)] : []),
+            ...(free ? [stageClaim(ctx, free)] : []),
             ctx.agents.stage(agentStream, agent, decision.agentEvents),
-          ]);
+          ]).catch((err: unknown) => {
+            throw free && err instanceof WrongExpectedRevision && err.stream === free.stream
+              ? new KeyTaken(free.stream)
+              : err;
+          });
+          run.free = undefined; // claimed
           return;
         }
         if (budgetEvents.length > 0) {

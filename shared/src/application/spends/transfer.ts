@@ -19,6 +19,8 @@ export const transferKind: SpendKind<TransferRequest, 'transfer'> = {
   requestSchema: 'TransferRequest',
   responseSchema: 'TransferResponse',
   answerAmounts: ['net_amount', 'protocol_fee', 'daily_remaining'],
+  // In the group's base token, valued as it is: nothing to quote.
+  localAsk: (req) => req.mint === undefined,
 
   async ask(ctx, req, group) {
     checkRecipient(req.to);

@@ -18,6 +18,8 @@ export const withdrawKind: SpendKind<WithdrawRequest, 'withdraw'> = {
   requestSchema: 'WithdrawRequest',
   responseSchema: 'WithdrawResponse',
   answerAmounts: ['received_amount'],
+  // A position in the group's base token: its receipt tokens valued as that much of it, nothing to quote.
+  localAsk: (req) => req.mint === undefined,
 
   async ask(ctx, req, group) {
     const venue = requestedVenue(ctx, req.lending_program, group);
