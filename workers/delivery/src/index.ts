@@ -61,6 +61,7 @@ export function startExpiry(
   const { store, now } = parts;
   const repositories: ApprovalContext = parts.repositories ?? {
     now,
+    store,
     groups: new Repository(store, groupFold),
     agents: new Repository(store, agentFold),
     budgets: new Repository(store, budgetFold),

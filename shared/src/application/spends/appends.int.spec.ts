@@ -2,7 +2,8 @@
  * What a spend appends, and together with what. The idempotency key is claimed in the decision's own
  * append when the operation asks nothing outside (a transfer in the base token), in an append of its
  * own before the ask otherwise (a swap, which quotes): spends/pipeline.ts. A budgeted recipient's
- * reservation goes with the acceptance. What the store is asked is counted on the embedded service; a duplicate racing on another API instance
+ * reservation goes with the acceptance, its settlement with the outcome (application/settle.ts). What
+ * the store is asked is counted on the embedded service; a duplicate racing on another API instance
  * is the concurrency suite's (concurrency.e2e.spec.ts, on the topology too).
  */
 import type { NewEvent } from '@tokenops/shared';
@@ -46,7 +47,7 @@ describe('a transfer in the base token', () => {
     expect(holding(seen, 'intent.accepted')).toHaveLength(1);
   });
 
-  it("to a budgeted recipient: the key's claim, the budget's reservation and the acceptance in one append", async () => {
+  it("to a budgeted recipient: the key's claim, the budget's reservation and the acceptance in one append; its settlement and the outcome in another", async () => {
     const agent = await world().agent({}, 100);
     const seen = appendsSeen();
     const res = await world().client.call('POST', '/api/v1/transfer', {
@@ -57,6 +58,7 @@ describe('a transfer in the base token', () => {
     expect(holding(seen, 'idempotency.claimed')).toEqual([
       ['budget.reserved', 'idempotency.claimed', 'intent.accepted'],
     ]);
+    expect(holding(seen, 'intent.confirmed')).toEqual([['budget.consumed', 'intent.confirmed']]);
   });
 
   it('refused before the decision: the claim and the refusal in one append, replayed to a retry', async () => {
