@@ -122,7 +122,8 @@ async function expected(where: (e: RecordedEvent) => boolean = () => true): Prom
 
 /**
  * Waits until every reservation of the group's budgets is settled: a transfer answers once it is
- * confirmed, and its budget.consumed is appended a moment later.
+ * confirmed, and on EventStoreDB its budget.consumed is appended a moment later (with the outcome,
+ * in one append, on PostgreSQL and PGlite).
  */
 async function settled(): Promise<void> {
   const budgets = [...(await groupStreams())].filter((x) => x.startsWith('budget-'));
@@ -140,6 +141,9 @@ async function settled(): Promise<void> {
 }
 
 const ids = (events: readonly { event_id?: string; id?: string }[]) => events.map((e) => e.event_id ?? e.id);
+/** Without the expiry scheduler's notice of the vendor's entry (24 h TTL), which lands whenever its tick comes. */
+const steady = <E extends { type: string }>(events: readonly E[]): E[] =>
+  events.filter((e) => e.type !== 'policy.whitelist_expiring');
 
 describe("the group's events", () => {
   it('are all of the group, nothing else, in log order, each with its position, stream, revision, type, data, metadata and time', async () => {
@@ -225,8 +229,7 @@ describe("the group's events", () => {
 
     // The expiry scheduler may announce the vendor's entry between two of these reads: its event is
     // left out, as in the first test (the others are all written by the time these reads begin).
-    const settledOnes = async (filter?: Record<string, string>) =>
-      (await readToEnd(filter)).events.filter((e) => e.type !== 'policy.whitelist_expiring');
+    const settledOnes = async (filter?: Record<string, string>) => steady((await readToEnd(filter)).events);
     const all = await settledOnes();
     const middle = all[Math.floor(all.length / 2)]!.recorded_at;
     const since = await settledOnes({ from: middle });
@@ -258,12 +261,14 @@ describe("the group's events", () => {
     const tail = await readToEnd({}, cursor);
     seen.push(...tail.events);
     expect(new Set(ids(seen)).size).toBe(seen.length);
-    expect(ids(seen)).toEqual(ids(await expected()));
+    // The expiry scheduler's notice of the vendor's entry lands whenever its tick comes, maybe after the
+    // last page: compared without it.
+    expect(ids(steady(seen))).toEqual(ids(steady(await expected())));
     // Read on from the last cursor later: only what was appended since.
     expect((await blocked(b)).status).toBe(403);
-    const later = await readToEnd({}, tail.cursor);
-    expect(later.events.map((e) => e.type)).toEqual(['intent.blocked']);
-    expect(later.events[0]!.stream).toBe(streams.agent(b.id));
+    const later = steady((await readToEnd({}, tail.cursor)).events);
+    expect(later.map((e) => e.type)).toEqual(['intent.blocked']);
+    expect(later[0]!.stream).toBe(streams.agent(b.id));
   });
 });
 
