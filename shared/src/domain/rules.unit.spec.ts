@@ -9,6 +9,7 @@ import {
   ABANDONED_CLAIM_MS,
   decideIdempotency,
   idempotencyKeyOf,
+  keyIsFree,
   requestFingerprint,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyRecord,
@@ -117,6 +118,12 @@ describe('idempotency', () => {
       body: { tx_sig: 's' },
     });
     expect(decideIdempotency(done, fp, T0 + IDEMPOTENCY_TTL_MS)).toEqual({ kind: 'proceed' });
+  });
+  it('a key may be claimed when never claimed, or once its record is 24 hours old', () => {
+    const claim = { fingerprint: fp, intent_id: 'i', created_at: T0 };
+    expect(keyIsFree(undefined, T0)).toBe(true);
+    expect(keyIsFree(claim, T0 + IDEMPOTENCY_TTL_MS - 1)).toBe(false);
+    expect(keyIsFree(claim, T0 + IDEMPOTENCY_TTL_MS)).toBe(true);
   });
   it('refuses the same key with another body', () => {
     expect(

@@ -126,7 +126,7 @@ export async function complete(
   const taken = await ctx.idempotency
     .handle(stream, (state) => {
       if (state?.intent_id === intentId) return { events: state.response ? [] : [completed], result: false };
-      if (free && (!state || keyIsFree(state, ctx.now())))
+      if (free && keyIsFree(state, ctx.now()))
         return { events: [claimed(ctx, free.fingerprint, intentId), completed], result: false };
       return { events: [], result: free !== undefined };
     })
