@@ -16,6 +16,7 @@ import {
   type NewEvent,
 } from './port';
 import { PostgresEventStore } from './postgres';
+import { readable } from './contract';
 
 const schemas: string[] = [];
 let pglite: Sql | undefined;
@@ -102,6 +103,7 @@ describe.each(variants)('atomic appends: %s', (_name, open) => {
       ['b3', 3],
     ]);
     // The log holds them in the order given; each stream's hash chain goes on from its last event.
+    await readable(store, results[1]!.position);
     const log = (await store.readAll({ from: (await store.readStream(b))[1]!.position })).filter(
       (e) => e.stream === a || e.stream === b,
     );

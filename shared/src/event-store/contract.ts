@@ -6,7 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GENESIS_LINK, contentHash, linkHash } from './hash-chain';
-import { WrongExpectedRevision, comparePositions, type EventStore, type RecordedEvent } from './port';
+import {
+  WrongExpectedRevision,
+  comparePositions,
+  type EventStore,
+  type LogPosition,
+  type RecordedEvent,
+} from './port';
 
 export function eventStoreContract(name: string, open: () => Promise<EventStore>): void {
   describe(`event store contract: ${name}`, () => {
@@ -155,7 +161,7 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       const b = stream();
       await store.append(a, [ev('a0')], 'no_stream');
       await store.append(b, [ev('b0'), ev('b1')], 'no_stream');
-      await store.append(a, [ev('a1')], 0n);
+      await readable(store, (await store.append(a, [ev('a1')], 0n)).position);
       const all = (await store.readAll({ maxCount: 100_000 })).filter(
         (e) => e.stream === a || e.stream === b,
       );
@@ -169,14 +175,8 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
     it('knows the position of the last event', async () => {
       const s = stream();
       const result = await store.append(s, [ev('x'), ev('y')], 'no_stream');
-      // On a PostgreSQL server the head is the last event below the oldest transaction still open on
-      // the whole server: another suite's may hold it back a moment (ordering.int.spec.ts), never past.
-      let head = await store.headPosition();
-      for (let waited = 0; comparePositions(head, result.position) < 0 && waited < 10_000; waited += 50) {
-        await new Promise((r) => setTimeout(r, 50));
-        head = await store.headPosition();
-      }
-      expect(comparePositions(head, result.position)).toBe(0);
+      await readable(store, result.position);
+      expect(comparePositions(await store.headPosition(), result.position)).toBe(0);
     });
 
     it('subscribes: catches up from a checkpoint, then delivers live appends in order, and stops', async () => {
@@ -212,6 +212,7 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       );
       const events = await store.readStream(s);
       expect(events).toHaveLength(14);
+      await readable(store, events.at(-1)!.position);
       let link = GENESIS_LINK;
       for (const e of events) {
         link = linkHash(link, contentHash(e));
@@ -234,6 +235,15 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       await sub.stop();
     });
   });
+}
+
+/**
+ * Waits (10 s at most) until the log reads up to `position`. On a PostgreSQL server the log is read
+ * below the oldest transaction still open on the whole server: another suite's may hold it back a
+ * moment (ordering.int.spec.ts), never past; the other stores read their appends at once.
+ */
+export async function readable(store: EventStore, position: LogPosition): Promise<void> {
+  await waitFor(async () => comparePositions(await store.headPosition(), position) >= 0, 10_000);
 }
 
 /** Polls `condition` until it holds (5 s at most). */
