@@ -36,6 +36,7 @@ import {
 } from '@tokenops/shared';
 import { localFixtures, localPoolKeys } from '@tokenops/shared/adapters';
 import type { Service, World } from './harness';
+import { settled } from './log';
 
 /** SPL Token Mint: mint_authority COption<Pubkey> (4 + 32 bytes), then supply u64 LE. */
 const MINT_SUPPLY_OFFSET = 36;
@@ -72,8 +73,9 @@ class Named {
     ]);
   }
 
-  /** Reads what was appended since the last call. */
+  /** Reads what was appended since the last call (once every transaction open now has ended). */
   async catchUp(): Promise<this> {
+    await settled(this.service.sql);
     for (;;) {
       const page = await this.service.ctx.store.readAll({
         ...(this.position !== undefined && { from: this.position }),

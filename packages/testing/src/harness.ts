@@ -6,13 +6,20 @@
  */
 import bs58 from 'bs58';
 import { randomBytes } from 'node:crypto';
-import { generateSigner, type Context, type ReadModelStore, type Signer } from '@tokenops/shared';
+import {
+  generateSigner,
+  type Context,
+  type ReadModelStore,
+  type RecordedEvent,
+  type Signer,
+} from '@tokenops/shared';
 import { PostgresEventStore, RpcChain, serverSql, type Sql } from '@tokenops/shared/adapters';
 import { createLogger } from '@tokenops/shared/process';
 import { Proc, freePort } from './topology';
 import { CHAIN_SEED, startEmbedded, type EmbeddedOptions } from '@tokenops/api/embedded';
 import type { TlsMaterial } from './tls';
 import { databaseTemplate } from './database-template';
+import { wholeLog } from './log';
 
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -100,6 +107,8 @@ export interface World {
   vendor: string;
   /** Invites, funds (airdrop) and registers an agent; its key and wallet. */
   agent(limits?: Record<string, unknown>, funds?: number): Promise<{ id: string; key: string }>;
+  /** The whole log, once every transaction open on its database now has ended (log.ts). */
+  log(): Promise<RecordedEvent[]>;
   close(): Promise<void>;
 }
 
@@ -280,6 +289,7 @@ export async function startWorld(options: WorldOptions = {}, topology = stack())
       if (reg.status !== 200) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
       return { id: reg.body.agent_wallet_pda, key: reg.body.api_key };
     },
+    log: () => wholeLog(service),
     close,
   };
 }

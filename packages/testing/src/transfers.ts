@@ -3,7 +3,6 @@
  * their keys until each has its final answer, each paid exactly once on chain with one outcome in
  * the log, and the read models equal to a replay of the log.
  */
-import type { RecordedEvent } from '@tokenops/shared';
 import { key, type Client, type Reply, type StackInfo, type World } from './harness';
 import type { Topology } from './topology';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,7 +45,7 @@ export async function settleAll(
 
 /** The outcomes in the log per intent of these idempotency keys' agents. */
 export async function outcomes(world: World): Promise<{ confirmed: Map<string, string[]>; failed: number }> {
-  const all: RecordedEvent[] = await world.service.ctx.store.readAll({ maxCount: 10_000_000 });
+  const all = await world.log();
   const confirmed = new Map<string, string[]>();
   let failed = 0;
   for (const e of all) {

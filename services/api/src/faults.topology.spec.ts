@@ -91,7 +91,7 @@ describe('processes killed on the server topology', () => {
     );
     // Wait until the instance has accepted some intents (it now waits on their outcomes), then kill it.
     for (let i = 0; i < 400; i++) {
-      const all = await world.service.ctx.store.readAll({ maxCount: 10_000_000 });
+      const all = await world.log();
       if (
         all.some(
           (e) => e.type === 'intent.accepted' && (e.data as { agent_id: string }).agent_id === sender.id,

@@ -10,6 +10,7 @@ import type { EventStore, RecordedEvent } from '../event-store/port';
 import { streams } from '../domain/events';
 import { serverSql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
+import { settled } from '@tokenops/testing/log';
 import { verifyLog } from './verify';
 
 const schemas: string[] = [];
@@ -26,7 +27,8 @@ afterAll(async () => {
 async function world(): Promise<{ store: EventStore; schema: string; log: RecordedEvent[] }> {
   const schema = uniqueName('verify');
   schemas.push(schema);
-  const store = await PostgresEventStore.open(await serverSql({ connectionString: DATABASE_URL, schema }));
+  const sql = await serverSql({ connectionString: DATABASE_URL, schema });
+  const store = await PostgresEventStore.open(sql);
   for (const g of ['g1', 'g2']) {
     await store.append(
       streams.group(g),
@@ -51,6 +53,7 @@ async function world(): Promise<{ store: EventStore; schema: string; log: Record
       await store.append(streams.budget(`${g}-entry`), [{ type: 'budget.consumed', data: { n: i } }], 'any');
     }
   }
+  await settled(sql);
   return { store, schema, log: await store.readAll({ maxCount: 1_000 }) };
 }
 
@@ -163,9 +166,11 @@ describe('audit verify on PostgreSQL', () => {
        VALUES ('agent-old', 0, gen_random_uuid(), 'agent.registered', '{}', '{"timestamp":"2026-01-01T00:00:00.000Z"}'),
               ('agent-old', 1, gen_random_uuid(), 'intent.accepted', '{"amount":"1"}', '{"timestamp":"2026-01-01T00:00:01.000Z"}')`,
     );
-    store = await PostgresEventStore.open(await serverSql({ connectionString: DATABASE_URL, schema }));
+    const sql = await serverSql({ connectionString: DATABASE_URL, schema });
+    store = await PostgresEventStore.open(sql);
     await store.append('agent-old', [{ type: 'intent.confirmed', data: { n: 1 } }], 1n);
     await store.append('agent-old', [{ type: 'intent.accepted', data: { n: 2 } }], 2n);
+    await settled(sql);
     const report = await verifyLog(store);
     expect(report).toMatchObject({ events: 4, hashed: 2, unhashed: 2, broken: [] });
     const [, , third] = await store.readStream('agent-old');

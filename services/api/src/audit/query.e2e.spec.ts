@@ -112,12 +112,7 @@ async function groupStreams(): Promise<Set<string>> {
 /** The group's events in the log, in log order. */
 async function expected(where: (e: RecordedEvent) => boolean = () => true): Promise<RecordedEvent[]> {
   const mine = await groupStreams();
-  const all: RecordedEvent[] = [];
-  for (let page = await world.service.ctx.store.readAll({ maxCount: 5000 }); page.length > 0;) {
-    all.push(...page);
-    page = await world.service.ctx.store.readAll({ from: page[page.length - 1]!.position, maxCount: 5000 });
-  }
-  return all.filter((e) => mine.has(e.stream) && where(e));
+  return (await world.log()).filter((e) => mine.has(e.stream) && where(e));
 }
 
 /**

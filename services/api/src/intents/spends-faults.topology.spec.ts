@@ -6,7 +6,6 @@
  * unit of every mint is held by someone, and the read models equal a replay of the log.
  */
 import Big from 'big.js';
-import type { RecordedEvent } from '@tokenops/shared';
 import { openBooks } from '@tokenops/testing/conservation';
 import { key, startWorld, type Reply, type World } from '@tokenops/testing/harness';
 import { Topology } from '@tokenops/testing/topology';
@@ -61,10 +60,6 @@ async function settleAll(swaps: Swap[], timeoutMs = 120_000): Promise<Reply[]> {
   return answers as Reply[];
 }
 
-async function log(): Promise<RecordedEvent[]> {
-  return world.service.ctx.store.readAll({ maxCount: 10_000_000 });
-}
-
 const mintOf = (symbol: string) => world.service.ctx.chain.tokens.find((t) => t.symbol === symbol)!.mint;
 const onChain = async (owner: string, symbol: string) =>
   (await world.service.ctx.chain.tokenAccount(owner, mintOf(symbol))).amount;
@@ -100,7 +95,7 @@ it('an executor killed in the middle of a burst of swaps: each swap lands once, 
       },
     })),
   );
-  const confirmedSoFar = async () => (await log()).filter((e) => e.type === 'intent.confirmed').length;
+  const confirmedSoFar = async () => (await world.log()).filter((e) => e.type === 'intent.confirmed').length;
   const first = Promise.all(
     swaps.map((s) =>
       world.client.call('POST', '/api/v1/swap', { token: s.token, body: s.body }).catch(() => undefined),
@@ -122,7 +117,7 @@ it('an executor killed in the middle of a burst of swaps: each swap lands once, 
 
   // One outcome per intent in the log, and it is the answer's.
   const outcomes = new Map<string, string[]>();
-  for (const e of await log()) {
+  for (const e of await world.log()) {
     if (e.type !== 'intent.confirmed' && e.type !== 'intent.failed') continue;
     const d = e.data as { intent_id: string; tx_sig?: string };
     outcomes.set(d.intent_id, [...(outcomes.get(d.intent_id) ?? []), d.tx_sig ?? 'failed']);

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateSigner, type LocalChain, type RecordedEvent } from '@tokenops/shared';
+import { generateSigner, type LocalChain } from '@tokenops/shared';
 import { openBooks } from '@tokenops/testing/conservation';
 import { RECEIVER_HOST, key, startWorld, until, type World } from '@tokenops/testing/harness';
 import { testCertificates } from '@tokenops/testing/tls';
@@ -64,8 +64,6 @@ afterAll(async () => {
   await topology?.destroy();
 });
 
-const log = (): Promise<RecordedEvent[]> => world.service.ctx.store.readAll({ maxCount: 10_000_000 });
-
 it('the executor killed after signing, the payment settled while it was dead: no second payment once it is back', async () => {
   const books = await openBooks(world, { ownChain: true });
   const chain = world.service.ctx.chain;
@@ -78,14 +76,14 @@ it('the executor killed after signing, the payment settled while it was dead: no
 
   // Killed once the signed payment is on record and the resource has it (its handler takes 1.5 s,
   // then it settles): the executor dies between sending the payment and reading the answer.
-  await until(async () => (await log()).some((e) => e.type === 'x402.payment_signed'), 30_000);
+  await until(async () => (await world.log()).some((e) => e.type === 'x402.payment_signed'), 30_000);
   await until(() => (resource.paid.slow ?? 0) > 0, 30_000);
   expect(resource.served.slow ?? 0).toBe(0);
   const [executor] = topology.byRole('executor');
   await executor!.kill('SIGKILL');
   // The resource settles it all the same: the payment lands while no executor lives.
   await until(() => facilitator.settled.length === 1, 30_000);
-  expect((await log()).some((e) => e.type === 'x402.payment_settled')).toBe(false);
+  expect((await world.log()).some((e) => e.type === 'x402.payment_settled')).toBe(false);
   await executor!.restart();
   await first;
 
@@ -107,7 +105,7 @@ it('the executor killed after signing, the payment settled while it was dead: no
   expect(resource.served.slow).toBe(1);
   expect((await chain.tokenAccount(payee, usdc)).amount).toBe(250_000n);
   expect((await chain.tokenAccount(agent.id, usdc)).amount).toBe(100_000_000n - 250_250n);
-  const events = (await log()).map((e) => e.type);
+  const events = (await world.log()).map((e) => e.type);
   expect(events.filter((t) => t === 'x402.payment_signed')).toHaveLength(1);
   expect(events.filter((t) => t === 'x402.payment_settled')).toHaveLength(1);
   await books.expectBalanced();

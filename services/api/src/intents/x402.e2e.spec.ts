@@ -245,9 +245,7 @@ describe('the TypeScript client', () => {
     });
     expect(response.headers.get('x-tokenops-tx-sig')).toBeTruthy();
     // The agent's headers reached the resource on the paid request, and are sealed in the log.
-    const log = JSON.stringify(
-      (await world.service.ctx.store.readAll({ maxCount: 10_000_000 })).map((e) => [e.type, e.data]),
-    );
+    const log = JSON.stringify((await world.log()).map((e) => [e.type, e.data]));
     expect(log).toContain('sealed_request');
     expect(log).not.toContain('resource-secret-7');
     await dispatcher.close();

@@ -29,9 +29,7 @@ const group = async () => {
 
 /** The events of one stream in the log (the write model), as types. */
 const streamTypes = async (stream: string) =>
-  (await world.service.ctx.store.readAll({ maxCount: 1_000_000 }))
-    .filter((e) => e.stream === stream)
-    .map((e) => e.type);
+  (await world.log()).filter((e) => e.stream === stream).map((e) => e.type);
 
 const expectValidation = (r: { status: number; body: Record<string, unknown> }, path: string) => {
   expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'validation_error' });

@@ -90,9 +90,7 @@ describe('a delivery worker killed in a burst, then Redis restarted', () => {
     running = false;
     await load;
 
-    const blocked = (await world.service.ctx.store.readAll({ maxCount: 10_000_000 })).filter(
-      (e) => e.type === 'intent.blocked',
-    );
+    const blocked = (await world.log()).filter((e) => e.type === 'intent.blocked');
     expect(blocked.length).toBeGreaterThan(20);
     const expected = new Set(blocked.map((e) => publicEventId(e.id, 'policy.transfer_blocked')));
     const received = () =>

@@ -1,0 +1,37 @@
+/**
+ * The event log as a test reads it. The PostgreSQL store reads its log only below the oldest
+ * transaction still open on the whole database server (gap-free order, postgres.ts), and the suites
+ * share the server: another suite's open transaction may hold a read back for a moment. A test that
+ * reads what it has just caused asks `settled` first.
+ */
+import { logPages, type EventStore, type RecordedEvent } from '@tokenops/shared';
+import type { Sql } from '@tokenops/shared/adapters';
+
+/**
+ * Waits until every transaction open on the log's database when called has ended (at most `ms`), so
+ * a read of the log then sees everything that committed before the call. At once on PGlite.
+ */
+export async function settled(sql: Sql, ms = 10_000): Promise<void> {
+  const [now] = await sql.query<{ xmax: string }>(
+    `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`,
+  );
+  const giveUpAt = Date.now() + ms;
+  for (;;) {
+    const [check] = await sql.query<{ ended: boolean }>(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS ended`,
+      [now!.xmax],
+    );
+    if (check!.ended) return;
+    if (Date.now() > giveUpAt)
+      throw new Error(`a transaction on the log's database stayed open past ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The whole log, a page at a time, once every transaction open now has ended. */
+export async function wholeLog(service: { sql: Sql; ctx: { store: EventStore } }): Promise<RecordedEvent[]> {
+  await settled(service.sql);
+  const all: RecordedEvent[] = [];
+  for await (const page of logPages(service.ctx.store, { pageSize: 5_000 })) all.push(...page);
+  return all;
+}
