@@ -47,7 +47,7 @@ describe('a delivery worker killed in a burst, then Redis restarted', () => {
   });
   afterAll(async () => {
     await world?.close();
-    await topology?.stop();
+    await topology?.destroy(); // its schema is on the shared PostgreSQL
     await redis?.close();
     await receiver?.close();
   });
