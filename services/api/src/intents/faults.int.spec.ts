@@ -8,6 +8,7 @@
 import { ChainFailure, type SignedTransaction } from '@tokenops/shared';
 import { generateSigner } from '@tokenops/shared';
 import { embeddedSuite, key } from '@tokenops/testing/harness';
+import { aroundAppends } from '@tokenops/testing/appends';
 
 const { world, ctx } = embeddedSuite();
 
@@ -31,39 +32,19 @@ async function vendorOf10(): Promise<string> {
  * conflict: a plain append (the key's claim) or an atomic one (the reservation with the acceptance).
  */
 function failNextAppend(type: string, options: { afterLanding?: boolean } = {}) {
-  const store = ctx().store;
   let armed = true;
-  const fails = (events: readonly { type: string }[]) => {
-    if (!armed || !events.some((e) => e.type === type)) return false;
-    armed = false;
-    return true;
-  };
-  const append = store.append.bind(store);
-  const atomically = store.appendAtomically?.bind(store);
-  const spies = [
-    jest.spyOn(store, 'append').mockImplementation(async (stream, events, expected) => {
-      const fail = fails(events);
-      if (fail && !options.afterLanding) throw new Error(`injected fault appending ${type}`);
-      const result = await append(stream, events, expected);
-      if (fail) throw new Error(`injected fault: ${type} landed, its answer lost`);
-      return result;
-    }),
-    ...(atomically
-      ? [
-          jest.spyOn(store, 'appendAtomically').mockImplementation(async (appends) => {
-            const fail = fails(appends.flatMap((a) => a.events));
-            if (fail && !options.afterLanding) throw new Error(`injected fault appending ${type}`);
-            const results = await atomically(appends);
-            if (fail) throw new Error(`injected fault: ${type} landed, its answer lost`);
-            return results;
-          }),
-        ]
-      : []),
-  ];
+  const restore = aroundAppends(ctx().store, async (events, land) => {
+    const fail = armed && events.some((e) => e.type === type);
+    if (fail) armed = false;
+    if (fail && !options.afterLanding) throw new Error(`injected fault appending ${type}`);
+    const result = await land();
+    if (fail) throw new Error(`injected fault: ${type} landed, its answer lost`);
+    return result;
+  });
   return {
     /** Whether the fault was met. */
     met: () => !armed,
-    restore: () => spies.forEach((s) => s.mockRestore()),
+    restore,
   };
 }
 

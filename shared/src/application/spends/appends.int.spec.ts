@@ -6,26 +6,18 @@
  * the store is asked is counted on the embedded service; a duplicate racing on another API instance
  * is the concurrency suite's (concurrency.e2e.spec.ts, on the topology too).
  */
-import type { NewEvent } from '@tokenops/shared';
 import { streams } from '@tokenops/shared';
 import { embeddedSuite, key } from '@tokenops/testing/harness';
+import { aroundAppends } from '@tokenops/testing/appends';
 
 const { world, ctx } = embeddedSuite();
 
 /** Each append the store is asked for from now on, as the event types it holds (atomic ones flattened). */
 function appendsSeen(): string[][] {
-  const store = ctx().store;
   const seen: string[][] = [];
-  const types = (events: readonly NewEvent[]) => events.map((e) => e.type);
-  const append = store.append.bind(store);
-  jest.spyOn(store, 'append').mockImplementation(async (stream, events, expected) => {
-    seen.push(types(events));
-    return append(stream, events, expected);
-  });
-  const atomically = store.appendAtomically!.bind(store);
-  jest.spyOn(store, 'appendAtomically').mockImplementation(async (appends) => {
-    seen.push(appends.flatMap((a) => types(a.events)));
-    return atomically(appends);
+  aroundAppends(ctx().store, (events, land) => {
+    seen.push(events.map((e) => e.type));
+    return land();
   });
   return seen;
 }
