@@ -73,7 +73,7 @@ class Named {
     ]);
   }
 
-  /** Reads what was appended since the last call (once every transaction open now has ended). */
+  /** Reads what was appended since the last call (with all that committed before this one: log.ts). */
   async catchUp(): Promise<this> {
     await settled(this.service.sql);
     for (;;) {

@@ -107,7 +107,7 @@ export interface World {
   vendor: string;
   /** Invites, funds (airdrop) and registers an agent; its key and wallet. */
   agent(limits?: Record<string, unknown>, funds?: number): Promise<{ id: string; key: string }>;
-  /** The whole log, once every transaction open on its database now has ended (log.ts). */
+  /** The whole log, with everything that committed before the call (log.ts). */
   log(): Promise<RecordedEvent[]>;
   close(): Promise<void>;
 }

@@ -8,8 +8,9 @@ import { logPages, type EventStore, type RecordedEvent } from '@tokenops/shared'
 import type { Sql } from '@tokenops/shared/adapters';
 
 /**
- * Waits until every transaction open on the log's database when called has ended (at most `ms`), so
- * a read of the log then sees everything that committed before the call. At once on PGlite.
+ * Waits (at most `ms`) until a read of the log sees everything that committed before the call: until
+ * the oldest transaction still open is younger than every transaction that had ended at the call (the
+ * snapshot's xmax then, the one past the newest ended). At once when nothing else is open (PGlite).
  */
 export async function settled(sql: Sql, ms = 10_000): Promise<void> {
   const [now] = await sql.query<{ xmax: string }>(
@@ -28,7 +29,7 @@ export async function settled(sql: Sql, ms = 10_000): Promise<void> {
   }
 }
 
-/** The whole log, a page at a time, once every transaction open now has ended. */
+/** The whole log, a page at a time, with everything that committed before the call (`settled`). */
 export async function wholeLog(service: { sql: Sql; ctx: { store: EventStore } }): Promise<RecordedEvent[]> {
   await settled(service.sql);
   const all: RecordedEvent[] = [];
