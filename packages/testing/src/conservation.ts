@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import {
   ata,
   decodeEvent,
+  logPages,
   reconcileAgents,
   type Discrepancy,
   type LogPosition,
@@ -76,15 +77,12 @@ class Named {
   /** Reads what was appended since the last call (with all that committed before this one: log.ts). */
   async catchUp(): Promise<this> {
     await settled(this.service.sql);
-    for (;;) {
-      const page = await this.service.ctx.store.readAll({
-        ...(this.position !== undefined && { from: this.position }),
-        maxCount: 5_000,
-      });
-      if (page.length === 0) return this;
+    const from = this.position;
+    for await (const page of logPages(this.service.ctx.store, { ...(from && { from }), pageSize: 5_000 })) {
       for (const recorded of page) this.learn(recorded);
-      this.position = page.at(-1)!.position;
+      this.position = page.at(-1)?.position ?? this.position;
     }
+    return this;
   }
 
   private learn(recorded: RecordedEvent): void {

@@ -21,6 +21,8 @@ import type { TlsMaterial } from './tls';
 import { databaseTemplate } from './database-template';
 import { wholeLog } from './log';
 
+export { until } from './time';
+
 export interface Reply<T = Record<string, unknown>> {
   status: number;
   body: T;
@@ -313,20 +315,6 @@ export function embeddedSuite(options: WorldOptions = {}): { world: () => World;
 }
 
 export const key = () => `k-${randomBytes(8).toString('hex')}`;
-
-/** Asks `what` every 50 ms until it answers something truthy (that answer), for at most `ms`. */
-export async function until<T>(
-  what: () => Promise<T | undefined | false> | T | undefined | false,
-  ms = 10_000,
-): Promise<T> {
-  const giveUpAt = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (v) return v;
-    if (Date.now() > giveUpAt) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The approval id a held spend's `approval_required` message names. */
 export const approvalIdIn = (message: unknown): string => {

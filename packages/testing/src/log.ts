@@ -6,6 +6,7 @@
  */
 import { logPages, type EventStore, type RecordedEvent } from '@tokenops/shared';
 import type { Sql } from '@tokenops/shared/adapters';
+import { until } from './time';
 
 /**
  * Waits (at most `ms`) until a read of the log sees everything that committed before the call: until
@@ -16,17 +17,13 @@ export async function settled(sql: Sql, ms = 10_000): Promise<void> {
   const [now] = await sql.query<{ xmax: string }>(
     `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`,
   );
-  const giveUpAt = Date.now() + ms;
-  for (;;) {
+  await until(async () => {
     const [check] = await sql.query<{ ended: boolean }>(
       `SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS ended`,
       [now!.xmax],
     );
-    if (check!.ended) return;
-    if (Date.now() > giveUpAt)
-      throw new Error(`a transaction on the log's database stayed open past ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    return check!.ended;
+  }, ms);
 }
 
 /** The whole log, a page at a time, with everything that committed before the call (`settled`). */

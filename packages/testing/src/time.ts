@@ -14,3 +14,17 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
   clearTimeout(bound);
   return settled;
 }
+
+/** Asks `what` every 50 ms until it answers something truthy (that answer), for at most `ms`. */
+export async function until<T>(
+  what: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 10_000,
+): Promise<T> {
+  const giveUpAt = Date.now() + ms;
+  for (;;) {
+    const v = await what();
+    if (v) return v;
+    if (Date.now() > giveUpAt) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
