@@ -187,7 +187,7 @@ describe('the HTTP edge', () => {
 
 describe('text the log cannot store, and bytes that are not text', () => {
   /** The agent's stream as it stands (the write model): a refused request must not move it. */
-  const agentStream = async () => (await world.log()).filter((e) => e.stream === `agent-${agent.id}`).length;
+  const agentStream = async () => (await world.service.ctx.store.readStream(`agent-${agent.id}`)).length;
 
   it.each([
     ['memo', { memo: 'pay\u0000ment' }],

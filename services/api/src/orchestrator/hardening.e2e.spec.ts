@@ -27,9 +27,9 @@ const group = async () => {
   return r.body;
 };
 
-/** The events of one stream in the log (the write model), as types. */
+/** The events of one stream (the write model), as types. */
 const streamTypes = async (stream: string) =>
-  (await world.log()).filter((e) => e.stream === stream).map((e) => e.type);
+  (await world.service.ctx.store.readStream(stream)).map((e) => e.type);
 
 const expectValidation = (r: { status: number; body: Record<string, unknown> }, path: string) => {
   expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'validation_error' });
