@@ -1,4 +1,6 @@
 import type { Config } from 'jest';
+import { resolve } from 'node:path';
+import { loadConfig } from 'tsconfig-paths';
 
 // Tests sit beside the code; the suffix says what they need:
 //   *.unit.spec.ts  nothing but the code
@@ -16,11 +18,23 @@ const transform: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 };
 
+// The published packages' source, where their exports name their build: tsconfig.base.json's `paths`,
+// which typecheck and ts-node (bin/workspace-paths.js) resolve too.
+const paths = loadConfig(__dirname);
+if (paths.resultType === 'failed') throw new Error(paths.message);
+const moduleNameMapper: Config['moduleNameMapper'] = Object.fromEntries(
+  Object.entries(paths.paths).map(([name, [target]]) => [
+    `^${name}$`,
+    resolve(paths.absoluteBaseUrl, target!),
+  ]),
+);
+
 const project = (name: string, timeoutMs: number): NonNullable<Config['projects']>[number] => ({
   displayName: name,
   roots,
   testMatch: [`**/*.${name}.spec.ts`],
   transform,
+  moduleNameMapper,
   testEnvironment: 'node',
   slowTestThreshold: timeoutMs / 1000,
 });

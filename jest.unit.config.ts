@@ -13,12 +13,15 @@ if (!unit) throw new Error('jest.config.ts has no `unit` project');
 // in a copy of the repository whose node_modules links the workspaces of the original, so test support
 // (`@tokenops/testing`, a workspace) would import the original's `ServiceError` while the mutated code
 // throws the copy's, and every `instanceof` between them would fail.
-const moduleNameMapper = Object.fromEntries(
-  Object.entries(sharedExports).map(([subpath, file]) => [
-    `^@tokenops/shared${subpath.slice(1).replace(/\./g, '\\.')}$`,
-    `<rootDir>/shared/${file.slice(2)}`,
-  ]),
-);
+const moduleNameMapper = {
+  ...unit.moduleNameMapper,
+  ...Object.fromEntries(
+    Object.entries(sharedExports).map(([subpath, file]) => [
+      `^@tokenops/shared${subpath.slice(1).replace(/\./g, '\\.')}$`,
+      `<rootDir>/shared/${file.slice(2)}`,
+    ]),
+  ),
+};
 
 // The tests of tools, which run ESLint and the client's generator over the repository's files, hold no
 // rule of the domain, and cannot run in Stryker's copy (ESLint loads its config by a dynamic import; the

@@ -25,8 +25,11 @@ import {
   WithdrawResponse,
   X402PayRequest,
   X402PayResponse,
-} from '@tokenops/shared';
-import { PoolsResponse, TokensResponse, VenuesResponse, WebhookListResponse } from '@tokenops/shared';
+  PoolsResponse,
+  TokensResponse,
+  VenuesResponse,
+  WebhookListResponse,
+} from '@tokenops/shared/contract';
 
 /** A JSON Schema of an object (what MCP takes as a tool's input and output schema). */
 export type ObjectSchema = { type: 'object' } & Record<string, unknown>;
