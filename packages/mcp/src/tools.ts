@@ -6,8 +6,8 @@
  * spells as `anyOf` (some hosts take a single type only); the API validates every call with them, so a
  * bad argument comes back as the contract's `validation_error`.
  */
-// The schemas alone, not the package's index: the index loads the whole service (about 2 s more at
-// every start of the stdio server).
+// The contract alone, not the package's index: the index loads the whole core (about 2 s more at every
+// start of the stdio server), and the published build (scripts/build.mjs) inlines what this reaches.
 import {
   BalanceResponse,
   DepositRequest,
