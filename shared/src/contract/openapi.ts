@@ -312,11 +312,15 @@ const RETRY_AFTER = {
   },
 };
 
-/** Every 401 says how to authenticate (RFC 9110): a bearer credential, and no more (there is no OAuth server). */
+/**
+ * Every 401 says how to authenticate (RFC 9110): a bearer credential, and no more (there is no OAuth
+ * server); RFC 6750 §3.1's `invalid_token` when the request sent one that was not accepted.
+ */
 export const WWW_AUTHENTICATE = {
   'WWW-Authenticate': {
-    description: 'Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`.',
-    schema: { type: 'string', maxLength: 256, pattern: '^Bearer' },
+    description:
+      'Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired).',
+    schema: { type: 'string', maxLength: 256, enum: ['Bearer', 'Bearer error="invalid_token"'] },
   },
 };
 

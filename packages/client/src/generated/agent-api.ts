@@ -633,8 +633,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -763,8 +763,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -925,8 +925,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1087,8 +1087,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1249,8 +1249,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1408,8 +1408,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1570,8 +1570,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1731,8 +1731,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1892,8 +1892,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2055,8 +2055,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2213,8 +2213,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2324,8 +2324,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,8 +2484,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {

@@ -1565,8 +1565,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1651,8 +1651,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1747,8 +1747,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1847,8 +1847,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1962,8 +1962,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,8 +2074,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2188,8 +2188,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2303,8 +2303,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2425,8 +2425,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2556,8 +2556,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2690,8 +2690,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2824,8 +2824,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2958,8 +2958,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3080,8 +3080,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3202,8 +3202,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3326,8 +3326,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3442,8 +3442,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3554,8 +3554,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3669,8 +3669,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3785,8 +3785,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3901,8 +3901,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4023,8 +4023,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4139,8 +4139,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4253,8 +4253,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4365,8 +4365,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,8 +4481,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4609,8 +4609,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4733,8 +4733,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4849,8 +4849,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4977,8 +4977,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5097,8 +5097,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5211,8 +5211,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5323,8 +5323,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5617,8 +5617,8 @@ export interface operations {
             /** @description Missing or invalid credential: unauthorized. */
             401: {
                 headers: {
-                    /** @description Always `Bearer` (RFC 6750): send `Authorization: Bearer <credential>`. */
-                    "WWW-Authenticate"?: string;
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {

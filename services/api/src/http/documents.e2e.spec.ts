@@ -2,9 +2,11 @@
  * The agent's OpenAPI document as a generic tool reads it, and the 401 as a host meets it: the document
  * declares every operation an agent calls (its webhooks listed and deleted, the reads a spend needs),
  * the service's answers to them are what it says, amounts and memos carry standard bounds, every 401
- * (agent, MCP, variant, operator) says `WWW-Authenticate: Bearer`, and no OAuth metadata is served
- * (there is no OAuth server to point at).
+ * (agent, MCP, variant, operator) says `WWW-Authenticate: Bearer` (`Bearer error="invalid_token"` for a
+ * bearer credential that is not accepted: RFC 6750 §3.1), and no OAuth metadata is served (there is no
+ * OAuth server to point at).
  */
+import { SignJWT } from 'jose';
 import { AGENT_CONTRACT, answerViolations } from '@tokenops/shared';
 import { startWorld, type World } from '@tokenops/testing/harness';
 
@@ -67,6 +69,9 @@ describe('the agent OpenAPI document (/api/v1/openapi.json)', () => {
       expect.arrayContaining(['RateLimit-Limit', 'Retry-After']),
     );
     expect(Object.keys(balance['401']!.headers!)).toEqual(['WWW-Authenticate']);
+    expect(balance['401']!.headers!['WWW-Authenticate']).toMatchObject({
+      schema: { enum: ['Bearer', 'Bearer error="invalid_token"'] },
+    });
   });
 
   it('describes what the service answers to those operations', async () => {
@@ -123,14 +128,61 @@ describe('every 401 says how to authenticate', () => {
     ['GET', '/v1/balance', undefined],
     ['GET', '/api/v1/orchestrator/groups', undefined],
   ];
-  it.each(unauthorized)('%s %s: 401, WWW-Authenticate: Bearer, the envelope', async (method, path, body) => {
-    for (const token of [undefined, 'not-a-key']) {
-      const reply = await world.client.call(method, path, { ...(token && { token }), ...(body && { body }) });
-      expect(reply.status).toBe(401);
-      expect(reply.headers.get('www-authenticate')).toBe('Bearer');
-      const code = path.startsWith('/v1/') ? (reply.body.error as { code: string }).code : reply.body.error;
-      expect(code).toBe('unauthorized');
-    }
+  // RFC 6750 §3.1: no credential, the bare challenge; a bearer credential that is not accepted, invalid_token.
+  it.each(unauthorized)(
+    '%s %s: 401 in the envelope; WWW-Authenticate: Bearer without a credential, Bearer error="invalid_token" with a wrong one',
+    async (method, path, body) => {
+      const cases: [string | undefined, string][] = [
+        [undefined, 'Bearer'],
+        ['not-a-key', 'Bearer error="invalid_token"'],
+        [`${agent.key}x`, 'Bearer error="invalid_token"'],
+      ];
+      for (const [token, challenge] of cases) {
+        const reply = await world.client.call(method, path, {
+          ...(token && { token }),
+          ...(body && { body }),
+        });
+        expect({ token, status: reply.status, challenge: reply.headers.get('www-authenticate') }).toEqual({
+          token,
+          status: 401,
+          challenge,
+        });
+        const code = path.startsWith('/v1/') ? (reply.body.error as { code: string }).code : reply.body.error;
+        expect(code).toBe('unauthorized');
+      }
+    },
+  );
+
+  it('an operator session signed with another secret, or a revoked key: invalid_token', async () => {
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(world.operator.wallet.address)
+      .setAudience('tokenops-operator')
+      .setExpirationTime('1h')
+      .sign(new Uint8Array(32));
+    const group = await world.client.call('GET', '/api/v1/orchestrator/groups', { token: forged });
+    const revoked = await world.agent({}, 0);
+    const revocation = await world.client.call('POST', `/api/v1/orchestrator/agents/${revoked.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    expect(revocation.status).toBe(200);
+    const stale = await world.client.call('GET', '/api/v1/balance', { token: revoked.key });
+    for (const reply of [group, stale])
+      expect({ status: reply.status, challenge: reply.headers.get('www-authenticate') }).toEqual({
+        status: 401,
+        challenge: 'Bearer error="invalid_token"',
+      });
+  });
+
+  it('a credential in another scheme than Bearer is no bearer credential: the bare challenge', async () => {
+    const reply = await fetch(`${world.service.url}/api/v1/balance`, {
+      headers: { authorization: `Basic ${Buffer.from('agent:secret').toString('base64')}` },
+    });
+    expect({ status: reply.status, challenge: reply.headers.get('www-authenticate') }).toEqual({
+      status: 401,
+      challenge: 'Bearer',
+    });
   });
 });
 

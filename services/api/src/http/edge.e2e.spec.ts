@@ -56,8 +56,16 @@ describe('metrics', () => {
     try {
       const scrape = (url: string, token?: string) =>
         fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-      expect((await scrape(`${service.url}/metrics`)).status).toBe(401);
-      expect((await scrape(`${service.url}/metrics`, `${metricsToken}x`)).status).toBe(401);
+      // RFC 6750 §3.1: no credential, the bare challenge; a wrong token, invalid_token.
+      const refused = async (token?: string) => {
+        const r = await scrape(`${service.url}/metrics`, token);
+        return { status: r.status, challenge: r.headers.get('www-authenticate') };
+      };
+      expect(await refused()).toEqual({ status: 401, challenge: 'Bearer' });
+      expect(await refused(`${metricsToken}x`)).toEqual({
+        status: 401,
+        challenge: 'Bearer error="invalid_token"',
+      });
       const allowed = await scrape(`${service.url}/metrics`, metricsToken);
       expect(allowed.status).toBe(200);
       expect(await allowed.text()).toContain('tokenops_http_request_duration_seconds');

@@ -15,6 +15,7 @@ import {
   variantErrorBody,
 } from '@tokenops/shared';
 import type { Logger, Metrics } from '@tokenops/shared/process';
+import { bearer } from './auth';
 import { bodyFailure, tooLarge } from './body';
 import { checkAnswer, servedOf } from './operations';
 import { AUTHENTICATION_FAILURES, type ClientRateLimit } from './rate-limit';
@@ -138,13 +139,23 @@ async function answerError(
   if (res.headersSent) return;
   // Every 401 names its scheme (RFC 9110 §11.6.1): a bearer credential. Nothing more: there is no
   // OAuth authorization server, so no resource_metadata (an MCP host would start an OAuth flow for it).
-  if (error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  if (error.status === 401) res.setHeader('WWW-Authenticate', bearerChallenge(req));
   res.locals.errorCode = error.code;
   const body = isVariantPath(req.originalUrl) ? variantErrorBody(error) : error.toBody();
   const text = stringifyJson(body);
   if (checkResponses) checkAnswer(res, error.status, text, logger);
   res.status(error.status).type('application/json').send(text);
 }
+
+/**
+ * The challenge of a 401 (RFC 6750 §3.1): `Bearer error="invalid_token"` when the request sent a bearer
+ * credential that was not accepted (unknown, malformed, revoked, rotated out, expired); a bare `Bearer`
+ * when it sent none, since a request without credentials is told only how to authenticate. Every
+ * surface (agent routes on both contracts, /mcp, the operator routes, /metrics) reads the credential
+ * with `bearer` and answers its 401 here.
+ */
+export const bearerChallenge = (req: Request): string =>
+  bearer(req) === undefined ? 'Bearer' : 'Bearer error="invalid_token"';
 
 /** The variant contract's paths (/v1): their errors nest the code, as the variant names it. */
 export const isVariantPath = (url: string): boolean => /^\/v1(?:[/?#]|$)/.test(url);
