@@ -226,7 +226,8 @@ export interface AuditFilter {
   types?: readonly string[];
 }
 
-function matches(e: RecordedEvent, filter: AuditFilter): boolean {
+/** Whether an event of the group passes the filter (every condition given holds). */
+export function matchesFilter(e: RecordedEvent, filter: AuditFilter): boolean {
   if (filter.types && !filter.types.includes(e.type)) return false;
   if (filter.from !== undefined || filter.to !== undefined) {
     const at = Date.parse(e.metadata.timestamp);
@@ -275,7 +276,7 @@ export async function readGroupLog(
       last = e.position;
       scanned++;
       scope.observe(e);
-      if (scope.includes(e.stream) && matches(e, filter) && !(await options.onEvent(auditEventOf(e))))
+      if (scope.includes(e.stream) && matchesFilter(e, filter) && !(await options.onEvent(auditEventOf(e))))
         return { last, end: false };
     }
     if (page.length < AUDIT_READ_PAGE) return { last, end: true };

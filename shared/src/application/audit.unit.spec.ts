@@ -1,10 +1,15 @@
 /**
  * What the audit query shows of a group, decided without the store: which streams belong to the
  * group as its stream names its agents and entries, the cursor's text, and how an event is shown
- * (sealed webhook secrets left out).
+ * (sealed webhook secrets left out), and the type filter: every type the group's log can hold, and
+ * every webhook kind, is a filter the query takes, and selects exactly its events.
  */
-import { GroupScope, auditEventOf, decodeCursor, encodeCursor } from './audit';
+import { GroupScope, auditEventOf, decodeCursor, encodeCursor, matchesFilter } from './audit';
 import type { RecordedEvent } from '../event-store/port';
+import { DOMAIN_EVENT_TYPES } from '../domain/events';
+import { EVENT_KINDS } from '../events/catalogue';
+import { WEBHOOK_EVENT_TYPES } from './webhooks/subscriptions';
+import { validate } from '../contract/validator';
 import { thrownBy } from '@tokenops/testing/errors';
 
 let n = 0n;
@@ -86,5 +91,51 @@ describe('an event as shown', () => {
       recorded_at: '2026-11-22T00:00:00.000Z',
       hash: null,
     });
+  });
+});
+
+describe('the type filter', () => {
+  /** Every type the group's streams can hold (its own, its agents', budgets', payments', approvals', webhooks'). */
+  const LOG_TYPES: readonly string[] = [...DOMAIN_EVENT_TYPES, ...WEBHOOK_EVENT_TYPES];
+  /** The query's `type` parameter as the route reads it: validated, then split at the commas. */
+  const typesOf = (type: string): string[] =>
+    validate<{ type: string }>('AuditEventsQuery', { type }).type.split(',');
+  // One event of each type, in a stream of the group.
+  const log = LOG_TYPES.map((type) => recorded('agent-A', type, { agent_id: 'A' }));
+
+  it('walks every type of the log (domain events and subscriptions), digits included', () => {
+    expect(LOG_TYPES).toEqual(expect.arrayContaining(['x402.payment_settled', 'webhook.registered']));
+    expect(new Set(LOG_TYPES).size).toBe(LOG_TYPES.length);
+  });
+
+  it.each(LOG_TYPES)('type=%s is accepted and selects exactly the events of that type', (type) => {
+    const selected = log.filter((e) => matchesFilter(e, { types: typesOf(type) }));
+    expect(selected.map((e) => e.type)).toEqual([type]);
+  });
+
+  it.each(EVENT_KINDS)('the webhook kind %s is accepted as a filter', (kind) => {
+    // A kind named as its log event (x402.payment_settled) selects those; the others (transfer.confirmed,
+    // from intent.confirmed) name no log type, and select nothing.
+    const selected = log.filter((e) => matchesFilter(e, { types: typesOf(kind) }));
+    expect(selected.map((e) => e.type)).toEqual(LOG_TYPES.includes(kind) ? [kind] : []);
+  });
+
+  it('takes every type of the log at once, and selects them all', () => {
+    const all = LOG_TYPES.join(',');
+    expect(log.filter((e) => matchesFilter(e, { types: typesOf(all) }))).toEqual(log);
+  });
+
+  it.each([
+    'x402',
+    'X402.payment_settled',
+    '1x.a',
+    'intent.',
+    'intent..accepted',
+    'intent.accepted,',
+    'a.b c',
+  ])('refuses %j: validation_error on /type', (type) => {
+    const err = thrownBy(() => typesOf(type));
+    expect(err.code).toBe('validation_error');
+    expect(err.details?.map((d) => d.path)).toEqual(['/type']);
   });
 });

@@ -167,8 +167,9 @@ export const AuditEventsQuery = object(
     type: {
       type: 'string',
       maxLength: 1000,
-      pattern: '^[a-z_]+(\\.[a-z_]+)+(,[a-z_]+(\\.[a-z_]+)+)*$',
-      description: 'One event type, or several separated by commas.',
+      pattern: '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+(,[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+)*$',
+      description:
+        'One event type of the log (`intent.blocked`, `x402.payment_settled`), or several separated by commas.',
     },
     cursor: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' },
     limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_AUDIT_PAGE, default: 100 },

@@ -478,39 +478,44 @@ export type ApprovalEvent = ApprovalRequested | ApprovalSigned | ApprovalDecided
 export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent | ApprovalEvent;
 export type EventType = DomainEvent['type'];
 
-const EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
-  'group.created',
-  'whitelist.entry_added',
-  'whitelist.entry_removed',
-  'agent.invited',
-  'policy.whitelist_expiring',
-  'auditor.granted',
-  'auditor.removed',
-  'group.approval_policy_set',
-  'agent.registered',
-  'agent.limits_changed',
-  'agent.api_key_rotated',
-  'agent.revoked',
-  'agent.emergency_withdraw',
-  'intent.accepted',
-  'intent.blocked',
-  'intent.submitting',
-  'x402.payment_signed',
-  'x402.payment_settled',
-  'x402.payment_refused',
-  'payment.received',
-  'intent.confirmed',
-  'intent.failed',
-  'policy.limit_threshold',
-  'budget.reserved',
-  'budget.released',
-  'budget.consumed',
-  'policy.whitelist_amount_threshold',
-  'policy.whitelist_voided',
-  'approval.requested',
-  'approval.signed',
-  'approval.decided',
-]);
+// Keyed by the union, so the compiler keeps it whole: a type added to DomainEvent must be listed here.
+const LISTED: Record<EventType, true> = {
+  'group.created': true,
+  'whitelist.entry_added': true,
+  'whitelist.entry_removed': true,
+  'agent.invited': true,
+  'policy.whitelist_expiring': true,
+  'auditor.granted': true,
+  'auditor.removed': true,
+  'group.approval_policy_set': true,
+  'agent.registered': true,
+  'agent.limits_changed': true,
+  'agent.api_key_rotated': true,
+  'agent.revoked': true,
+  'agent.emergency_withdraw': true,
+  'intent.accepted': true,
+  'intent.blocked': true,
+  'intent.submitting': true,
+  'x402.payment_signed': true,
+  'x402.payment_settled': true,
+  'x402.payment_refused': true,
+  'payment.received': true,
+  'intent.confirmed': true,
+  'intent.failed': true,
+  'policy.limit_threshold': true,
+  'budget.reserved': true,
+  'budget.released': true,
+  'budget.consumed': true,
+  'policy.whitelist_amount_threshold': true,
+  'policy.whitelist_voided': true,
+  'approval.requested': true,
+  'approval.signed': true,
+  'approval.decided': true,
+};
+/** Every type of the domain's events, each once. */
+export const DOMAIN_EVENT_TYPES = Object.keys(LISTED) as readonly EventType[];
+
+const EVENT_TYPES: ReadonlySet<string> = new Set<string>(DOMAIN_EVENT_TYPES);
 
 /**
  * The one decoder of recorded events: a domain event of a known type, or undefined for anything else

@@ -814,7 +814,7 @@ export interface components {
              */
             to?: string;
             agent?: string;
-            /** @description One event type, or several separated by commas. */
+            /** @description One event type of the log (`intent.blocked`, `x402.payment_settled`), or several separated by commas. */
             type?: string;
             cursor?: string;
             /**

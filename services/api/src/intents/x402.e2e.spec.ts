@@ -586,3 +586,35 @@ describe('refused, nothing paid', () => {
     ).toBe(true);
   });
 });
+
+describe('the audit query', () => {
+  it('filters by the x402 event types (a digit in their names): exactly the group’s settled and refused payments', async () => {
+    const types = ['x402.payment_settled', 'x402.payment_refused'];
+    const shown: { type: string; event_id: string }[] = [];
+    for (let cursor: string | undefined; ;) {
+      const page = await world.client.call<{
+        events: { type: string; event_id: string }[];
+        next_cursor: string;
+        has_more: boolean;
+      }>(
+        'GET',
+        `/api/v1/audit/groups/${world.groupId}/events?${new URLSearchParams({
+          type: types.join(','),
+          limit: '1000',
+          ...(cursor !== undefined && { cursor }),
+        })}`,
+        { token: world.operator.token },
+      );
+      expect(page.status).toBe(200);
+      shown.push(...page.body.events);
+      if (!page.body.has_more) break;
+      cursor = page.body.next_cursor;
+    }
+    const recorded = (await world.log()).filter(
+      (e) => types.includes(e.type) && (e.data as { group_id?: string }).group_id === world.groupId,
+    );
+    // The suite paid and was refused before this test: there are both.
+    expect(new Set(recorded.map((e) => e.type))).toEqual(new Set(types));
+    expect(shown.map((e) => [e.type, e.event_id])).toEqual(recorded.map((e) => [e.type, e.id]));
+  });
+});

@@ -40,13 +40,18 @@ export type WebhookEvent =
       data: { webhook_id: string; event_ids?: string[]; since?: number; at: number };
     };
 
-const WEBHOOK_TYPES = new Set<string>([
-  'webhook.registered',
-  'webhook.deleted',
-  'webhook.secret_rotated',
-  'webhook.disabled',
-  'webhook.redelivery_requested',
-]);
+// Keyed by the union, so the compiler keeps it whole.
+const LISTED: Record<WebhookEvent['type'], true> = {
+  'webhook.registered': true,
+  'webhook.deleted': true,
+  'webhook.secret_rotated': true,
+  'webhook.disabled': true,
+  'webhook.redelivery_requested': true,
+};
+/** Every type of the subscriptions' events. */
+export const WEBHOOK_EVENT_TYPES = Object.keys(LISTED) as readonly WebhookEvent['type'][];
+
+const WEBHOOK_TYPES = new Set<string>(WEBHOOK_EVENT_TYPES);
 
 export const decodeWebhookEvent = (recorded: { type: string; data: unknown }): WebhookEvent | undefined =>
   WEBHOOK_TYPES.has(recorded.type) ? (recorded as WebhookEvent) : undefined;
