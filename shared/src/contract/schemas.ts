@@ -250,12 +250,13 @@ export const X402PayRequest = {
   type: 'object',
   properties: {
     url: {
+      // No `^https://` pattern here: a URL the service will not request (not https, credentials in it,
+      // port 0, an address the SSRF guard refuses) is one answer, 400 x402_url_refused (x402/resource.ts).
       type: 'string',
       format: 'uri',
-      pattern: '^https://',
       maxLength: 2048,
       description:
-        'The resource: https, public addresses only, no credentials; redirects are not followed. It must answer 402 with x402 v2 requirements.',
+        'The resource: https, public addresses only, no credentials; redirects are not followed, a fragment is not sent. Any other URL is refused with 400 x402_url_refused, nothing requested. It must answer 402 with x402 v2 requirements.',
     },
     method: {
       type: 'string',

@@ -51,6 +51,7 @@ export function urlRefusal(url: string): string | undefined {
   }
   if (target.protocol !== 'https:') return 'not an https URL';
   if (target.username || target.password) return 'the URL carries credentials';
+  if (target.port === '0') return 'port 0';
   return undefined;
 }
 

@@ -385,7 +385,7 @@ export interface components {
         X402PayRequest: {
             /**
              * Format: uri
-             * @description The resource: https, public addresses only, no credentials; redirects are not followed. It must answer 402 with x402 v2 requirements.
+             * @description The resource: https, public addresses only, no credentials; redirects are not followed, a fragment is not sent. Any other URL is refused with 400 x402_url_refused, nothing requested. It must answer 402 with x402 v2 requirements.
              */
             url: string;
             /**

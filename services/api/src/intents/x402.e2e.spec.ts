@@ -553,19 +553,37 @@ describe('refused, nothing paid', () => {
   it('a resource that asks for no payment: 400 x402_not_payment_required', async () => {
     await refused(await world.agent({}, 100), 'free', 400, 'x402_not_payment_required');
   });
-  it('an http URL, or a private address not allowed: 400 x402_url_refused', async () => {
+  it('a URL the service does not request: 400 x402_url_refused, whatever the reason, nothing asked or paid', async () => {
     const agent = await world.agent({}, 100);
-    const http = await pay(agent, { url: 'http://example.com/x', max_amount: 1, idempotency_key: key() });
-    expect(http.status).toBe(400); // the contract's pattern refuses it before anything is asked
-    const loopback = await pay(agent, {
-      url: resource.url.replace(RECEIVER_HOST, '127.0.0.3') + '/report',
-      max_amount: 1,
-      idempotency_key: key(),
-    });
-    expect({ status: loopback.status, error: loopback.body.error }).toEqual({
+    const before = await snapshot(agent);
+    const counts = () => JSON.stringify({ paid: resource.paid, served: resource.served });
+    const asked = counts();
+    const report = `${resource.url}/report`;
+    const refused = [
+      report.replace('https://', 'http://'), // the very resource, over http
+      'ftp://example.com/x',
+      report.replace('https://', 'https://user:secret@'), // credentials
+      report.replace('https://', 'https://user@'),
+      report.replace(/:\d+\//, ':0/'), // port 0
+      report.replace(RECEIVER_HOST, '127.0.0.3'), // a private address not allowed
+      report.replace(RECEIVER_HOST, 'localhost'),
+    ];
+    for (const url of refused) {
+      const r = await pay(agent, { url, max_amount: 1, idempotency_key: key() });
+      expect({ url, status: r.status, error: r.body.error }).toEqual({
+        url,
+        status: 400,
+        error: 'x402_url_refused',
+      });
+    }
+    // Not a URL at all is a malformed field: the contract's validation_error on /url.
+    const malformed = await pay(agent, { url: 'not a url', max_amount: 1, idempotency_key: key() });
+    expect({ status: malformed.status, error: malformed.body.error }).toEqual({
       status: 400,
-      error: 'x402_url_refused',
+      error: 'validation_error',
     });
+    expect(counts()).toBe(asked);
+    expect(await snapshot(agent)).toEqual(before);
   });
   it('not enough funds: nothing signed, 400 insufficient_balance', async () => {
     const agent = await world.agent({}, 0.25); // the price, not the fee on top
