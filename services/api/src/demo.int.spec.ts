@@ -1,11 +1,14 @@
 /**
  * The first start's demo, and what a restart prints: the invitation code while it still registers,
- * and once it is redeemed, that it is, and how to get an agent key or a new invitation.
+ * and once it is redeemed, that it is, and how to get an agent key or a new invitation. Its x402
+ * resource asks what docs/x402.md shows a newcomer.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent as Dispatcher, fetch as undiciFetch } from 'undici';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { rotateKey } from '@tokenops/shared';
 import { createLogger } from '@tokenops/shared/process';
 import { localCertificates, type TlsMaterial } from '@tokenops/x402-local';
@@ -110,3 +113,31 @@ it('runs a paid x402 resource and prints the curl that buys it; the agent pays i
   expect(other.status).toBe(400);
   expect(((await other.json()) as { error: string }).error).toBe('x402_url_refused');
 }, 60_000);
+
+/** The value a placeholder (`"<...>"`) of docs/x402.md's block stands for: any text. */
+const placeholders = (value: unknown): unknown =>
+  typeof value === 'string' && /^<.+>$/.test(value)
+    ? expect.any(String)
+    : Array.isArray(value)
+      ? value.map(placeholders)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, placeholders(v)]))
+        : value;
+
+it('the demo resource asks exactly what docs/x402.md shows (the local USDC mint, the price in base units, the network)', async () => {
+  const { demo } = await ensureDemo(service.ctx, dataDir);
+  const doc = readFileSync(join(__dirname, '../../../docs/x402.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## A resource of your own'));
+  const block = /```json\n([\s\S]+?)\n```/.exec(section)![1]!;
+  const asked = await undiciFetch(resource!.url, { dispatcher: new Dispatcher({ connect: { ca: tls.ca } }) });
+  expect(asked.status).toBe(402);
+  const required = decodePaymentRequiredHeader(asked.headers.get('payment-required')!);
+  expect(required).toEqual(placeholders(JSON.parse(block)));
+  const usdc = service.ctx.chain.tokens.find((t) => t.symbol === 'USDC')!;
+  expect(required.accepts[0]).toMatchObject({ asset: usdc.mint, payTo: demo.x402_payee });
+  expect(required.resource.url).toBe(resource!.url);
+  // The configuration's constants are these (the block above it in the docs).
+  expect(section).toContain(`const USDC = '${usdc.mint}';`);
+  expect(section).toContain(`const NETWORK = '${required.accepts[0]!.network}';`);
+  expect(section).toContain(`price: { amount: '${required.accepts[0]!.amount}', asset: USDC }`);
+});

@@ -177,8 +177,8 @@ export const ERROR_CATALOGUE = {
     status: 502,
     origin: 'service',
     message:
-      'The resource (its facilitator) refused the signed payment and it did not land on chain; nothing was paid.',
-    why: 'A failure on the resource’s side after the decision: the intent fails and gives its room back.',
+      'The resource (its facilitator) refused the signed payment and it did not land on chain, or its payee cannot receive the token (no token account for it: refused at once, nothing signed); nothing was paid.',
+    why: 'A failure on the resource’s side: the intent fails and gives its room back, or (a payee without a token account, which the service sees on chain) nothing is decided at all.',
   },
   x402_payment_unsettled: {
     status: 409,

@@ -46,6 +46,8 @@ const payee = generateSigner().address;
 const stranger = generateSigner().address;
 const small = generateSigner().address;
 const expiring = generateSigner().address;
+/** Allow-listed, but without a token account for the token: a payment to it cannot land. */
+const unready = generateSigner().address;
 
 const PRICE = 250_000n; // 0.25 USDC
 const FEE = 250n; // 0.10 % of it, on top
@@ -85,6 +87,7 @@ beforeAll(async () => {
       mainnet: route(payee, { network: MAINNET }),
       foreign: route(payee, { asset: generateSigner().address }),
       upto: route(payee, { scheme: 'upto' }),
+      unready: route(unready),
     },
   });
   // The payees' token accounts exist (an x402 payment pays into the payee's, it does not create it).
@@ -98,6 +101,7 @@ beforeAll(async () => {
   await allow(payee, 1_000);
   await allow(small, 0.1);
   await allow(expiring, 100, 1);
+  await allow(unready, 100);
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   books = await openBooks(world);
 });
@@ -584,6 +588,30 @@ describe('refused, nothing paid', () => {
     });
     expect(counts()).toBe(asked);
     expect(await snapshot(agent)).toEqual(before);
+  });
+  it('a payee without a token account for the token: 502 x402_payment_refused at once, naming the account; nothing signed or reserved; paid once the account exists', async () => {
+    const agent = await world.agent({}, 100);
+    const limits = async () =>
+      (await world.client.call<Record<string, unknown>>('GET', '/api/v1/limits', { token: agent.key })).body;
+    const before = { balances: await snapshot(agent, unready), limits: await limits() };
+    const account = (await world.service.ctx.chain.tokenAccount(unready, usdc)).address;
+    const body = { url: `${resource.url}/unready`, max_amount: 1, idempotency_key: key() };
+    const r = await pay(agent, body);
+    expect({ status: r.status, error: r.body.error }).toEqual({ status: 502, error: 'x402_payment_refused' });
+    expect(r.body.message).toContain(unready);
+    expect(r.body.message).toContain(account);
+    // Nothing was signed (no paid request reached the resource), settled, spent or reserved.
+    expect(resource.paid.unready).toBeUndefined();
+    expect({ balances: await snapshot(agent, unready), limits: await limits() }).toEqual(before);
+    const log = await world.log();
+    const told = log.filter((e) => e.stream === `agent-${agent.id}` && /^(intent|x402)\./.test(e.type));
+    expect(told).toEqual([]);
+    // Nothing was done under the key: the same request pays once the payee can receive the token.
+    await (world.service.ctx.chain as LocalChain).mintTo(unready, usdc, 0n, `x402 payee ${unready}`);
+    const paid = await pay(agent, body);
+    expect({ status: paid.status, result: paid.body.status }).toEqual({ status: 200, result: 'confirmed' });
+    expectPaidOnce(before.balances, await snapshot(agent, unready));
+    expect(resource.paid.unready).toBe(1);
   });
   it('not enough funds: nothing signed, 400 insufficient_balance', async () => {
     const agent = await world.agent({}, 0.25); // the price, not the fee on top

@@ -80,6 +80,8 @@ export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
       ctx.chain.tokens,
     );
     checkWithinMax(chosen, maxAmount);
+    const missing = await missingPayeeAccount(ctx, chosen.requirement.payTo, chosen.token);
+    if (missing) throw new ServiceError(missing.code, missing.message);
     const { amount } = feeOnTop(chosen.price, chosen.token.decimals);
     return {
       amount,
@@ -158,6 +160,25 @@ function openRequest(ctx: Context, terms: X402Terms): ResourceRequest {
   return { url: terms.url, method: terms.method, ...opened };
 }
 
+/**
+ * The payment pays into `payTo`'s associated token account for the token, and the `exact` scheme
+ * creates none: without it, the facilitator's simulation fails (the resource answers a 402 again) and
+ * the signed payment could only expire. So a payee without one is refused before anything is signed,
+ * as the resource would have refused it: `x402_payment_refused`, nothing paid.
+ */
+async function missingPayeeAccount(
+  ctx: Context,
+  payTo: string,
+  token: { symbol: string; mint: string },
+): Promise<{ code: 'x402_payment_refused'; message: string } | undefined> {
+  const account = await ctx.chain.tokenAccount(payTo, token.mint);
+  if (account.exists) return undefined;
+  return {
+    code: 'x402_payment_refused',
+    message: `The resource's payee ${payTo} has no token account for ${token.symbol} (${token.mint}): its associated token account ${account.address} does not exist on chain, so the payment could not land. Nothing was signed or paid; the resource's owner must create that account.`,
+  };
+}
+
 function x402Of(ctx: Context): NonNullable<Context['x402']> {
   if (!ctx.x402)
     throw new ServiceError('internal_error', 'x402 payments are not configured in this process.');
@@ -177,6 +198,9 @@ async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise
     if (landed) return recordSettled(ctx, intent, landed);
   } else {
     const token = tokenOf(ctx, intent.mint);
+    // Accepted a while ago (a held payment approved since, say): the payee's account may be gone.
+    const missing = await missingPayeeAccount(ctx, intent.counterparty, token);
+    if (missing) throw new BuildRefused(missing.code, missing.message);
     const payment = await signPayment({
       paymentRequired: terms.payment_required as unknown as PaymentRequired,
       requirement: terms.requirement as unknown as PaymentRequirements,
