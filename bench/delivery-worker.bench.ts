@@ -53,7 +53,7 @@ export const deliveryWorker: WebhookBenchLine = {
       queue,
       store: undefined as never, // a 410 would append to the log: the bench receiver answers 200
       vault,
-      transport: new WebhookSender({ ca: receiver.ca, allowedPrivateHosts: ['127.0.0.1'] }),
+      transport: new WebhookSender({ ca: receiver.ca, allowedPrivateHosts: [new URL(receiver.url).host] }),
       retry: DEFAULT_DELIVERY_RETRY,
       now: () => Date.now(),
       perEndpoint: 64,

@@ -207,7 +207,8 @@ export async function soakBench(): Promise<string> {
       RATE_LIMIT_PER_MINUTE: '1000000',
       EXECUTOR_CONCURRENCY: '64',
       LOG_LEVEL: 'error',
-      WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+      // The receiver's port only: not the API's, the chain node's or anything else on loopback.
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: new URL(receiver.url).host,
       // Flags for every process's node, as the server bench takes them (e.g. --cpu-prof).
       ...(process.env.BENCH_SERVICE_NODE_ARGS && { NODE_ARGS: process.env.BENCH_SERVICE_NODE_ARGS }),
     },

@@ -138,7 +138,7 @@ export const rawUndici: WebhookBenchLine = {
 export const webhookSender: WebhookBenchLine = {
   name: 'WebhookSender.send + signatureHeaders',
   async setup(receiver) {
-    const sender = new WebhookSender({ ca: receiver.ca, allowedPrivateHosts: ['127.0.0.1'] });
+    const sender = new WebhookSender({ ca: receiver.ca, allowedPrivateHosts: [new URL(receiver.url).host] });
     const secrets = [newSigningSecret()];
     return {
       async deliver(body, i) {

@@ -25,7 +25,11 @@ beforeAll(async () => {
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   // Embedded, a failed attempt is retried no sooner than 30 s later (the topology's: 100 ms).
   world = await startWorld({
-    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 60_000 },
+    webhooks: {
+      allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`, `${RECEIVER_HOST}:1`],
+      ca: tls.ca,
+      retryBaseMs: 60_000,
+    },
   });
   // The CLI signs in as the world's operator, the owner of its group.
   keypair = join(mkdtempSync(join(tmpdir(), 'cli-webhooks-')), 'operator.json');

@@ -11,7 +11,9 @@ import { Topology } from './topology';
 
 export default async function setup(): Promise<void> {
   // Webhook receivers of the tests listen on 127.0.0.2 with a certificate from this CA; 127.0.0.1, in
-  // all its disguises, stays refused.
+  // all its disguises, stays refused. The suites' receivers take ports unknown now, so the entry is the
+  // bare host (every port of it): no process of the topology listens on 127.0.0.2 (they take 127.0.0.1).
+  // On the embedded default each suite opens its receiver's port only (`${RECEIVER_HOST}:${port}`).
   const webhookTls = await testCertificates({ addresses: [RECEIVER_HOST] });
   const topology = new Topology({
     apis: 2,

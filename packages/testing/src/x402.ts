@@ -33,6 +33,7 @@ export async function startPaidResource(options: {
   routes: Record<string, PaidRoute>;
   tls: TlsMaterial;
   host?: string;
+  port?: number;
 }): Promise<PaidResource & { paid: Record<string, number>; payments: Record<string, string[]> }> {
   const paid: Record<string, number> = {};
   const payments: Record<string, string[]> = {};

@@ -118,6 +118,8 @@ export async function startPaidResource(options: {
   routes: Record<string, PaidRoute>;
   tls: TlsMaterial;
   host?: string;
+  /** The port it listens on (any free one when absent): known before, it can be the only one allowed. */
+  port?: number;
   /** Middleware before the payment's (tests: a connection cut). */
   before?: express.RequestHandler[];
 }): Promise<PaidResource> {
@@ -168,20 +170,22 @@ export async function startPaidResource(options: {
     app.post(`/${name}`, handler);
   }
   const https = createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, app);
-  const url = await listen(https, options.host ?? '127.0.0.1', 'https');
+  const url = await listen(https, options.host ?? '127.0.0.1', 'https', options.port);
   return { url, ca: options.tls.ca, served, close: closer(https) };
 }
 
-async function listen(server: Server, host: string, scheme = 'http'): Promise<string> {
+async function listen(server: Server, host: string, scheme = 'http', port = 0): Promise<string> {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   (server as Server & { sockets?: Set<Socket> }).sockets = sockets;
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
-  return `${scheme}://${host}:${port}`;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  return `${scheme}://${host}:${(server.address() as AddressInfo).port}`;
 }
 
 const closer = (server: Server) => (): Promise<void> =>

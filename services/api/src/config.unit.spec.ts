@@ -46,4 +46,17 @@ describe("the embedded default's configuration", () => {
     );
     expect(readConfig({ DATA_DIR: dir, OUTCOME_TIMEOUT_MS: '1' }).outcomeTimeoutMs).toBe(1);
   });
+
+  it('fails at start naming each WEBHOOK_ALLOWED_PRIVATE_HOSTS entry that is neither host nor host:port', () => {
+    const read = () =>
+      readConfig({ DATA_DIR: dir, WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.2:8443,127.0.0.2:0,https://x' });
+    expect(read).toThrow(ConfigError);
+    const why = (entry: string) =>
+      `  - WEBHOOK_ALLOWED_PRIVATE_HOSTS: ${entry} is not a host name or an IP address with an optional port (host or host:port, [IPv6]:port; no scheme, no path)`;
+    expect(read).toThrow(['invalid configuration:', why('127.0.0.2:0'), why('https://x')].join('\n'));
+    expect(
+      readConfig({ DATA_DIR: dir, WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.2:8443,hooks.test' }).webhooks
+        .allowedPrivateHosts,
+    ).toEqual(['127.0.0.2:8443', 'hooks.test']);
+  });
 });

@@ -373,9 +373,10 @@ export const SETTINGS = {
     type: 'text',
     processes: OUTBOUND,
     shown: 'empty',
-    format: 'comma-separated host names or addresses (no scheme, no port)',
+    format:
+      'comma-separated entries, each `host` or `host:port` (a name or an address; an IPv6 address with a port in brackets, `[::1]:8443`; no scheme, no path)',
     meaning:
-      'hosts webhooks and x402 resources may reach although they are private (development, tests; a warning is logged); otherwise a webhook URL (at registration and at every connection) and an x402 resource (at every connection) must resolve to public addresses only',
+      "hosts webhooks and x402 resources may reach although they are private (development, tests; a warning is logged): `host:port` opens that port only, a bare `host` every port of it (the service's own API and chain ports too, where they listen there: prefer `host:port`); otherwise a webhook URL (at registration and at every connection) and an x402 resource (at every connection) must resolve to public addresses only",
   },
   WEBHOOK_CA_FILE: {
     type: 'text',

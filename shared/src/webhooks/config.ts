@@ -1,42 +1,24 @@
 /**
  * The webhook delivery settings from the environment: WEBHOOK_ALLOWED_PRIVATE_HOSTS (comma-separated
- * names or addresses deliveries may reach although private; empty by default), WEBHOOK_CA_FILE (a PEM
+ * hosts, `host` for every port or `host:port` for one, that deliveries and x402 requests may reach
+ * although private; empty by default: net/allowed-hosts.ts), WEBHOOK_CA_FILE (a PEM
  * file of extra CAs trusted for deliveries), WEBHOOK_RETRY_BASE_MS (the first retry's delay, 5 s),
  * WEBHOOK_RETRY_FOR_MS (how long a delivery is retried, 3 days) and WEBHOOK_CONCURRENCY (attempts in
  * flight per worker, 64).
  */
-import ipaddr from 'ipaddr.js';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Env } from '../process/env';
+import { allowedHostText, parseAllowedHost } from '../net/allowed-hosts';
 
 export interface WebhookSettings {
-  /** Lower-case host names and normalised addresses. */
+  /** Entries in their normal form: `host` (every port) or `host:port` (that port only). */
   allowedPrivateHosts: string[];
   /** PEM text of the extra CAs, when WEBHOOK_CA_FILE is set. */
   ca?: string;
   retryBaseMs: number;
   retryForMs: number;
   concurrency: number;
-}
-
-/**
- * A host as the sender compares it: an address in ipaddr.js's normal form, a name as the WHATWG URL
- * parser reads it (lower case, punycode; IPv4 written in decimal, hex or octal is an address);
- * undefined when it is neither, or carries a scheme, a port, a path or credentials.
- */
-export function normaliseHost(entry: string): string | undefined {
-  const text = entry.trim().replace(/^\[(.*)\]$/, '$1');
-  if (ipaddr.IPv6.isValid(text) && text.includes(':')) return ipaddr.parse(text).toString();
-  if (!text || /[:/?#@\\\s[\]]/.test(text)) return undefined;
-  let host: string;
-  try {
-    host = new URL(`https://${text}/`).hostname;
-  } catch {
-    return undefined;
-  }
-  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return ipaddr.parse(host).toString();
-  return host.replace(/\.$/, '') || undefined;
 }
 
 function readCa(env: Env): string | undefined {
@@ -71,12 +53,13 @@ export function outboundGuard(env: Env = new Env({})): Pick<WebhookSettings, 'al
   const allowedPrivateHosts: string[] = [];
   for (const entry of (env.raw('WEBHOOK_ALLOWED_PRIVATE_HOSTS') ?? '').split(',')) {
     if (!entry.trim()) continue;
-    const host = normaliseHost(entry);
-    if (host === undefined)
+    const allowed = parseAllowedHost(entry);
+    if (allowed === undefined)
       env.problems.push(
-        `WEBHOOK_ALLOWED_PRIVATE_HOSTS: ${entry.trim()} is not a host name or an IP address (no scheme, no port)`,
+        `WEBHOOK_ALLOWED_PRIVATE_HOSTS: ${entry.trim()} is not a host name or an IP address with an optional port (host or host:port, [IPv6]:port; no scheme, no path)`,
       );
-    else if (!allowedPrivateHosts.includes(host)) allowedPrivateHosts.push(host);
+    else if (!allowedPrivateHosts.includes(allowedHostText(allowed)))
+      allowedPrivateHosts.push(allowedHostText(allowed));
   }
   const ca = readCa(env);
   return { allowedPrivateHosts, ...(ca !== undefined && { ca }) };

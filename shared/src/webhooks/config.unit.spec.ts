@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Env } from '../process/env';
 import { testCertificates } from '@tokenops/testing/tls';
-import { normaliseHost, webhookSettings } from './config';
+import { webhookSettings } from './config';
+import { allowedPrivate, normaliseHost } from '../net/allowed-hosts';
 
 describe('the webhook settings from the environment', () => {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-config-'));
@@ -36,14 +37,42 @@ describe('the webhook settings from the environment', () => {
     expect(env.problems).toEqual([]);
   });
 
-  it('report an allowed host with a scheme, a port or a path', () => {
+  it('read a port after a host (that port only), an IPv6 address with a port in brackets', () => {
     const env = new Env({
-      WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'https://receiver,localhost:8443,receiver/hooks,user@receiver',
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS:
+        'Receiver.Local:8443, 127.0.0.2:443,[::1]:9000, [0:0:0:0:0:0:0:1]:9001, localhost:08443, ::1, 127.0.0.2:443',
     });
+    expect(webhookSettings(env).allowedPrivateHosts).toEqual([
+      'receiver.local:8443',
+      '127.0.0.2:443',
+      '[::1]:9000',
+      '[::1]:9001',
+      'localhost:8443',
+      '::1',
+    ]);
+    expect(env.problems).toEqual([]);
+  });
+
+  it('report, by name, an entry with a scheme, a path, credentials or a port that is none', () => {
+    const bad = [
+      'https://receiver',
+      'receiver/hooks',
+      'user@receiver',
+      'receiver:0',
+      'receiver:65536',
+      'receiver:',
+      'receiver:http',
+      'receiver:8443:1',
+      '[::1]:',
+      '[receiver]:8443',
+      '[::1]8443',
+    ];
+    const env = new Env({ WEBHOOK_ALLOWED_PRIVATE_HOSTS: bad.join(',') });
     expect(webhookSettings(env).allowedPrivateHosts).toEqual([]);
     expect(env.problems).toEqual(
-      ['https://receiver', 'localhost:8443', 'receiver/hooks', 'user@receiver'].map(
-        (h) => `WEBHOOK_ALLOWED_PRIVATE_HOSTS: ${h} is not a host name or an IP address (no scheme, no port)`,
+      bad.map(
+        (h) =>
+          `WEBHOOK_ALLOWED_PRIVATE_HOSTS: ${h} is not a host name or an IP address with an optional port (host or host:port, [IPv6]:port; no scheme, no path)`,
       ),
     );
   });
@@ -107,5 +136,27 @@ describe('normalising a host', () => {
     expect(['::1', '[::1]', '0:0:0:0:0:0:0:1'].map(normaliseHost)).toEqual(['::1', '::1', '::1']);
     expect(normaliseHost('Hooks.EXAMPLE.com.')).toBe('hooks.example.com');
     expect(normaliseHost('')).toBeUndefined();
+  });
+});
+
+describe('what the allowed hosts open', () => {
+  const { allows, opensOtherPorts } = allowedPrivate(['127.0.0.2:8443', 'hooks.test', '[::1]:9000']);
+
+  it('a host:port entry opens that port only; a host entry every port', () => {
+    expect(allows('127.0.0.2', 8443)).toBe(true);
+    expect(allows('127.0.0.2', 8080)).toBe(false);
+    expect(allows('127.0.0.2', 443)).toBe(false);
+    expect(allows('hooks.test', 1)).toBe(true);
+    expect(allows('HOOKS.test.', 65_535)).toBe(true);
+    expect(allows('::1', 9000)).toBe(true);
+    expect(allows('[0:0:0:0:0:0:0:1]', 9000)).toBe(true);
+    expect(allows('::1', 9001)).toBe(false);
+    expect(allows('127.0.0.1', 8443)).toBe(false);
+  });
+
+  it('says which ports a host is opened on, to name them in a refusal', () => {
+    expect(opensOtherPorts('127.0.0.2')).toEqual([8443]);
+    expect(opensOtherPorts('hooks.test')).toEqual([]);
+    expect(opensOtherPorts('10.0.0.1')).toEqual([]);
   });
 });

@@ -18,9 +18,13 @@ const headersNow = () =>
 describe('a webhook delivery attempt over HTTPS', () => {
   let receiver: Receiver;
   const senders: WebhookSender[] = [];
-  /** A sender trusting the test CA; loopback allowed by address unless told otherwise. */
+  /** A sender trusting the test CA; the receiver's address and port allowed unless told otherwise. */
   const sender = (options: WebhookSenderOptions = {}) => {
-    const s = new WebhookSender({ ca: receiver.ca, allowedPrivateHosts: ['127.0.0.1'], ...options });
+    const s = new WebhookSender({
+      ca: receiver.ca,
+      allowedPrivateHosts: [`127.0.0.1:${receiver.port}`],
+      ...options,
+    });
     senders.push(s);
     return s;
   };
@@ -158,6 +162,31 @@ describe('a webhook delivery attempt over HTTPS', () => {
     });
   });
 
+  it('an entry with a port opens that port only: another port of the same host is refused, never connected', async () => {
+    const other = await startReceiver();
+    try {
+      const byAddress = sender({ allowedPrivateHosts: [`127.0.0.1:${receiver.port}`] });
+      const byName = sender({ allowedPrivateHosts: [`localhost:${receiver.port}`] });
+      expect((await send(byAddress, receiver.url)).outcome).toBe('delivered');
+      expect((await send(byName, `https://localhost:${receiver.port}/`)).outcome).toBe('delivered');
+      expect(await send(byAddress, other.url)).toMatchObject({
+        outcome: 'failed',
+        error: `refused address 127.0.0.1: loopback IPv4 address; WEBHOOK_ALLOWED_PRIVATE_HOSTS opens it on port ${receiver.port} only, not ${other.port}`,
+      });
+      expect(await send(byName, `https://localhost:${other.port}/`)).toMatchObject({
+        outcome: 'failed',
+        error: expect.stringMatching(
+          new RegExp(
+            `^refused address .* \\(localhost\\): .*opens it on port ${receiver.port} only, not ${other.port}$`,
+          ),
+        ),
+      });
+      expect(other.connections).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
   describe('addresses a name resolves to, at send time', () => {
     // No private host is allowed here, but for the last case's 127.0.0.1.
     const refused: [string, string[], string[], RegExp][] = [
@@ -234,7 +263,11 @@ describe('a webhook delivery attempt over HTTPS', () => {
   it('a certificate for another name fails TLS, even when the address is allowed', async () => {
     const other = await startReceiver({ names: ['other.example'], addresses: [] });
     try {
-      const s = sender({ ca: other.ca, resolve: async () => ['127.0.0.1'] });
+      const s = sender({
+        ca: other.ca,
+        allowedPrivateHosts: [`127.0.0.1:${other.port}`],
+        resolve: async () => ['127.0.0.1'],
+      });
       const attempt = await send(s, `https://localhost:${other.port}/`);
       expect(attempt).toMatchObject({
         outcome: 'failed',
@@ -274,7 +307,11 @@ describe('a webhook delivery attempt over HTTPS', () => {
     });
     const closed = await startReceiver();
     await closed.close();
-    expect(await send(s, closed.url)).toMatchObject({ outcome: 'failed', error: 'connection refused' });
+    const toClosed = sender({ allowedPrivateHosts: [`127.0.0.1:${closed.port}`] });
+    expect(await send(toClosed, closed.url)).toMatchObject({
+      outcome: 'failed',
+      error: 'connection refused',
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 });

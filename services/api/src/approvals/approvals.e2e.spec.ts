@@ -48,7 +48,7 @@ beforeAll(async () => {
   const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   world = await startWorld({
-    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100 },
+    webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`], ca: tls.ca, retryBaseMs: 100 },
   });
   books = await openBooks(world);
   [bob, carol] = await Promise.all([signIn(world.client), signIn(world.client)]);

@@ -27,7 +27,9 @@ let intentId: string;
 beforeAll(async () => {
   const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
-  world = await startWorld({ webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca } });
+  world = await startWorld({
+    webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`], ca: tls.ca },
+  });
   auditor = await signIn(world.client);
   agent = await world.agent();
   const hook = await asOwner('POST', `/orchestrator/groups/${world.groupId}/webhooks`, {

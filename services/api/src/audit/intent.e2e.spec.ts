@@ -45,7 +45,9 @@ let webhookId: string;
 beforeAll(async () => {
   const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
-  world = await startWorld({ webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca } });
+  world = await startWorld({
+    webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`], ca: tls.ca },
+  });
   auditor = await signIn(world.client);
   await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/auditors`, {
     token: world.operator.token,

@@ -47,7 +47,9 @@ beforeAll(async () => {
   const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   [world, browser] = await Promise.all([
-    startWorld({ webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100 } }),
+    startWorld({
+      webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`], ca: tls.ca, retryBaseMs: 100 },
+    }),
     chromium.launch({ executablePath: CHROMIUM }),
   ]);
 }, 120_000);

@@ -29,7 +29,7 @@ beforeAll(async () => {
   const tls = topologyTls ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   world = await startWorld({
-    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100 },
+    webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`], ca: tls.ca, retryBaseMs: 100 },
   });
   books = await openBooks(world);
   const sub = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {

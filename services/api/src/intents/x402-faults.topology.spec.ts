@@ -10,6 +10,7 @@ import { generateSigner, type LocalChain } from '@tokenops/shared';
 import { openBooks } from '@tokenops/testing/conservation';
 import { RECEIVER_HOST, key, startWorld, until, type World } from '@tokenops/testing/harness';
 import { testCertificates } from '@tokenops/testing/tls';
+import { freePort } from '@tokenops/testing/ports';
 import { Topology } from '@tokenops/testing/topology';
 import { info } from '@tokenops/testing/transfers';
 import {
@@ -29,12 +30,18 @@ const payee = generateSigner().address;
 
 beforeAll(async () => {
   const tls = await testCertificates({ addresses: [RECEIVER_HOST] });
+  // The resource's port, known before: the only one of RECEIVER_HOST the service may reach.
+  const resourcePort = await freePort();
   topology = new Topology({
     apis: 1,
     executors: 1,
     projectors: 1,
     // The dead executor's job is taken again 2 s after it died.
-    env: { EXECUTOR_LOCK_MS: '2000', CHECK_RESPONSES: 'true', WEBHOOK_ALLOWED_PRIVATE_HOSTS: RECEIVER_HOST },
+    env: {
+      EXECUTOR_LOCK_MS: '2000',
+      CHECK_RESPONSES: 'true',
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: `${RECEIVER_HOST}:${resourcePort}`,
+    },
   });
   const caFile = join(topology.logDir, 'resource-ca.pem');
   writeFileSync(caFile, tls.ca);
@@ -49,6 +56,7 @@ beforeAll(async () => {
     facilitator,
     tls,
     host: RECEIVER_HOST,
+    port: resourcePort,
     routes: { slow: { amount: '250000', asset: usdc, payTo: payee, delayMs: 1_500 } },
   });
   await chain.mintTo(payee, usdc, 0n, 'x402 payee');

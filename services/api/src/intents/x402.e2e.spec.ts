@@ -25,6 +25,7 @@ import {
   type World,
 } from '@tokenops/testing/harness';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import { freePort } from '@tokenops/testing/ports';
 import {
   MAINNET,
   landLater,
@@ -54,8 +55,14 @@ const FEE = 250n; // 0.10 % of it, on top
 
 beforeAll(async () => {
   const tls = stackWebhookTls() ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
+  // The service may reach the webhook receiver's port and the resource's on RECEIVER_HOST, no other.
+  receiver = await startReceiver({ tls, host: RECEIVER_HOST });
+  const resourcePort = await freePort();
   world = await startWorld({
-    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca },
+    webhooks: {
+      allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`, `${RECEIVER_HOST}:${resourcePort}`],
+      ca: tls.ca,
+    },
     chainRpc: true,
   });
   const chain = world.service.ctx.chain as LocalChain;
@@ -73,6 +80,7 @@ beforeAll(async () => {
     facilitator,
     tls,
     host: RECEIVER_HOST,
+    port: resourcePort,
     routes: {
       report: route(payee),
       again: route(payee),
@@ -102,7 +110,6 @@ beforeAll(async () => {
   await allow(small, 0.1);
   await allow(expiring, 100, 1);
   await allow(unready, 100);
-  receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   books = await openBooks(world);
 });
 afterEach(async () => {
@@ -589,6 +596,23 @@ describe('refused, nothing paid', () => {
     expect(counts()).toBe(asked);
     expect(await snapshot(agent)).toEqual(before);
   });
+  // The topology's processes allow RECEIVER_HOST on every port (its suites' receivers take ports
+  // unknown when it starts): there, this case is the guard's own (shared/src/webhooks/sender.int.spec.ts).
+  (stackWebhookTls() ? it.skip : it)(
+    'another port of an allowed host: 400 x402_url_refused, never connected',
+    async () => {
+      const agent = await world.agent({}, 100);
+      const other = await startReceiver({ host: RECEIVER_HOST, addresses: [RECEIVER_HOST] });
+      try {
+        const r = await pay(agent, { url: `${other.url}report`, max_amount: 1, idempotency_key: key() });
+        expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'x402_url_refused' });
+        expect(r.body.message).toContain(`opens it on port`);
+        expect(other.connections).toBe(0);
+      } finally {
+        await other.close();
+      }
+    },
+  );
   it('a payee without a token account for the token: 502 x402_payment_refused at once, naming the account; nothing signed or reserved; paid once the account exists', async () => {
     const agent = await world.agent({}, 100);
     const limits = async () =>

@@ -28,7 +28,7 @@ beforeAll(async () => {
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   world = await startWorld({
     rateLimitPerMinute: 10_000,
-    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100 },
+    webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`], ca: tls.ca, retryBaseMs: 100 },
   });
   books = await openBooks(world, { extra: () => cold });
 });

@@ -34,7 +34,7 @@ describe('a delivery worker killed in a burst, then Redis restarted', () => {
       redisUrl: redis.url,
       env: {
         RATE_LIMIT_PER_MINUTE: '100000',
-        WEBHOOK_ALLOWED_PRIVATE_HOSTS: RECEIVER_HOST,
+        WEBHOOK_ALLOWED_PRIVATE_HOSTS: `${RECEIVER_HOST}:${receiver.port}`,
         WEBHOOK_RETRY_BASE_MS: '200',
         EXECUTOR_LOCK_MS: '2000',
       },

@@ -26,7 +26,12 @@ beforeAll(async () => {
   const tls = topologyTls ?? (await testCertificates({ addresses: [RECEIVER_HOST] }));
   receiver = await startReceiver({ tls, host: RECEIVER_HOST });
   world = await startWorld({
-    webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100, resolve },
+    webhooks: {
+      allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`],
+      ca: tls.ca,
+      retryBaseMs: 100,
+      resolve,
+    },
     databaseThread: true,
   });
 });
@@ -351,6 +356,28 @@ describe('webhook delivery', () => {
     expect(Date.now() - done).toBeLessThan(1_500);
   }, 30_000);
 
+  // The topology's processes allow RECEIVER_HOST on every port (its suites' receivers take ports unknown
+  // when it starts): there, this case is the sender's own test (shared/src/webhooks/sender.int.spec.ts).
+  (topologyTls ? it.skip : it)(
+    'another port of the allowed host: refused at registration (validation_error on /url), never connected',
+    async () => {
+      const other = await startReceiver({ host: RECEIVER_HOST, addresses: [RECEIVER_HOST] });
+      try {
+        const refused = await fleet(['agent.revoked'], other.url);
+        expect({ status: refused.status, body: refused.body }).toEqual({
+          status: 400,
+          body: expect.objectContaining({
+            error: 'validation_error',
+            details: [expect.objectContaining({ path: '/url' })],
+          }),
+        });
+        expect(other.connections).toBe(0);
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
   // The test's resolver exists in process only: on the server topology this case is the sender's own
   // test (shared/src/webhooks/sender.int.spec.ts), which checks every address at connect time.
   (topologyTls ? it.skip : it)(
@@ -517,7 +544,7 @@ describe('a redelivery while a retry is scheduled', () => {
     target = await startReceiver({ tls, host: RECEIVER_HOST });
     // The first retry waits 30 to 60 s: only the redelivery can bring the event sooner.
     slow = await startWorld({
-      webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 60_000 },
+      webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${target.port}`], ca: tls.ca, retryBaseMs: 60_000 },
     });
   });
   afterAll(async () => {
@@ -571,7 +598,12 @@ describe('a receiver that never recovers', () => {
     });
     // Retries for 1.5 s from the first attempt, 100 ms base: a few attempts, then dead.
     brief = await startWorld({
-      webhooks: { allowedPrivateHosts: [RECEIVER_HOST], ca: tls.ca, retryBaseMs: 100, retryForMs: 1_500 },
+      webhooks: {
+        allowedPrivateHosts: [`${RECEIVER_HOST}:${target.port}`],
+        ca: tls.ca,
+        retryBaseMs: 100,
+        retryForMs: 1_500,
+      },
     });
   });
   afterAll(async () => {

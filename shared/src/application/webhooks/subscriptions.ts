@@ -12,6 +12,7 @@ import { ServiceError, validationError } from '../../errors';
 import { streams } from '../../domain/events';
 import type { WebhookSubscription } from '../../deliveries/port';
 import { checkPublicUrl, isPublicAddress, systemResolver, type Resolver } from '../../net/address-guard';
+import { allowedPrivate } from '../../net/allowed-hosts';
 import { newSigningSecret } from '../../webhooks/signing';
 import type { Context } from '../context';
 import { newId } from '../credentials';
@@ -99,28 +100,34 @@ export function evolveSubscription(
 
 export interface UrlPolicy {
   resolve?: Resolver;
-  /** Host names or addresses a URL may reach although they are not public. */
+  /**
+   * Hosts a URL may reach although they are not public (WEBHOOK_ALLOWED_PRIVATE_HOSTS): `host` (every
+   * port) or `host:port` (that port only).
+   */
   allowedPrivateHosts?: readonly string[];
 }
 
 /**
- * Checks a webhook URL as the spec asks; a refusal is validation_error on /url. A host named in
- * `allowedPrivateHosts`, or resolving only to public or allowed addresses, passes.
+ * Checks a webhook URL as the spec asks; a refusal is validation_error on /url. A host that
+ * `allowedPrivateHosts` opens on the URL's port, or resolving only to public addresses or addresses
+ * opened on that port, passes.
  */
 export async function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): Promise<void> {
   const resolve = policy.resolve ?? systemResolver;
   const verdict = await checkPublicUrl(raw, resolve);
   if (verdict.ok) return;
-  const allowed = policy.allowedPrivateHosts ?? [];
-  if (allowed.length > 0) {
+  if ((policy.allowedPrivateHosts ?? []).length > 0) {
+    const allowed = allowedPrivate(policy.allowedPrivateHosts!);
     // Every other rule (https, no credentials, a host) must hold; only the addresses may be private.
     const url = URL.canParse(raw) ? new URL(raw) : undefined;
     if (url?.protocol === 'https:' && !url.username && !url.password && url.port !== '0' && url.hostname) {
       const host = url.hostname.replace(/^\[|\]$/g, '');
-      if (allowed.includes(host)) return;
+      const port = url.port === '' ? 443 : Number(url.port);
+      if (allowed.allows(host, port)) return;
       const literal = url.hostname.startsWith('[') || /^[\d.]+$/.test(url.hostname);
       const addresses = literal ? [host] : await resolve(host).catch((): string[] => []);
-      if (addresses.length > 0 && addresses.every((a) => isPublicAddress(a) || allowed.includes(a))) return;
+      if (addresses.length > 0 && addresses.every((a) => isPublicAddress(a) || allowed.allows(a, port)))
+        return;
     }
   }
   throw validationError([{ path: '/url', issue: verdict.issue }]);
