@@ -1,5 +1,5 @@
 import type { Context, DeliveryStore, OutcomeWaiter, ReadModelStore, UrlPolicy } from '@tokenops/shared';
-import type { Dependencies, Metrics } from '@tokenops/shared/process';
+import type { Dependencies, Metrics, OpenStreams } from '@tokenops/shared/process';
 import type { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
 import type { SendOptions } from './http/operations';
 import type { OperatorAuth } from './orchestrator/auth';
@@ -29,4 +29,6 @@ export interface ApiDeps extends SendOptions {
   trustProxyHops?: number;
   /** What the service needs to take requests, by the name `/readyz` reports when it fails. */
   dependencies: Dependencies;
+  /** The streamed answers (event streams, NDJSON) open now: its server's close ends them. */
+  streams: OpenStreams;
 }

@@ -44,6 +44,7 @@ import {
   openMarkets,
   seedLocalMarkets,
   serveOps,
+  OpenStreams,
 } from '@tokenops/shared/process';
 import {
   Executor,
@@ -256,6 +257,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
 
   // Everything but the log lives in this process.
   const dependencies = dependencyChecks({ store });
+  // The streamed answers (the console's event streams, NDJSON audit reads), ended by a stop.
+  const streams = new OpenStreams();
   const app = createApp({
     ctx,
     views,
@@ -275,8 +278,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     logger,
     checkResponses: options.checkResponses ?? false,
     dependencies,
+    streams,
   });
-  const http = await listen(createServer(app), options.port ?? 8080, options.host ?? '127.0.0.1');
+  const http = await listen(createServer(app), options.port ?? 8080, options.host ?? '127.0.0.1', {
+    streams,
+  });
   const ops = options.metricsListener
     ? await serveOps(options.metricsListener.port, options.metricsListener.host, {
         registry: metrics.registry,

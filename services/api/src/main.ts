@@ -1,24 +1,17 @@
-/** `npm start`: the whole service on its embedded default. Wiring only. */
+/**
+ * `npm start`: the whole service on its embedded default. Wiring only. It starts and stops as every
+ * process does (shared/src/process/lifecycle.ts): SIGTERM or SIGINT stop it gracefully within the
+ * grace bound, a second signal exits at once, a configuration problem exits 2.
+ */
 import { mkdirSync } from 'node:fs';
 import { readConfig } from './config';
 import { demoInstructions, ensureDemo, startDemoResource, type DemoResource } from './demo';
 import { localCertificates } from '@tokenops/x402-local';
 import { startEmbedded } from './embedded';
-import { ConfigError, createLogger, startTracing } from '@tokenops/shared/process';
+import { createLogger, runProcess } from '@tokenops/shared/process';
 
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = readConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
-  // As every process does (shared/src/process/lifecycle.ts): tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-  const tracing = await startTracing('tokenops-embedded');
+runProcess('embedded', async () => {
+  const config = readConfig();
   const logger = createLogger(config.logLevel);
   for (const note of config.notes) logger.warn(note);
   mkdirSync(config.dataDir, { recursive: true });
@@ -64,21 +57,13 @@ async function main(): Promise<void> {
       demoInstructions(service.url, demo, created, service.ctx.chain.tokens, invitation, resource?.url),
     );
   }
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('stopping', { signal });
-    await resource?.close();
-    await service.close();
-    await tracing.shutdown();
-    process.exit(0);
+  return {
+    logger,
+    running: {
+      stop: async () => {
+        await resource?.close();
+        await service.close();
+      },
+    },
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
 });

@@ -19,6 +19,7 @@ import {
   dependencyChecks,
   openRedis,
   openDeliveryStore,
+  OpenStreams,
 } from '@tokenops/shared/process';
 import { LiveViews, ViewGenerations } from '@tokenops/projections';
 import { createApp } from './app';
@@ -73,6 +74,8 @@ runProcess('api', async () => {
   const deliveries = await openDeliveryStore(deliveryDb);
   const dependencies = dependencyChecks({ store, redis, chain: ctx.chain, deliveries });
 
+  // The streamed answers (the console's event streams, NDJSON audit reads), ended by a stop.
+  const streams = new OpenStreams();
   const app = createApp({
     ctx,
     views,
@@ -93,8 +96,9 @@ runProcess('api', async () => {
     logger,
     checkResponses,
     dependencies,
+    streams,
   });
-  const http = await listen(createServer(app), port, host);
+  const http = await listen(createServer(app), port, host, { streams });
   // The metrics (with health and readiness) on a port of their own, apart from the API's.
   const ops = edge.metricsListener
     ? await serveOps(edge.metricsListener.port, edge.metricsListener.host, {

@@ -4,12 +4,16 @@
  * entry point (or npm with that process as its only child, the script exec'd), SIGTERM to that PID
  * stops it gracefully and leaves nothing running, and everything it wrote is JSON lines. The chain
  * node stands for every entry point (they share bin/start.js and runProcess) as it needs no server.
+ * A stop with an operator's console open: the embedded default and an API instance end the console's
+ * event stream at once and exit 0, well within the 30 s grace bound (docs/operations.md, Signals).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '@tokenops/testing/topology';
+import bs58 from 'bs58';
+import { generateSigner } from '@tokenops/shared';
+import { Topology, freePort } from '@tokenops/testing/topology';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -55,11 +59,18 @@ describe('a process started the documented way', () => {
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  async function run(command: string, args: string[]) {
+  async function run(command: string, args: string[], env: Record<string, string> = {}) {
     const port = await freePort();
     const child: ChildProcess = spawn(command, args, {
       cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -73,7 +84,7 @@ describe('a process started the documented way', () => {
         .then((r) => r.status === 200)
         .catch(() => false);
     await until(ready, 30_000, 'ready');
-    return { pid: child.pid!, exited, output: () => output };
+    return { pid: child.pid!, url: `http://127.0.0.1:${port}`, exited, output: () => output };
   }
 
   const jsonLines = (output: string) =>
@@ -109,4 +120,80 @@ describe('a process started the documented way', () => {
     await until(() => !alive(node), 10_000, 'stopped');
     expect(jsonLines(started.output()).map((l) => l.message)).toEqual(['started', 'stopping', 'stopped']);
   });
+
+  it('a stop with a console’s event stream open: the embedded default and an API instance end the stream at once and exit 0', async () => {
+    // Side by side: the embedded default (`npm start`) and an API instance of the topology (its chain node beside it).
+    const topology = new Topology({ apis: 1, executors: 0, projectors: 0 });
+    try {
+      const [embedded] = await Promise.all([
+        run(process.execPath, ['bin/start.js', 'embedded'], { DEMO: 'false' }),
+        topology.start(),
+      ]);
+      const api = topology.apis[0]!;
+      const streams = await Promise.all([openEventStream(embedded.url), openEventStream(api.url)]);
+      const signalled = Date.now();
+      process.kill(embedded.pid, 'SIGTERM');
+      const apiExit = api.kill('SIGTERM');
+      // Each stream ended by the service (not a connection cut by the process's exit).
+      expect(await Promise.all(streams.map((s) => s.ended))).toEqual(['ended', 'ended']);
+      expect(await embedded.exited).toEqual({ code: 0, signal: null });
+      expect(await apiExit).toBe(0);
+      // Before, the embedded default waited for the stream until the operator's token expired (an hour),
+      // and the API instance for its 30 s grace (then exit 1).
+      expect(Date.now() - signalled).toBeLessThan(10_000);
+      const said = jsonLines(embedded.output()).map((l) => l.message);
+      expect(said).toEqual(expect.arrayContaining(['stopping', 'stopped']));
+      expect(said).not.toContain('stop took too long: exiting');
+    } finally {
+      await topology.destroy();
+    }
+  });
 });
+
+/**
+ * An operator signs in on `url`, creates a group and opens its event stream (server-sent events, as the
+ * console's live page does); resolves once the first event (`group.created`) arrived. `ended` says how
+ * the stream ended: by its end, or cut (the connection broke before it).
+ */
+async function openEventStream(url: string): Promise<{ ended: Promise<'ended' | 'cut'> }> {
+  const operator = generateSigner();
+  const post = async <T>(path: string, body: unknown, token?: string): Promise<T> => {
+    const res = await fetch(`${url}/api/v1${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  const wallet = operator.address;
+  const { message } = await post<{ message: string }>('/orchestrator/auth/challenge', { wallet });
+  const signature = bs58.encode(operator.sign(Buffer.from(message, 'utf8')));
+  const { token } = await post<{ token: string }>('/orchestrator/auth/token', { wallet, message, signature });
+  const { group_config_pda: group } = await post<{ group_config_pda: string }>(
+    '/orchestrator/groups',
+    {},
+    token,
+  );
+  const res = await fetch(`${url}/api/v1/orchestrator/groups/${group}/events`, {
+    headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+  });
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!text.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error('the stream ended before its first event');
+    text += Buffer.from(value).toString('utf8');
+  }
+  expect(text).toMatch(/^id: .+\nevent: group\.created\n/);
+  const ended = (async () => {
+    try {
+      while (!(await reader.read()).done);
+      return 'ended' as const;
+    } catch {
+      return 'cut' as const;
+    }
+  })();
+  return { ended };
+}

@@ -152,7 +152,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     summary:
       'The group’s events as they happen: server-sent events from the log, resumable by Last-Event-ID.',
     description:
-      'With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent; recorded since `since` when given), then each new one as it is logged, until the client goes. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.',
+      'With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent; recorded since `since` when given), then each new one as it is logged, until the client goes, the operator’s token expires or the service stops. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.',
     response: 'AuditEventsResponse',
     alternatives: {
       'text/event-stream': {
@@ -418,7 +418,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = [
     operationId: 'auditEvents',
     summary: 'The group’s events in log order, filtered, a page after a cursor; or all of them as NDJSON.',
     description:
-      'For the owner or an auditor of the group. With Accept: application/x-ndjson the answer streams one event (an AuditEvent) a line, from the cursor to the log’s head when the read began.',
+      'For the owner or an auditor of the group. With Accept: application/x-ndjson the answer streams one event (an AuditEvent) a line, from the cursor to the log’s head when the read began; cut short if the service stops meanwhile (read on with the last line’s `position` as the cursor).',
     query: 'AuditEventsQuery',
     response: 'AuditEventsResponse',
     alternatives: {

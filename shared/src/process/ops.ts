@@ -45,13 +45,79 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 export interface Listening {
   url: string;
-  /** Stops taking connections and resolves once the requests in flight have been answered. */
+  /**
+   * Stops taking connections, ends the open streams (`streams`) and resolves once the requests in
+   * flight have been answered and every connection has closed.
+   */
   close(): Promise<void>;
 }
 
+/**
+ * The responses of a server that last as long as their client wants them to (the console's
+ * server-sent events, NDJSON audit streams). `http.Server.close()` waits for every response in
+ * flight, so a graceful stop with one of them open would wait on its client (the console's event
+ * stream: until the operator's token expired, an hour). A stream follows its response's signal, and
+ * a stop aborts every signal at once: each stream ends what it was writing and returns.
+ */
+export class OpenStreams {
+  private readonly open = new Set<AbortController>();
+  private stopped = false;
+
+  /** Whether the server is stopping: a stream that ends now was ended by the stop, not by its client. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  /**
+   * A signal for one streamed response, aborted when its client goes or the server stops (at once, for
+   * a stream begun while it stops). The response closes its connection when it ends (nothing idle is
+   * left for a stopping server to wait on).
+   */
+  follow(res: ServerResponse): AbortSignal {
+    const done = new AbortController();
+    if (!res.headersSent) res.setHeader('connection', 'close');
+    if (this.stopped) {
+      done.abort();
+      return done.signal;
+    }
+    this.open.add(done);
+    res.once('close', () => {
+      this.open.delete(done);
+      done.abort();
+    });
+    return done.signal;
+  }
+
+  /** Ends every open stream, and any begun from now on. */
+  stop(): void {
+    this.stopped = true;
+    for (const done of this.open) done.abort();
+    this.open.clear();
+  }
+}
+
+export interface ListenOptions {
+  /** The long-lived responses of the server's handlers, ended when it closes. */
+  streams?: OpenStreams;
+}
+
 /** Listens on `port` (0: any free one) and `host`; closes gracefully. Every HTTP server here starts so. */
-export async function listen(server: Server, port: number, host: string): Promise<Listening> {
+export async function listen(
+  server: Server,
+  port: number,
+  host: string,
+  options: ListenOptions = {},
+): Promise<Listening> {
   server.keepAliveTimeout = 65_000; // longer than the usual load balancer's idle timeout
+  // Once closing, a connection whose response was just sent is closed as soon as it is idle: kept
+  // alive, it would hold the stop until keepAliveTimeout (server.close() closes only the connections
+  // idle when it is called).
+  let closing = false;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    res.once('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   // A request Node refuses before any handler sees it (headers over 16 KiB, a malformed request line)
   // still gets the error envelope (400 validation_error), not a bare 431 or 400.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -73,7 +139,9 @@ export async function listen(server: Server, port: number, host: string): Promis
     url: `http://${host}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         server.close(() => resolve());
+        options.streams?.stop();
         server.closeIdleConnections();
       }),
   };

@@ -22,6 +22,7 @@ import {
   type AuditFilter,
   type AuditorRequest,
 } from '@tokenops/shared';
+import type { OpenStreams } from '@tokenops/shared/process';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
 import { failOn, type Call, type Handler, type SendOptions } from '../http/operations';
@@ -68,7 +69,7 @@ export function auditHandlers(deps: ApiDeps) {
       }
       const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
       const scope = await auditScope(ctx, w, param('group'));
-      await streamEvents(res, deps, async (write) => {
+      await streamEvents(res, deps, deps.streams, async (write) => {
         // The range is the log as it is now: events appended while it streams are for the next read.
         const until = await ctx.store.headPosition();
         await readGroupLog(ctx.store, scope, filter, { ...(after && { after }), until, onEvent: write });
@@ -97,36 +98,36 @@ export function auditHandlers(deps: ApiDeps) {
  * Streams NDJSON: one event a line, written as the log is read, in chunks of about 64 KiB (one write
  * per event would cost more than reading it), waiting for the client to drain what it was sent
  * (backpressure) and stopping when it goes away. A failure once lines are out cuts the response (the
- * client sees it incomplete); before that, the error envelope answers.
+ * client sees it incomplete); before that, the error envelope answers. So does a stop of the service
+ * before the range is out (`streams`): the read stops and the response is cut, its last whole line
+ * the event to read on after (its `position` as the cursor).
  */
 async function streamEvents(
   res: Response,
   options: SendOptions,
+  streams: OpenStreams,
   read: (write: (event: unknown) => Promise<boolean>) => Promise<void>,
 ): Promise<void> {
-  let closed = false;
-  res.once('close', () => {
-    closed = true;
-  });
+  const stopped = streams.follow(res);
   let chunk = '';
   const flush = async () => {
     if (!res.headersSent) res.status(200).type(NDJSON);
-    if (!chunk || closed) return;
+    if (!chunk || stopped.aborted) return;
     const full = !res.write(chunk);
     chunk = '';
     if (full)
       await new Promise<void>((resolve) => {
         const done = () => {
           res.off('drain', done);
-          res.off('close', done);
+          stopped.removeEventListener('abort', done);
           resolve();
         };
         res.on('drain', done);
-        res.on('close', done);
+        stopped.addEventListener('abort', done);
       });
   };
   const write = async (event: unknown): Promise<boolean> => {
-    if (closed) return false;
+    if (stopped.aborted) return false;
     // Plain JSON.stringify: the log's events hold JSON only (no bigint), and a replacer costs a call per value.
     const line = JSON.stringify(event);
     // With checkResponses: each line is one event of the operator document.
@@ -139,7 +140,7 @@ async function streamEvents(
     chunk += `${line}
 `;
     if (chunk.length >= CHUNK) await flush();
-    return !closed;
+    return !stopped.aborted;
   };
   try {
     await read(write);
@@ -149,7 +150,9 @@ async function streamEvents(
     res.destroy(err as Error);
     return;
   }
-  res.end();
+  // Ended before the range was out (the service stops; or the client went, and this changes nothing).
+  if (stopped.aborted) res.destroy();
+  else res.end();
 }
 
 const CHUNK = 64 * 1024;

@@ -112,9 +112,10 @@ export function consoleHandlers(deps: ApiDeps) {
 }
 
 /**
- * Server-sent events until the client goes (or its token expires): what the log holds after `from`, then, every
- * EVENTS_POLL_MS, what was logged since. Each message's id is the event's position, so a client that
- * reconnects with it (Last-Event-ID) goes on from the next event.
+ * Server-sent events until the client goes, its token expires or the service stops: what the log holds
+ * after `from`, then, every EVENTS_POLL_MS, what was logged since. Each message's id is the event's
+ * position, so a client that reconnects with it (Last-Event-ID) goes on from the next event. A stop
+ * ends the stream at once after the last whole message (deps.streams).
  */
 async function streamEvents(
   signedIn: () => Promise<boolean>,
@@ -126,13 +127,12 @@ async function streamEvents(
   ) => Promise<LogPosition>,
   from: LogPosition | undefined,
 ): Promise<void> {
-  const gone = new AbortController();
-  res.once('close', () => gone.abort());
+  const done = deps.streams.follow(res);
   res.status(200).set({ 'content-type': EVENT_STREAM, 'x-accel-buffering': 'no' });
   res.flushHeaders();
   // Waits for a slow client to take what it was sent (backpressure) before reading on.
   const write = async (event: { position: string; type: string }): Promise<boolean> => {
-    if (gone.signal.aborted) return false;
+    if (done.aborted) return false;
     if (deps.checkResponses)
       failOn(
         responseViolations('AuditEventView', event),
@@ -140,12 +140,12 @@ async function streamEvents(
         deps.logger,
       );
     const message = `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-    if (!res.write(message)) await once(res, 'drain', { signal: gone.signal }).catch(() => undefined);
-    return !gone.signal.aborted;
+    if (!res.write(message)) await once(res, 'drain', { signal: done }).catch(() => undefined);
+    return !done.aborted;
   };
   let quietSince = Date.now();
   try {
-    while (!gone.signal.aborted && (await signedIn())) {
+    while (!done.aborted && (await signedIn())) {
       const before = from;
       from = await read(from, write);
       if (before !== from) quietSince = Date.now();
@@ -153,12 +153,14 @@ async function streamEvents(
         res.write(': keep-alive\n\n');
         quietSince = Date.now();
       }
-      await sleep(EVENTS_POLL_MS, undefined, { signal: gone.signal }).catch(() => undefined);
+      await sleep(EVENTS_POLL_MS, undefined, { signal: done }).catch(() => undefined);
     }
   } catch (err) {
     deps.logger.error('the event stream stopped', { error: (err as Error).message });
     res.destroy(err as Error);
     return;
   }
-  res.end();
+  // Stopped while the client does not take what it was sent: ending would wait for it to drain.
+  if (res.writableNeedDrain) res.destroy();
+  else res.end();
 }
