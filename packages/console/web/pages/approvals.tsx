@@ -20,7 +20,7 @@ import {
   useLoad,
   useNow,
 } from '../ui';
-import { useGroupEvents } from './live';
+import { STREAM_STATES, useGroupEvents } from './live';
 
 type Approval = Schemas['Approval'];
 type Preview = Schemas['PolicyPreviewResponse'];
@@ -403,10 +403,8 @@ export function Approvals({ group }: { group: string }) {
       <GroupTabs group={group} current="approvals" />
       <Failure error={view.error ?? approvals.error ?? spend.error} />
       <Section title="Waiting for approval">
-        <p class="muted">
-          {state === 'live'
-            ? 'New held spends appear here as they come.'
-            : 'Connecting to the group’s events…'}
+        <p class="muted" role="status">
+          {state === 'live' ? 'New held spends appear here as they come.' : STREAM_STATES[state]}
         </p>
         {approvals.data?.pending.length === 0 && <p>No spend waits for approval.</p>}
         <ul class="plain">

@@ -1,8 +1,11 @@
 /**
  * The group's events as they happen: server-sent events from GET /orchestrator/groups/{group}/events,
  * read through the generated client as a stream and parsed by eventsource-parser. When the stream
- * breaks it reconnects with the last event id it saw (Last-Event-ID), so nothing is missed. The
- * approvals page follows the same stream (useGroupEvents) to read the held spends again.
+ * ends or breaks (the service stopped, the network went), or stays silent longer than the service's
+ * keep-alive allows, the page says it is disconnected and tries again every second with the last
+ * event id it saw (Last-Event-ID): once the service answers it is live again, and the service goes on
+ * from the next event, so nothing is missed and nothing shows twice. The approvals page follows the
+ * same stream (useGroupEvents) to read the held spends again.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
@@ -41,19 +44,29 @@ export function describe(e: LogEvent): string {
 
 const MAX_SHOWN = 50;
 
-const STATES = {
+/** What the page says of the stream, by its state. */
+export const STREAM_STATES = {
   connecting: 'Connecting…',
   live: 'Live: new events appear here as they happen.',
-  reconnecting: 'Reconnecting…',
+  disconnected: 'Disconnected: the service does not answer. Reconnecting…',
   expired: 'Your session expired: sign out and sign in again to follow the events.',
 };
+export type StreamState = keyof typeof STREAM_STATES;
+
+/** How often to try again once disconnected. */
+const RETRY_MS = 1000;
+/**
+ * A stream silent for this long is taken as broken: the service writes a comment every 15 s on a quiet
+ * stream (console/reads.ts), so a connection that lost its other end says nothing at all.
+ */
+const SILENT_MS = 40_000;
 
 /**
  * Follows the group's event stream (the last day's events, then each new one): `onEvent` is told each
  * event; the answer is the stream's state.
  */
-export function useGroupEvents(group: string, onEvent: (e: LogEvent) => void): keyof typeof STATES {
-  const [state, setState] = useState<keyof typeof STATES>('connecting');
+export function useGroupEvents(group: string, onEvent: (e: LogEvent) => void): StreamState {
+  const [state, setState] = useState<StreamState>('connecting');
   const told = useRef(onEvent);
   told.current = onEvent;
   useEffect(() => {
@@ -63,12 +76,22 @@ export function useGroupEvents(group: string, onEvent: (e: LogEvent) => void): k
     let last: string | undefined;
     const follow = async () => {
       while (!stop.signal.aborted) {
+        // This connection: ended by the page leaving, or by a silence longer than the keep-alive.
+        const attempt = new AbortController();
+        const leave = () => attempt.abort();
+        stop.signal.addEventListener('abort', leave);
+        let silence: ReturnType<typeof setTimeout> | undefined;
+        const heard = () => {
+          clearTimeout(silence);
+          silence = setTimeout(() => attempt.abort(), SILENT_MS);
+        };
         try {
+          heard();
           const { response } = await api.GET('/orchestrator/groups/{group}/events', {
             params: { path: { group }, query: { since } },
             headers: { accept: 'text/event-stream', ...(last && { 'last-event-id': last }) },
             parseAs: 'stream',
-            signal: stop.signal,
+            signal: attempt.signal,
           });
           if (response.status === 401) {
             setState('expired');
@@ -76,8 +99,17 @@ export function useGroupEvents(group: string, onEvent: (e: LogEvent) => void): k
           }
           if (!response.ok || !response.body) throw new Error(`events: ${response.status}`);
           setState('live');
+          const text = new TextDecoder();
           const reader = response.body
-            .pipeThrough(new TextDecoderStream())
+            .pipeThrough(
+              new TransformStream<Uint8Array, string>({
+                transform: (chunk, out) => {
+                  heard(); // events and the service's keep-alive comments alike
+                  out.enqueue(text.decode(chunk, { stream: true }));
+                },
+                flush: (out) => out.enqueue(text.decode()),
+              }),
+            )
             .pipeThrough(new EventSourceParserStream())
             .getReader();
           for (;;) {
@@ -88,9 +120,14 @@ export function useGroupEvents(group: string, onEvent: (e: LogEvent) => void): k
           }
         } catch {
           if (stop.signal.aborted) return;
+        } finally {
+          clearTimeout(silence);
+          stop.signal.removeEventListener('abort', leave);
         }
-        setState('reconnecting');
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (stop.signal.aborted) return;
+        // The stream ended (a stop of the service ends it), broke, or was refused: disconnected.
+        setState('disconnected');
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     };
     void follow();
@@ -107,7 +144,9 @@ export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: Lo
   });
   return (
     <Section title="Live events">
-      <p class="muted">{STATES[state]}</p>
+      <p class="muted" role="status" data-testid="live-state">
+        {STREAM_STATES[state]}
+      </p>
       <ol
         class="events"
         aria-live="polite"

@@ -30,6 +30,7 @@ import {
   type World,
 } from '@tokenops/testing/harness';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
+import { TcpProxy } from '@tokenops/testing/tcp-proxy';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS;
@@ -533,6 +534,53 @@ describe('the console in a browser', () => {
       // The spend is in the latest bucket, and only there.
       expect(spend.body.recipients[0]!.amounts.at(-1)).toMatch(/^25/);
       expect(spend.body.recipients[0]!.amounts.slice(0, -1).every((a) => a === '0')).toBe(true);
+    }
+  });
+
+  it('says it is disconnected when its event stream drops (as when the service stops), and is live again once it reconnects, missing nothing and showing nothing twice', async () => {
+    // A tab of its own, on the world's group, reaching the service through a proxy the test can cut.
+    const proxy = await TcpProxy.open(world.client.url);
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${proxy.url(world.client.url)}/console`);
+      await tab.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+      await tab.getByRole('link', { name: new RegExp(world.groupId.slice(0, 6)) }).click();
+      const state = tab.getByTestId('live-state');
+      const shown = tab.getByTestId('live-events').getByRole('listitem');
+      const logged = async () => {
+        const page = await world.client.call<{ events: unknown[] }>(
+          'GET',
+          `/api/v1/orchestrator/groups/${world.groupId}/events`,
+          { token: world.operator.token },
+        );
+        expect(page.body.events.length).toBeLessThan(50); // the page lists the newest 50
+        return page.body.events.length;
+      };
+      const added = shown.filter({ hasText: 'whitelist entry added' });
+      await state.getByText('Live: new events appear here').waitFor();
+      await until(async () => (await shown.count()) === (await logged()));
+      const addedBefore = await added.count();
+
+      await proxy.cut();
+      await state.getByText('Disconnected: the service does not answer').waitFor();
+      // While the page cannot reach the service, the operator allow-lists a recipient.
+      const allowed = await world.client.call(
+        'POST',
+        `/api/v1/orchestrator/groups/${world.groupId}/whitelist`,
+        {
+          token: world.operator.token,
+          body: { address: generateSigner().address, type: 1, approved_amount: '5', ttl_seconds: 3600 },
+        },
+      );
+      expect(allowed.status).toBe(201);
+      await proxy.restore();
+      await state.getByText('Live: new events appear here').waitFor({ timeout: 10_000 });
+      // It went on after the last event it had (Last-Event-ID): what came meanwhile, once, nothing again.
+      await until(async () => (await added.count()) === addedBefore + 1);
+      await until(async () => (await shown.count()) === (await logged()));
+    } finally {
+      await tab.close();
+      await proxy.cut();
     }
   });
 
