@@ -8,7 +8,7 @@
  * queue at most about `lockMs` + 2 s after its death (TAKEOVER).
  */
 import { SETTINGS } from '../process/settings-catalogue';
-import { Queue, Worker as BullWorker, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { ErrorCode, Queue, Worker as BullWorker, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { TAKEOVER } from '../process/takeover';
@@ -156,20 +156,30 @@ export class BullJobQueue<T> implements JobQueue<T> {
   }
 
   async failed(limit = 100): Promise<FailedJob<T>[]> {
+    // BullMQ reads the failed set's ids, then each job on its own: a job another process put back
+    // meanwhile (job.retry deletes its failedReason, reprocessJob-9.lua) or removed is no longer
+    // failed, and is left out.
     const jobs = await this.queue.getFailed(0, limit - 1);
-    return jobs.map((j) => ({
-      id: j.id!,
-      name: j.name,
-      data: j.data as T,
-      error: j.failedReason,
-      attempts: j.attemptsMade,
-    }));
+    return jobs.flatMap((j) =>
+      typeof j.failedReason === 'string'
+        ? [{ id: j.id!, name: j.name, data: j.data as T, error: j.failedReason, attempts: j.attemptsMade }]
+        : [],
+    );
   }
 
-  async retry(jobId: string): Promise<void> {
+  async retry(jobId: string): Promise<boolean> {
     const job = await this.queue.getJob(jobId);
-    if (!job) throw new Error(`no job ${jobId}`);
-    await job.retry('failed', { resetAttemptsMade: true });
+    if (!job) return false;
+    try {
+      await job.retry('failed', { resetAttemptsMade: true });
+      return true;
+    } catch (err) {
+      // The script moves the job only if it is still in the failed set (ZREM): another process
+      // put it back first (JobNotInState), or it is gone (JobNotExist).
+      const code = (err as { code?: unknown }).code;
+      if (code === ErrorCode.JobNotInState || code === ErrorCode.JobNotExist) return false;
+      throw err;
+    }
   }
 
   async counts(): Promise<JobCounts> {

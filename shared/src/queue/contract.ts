@@ -91,11 +91,17 @@ export function jobQueueContract(
         { ...each, fate: 'dead', attempt: 3 },
       ]);
       healthy = true;
-      await queue.retry(jobId);
+      // Retried from several places at once (every executor's recovery): put back once, and the
+      // others are told it is no longer there; so is a retry of a job that was never failed.
+      const answers = await Promise.all([queue.retry(jobId), queue.retry(jobId), queue.retry(jobId)]);
+      expect(answers.sort()).toEqual([false, false, true]);
+      expect(await queue.retry('no-such-job')).toBe(false);
       await waitFor(() => done.length === 1);
+      await new Promise((r) => setTimeout(r, 100));
       await worker.close();
       expect(done).toEqual([42]);
       expect(await queue.failed()).toEqual([]);
+      expect(await queue.retry(jobId)).toBe(false); // done: not in the failed set
     });
 
     it('runs up to `concurrency` jobs at once', async () => {

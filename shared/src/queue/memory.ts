@@ -134,13 +134,14 @@ export class MemoryJobQueue<T> implements JobQueue<T> {
     }));
   }
 
-  async retry(jobId: string): Promise<void> {
+  async retry(jobId: string): Promise<boolean> {
     const i = this.failedJobs.findIndex((e) => e.job.id === jobId);
-    if (i < 0) throw new Error(`no failed job ${jobId}`);
+    if (i < 0) return false;
     const [entry] = this.failedJobs.splice(i, 1);
     entry!.job = { ...entry!.job, attempt: 1 };
     entry!.readyAt = Date.now();
     this.schedule(entry!);
+    return true;
   }
 
   async counts(): Promise<JobCounts> {

@@ -98,8 +98,12 @@ export interface JobQueue<T> {
   process(handler: (job: Job<T>) => Promise<void>, options?: ProcessOptions): Worker;
   /** Jobs that used up their attempts, newest first. */
   failed(limit?: number): Promise<FailedJob<T>[]>;
-  /** Puts a failed job back to run again, with a fresh set of attempts. */
-  retry(jobId: string): Promise<void>;
+  /**
+   * Puts a failed job back to run again, with a fresh set of attempts: true. False when it is not in
+   * the failed set (any more): another process put it back first, or it was removed. Several
+   * processes may retry the same job at once: one of them puts it back, the others answer false.
+   */
+  retry(jobId: string): Promise<boolean>;
   counts(): Promise<JobCounts>;
   close(): Promise<void>;
 }

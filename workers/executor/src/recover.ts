@@ -10,14 +10,23 @@
  * (landed: confirmed; failed: failed; never landed: the same bytes again, or built anew once their
  * blockhash expired), nothing on record is built and sent, and the outcome releases or spends the
  * reservation. A job that died of anything else is left to the operator (docs/operations.md).
- * Every executor may run it: retrying a job already back in the queue changes nothing.
+ * Every executor runs it, at the same time as the others: a job another executor put back between
+ * this pass's reading of the failed set and its retry has moved on (the queue's retry answers false,
+ * and its read of the failed set leaves out what left it meanwhile), which is no failure; a pass
+ * fails only when the queue does not answer.
  */
 import { type JobQueue } from '@tokenops/shared';
 import { chainWasAway } from '@tokenops/shared/adapters';
 
+/** Jobs put back at once (each is its own atomic move in the queue). */
+const RETRIES_AT_ONCE = 32;
+
 export interface ChainRecovery {
-  /** One pass: how many intents wait on the chain, and how many were put back to run. */
-  pass(): Promise<{ waiting: number; retried: number }>;
+  /**
+   * One pass: how many intents wait on the chain, how many this pass put back to run, and how many
+   * had moved on before it could (another executor put them back).
+   */
+  pass(): Promise<{ waiting: number; retried: number; movedOn: number }>;
   stop(): void;
 }
 
@@ -36,23 +45,26 @@ export function recoverChainWaits<T>(
   const pass = async () => {
     const waiting = (await queue.failed(1_000)).filter((job) => chainWasAway(job.error));
     options.onWaiting?.(waiting.length);
-    if (waiting.length === 0) return { waiting: 0, retried: 0 };
+    if (waiting.length === 0) return { waiting: 0, retried: 0, movedOn: 0 };
     try {
       await options.chainAnswers();
     } catch {
-      return { waiting: waiting.length, retried: 0 }; // still away: the next pass looks again
+      return { waiting: waiting.length, retried: 0, movedOn: 0 }; // still away: the next pass looks again
     }
     const retried: string[] = [];
-    for (const job of waiting) {
-      // Another executor may have put it back first: it is no longer in the failed set.
-      await queue.retry(job.id).then(
-        () => retried.push(job.id),
-        () => undefined,
-      );
+    let movedOn = 0;
+    // A few at a time: a round trip or two to Redis each, and up to a thousand after a long outage.
+    for (let i = 0; i < waiting.length; i += RETRIES_AT_ONCE) {
+      const some = waiting.slice(i, i + RETRIES_AT_ONCE);
+      const back = await Promise.all(some.map((job) => queue.retry(job.id)));
+      some.forEach((job, k) => {
+        if (back[k]) retried.push(job.id);
+        else movedOn += 1; // another executor put it back first
+      });
     }
     if (retried.length > 0) options.onRetried?.(retried);
-    options.onWaiting?.(waiting.length - retried.length);
-    return { waiting: waiting.length, retried: retried.length };
+    options.onWaiting?.(0); // each is back in the queue, put there by this pass or another
+    return { waiting: waiting.length, retried: retried.length, movedOn };
   };
   let running = false;
   const timer = setInterval(() => {
