@@ -1,10 +1,11 @@
 /**
  * The chain node away for longer than the executor's retry budget, on the server topology: the job of
  * a transfer accepted meanwhile runs out of attempts (EXECUTOR_RETRY_ATTEMPTS, short here, so the test
- * does not wait the default's 55 s). The intent waits on the chain (a metric says how many), the
+ * does not wait the default's 32 to 64 s). The intent waits on the chain (a metric says how many), the
  * agent's retries answer idempotency_in_progress, the executor is not ready; once the chain answers,
  * the intent finishes by itself, paid once, and the agent's retry answers the original outcome. The
- * executor's log stays JSON lines while its chain is away (web3.js printed "ws error: …" lines).
+ * executor's log stays JSON lines while its chain is away (web3.js printed "ws error: …" lines). The
+ * dead job is counted as dead of the chain's absence, which the dead-jobs alert leaves out.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +58,15 @@ describe('the chain away past the retry budget', () => {
     await topology?.destroy();
   });
 
+  /** The executor's dead jobs by cause (`tokenops_job_failures_total{fate="dead"}`): what TokenopsDeadJobs reads. */
+  const deadJobs = async () => {
+    const text = await fetch(`${executor.url}/metrics`).then((r) => r.text());
+    const dead: Record<string, number> = {};
+    for (const m of text.matchAll(/^tokenops_job_failures_total\{([^}]*)\} (\d+)$/gm))
+      if (m[1]!.includes('fate="dead"')) dead[/cause="([^"]*)"/.exec(m[1]!)?.[1] ?? ''] = Number(m[2]);
+    return dead;
+  };
+
   const waitingOnChain = async () => {
     const text = await fetch(`${executor.url}/metrics`).then((r) => r.text());
     const line = /^tokenops_intents_waiting_on_chain(?:\{[^}]*\})? (\d+)$/m.exec(text);
@@ -83,6 +93,9 @@ describe('the chain away past the retry budget', () => {
     expect((await fetch(`${executor.url}/readyz`)).status).toBe(503);
     await sleep(2_000); // the chain stays away well past the budget; the intent keeps waiting
     expect(await waitingOnChain()).toBe(1);
+    // Its job is dead of the chain's absence: counted apart from the dead jobs an operator must retry
+    // (the dead-jobs alert reads only those), since it runs again by itself.
+    expect(await deadJobs()).toEqual({ chain: 1 });
 
     // The chain answers again: the intent finishes without anyone retrying its job by hand.
     await chainProxy.restore();

@@ -18,7 +18,7 @@ export interface Metrics {
   projectionLag: Gauge<'projection'>;
   projectionStalled: Gauge<'projection'>;
   queueDepth: Gauge<'queue' | 'state'>;
-  jobFailures: Counter<'queue' | 'fate'>;
+  jobFailures: Counter<'queue' | 'fate' | 'cause'>;
   leaseHeld: Gauge<'lease'>;
   relayLag: Gauge<'relay'>;
   waitingOnChain: Gauge;
@@ -78,8 +78,8 @@ export function createMetrics(processName: string): Metrics {
     }),
     jobFailures: new Counter({
       name: 'tokenops_job_failures_total',
-      help: 'Failed job runs by fate: retry (attempts left), dead (none left: in the failed set, or a webhook delivery past its retry window), stalled (its worker stopped answering; handed on)',
-      labelNames: ['queue', 'fate'],
+      help: 'Failed job runs by fate: retry (attempts left), dead (none left: in the failed set, or a webhook delivery past its retry window), stalled (its worker stopped answering; handed on); and by cause: chain (the chain did not answer: a dead execute job of that cause runs again by itself once it answers), other',
+      labelNames: ['queue', 'fate', 'cause'],
       registers: [registry],
     }),
     leaseHeld: new Gauge({

@@ -91,6 +91,19 @@ describe('the sample monitoring names what the code exports', () => {
     expect(unknown(exprs)).toEqual([]);
   });
 
+  it('alerts.test.yml (promtool’s tests of the rules) tests only alerts of alerts.yml, on series that exist', () => {
+    const file = parse(read('infra/prometheus/alerts.test.yml')) as {
+      rule_files: string[];
+      tests: { input_series: { series: string }[]; alert_rule_test: { alertname: string }[] }[];
+    };
+    expect(file.rule_files).toEqual(['alerts.yml']);
+    const alerts = new Set(rules().map((r) => r.alert));
+    const tested = file.tests.flatMap((t) => t.alert_rule_test.map((a) => a.alertname));
+    expect(tested.length).toBeGreaterThan(3);
+    expect(tested.filter((a) => !alerts.has(a))).toEqual([]);
+    expect(unknown(file.tests.flatMap((t) => t.input_series.map((s) => s.series)))).toEqual([]);
+  });
+
   it('every metric and label of the Grafana dashboard exists', () => {
     const exprs = dashboardExprs();
     expect(exprs.flatMap(selectors).length).toBeGreaterThan(10);

@@ -18,11 +18,24 @@ export const observeOutcomes =
     metrics.outcomeLatency.observe({ action: intent.action, outcome }, Math.max(0, now() - intent.at) / 1000);
   };
 
-/** Each failed, dead or stalled job: `tokenops_job_failures_total{queue,fate}` and a log line. */
+/**
+ * Why a job run failed, as on-call must tell it: `chain` when the chain did not answer and the process
+ * puts such a job back by itself once it answers (the executor's chain recovery), `other` otherwise.
+ */
+export type JobFailureCause = 'chain' | 'other';
+
+/**
+ * Each failed, dead or stalled job: `tokenops_job_failures_total{queue,fate,cause}` and a log line.
+ * `waitsOnChain` tells the failures the process recovers from by itself once the chain answers (the
+ * executor's chain recovery; absent where nothing does): a job dead of one of those is no operator's
+ * to retry, and says so.
+ */
 export const observeJobs =
-  (logger: Logger, metrics?: Metrics) =>
+  (logger: Logger, metrics?: Metrics, waitsOnChain?: (error: string) => boolean) =>
   (e: JobEvent): void => {
-    metrics?.jobFailures.inc({ queue: e.queue, fate: e.fate });
+    const cause: JobFailureCause =
+      e.error !== undefined && waitsOnChain?.(e.error) === true ? 'chain' : 'other';
+    metrics?.jobFailures.inc({ queue: e.queue, fate: e.fate, cause });
     const fields = {
       queue: e.queue,
       job_id: e.jobId,
@@ -30,7 +43,9 @@ export const observeJobs =
       ...(e.attempt !== undefined && { attempt: e.attempt, attempts: e.attempts }),
       ...(e.error !== undefined && { error: e.error }),
     };
-    if (e.fate === 'dead') logger.error('job dead: no attempts left, kept in the failed set', fields);
+    if (e.fate === 'dead' && cause === 'chain')
+      logger.warn('job dead while the chain did not answer: it runs again by itself once it answers', fields);
+    else if (e.fate === 'dead') logger.error('job dead: no attempts left, kept in the failed set', fields);
     else if (e.fate === 'retry') logger.warn('job failed: will retry', fields);
     else logger.warn('job stalled: its worker stopped answering; handed to another', fields);
   };
@@ -54,10 +69,10 @@ export const observeAttempts =
       ...(attempt.error !== undefined && { error: attempt.error }),
     };
     if (next.status === 'dead') {
-      metrics?.jobFailures.inc({ queue: 'deliver', fate: 'dead' });
+      metrics?.jobFailures.inc({ queue: 'deliver', fate: 'dead', cause: 'other' });
       logger.error('webhook delivery dead: its retry window is over', fields);
     } else if (next.next_attempt_at !== undefined) {
-      metrics?.jobFailures.inc({ queue: 'deliver', fate: 'retry' });
+      metrics?.jobFailures.inc({ queue: 'deliver', fate: 'retry', cause: 'other' });
       logger.warn('webhook attempt failed: will retry', {
         ...fields,
         next_attempt_at: new Date(next.next_attempt_at).toISOString(),

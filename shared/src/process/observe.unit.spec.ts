@@ -51,7 +51,35 @@ describe('observations for on-call', () => {
       ['warn', 'job stalled: its worker stopped answering; handed to another', 'j-2', undefined, undefined],
     ]);
     for (const fate of ['retry', 'dead', 'stalled'])
-      expect(await value(metrics, 'tokenops_job_failures_total', { queue: 'execute', fate })).toBe(1);
+      expect(
+        await value(metrics, 'tokenops_job_failures_total', { queue: 'execute', fate, cause: 'other' }),
+      ).toBe(1);
+  });
+
+  it('a job dead because the chain did not answer, where the process puts those back by itself: counted apart (cause chain), a warning that says it runs again', async () => {
+    const { logger, lines } = capture();
+    const metrics = createMetrics('test');
+    const observe = observeJobs(logger, metrics, (error) => error.startsWith('chain away'));
+    const job = { queue: 'execute', name: 'execute', attempts: 2 };
+    observe({ ...job, jobId: 'j-1', fate: 'retry', attempt: 1, error: 'chain away: refused' });
+    observe({ ...job, jobId: 'j-1', fate: 'dead', attempt: 2, error: 'chain away: refused' });
+    observe({ ...job, jobId: 'j-2', fate: 'dead', attempt: 2, error: 'insufficient funds' });
+    await tick();
+    expect(lines.map((l) => [l.level, l.message, l.job_id])).toEqual([
+      ['warn', 'job failed: will retry', 'j-1'],
+      ['warn', 'job dead while the chain did not answer: it runs again by itself once it answers', 'j-1'],
+      ['error', 'job dead: no attempts left, kept in the failed set', 'j-2'],
+    ]);
+    const dead = (cause: string) =>
+      value(metrics, 'tokenops_job_failures_total', { queue: 'execute', fate: 'dead', cause });
+    expect([await dead('chain'), await dead('other')]).toEqual([1, 1]);
+    expect(
+      await value(metrics, 'tokenops_job_failures_total', {
+        queue: 'execute',
+        fate: 'retry',
+        cause: 'chain',
+      }),
+    ).toBe(1);
   });
 
   it('a webhook attempt: counted by outcome; a failure logged with its next attempt, or as dead', async () => {

@@ -36,7 +36,7 @@ import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
 import { RELAY, runLater, startRelay } from './relay';
 import { watchPayments } from './payments';
-import { recoverChainWaits } from './recover';
+import { recoverChainWaits, waitsOnChain } from './recover';
 import { executorWiring } from './wiring';
 
 runProcess('executor', async () => {
@@ -82,7 +82,8 @@ runProcess('executor', async () => {
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: wiring.concurrency,
     lockMs,
-    observe: observeJobs(logger, metrics),
+    // Jobs dead because the chain did not answer are put back by the chain recovery (below), when it runs.
+    observe: observeJobs(logger, metrics, ctx.chain instanceof RpcChain ? waitsOnChain : undefined),
   });
   const relay = whileLeader({
     redis,

@@ -1,11 +1,12 @@
 /**
  * Intents that waited on the chain past their job's retry budget finish by themselves once it answers.
  *
- * A job retries with backoff (EXECUTOR_RETRY_ATTEMPTS, about 55 s by default); a chain node away for
- * longer leaves the job dead in the failed set, its intent reserved with no outcome, and the agent's
- * retries answering idempotency_in_progress. Each pass (every `intervalMs`) counts the dead jobs that
- * died because the chain did not answer (`tokenops_intents_waiting_on_chain`) and, when there are some
- * and the chain answers now, puts them back in the queue with fresh attempts. The job then takes
+ * A job retries with backoff (EXECUTOR_RETRY_ATTEMPTS: its last attempt 31.8 to 63.5 s after its
+ * first by default, `retrySpan`); a chain node away for longer leaves the job dead in the failed set,
+ * its intent reserved with no outcome, and the agent's retries answering idempotency_in_progress.
+ * Each pass (every `intervalMs`) counts the dead jobs that died because the chain did not answer
+ * (`tokenops_intents_waiting_on_chain`) and, when there are some and the chain answers now, puts them
+ * back in the queue with fresh attempts. The job then takes
  * execute.ts's exactly-once steps as any retry does: a submission on record is asked of the chain
  * (landed: confirmed; failed: failed; never landed: the same bytes again, or built anew once their
  * blockhash expired), nothing on record is built and sent, and the outcome releases or spends the
@@ -17,6 +18,12 @@
  */
 import { type JobQueue } from '@tokenops/shared';
 import { chainWasAway } from '@tokenops/shared/adapters';
+
+/**
+ * Whether a job's failure is one this recovery puts back once the chain answers: the chain did not
+ * answer. What the job observer labels `cause="chain"` (a dead one is no operator's to retry).
+ */
+export const waitsOnChain = (error: string): boolean => chainWasAway(error);
 
 /** Jobs put back at once (each is its own atomic move in the queue). */
 const RETRIES_AT_ONCE = 32;
@@ -43,7 +50,7 @@ export function recoverChainWaits<T>(
   },
 ): ChainRecovery {
   const pass = async () => {
-    const waiting = (await queue.failed(1_000)).filter((job) => chainWasAway(job.error));
+    const waiting = (await queue.failed(1_000)).filter((job) => waitsOnChain(job.error));
     options.onWaiting?.(waiting.length);
     if (waiting.length === 0) return { waiting: 0, retried: 0, movedOn: 0 };
     try {
