@@ -6,8 +6,12 @@
  * (`npm run docs:tables`, settings-table.ts).
  */
 import { DEFAULT_DELIVERY_RETRY } from '../application/webhooks/deliver';
-import { DEFAULT_RETRY } from '../queue/port';
+import { DEFAULT_RETRY, retrySpan } from '../queue/port';
 import { TAKEOVER } from './takeover';
+
+/** How long the default retries take (EXECUTOR_RETRY_ATTEMPTS's meaning says it). */
+const DEFAULT_SPAN = retrySpan(DEFAULT_RETRY);
+const seconds = (ms: number) => String(Math.round(ms / 100) / 10);
 
 /** The processes: the embedded default (`npm start`) and those of the server topology. */
 export const PROCESSES = ['embedded', 'api', 'projector', 'executor', 'delivery', 'chain', 'replay'] as const;
@@ -301,7 +305,7 @@ export const SETTINGS = {
     default: DEFAULT_RETRY.attempts,
     min: 1,
     max: 30,
-    meaning: `a job's attempts in all, retried with backoff from ${DEFAULT_RETRY.backoffMs} ms doubling (half of each delay random): 8 is about 55 s; a job that ran out of them because the chain did not answer runs again once it answers (\`CHAIN_RECOVERY_INTERVAL_MS\`)`,
+    meaning: `a job's attempts in all, retried with backoff from ${DEFAULT_RETRY.backoffMs} ms doubling, each delay between ${Math.round((1 - DEFAULT_RETRY.jitter) * 100)} % and all of it at random: with ${DEFAULT_RETRY.attempts}, a job's last attempt comes ${seconds(DEFAULT_SPAN.minMs)} to ${seconds(DEFAULT_SPAN.maxMs)} s after its first, ${seconds(DEFAULT_SPAN.medianMs)} s at the median (the sum of its delays); a job that ran out of them because the chain did not answer runs again once it answers (\`CHAIN_RECOVERY_INTERVAL_MS\`)`,
   },
   CHAIN_RECOVERY_INTERVAL_MS: {
     type: 'int',

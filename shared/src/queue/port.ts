@@ -108,6 +108,20 @@ export interface JobQueue<T> {
   close(): Promise<void>;
 }
 
+/**
+ * How long after its first attempt a job under `policy` runs its last, the runs themselves aside: the
+ * sum of its retries' delays (`backoffDelay`), each between (1 - jitter) and all of backoffMs ×
+ * 2^(n-1). The random part of each delay is uniform, so symmetric about its middle, and so is their
+ * sum: its median is the middle of its range. (BullMQ's exponential backoff with jitter draws each
+ * delay the same way.)
+ */
+export function retrySpan(policy: RetryPolicy): { minMs: number; medianMs: number; maxMs: number } {
+  let maxMs = 0;
+  for (let retry = 1; retry < policy.attempts; retry++) maxMs += policy.backoffMs * 2 ** (retry - 1);
+  const minMs = maxMs * (1 - policy.jitter);
+  return { minMs, medianMs: (minMs + maxMs) / 2, maxMs };
+}
+
 /** The delay before retry number `retry` (1-based) under `policy`, with `random` in [0, 1). */
 export function backoffDelay(policy: RetryPolicy, retry: number, random: number): number {
   const base = policy.backoffMs * 2 ** (retry - 1);
