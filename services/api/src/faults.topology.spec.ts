@@ -1,10 +1,12 @@
 /**
  * Faults on the server topology, as separate processes on real servers: an executor killed (-9) in the
  * middle of a burst, an API instance killed while it waits for outcomes, the projector killed during
- * a replay and a replay killed half-way, then Redis and PostgreSQL restarted under load. After each,
+ * a replay and a replay killed half-way, an API instance stopped (SIGTERM) with a console's event
+ * stream open, then Redis and PostgreSQL restarted under load. After each,
  * with the processes started again: no intent is lost, none reaches the chain twice (exact balances,
  * one outcome per intent), and the read models equal a full replay of the log.
  */
+import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
 import Redis from 'ioredis';
 import { generateSigner } from '@tokenops/shared';
 import { ViewGenerations } from '@tokenops/projections';
@@ -176,7 +178,84 @@ describe('processes killed on the server topology', () => {
     expect(history.body.transactions).toHaveLength(3);
     await expectModelsEqualReplay(topology);
   });
+
+  // Last of these: the stopped instance is not started again.
+  it('an API instance stopped with a console’s event stream open: the stream ends at once, it exits 0, and the console goes on from its last event id on the other instance', async () => {
+    const [stopped, other] = topology.apis;
+    const open = follow(stopped!.url, world);
+    await until(() => open.got.length >= 2); // the group's first events
+    const signalled = Date.now();
+    const exit = stopped!.kill('SIGTERM');
+    expect(await open.ended).toBe('ended'); // ended by the instance, not cut by its exit
+    expect(await exit).toBe(0);
+    // Without the stop ending its streams, it ran out its 30 s grace and exited 1.
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+
+    // Meanwhile the operator allow-lists a recipient; the console reconnects to the other instance
+    // with the last id it saw, and gets what came after it: exactly what a full read has after it.
+    const recipient = generateSigner().address;
+    const added = await new Client(other!.url).call(
+      'POST',
+      `/api/v1/orchestrator/groups/${world.groupId}/whitelist`,
+      {
+        token: world.operator.token,
+        body: { address: recipient, type: 1, approved_amount: '5', ttl_seconds: 86_400 },
+      },
+    );
+    expect(added.status).toBe(201);
+    const last = open.got.at(-1)!.id;
+    const isNew = (m: EventSourceMessage) =>
+      m.event === 'whitelist.entry_added' && m.data.includes(recipient);
+    const resumed = follow(other!.url, world, last);
+    const all = follow(other!.url, world);
+    await until(() => resumed.got.some(isNew) && all.got.some(isNew));
+    resumed.stop();
+    all.stop();
+    const after = all.got.findIndex((m) => m.id === last);
+    expect(after).toBeGreaterThan(0);
+    const upTo = (got: EventSourceMessage[]) => got.slice(0, got.findIndex(isNew) + 1).map((m) => m.id);
+    expect(upTo(resumed.got)).toEqual(upTo(all.got.slice(after + 1)));
+  });
 });
+
+/**
+ * The world's group's event stream on `url` as the console follows it (server-sent events, from
+ * `lastEventId` when given): the messages so far, how the stream ended (its end, or a cut
+ * connection), and a stop.
+ */
+function follow(url: string, world: World, lastEventId?: string) {
+  const halt = new AbortController();
+  const got: EventSourceMessage[] = [];
+  const ended = (async (): Promise<'ended' | 'cut'> => {
+    try {
+      const res = await fetch(`${url}/api/v1/orchestrator/groups/${world.groupId}/events`, {
+        headers: {
+          authorization: `Bearer ${world.operator.token}`,
+          accept: 'text/event-stream',
+          ...(lastEventId && { 'last-event-id': lastEventId }),
+        },
+        signal: halt.signal,
+      });
+      const reader = res
+        .body!.pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream())
+        .getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return 'ended';
+        got.push(value);
+      }
+    } catch {
+      return 'cut';
+    }
+  })();
+  return { got, ended, stop: () => halt.abort() };
+}
+
+async function until(ok: () => boolean, ms = 10_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !ok(); await sleep(50))
+    if (Date.now() > deadline) throw new Error(`not so within ${ms} ms`);
+}
 
 describe('Redis and PostgreSQL restarted under load', () => {
   let pg: PrivateServer;
