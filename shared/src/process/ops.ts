@@ -63,11 +63,6 @@ export class OpenStreams {
   private readonly open = new Set<AbortController>();
   private stopped = false;
 
-  /** Whether the server is stopping: a stream that ends now was ended by the stop, not by its client. */
-  get stopping(): boolean {
-    return this.stopped;
-  }
-
   /**
    * A signal for one streamed response, aborted when its client goes or the server stops (at once, for
    * a stream begun while it stops). The response closes its connection when it ends (nothing idle is
