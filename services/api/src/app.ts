@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   AGENT_CONTRACT,
   OPERATOR_CONTRACT,
-  REFERENCE_OPERATIONS,
+  AGENT_REFERENCE,
   ServiceError,
   VARIANT_CONTRACT,
   openApiDocument,
@@ -107,7 +107,7 @@ export function createApp(deps: ApiDeps): express.Express {
 export function contractRoutes(deps: ApiDeps) {
   const at = (base: string) => ({ checkResponses: deps.checkResponses, logger: deps.logger, base });
   const fleet = fleetWebhookHandlers(deps);
-  const shared = new Set<object>(REFERENCE_OPERATIONS);
+  const shared = new Set<object>(Object.values(AGENT_REFERENCE.operations));
   const operatorOnly = OPERATOR_CONTRACT.operations.filter((op) => !shared.has(op));
   return {
     agent: mount(
@@ -142,7 +142,7 @@ export function contractRoutes(deps: ApiDeps) {
       },
       fleet,
       at(VARIANT_PREFIX),
-      OPERATOR_CONTRACT.operations.filter((op) => op.tag === 'fleet webhooks'),
+      OPERATOR_CONTRACT.operations.filter((op) => op.tag === 'webhooks'),
     ),
   };
 }

@@ -1,5 +1,6 @@
 import { object } from './build';
-import { ChallengeRequest, LimitsInputSchema } from './operator-schemas';
+import { LimitsInputSchema } from './operator/common';
+import { ChallengeRequest } from './operator/sign-in';
 
 describe('object(): a closed object schema said once', () => {
   it('requires every property but the optional ones, and allows no other', () => {

@@ -7,9 +7,8 @@ import { ServiceError } from '../errors';
 import { responseViolations, validate } from './validator';
 import { unstorableText } from './text';
 import type { SchemaName } from './validator';
-import { CONTRACT_SCHEMAS } from './schemas';
-import { OPERATOR_SCHEMAS } from './operator-schemas';
-import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
+import { CONTRACT_SCHEMAS } from './agent-openapi';
+import { OPERATOR_SCHEMAS } from './operator-openapi';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'; // 44 chars
 const TO = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'; // 44 chars
@@ -421,7 +420,7 @@ describe('the operator surface', () => {
 });
 
 describe('every schema', () => {
-  it.each(Object.keys({ ...CONTRACT_SCHEMAS, ...OPERATOR_SCHEMAS, ...OPERATOR_RESPONSE_SCHEMAS }))(
+  it.each(Object.keys({ ...CONTRACT_SCHEMAS, ...OPERATOR_SCHEMAS }))(
     '%s compiles in strict mode (a schema that does not is a 500 at its first request)',
     (name) => {
       try {

@@ -1,38 +1,13 @@
 /**
- * The OpenAPI 3.1 documents of the agent contract, assembled from the same schema constants the
- * validator compiles: one builder (`buildOpenApiDocument`) for the primary /api/v1 contract (here) and
- * the variant /v1 one (variant-openapi.ts). Served by the API and checked by an OpenAPI validator in a
- * test.
+ * The builder of the service's OpenAPI 3.1 documents (the agent's, agent-openapi.ts; the variant's,
+ * variant-openapi.ts; the operator's, operator-openapi.ts): what a row of a contract says
+ * (`Operation`), one tag of a contract said in one file (`contractTag`: its rows with the schemas they
+ * name), and the document a contract's rows and schemas make. The same rows register the service's
+ * routes and check their answers (services/api/src/http/operations.ts).
  */
-import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode, type ValidationDetail } from '../errors';
-import { CONTRACT_SCHEMAS, IdempotencyKey, type ContractSchemaName } from './schemas';
-import {
-  PoolsResponse,
-  TokensResponse,
-  VenuesResponse,
-  WebhookDeletedResponse,
-  WebhookListResponse,
-  WebhookSubscriptionView,
-} from './operator-responses';
-import { PathParams } from './operator-schemas';
-import { responseViolations, type SchemaName } from './validator';
+import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../errors';
 
-type Tag = 'onboarding' | 'intents' | 'state' | 'webhooks' | 'reference';
-
-/** The agent document's schemas: the contract's, and those of the service's own reads for agents. */
-export const AGENT_DOCUMENT_SCHEMAS = {
-  ...CONTRACT_SCHEMAS,
-  WebhookSubscriptionView,
-  WebhookListResponse,
-  WebhookDeletedResponse,
-  TokensResponse,
-  VenuesResponse,
-  PoolsResponse,
-  PathParams,
-} as const;
-export type AgentDocumentSchemaName = keyof typeof AGENT_DOCUMENT_SCHEMAS;
-
-export interface Operation<Name extends string = ContractSchemaName, TagName extends string = Tag> {
+export interface Operation<Name extends string = string, TagName extends string = string> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   tag: TagName;
@@ -59,7 +34,7 @@ export interface Operation<Name extends string = ContractSchemaName, TagName ext
 }
 
 /** What differs between the contracts' documents. */
-export interface ContractDescription<Name extends string, TagName extends string = Tag> {
+export interface ContractDescription<Name extends string, TagName extends string = string> {
   title: string;
   /** What the API is (the agent contract's sentence when absent). */
   description?: string;
@@ -74,8 +49,8 @@ export interface ContractDescription<Name extends string, TagName extends string
   idempotencyHeader?: { required: boolean; schema: object; description: string };
   /** The schema whose properties are the path parameters (`{name}` in a path). */
   pathParameters?: Name;
-  /** The tags (the agent contract's when absent). */
-  tags?: readonly { name: TagName; description: string }[];
+  /** The tags, in the document's order. */
+  tags: readonly { name: TagName; description: string }[];
   /** The security schemes, the first the default (the agent's API key when absent). */
   securitySchemes?: Record<string, object>;
   /**
@@ -85,112 +60,99 @@ export interface ContractDescription<Name extends string, TagName extends string
   rateLimited?: true;
 }
 
-export const OPERATIONS: readonly Operation[] = [
-  {
-    method: 'post',
-    path: '/register',
-    tag: 'onboarding',
-    operationId: 'register',
-    summary: 'Exchange a one-time invitation code for an API key (shown once).',
-    request: 'RegisterRequest',
-    response: 'RegisterResponse',
-    public: true,
-  },
-  {
-    method: 'post',
-    path: '/transfer',
-    tag: 'intents',
-    operationId: 'transfer',
-    summary: 'Send tokens to an allow-listed recipient; a 0.10 % protocol fee is deducted.',
-    request: 'TransferRequest',
-    response: 'TransferResponse',
-    idempotent: true,
-  },
-  {
-    method: 'post',
-    path: '/swap',
-    tag: 'intents',
-    operationId: 'swap',
-    summary: 'Swap through the configured aggregator under the spend limits, with a minimum output.',
-    request: 'SwapRequest',
-    response: 'SwapResponse',
-    idempotent: true,
-  },
-  {
-    method: 'post',
-    path: '/deposit',
-    tag: 'intents',
-    operationId: 'deposit',
-    summary: 'Deposit into an allow-listed lending venue.',
-    request: 'DepositRequest',
-    response: 'DepositResponse',
-    idempotent: true,
-  },
-  {
-    method: 'post',
-    path: '/withdraw',
-    tag: 'intents',
-    operationId: 'withdraw',
-    summary: 'Withdraw from an allow-listed lending venue.',
-    request: 'WithdrawRequest',
-    response: 'WithdrawResponse',
-    idempotent: true,
-  },
-  {
-    method: 'post',
-    path: '/intents/simulate',
-    tag: 'intents',
-    operationId: 'simulateTransfer',
-    summary: 'Dry-run a transfer under the current limits; nothing is submitted.',
-    request: 'SimulateRequest',
-    response: 'SimulateResponse',
-  },
-  {
-    method: 'post',
-    path: '/x402/pay',
-    tag: 'intents',
-    operationId: 'payX402',
-    summary:
-      'Pay an HTTP resource that answers 402 (x402, scheme exact on Solana) as a transfer to its payTo, under the same limits; the answer carries the resource’s reply.',
-    request: 'X402PayRequest',
-    response: 'X402PayResponse',
-    idempotent: true,
-  },
-  {
-    method: 'get',
-    path: '/balance',
-    tag: 'state',
-    operationId: 'getBalance',
-    summary: 'Token balances and the limit counters.',
-    response: 'BalanceResponse',
-  },
-  {
-    method: 'get',
-    path: '/limits',
-    tag: 'state',
-    operationId: 'getLimits',
-    summary: 'Limits, remaining headroom and the group.',
-    response: 'LimitsResponse',
-  },
-  {
-    method: 'get',
-    path: '/history',
-    tag: 'state',
-    operationId: 'getHistory',
-    summary: 'The most recent confirmed intents of the last 24 hours, newest first.',
-    query: 'HistoryQuery',
-    response: 'HistoryResponse',
-  },
-  {
-    method: 'post',
-    path: '/webhooks',
-    tag: 'webhooks',
-    operationId: 'registerWebhook',
-    summary: 'Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once.',
-    request: 'WebhookRequest',
-    response: 'WebhookResponse',
-  },
-];
+/**
+ * One tag of a contract, said in one file: its name and description (the document's tag), its rows by
+ * operation id, the schemas its rows name (by their names in the document; the service may name them
+ * too, as it checks a streamed line), and the schemas of the path parameters its paths introduce.
+ */
+export interface ContractTag<
+  TagName extends string = string,
+  Schemas extends Record<string, object> = Record<string, object>,
+  Rows extends Record<string, Operation<string, TagName>> = Record<string, Operation<string, TagName>>,
+> {
+  readonly name: TagName;
+  readonly description: string;
+  readonly schemas: Schemas;
+  readonly operations: Rows;
+  readonly parameters?: Record<string, object>;
+}
+
+/**
+ * A tag of a contract. Each row is keyed by its operation id, carries the tag's name and names only
+ * the tag's schemas: the types say so, and so does this check when the module loads.
+ */
+export function contractTag<
+  const TagName extends string,
+  Schemas extends Record<string, object>,
+  Rows extends { [Id in keyof Rows]: Operation<keyof Schemas & string, TagName> & { operationId: Id } },
+>(tag: {
+  name: TagName;
+  description: string;
+  schemas: Schemas;
+  operations: Rows;
+  parameters?: Record<string, object>;
+}): ContractTag<TagName, Schemas, Rows> {
+  for (const [id, op] of Object.entries<Operation>(tag.operations)) {
+    const named = [op.request, op.query, op.response].filter((n) => n !== undefined);
+    const problems = [
+      ...(op.operationId === id ? [] : [`keyed ${id}`]),
+      ...(op.tag === tag.name ? [] : [`tagged ${op.tag}`]),
+      ...named.filter((n) => !(n in tag.schemas)).map((n) => `names ${n}, not a schema of the tag`),
+    ];
+    if (problems.length > 0) throw new Error(`${tag.name}: ${op.operationId} ${problems.join(', ')}`);
+  }
+  return tag;
+}
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void
+  ? I
+  : never;
+/** The named schemas of every tag of a list, as one object. */
+export type SchemasOf<Tags extends readonly ContractTag[]> = UnionToIntersection<Tags[number]['schemas']>;
+/** The names of a list of tags. */
+export type TagNameOf<Tags extends readonly ContractTag[]> = Tags[number]['name'];
+
+/** Merges named schemas; a name given two different schemas is refused. */
+function merged(parts: readonly Record<string, object>[], what: string): Record<string, object> {
+  const all: Record<string, object> = {};
+  for (const part of parts)
+    for (const [name, schema] of Object.entries(part)) {
+      if (all[name] !== undefined && all[name] !== schema) throw new Error(`${what} ${name} is said twice`);
+      all[name] = schema;
+    }
+  return all;
+}
+
+/** The named schemas of every tag of a list (a schema two tags name is one). */
+export const schemasOf = <const Tags extends readonly ContractTag[]>(tags: Tags): SchemasOf<Tags> =>
+  merged(
+    tags.map((t) => t.schemas),
+    'the schema',
+  ) as SchemasOf<Tags>;
+
+/** The rows of every tag of a list, in order. */
+export const operationsOf = <const Tags extends readonly ContractTag[]>(tags: Tags) =>
+  tags.flatMap((t) => Object.values(t.operations)) as Operation<
+    keyof SchemasOf<Tags> & string,
+    TagNameOf<Tags>
+  >[];
+
+/** The document's tags (name and description) of a list. */
+export const tagsOf = <const Tags extends readonly ContractTag[]>(tags: Tags) =>
+  tags.map((t) => ({ name: t.name, description: t.description })) as {
+    name: TagNameOf<Tags>;
+    description: string;
+  }[];
+
+/** The schema whose properties are the path parameters of every tag of a list. */
+export const pathParametersOf = (tags: readonly ContractTag[]) =>
+  ({
+    type: 'object',
+    properties: merged(
+      tags.map((t) => t.parameters ?? {}),
+      'the path parameter',
+    ),
+  }) as const;
 
 /** Every route: a malformed request, an unexpected failure, a dependency down. */
 export const REFERENCE_ERRORS: readonly ErrorCode[] = [
@@ -198,71 +160,8 @@ export const REFERENCE_ERRORS: readonly ErrorCode[] = [
   'internal_error',
   'service_unavailable',
 ];
-const SIGNED_IN_ERRORS: readonly ErrorCode[] = [...REFERENCE_ERRORS, 'unauthorized', 'rate_limited'];
-
-/** The public reads of what a spend needs: in the agent's document and the operator's alike. */
-export const REFERENCE_OPERATIONS: readonly Operation<
-  'TokensResponse' | 'VenuesResponse' | 'PoolsResponse',
-  'reference'
->[] = [
-  {
-    method: 'get',
-    path: '/tokens',
-    tag: 'reference',
-    operationId: 'listTokens',
-    summary: 'The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take).',
-    response: 'TokensResponse',
-    errors: REFERENCE_ERRORS,
-    public: true,
-  },
-  {
-    method: 'get',
-    path: '/venues',
-    tag: 'reference',
-    operationId: 'listVenues',
-    summary: 'The lending venues (lending_program of deposit and withdraw), each with the mints it takes.',
-    response: 'VenuesResponse',
-    errors: REFERENCE_ERRORS,
-    public: true,
-  },
-  {
-    method: 'get',
-    path: '/pools',
-    tag: 'reference',
-    operationId: 'listPools',
-    summary: 'The swap aggregator and, on the local chain, its pools with their reserves.',
-    response: 'PoolsResponse',
-    errors: REFERENCE_ERRORS,
-    public: true,
-  },
-];
-
-/**
- * The service's own operations for agents, beyond the contract's ten: an agent lists and deletes its
- * webhooks, and reads what a spend needs (the tokens, the lending venues, the aggregator's pools).
- * Public reads answer without a key.
- */
-export const AGENT_SERVICE_OPERATIONS: readonly Operation<AgentDocumentSchemaName>[] = [
-  {
-    method: 'get',
-    path: '/webhooks',
-    tag: 'webhooks',
-    operationId: 'listWebhooks',
-    summary: 'The agent’s own webhook subscriptions (never a secret).',
-    response: 'WebhookListResponse',
-    errors: SIGNED_IN_ERRORS,
-  },
-  {
-    method: 'delete',
-    path: '/webhooks/{webhook}',
-    tag: 'webhooks',
-    operationId: 'deleteWebhook',
-    summary: 'Delete one of the agent’s webhook subscriptions; nothing more is sent to it.',
-    response: 'WebhookDeletedResponse',
-    errors: [...SIGNED_IN_ERRORS, 'not_found'],
-  },
-  ...REFERENCE_OPERATIONS,
-];
+/** Routes that take the caller's credential: missing or bad, and too many failures from one address. */
+export const SIGNED_IN_ERRORS: readonly ErrorCode[] = [...REFERENCE_ERRORS, 'unauthorized', 'rate_limited'];
 
 /**
  * The headers of an answer drawn from the agent views (the state reads): whether the views included
@@ -463,16 +362,8 @@ function operationObject<Name extends string, TagName extends string>(
   };
 }
 
-const AGENT_TAGS = [
-  { name: 'onboarding', description: 'Register with an invitation code.' },
-  { name: 'intents', description: 'Transfer, swap, deposit, withdraw, simulate.' },
-  { name: 'state', description: 'Balance, limits, history.' },
-  { name: 'webhooks', description: 'Event subscriptions.' },
-  { name: 'reference', description: 'What a spend needs: tokens, lending venues, pools (no key needed).' },
-] as const;
-
 /** The OpenAPI 3.1 document of one contract. */
-export function buildOpenApiDocument<Name extends string, TagName extends string = Tag>(
+export function buildOpenApiDocument<Name extends string, TagName extends string = string>(
   contract: ContractDescription<Name, TagName>,
 ) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -491,57 +382,10 @@ export function buildOpenApiDocument<Name extends string, TagName extends string
     },
     // Not internal: every document describes an API the service serves to its callers.
     servers: [{ url: contract.serverUrl, 'x-internal': false }],
-    tags: (contract.tags ?? AGENT_TAGS).map((t) => ({ name: t.name as string, description: t.description })),
+    tags: contract.tags.map((t) => ({ name: t.name as string, description: t.description })),
     security: [{ [Object.keys(securitySchemes)[0]!]: [] as string[] }],
     paths,
     'x-error-codes': errorCodesExtension(contract.codeName),
     components: { securitySchemes, schemas: contract.schemas },
   };
-}
-
-/** The primary /api/v1 contract: its operations (the service's own for agents too), schemas and errors. */
-export const AGENT_CONTRACT: ContractDescription<AgentDocumentSchemaName> = {
-  title: 'Token operations: agent API',
-  serverUrl: '/api/v1',
-  operations: [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS],
-  schemas: AGENT_DOCUMENT_SCHEMAS,
-  pathParameters: 'PathParams',
-  rateLimited: true,
-  errorBody: 'ErrorBody',
-  codeName: (code) => code,
-  idempotencyHeader: {
-    required: false,
-    schema: IdempotencyKey,
-    description: 'Optional; when sent it must equal the body field idempotency_key.',
-  },
-};
-
-/** The primary /api/v1 contract's document. */
-export function openApiDocument(serverUrl = AGENT_CONTRACT.serverUrl) {
-  return buildOpenApiDocument<AgentDocumentSchemaName>({ ...AGENT_CONTRACT, serverUrl });
-}
-
-/**
- * How an answer to an operation differs from what its row says: a status it does not list, a body its
- * schema refuses, an error code it does not list for that status (as the contract names its codes,
- * in its error body: `{"error": code}` or `{"error": {"code"}}`). Empty when it holds.
- */
-export function answerViolations<Name extends string, TagName extends string>(
-  op: Operation<Name, TagName>,
-  contract: Pick<ContractDescription<Name, TagName>, 'errorBody' | 'codeName'>,
-  status: number,
-  body: unknown,
-): ValidationDetail[] {
-  const where = `${op.method.toUpperCase()} ${op.path}`;
-  if (status === (op.status ?? 200)) return responseViolations(op.response as unknown as SchemaName, body);
-  const codes = (op.errors ?? ERROR_CODES)
-    .filter((c) => ERROR_CATALOGUE[c].status === status)
-    .map(contract.codeName);
-  if (codes.length === 0) return [{ path: '', issue: `status ${status} is not documented for ${where}` }];
-  const found = responseViolations(contract.errorBody as unknown as SchemaName, body);
-  const error = (body as { error?: unknown } | null)?.error;
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : error;
-  if (!codes.includes(code as string))
-    found.push({ path: '/error', issue: `${String(code)} is not documented for ${where} (${status})` });
-  return found;
 }

@@ -1,104 +1,53 @@
-import { ERROR_CATALOGUE, ERROR_CODES } from '../errors';
-import { AGENT_SERVICE_OPERATIONS, OPERATIONS, RATE_LIMIT_HEADERS, openApiDocument } from './openapi';
-import { openApiProblems } from '@tokenops/testing/openapi';
+/**
+ * A tag of a contract said in one file: a row is keyed by its operation id, carries its tag's name and
+ * names the tag's schemas, or the module that says it does not load; tags composed into a document
+ * say each schema and each path parameter once.
+ */
+import { contractTag, operationsOf, pathParametersOf, schemasOf, tagsOf, type Operation } from './openapi';
 
-describe('the OpenAPI 3.1 document', () => {
-  const doc = openApiDocument();
+const Thing = { type: 'object', additionalProperties: false } as const;
+const Other = { type: 'string' } as const;
+const row = (more: Partial<Operation> = {}): Operation => ({
+  method: 'get',
+  path: '/things',
+  tag: 'things',
+  operationId: 'listThings',
+  summary: 'The things.',
+  response: 'Thing',
+  ...more,
+});
+// The types refuse each of these too; the casts let the check at load time be seen.
+const tag = (operations: Record<string, Operation>, schemas: Record<string, object> = { Thing }) =>
+  contractTag({ name: 'things', description: 'Things.', schemas, operations } as never);
 
-  it('is a valid OpenAPI 3.1 document', async () => {
-    expect(await openApiProblems(doc)).toBe('');
+describe('a tag of a contract', () => {
+  it('holds rows keyed by their operation id, of its own tag, naming its own schemas', () => {
+    const things = tag({ listThings: row() });
+    expect((things.operations as Record<string, Operation>).listThings).toEqual(row());
+    expect(operationsOf([things])).toEqual([row()]);
+    expect(tagsOf([things])).toEqual([{ name: 'things', description: 'Things.' }]);
   });
 
-  it('is checked by a validator that refuses a broken document', async () => {
-    const broken = JSON.parse(JSON.stringify(doc));
-    delete broken.paths['/transfer'].post.responses['200'].description;
-    broken.paths['/transfer'].post.requestBody.content['application/json'].schema = {
-      $ref: '#/components/schemas/Nope',
-    };
-    expect(await openApiProblems(broken)).not.toBe('');
-  });
-
-  it('has every primary path, tagged, with error bodies for 400, 401, 403, 409 and 502', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(
-      [
-        '/balance',
-        '/deposit',
-        '/history',
-        '/intents/simulate',
-        '/limits',
-        '/register',
-        '/swap',
-        '/transfer',
-        '/webhooks',
-        '/withdraw',
-        // The service's own reads for agents: its webhooks, and what a spend needs.
-        '/webhooks/{webhook}',
-        '/tokens',
-        '/venues',
-        '/pools',
-        // x402: paying an HTTP resource (docs/x402.md).
-        '/x402/pay',
-      ].sort(),
+  it('refuses a row keyed by another id, of another tag, or naming a schema it does not hold', () => {
+    expect(() => tag({ things: row() })).toThrow('things: listThings keyed things');
+    expect(() => tag({ listThings: row({ tag: 'stuff' }) })).toThrow('things: listThings tagged stuff');
+    expect(() => tag({ listThings: row({ request: 'Other' }) })).toThrow(
+      'things: listThings names Other, not a schema of the tag',
     );
-    for (const op of OPERATIONS) {
-      const o = (
-        doc.paths[op.path] as Record<string, { tags: string[]; responses: Record<string, unknown> }>
-      )[op.method]!;
-      expect(o.tags).toEqual([op.tag]);
-      for (const status of ['200', '400', '401', '403', '409', '502'])
-        expect(o.responses).toHaveProperty(status);
-    }
   });
 
-  it('requires bearer auth everywhere except register', () => {
-    expect(doc.security).toEqual([{ bearerAuth: [] }]);
-    const register = (doc.paths['/register'] as { post: { security?: unknown[] } }).post;
-    expect(register.security).toEqual([]);
-    const transfer = (doc.paths['/transfer'] as { post: { security?: unknown[] } }).post;
-    expect(transfer.security).toBeUndefined();
-  });
-
-  it('lists every error code the service can answer, per status, with why each extension exists', () => {
-    const body = doc.components.schemas.ErrorBody as { properties: { error: { enum: string[] } } };
-    expect(body.properties.error.enum).toEqual(ERROR_CODES);
-    const transfer = (
-      doc.paths['/transfer'] as { post: { responses: Record<string, { description: string }> } }
-    ).post.responses;
-    for (const code of ERROR_CODES) {
-      const status = String(ERROR_CATALOGUE[code].status);
-      expect(transfer[status]?.description).toContain(code);
-    }
-    const listed = doc['x-error-codes'];
-    expect(listed.map((c) => c.code)).toEqual(ERROR_CODES);
-    for (const c of listed) expect(Boolean(c.why)).toBe(c.origin === 'service');
-  });
-
-  it('documents the freshness headers on the state reads, and the rate limit on every signed-in answer', () => {
-    const rateLimit = Object.keys(RATE_LIMIT_HEADERS);
-    for (const op of [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS]) {
-      const responses = (
-        doc.paths[op.path] as Record<string, { responses: Record<string, { headers?: object }> }>
-      )[op.method]!.responses;
-      const views = op.tag === 'state' ? ['X-Data-Stale', 'X-Data-Position', 'X-Data-Lag-Ms'] : [];
-      expect(Object.keys(responses['200']!.headers ?? {})).toEqual([
-        ...views,
-        ...(op.public ? [] : rateLimit),
-      ]);
-      if (!op.public)
-        expect(Object.keys(responses['429']!.headers ?? {})).toEqual([...rateLimit, 'Retry-After']);
-    }
-  });
-
-  it('says on every 401 that the credential is a bearer one', () => {
-    for (const op of [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS].filter((o) => !o.public)) {
-      const responses = (
-        doc.paths[op.path] as Record<string, { responses: Record<string, { headers?: object }> }>
-      )[op.method]!.responses;
-      expect(Object.keys(responses['401']!.headers ?? {})).toEqual(['WWW-Authenticate']);
-    }
-  });
-
-  it('uses the tags onboarding, intents, state, webhooks and reference', () => {
-    expect(doc.tags.map((t) => t.name)).toEqual(['onboarding', 'intents', 'state', 'webhooks', 'reference']);
+  it('composes with others into one set of schemas and of path parameters, each said once', () => {
+    const a = tag({}, { Thing });
+    const b = tag({}, { Thing, Other });
+    expect(schemasOf([a, b])).toEqual({ Thing, Other });
+    expect(() => schemasOf([a, tag({}, { Thing: Other })])).toThrow('the schema Thing is said twice');
+    const withParam = (schema: object) => ({ ...a, parameters: { thing: schema } });
+    expect(pathParametersOf([withParam(Other), withParam(Other)])).toEqual({
+      type: 'object',
+      properties: { thing: Other },
+    });
+    expect(() => pathParametersOf([withParam(Other), withParam(Thing)])).toThrow(
+      'the path parameter thing is said twice',
+    );
   });
 });

@@ -1,9 +1,8 @@
 import { ERROR_CATALOGUE } from '../errors';
 import { openApiProblems } from '@tokenops/testing/openapi';
-import { answerViolations } from './openapi';
 import { OPERATOR_CONTRACT, OPERATOR_OPERATIONS, operatorOpenApiDocument } from './operator-openapi';
 import { VARIANT_CONTRACT } from './variant-openapi';
-import { validate, type SchemaName } from './validator';
+import { answerViolations, validate, type SchemaName } from './validator';
 
 type Responses = Record<string, { content?: Record<string, { schema: unknown }> }>;
 type Op = { security?: unknown; parameters?: { name: string; in: string }[]; responses: Responses };

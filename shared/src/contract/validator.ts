@@ -2,21 +2,28 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import Big from 'big.js';
 import { parseAmount } from '../money';
-import { ServiceError, validationError, type ValidationDetail } from '../errors';
-import { AmountInput, AmountNumber, AmountString, CONTRACT_SCHEMAS } from './schemas';
-import { OPERATOR_SCHEMAS } from './operator-schemas';
-import { OPERATOR_RESPONSE_SCHEMAS } from './operator-responses';
+import {
+  ERROR_CATALOGUE,
+  ERROR_CODES,
+  ServiceError,
+  validationError,
+  type ValidationDetail,
+} from '../errors';
+import { AmountInput, AmountNumber, AmountString } from './schemas';
+import { CONTRACT_SCHEMAS } from './agent-openapi';
+import { OPERATOR_SCHEMAS } from './operator-openapi';
+import type { ContractDescription, Operation } from './openapi';
 import { VARIANT_SCHEMAS } from './variant-schemas';
 import { unstorableText, utf8Bytes } from './text';
 
-const SCHEMAS = {
-  ...CONTRACT_SCHEMAS,
-  ...OPERATOR_SCHEMAS,
-  ...OPERATOR_RESPONSE_SCHEMAS,
-  ...VARIANT_SCHEMAS,
-};
-/** The name of a schema the validator knows: the agent contract's (primary and variant) and the operator surface's (requests and answers). */
+const SCHEMAS = { ...CONTRACT_SCHEMAS, ...OPERATOR_SCHEMAS, ...VARIANT_SCHEMAS };
+/** The name of a schema the validator knows: every named schema of the three documents. */
 export type SchemaName = keyof typeof SCHEMAS;
+// A name is one schema in every document that names it.
+for (const documents of [CONTRACT_SCHEMAS, OPERATOR_SCHEMAS, VARIANT_SCHEMAS] as Record<string, object>[])
+  for (const [name, schema] of Object.entries(documents))
+    if ((SCHEMAS as Record<string, object>)[name] !== schema)
+      throw new Error(`the schema ${name} is two schemas in the documents`);
 
 /**
  * Compiles the contract schemas once (ajv strict mode) and turns a failed validation into the
@@ -165,4 +172,29 @@ function dedupe(details: ValidationDetail[]): ValidationDetail[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * How an answer to an operation differs from what its row says: a status it does not list, a body its
+ * schema refuses, an error code it does not list for that status (as the contract names its codes,
+ * in its error body: `{"error": code}` or `{"error": {"code"}}`). Empty when it holds.
+ */
+export function answerViolations<Name extends string, TagName extends string>(
+  op: Operation<Name, TagName>,
+  contract: Pick<ContractDescription<Name, TagName>, 'errorBody' | 'codeName'>,
+  status: number,
+  body: unknown,
+): ValidationDetail[] {
+  const where = `${op.method.toUpperCase()} ${op.path}`;
+  if (status === (op.status ?? 200)) return responseViolations(op.response as unknown as SchemaName, body);
+  const codes = (op.errors ?? ERROR_CODES)
+    .filter((c) => ERROR_CATALOGUE[c].status === status)
+    .map(contract.codeName);
+  if (codes.length === 0) return [{ path: '', issue: `status ${status} is not documented for ${where}` }];
+  const found = responseViolations(contract.errorBody as unknown as SchemaName, body);
+  const error = (body as { error?: unknown } | null)?.error;
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : error;
+  if (!codes.includes(code as string))
+    found.push({ path: '/error', issue: `${String(code)} is not documented for ${where} (${status})` });
+  return found;
 }

@@ -1,8 +1,10 @@
 /**
  * The OpenAPI 3.1 document of the variant /v1 agent contract: its operations and schemas
- * (variant-schemas.ts) through the primary's builder (openapi.ts).
+ * (variant-schemas.ts), under the primary's tags (agent-openapi.ts), through the same builder
+ * (openapi.ts).
  */
-import { buildOpenApiDocument, type ContractDescription, type Operation } from './openapi';
+import { AGENT_TAGS, type AgentTagName } from './agent-openapi';
+import { buildOpenApiDocument, tagsOf, type ContractDescription, type Operation } from './openapi';
 import {
   VARIANT_SCHEMAS,
   VariantIdempotencyKey,
@@ -10,7 +12,7 @@ import {
   type VariantSchemaName,
 } from './variant-schemas';
 
-export const VARIANT_OPERATIONS: readonly Operation<VariantSchemaName>[] = [
+export const VARIANT_OPERATIONS: readonly Operation<VariantSchemaName, AgentTagName>[] = [
   {
     method: 'post',
     path: '/agents/register',
@@ -108,11 +110,12 @@ export const VARIANT_OPERATIONS: readonly Operation<VariantSchemaName>[] = [
 ];
 
 /** The variant contract: its operations, schemas, error envelope and code names. */
-export const VARIANT_CONTRACT: ContractDescription<VariantSchemaName> = {
+export const VARIANT_CONTRACT: ContractDescription<VariantSchemaName, AgentTagName> = {
   title: 'Token operations: agent API (variant)',
   serverUrl: '/v1',
   operations: VARIANT_OPERATIONS,
   schemas: VARIANT_SCHEMAS,
+  tags: tagsOf(AGENT_TAGS),
   errorBody: 'VariantErrorBody',
   codeName: variantCode,
   rateLimited: true,
@@ -124,5 +127,5 @@ export const VARIANT_CONTRACT: ContractDescription<VariantSchemaName> = {
 };
 
 export function variantOpenApiDocument(serverUrl = VARIANT_CONTRACT.serverUrl) {
-  return buildOpenApiDocument<VariantSchemaName>({ ...VARIANT_CONTRACT, serverUrl });
+  return buildOpenApiDocument<VariantSchemaName, AgentTagName>({ ...VARIANT_CONTRACT, serverUrl });
 }

@@ -25,8 +25,7 @@ import {
   groupEvents,
 } from '@tokenops/testing/domain/fixtures';
 import { ENTRY_TYPE } from './events';
-import { WhitelistEntryResponse } from '../contract/operator-responses';
-import { WhitelistRequest } from '../contract/operator-schemas';
+import { WhitelistEntryResponse, WhitelistRequest } from '../contract/operator/allow-list';
 import { codeOf, thrownBy } from '@tokenops/testing/errors';
 import { addEntry } from '@tokenops/testing/domain/deciders';
 import { DeciderSpecification } from '@tokenops/testing/domain/specification';

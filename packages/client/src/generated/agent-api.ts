@@ -503,16 +503,6 @@ export interface components {
             webhook_id: string;
             signing_secret: string;
         };
-        ErrorBody: {
-            /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
-            message: string;
-            details?: {
-                /** @description JSON Pointer to the failing field. */
-                path: string;
-                issue: string;
-            }[];
-        };
         WebhookSubscriptionView: {
             webhook_id: string;
             /** @enum {string} */
@@ -582,13 +572,23 @@ export interface components {
                 }[];
             }[];
         };
+        ErrorBody: {
+            /** @enum {string} */
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
+            message: string;
+            details?: {
+                /** @description JSON Pointer to the failing field. */
+                path: string;
+                issue: string;
+            }[];
+        };
         PathParams: {
             group?: string;
-            agent?: string;
             entry?: string;
+            agent?: string;
+            approval?: string;
             webhook?: string;
             intent?: string;
-            approval?: string;
         };
     };
     responses: never;

@@ -77,80 +77,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/orchestrator/groups/{group}/reconciliation": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Compare the log with the chain for every agent of the group: the discrepancies, none when clean.
-         * @description A window (from, to; both inclusive) limits the intents checked; balances are always compared as they are now (docs/audit.md).
-         */
-        get: operations["reconcileGroup"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orchestrator/groups/{group}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Each agent’s use of its limits now (spent today, operations this hour), balances, last activity. */
-        get: operations["groupUsage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orchestrator/groups/{group}/spend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log. */
-        get: operations["groupSpend"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orchestrator/groups/{group}/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The group’s events as they happen: server-sent events from the log, resumable by Last-Event-ID.
-         * @description With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent; recorded since `since` when given), then each new one as it is logged, until the client goes, the operator’s token expires or the service stops. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.
-         */
-        get: operations["groupEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/orchestrator/groups/{group}/whitelist": {
         parameters: {
             query?: never;
@@ -273,50 +199,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/orchestrator/groups/{group}/webhooks": {
+    "/orchestrator/groups/{group}/usage": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Every subscription of the group: its fleet webhooks and its agents’ own. */
-        get: operations["listWebhooks"];
-        put?: never;
-        /** Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once. */
-        post: operations["createFleetWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orchestrator/webhooks/{webhook}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete a subscription of one of the operator’s groups; nothing more is sent to it. */
-        delete: operations["deleteWebhook"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orchestrator/webhooks/{webhook}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The delivery log of a subscription, newest first: each delivery with its attempts. */
-        get: operations["listDeliveries"];
+        /** Each agent’s use of its limits now (spent today, operations this hour), balances, last activity. */
+        get: operations["groupUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -325,34 +216,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/orchestrator/webhooks/{webhook}/redeliver": {
+    "/orchestrator/groups/{group}/spend": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log. */
+        get: operations["groupSpend"];
         put?: never;
-        /** Send one event (event_id) or every event since a time (since) to the subscription again. */
-        post: operations["redeliver"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/orchestrator/webhooks/{webhook}/rotate-secret": {
+    "/orchestrator/groups/{group}/events": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The group’s events as they happen: server-sent events from the log, resumable by Last-Event-ID.
+         * @description With Accept: text/event-stream: every event of the group after the one Last-Event-ID names (from the group’s first when absent; recorded since `since` when given), then each new one as it is logged, until the client goes, the operator’s token expires or the service stops. Each message: `id` the event’s position (a cursor), `event` its type, `data` an AuditEventView. A client that reconnects with the last id it saw misses nothing. Otherwise, JSON: one page of events after Last-Event-ID, as the audit query answers.
+         */
+        get: operations["groupEvents"];
         put?: never;
-        /** A new signing secret (shown once); the previous one signs too for grace_seconds. */
-        post: operations["rotateWebhookSecret"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -473,6 +367,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orchestrator/groups/{group}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every subscription of the group: its fleet webhooks and its agents’ own. */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once. */
+        post: operations["createFleetWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/webhooks/{webhook}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a subscription of one of the operator’s groups; nothing more is sent to it. */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/webhooks/{webhook}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log of a subscription, newest first: each delivery with its attempts. */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/webhooks/{webhook}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one event (event_id) or every event since a time (since) to the subscription again. */
+        post: operations["redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/webhooks/{webhook}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (shown once); the previous one signs too for grace_seconds. */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orchestrator/groups/{group}/auditors": {
         parameters: {
             query?: never;
@@ -487,6 +467,26 @@ export interface paths {
         post: operations["grantAuditor"];
         /** Take an auditor’s access away (the wallet in the body); its token reads nothing of the group after. */
         delete: operations["removeAuditor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/groups/{group}/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare the log with the chain for every agent of the group: the discrepancies, none when clean.
+         * @description A window (from, to; both inclusive) limits the intents checked; balances are always compared as they are now (docs/audit.md).
+         */
+        get: operations["reconcileGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -627,28 +627,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        SpendQuery: {
-            /**
-             * @default 24h
-             * @enum {string}
-             */
-            window?: "24h" | "7d";
-        };
-        GroupEventsQuery: {
-            /**
-             * Format: date-time
-             * @description Only events recorded at or after this time (the console asks for the last day).
-             */
-            since?: string;
-        };
-        PathParams: {
-            group?: string;
-            agent?: string;
-            entry?: string;
-            webhook?: string;
-            intent?: string;
-            approval?: string;
-        };
         ChallengeRequest: {
             wallet: string;
         };
@@ -656,6 +634,18 @@ export interface components {
             wallet: string;
             message: string;
             signature: string;
+        };
+        ChallengeResponse: {
+            /** @description Sign this text (UTF-8) with the wallet; it expires in five minutes. */
+            message: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        TokenResponse: {
+            /** @description A JWT (HS256) for the wallet: Authorization: Bearer <token>. */
+            token: string;
+            /** Format: date-time */
+            expires_at: string;
         };
         CreateGroupRequest: {
             /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
@@ -677,174 +667,6 @@ export interface components {
                 approval_threshold?: (number | string) | null;
             };
         };
-        ApprovalPolicyRequest: {
-            /** @description Spends valued above this (in the base token) are held; null: no threshold. */
-            threshold: (number | string) | null;
-            /** @description Operator wallets that approve; the owner alone when absent. */
-            approvers?: string[];
-            /**
-             * Format: int32
-             * @description How many distinct approvers must sign (m of n); 1 when absent.
-             */
-            quorum?: number;
-            /**
-             * Format: int32
-             * @description How long a held spend waits for a decision; 86400 when absent.
-             */
-            ttl_seconds?: number;
-            /** @description Hold the first spend to each allow-list entry, whatever its size. */
-            new_recipients?: boolean;
-        };
-        ApprovalsQuery: {
-            /** @enum {string} */
-            status?: "pending" | "approved" | "rejected" | "expired";
-        };
-        ApproveRequest: {
-            signature: string;
-        };
-        RejectRequest: {
-            reason?: string;
-        };
-        PolicyPreviewRequest: {
-            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            per_tx_limit?: number | string;
-            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            daily_limit?: number | string;
-            /** Format: int32 */
-            hourly_tx_cap?: number;
-            /** @description Above this value a spend of the agent is held for approval, whatever the group’s policy says; null: the group’s threshold again. */
-            approval_threshold?: (number | string) | null;
-            /** @description Hold the first spend to each allow-list entry. */
-            new_recipients?: boolean;
-            /** @description Entries the proposal adds (a type-1 entry with its approved_amount, no TTL). */
-            whitelist_add?: {
-                address: string;
-                /**
-                 * Format: int32
-                 * @enum {integer}
-                 */
-                type: 0 | 1 | 2;
-                /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-                approved_amount?: number | string;
-            }[];
-            /** @description Addresses the proposal takes off the allow-list. */
-            whitelist_remove?: string[];
-            /**
-             * Format: date-time
-             * @description The window starts here (7 days ago when absent) and ends now.
-             */
-            since?: string;
-        };
-        WhitelistRequest: {
-            address: string;
-            /**
-             * Format: int32
-             * @description 1: an external recipient (needs approved_amount and ttl_seconds); 2: a protocol.
-             * @enum {integer}
-             */
-            type: 1 | 2;
-            label?: string;
-            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            approved_amount?: number | string;
-            /** Format: int32 */
-            ttl_seconds?: number;
-        };
-        InvitationRequest: {
-            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            per_tx_limit?: number | string;
-            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            daily_limit?: number | string;
-            /** Format: int32 */
-            hourly_tx_cap?: number;
-            /** @description Above this value a spend of the agent is held for approval, whatever the group’s policy says; null: the group’s threshold again. */
-            approval_threshold?: (number | string) | null;
-            label?: string;
-        };
-        LimitsChangeRequest: {
-            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            per_tx_limit?: number | string;
-            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            daily_limit?: number | string;
-            /** Format: int32 */
-            hourly_tx_cap?: number;
-            /** @description Above this value a spend of the agent is held for approval, whatever the group’s policy says; null: the group’s threshold again. */
-            approval_threshold?: (number | string) | null;
-        };
-        EmptyRequest: Record<string, never>;
-        EmergencyWithdrawRequest: {
-            destination?: string;
-        };
-        AirdropRequest: {
-            to: string;
-            mint?: string;
-            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            amount: number | string;
-        };
-        /** @description Exactly one of event_id and since. */
-        RedeliverRequest: {
-            event_id?: string;
-            /** Format: date-time */
-            since?: string;
-        };
-        RotateSecretRequest: {
-            /** Format: int32 */
-            grace_seconds?: number;
-        };
-        DeliveriesQuery: {
-            /**
-             * Format: int32
-             * @default 20
-             */
-            limit?: number;
-            /** Format: date-time */
-            before?: string;
-        };
-        AuditorRequest: {
-            wallet: string;
-        };
-        AuditEventsQuery: {
-            /**
-             * Format: date-time
-             * @description Recorded at or after this time.
-             */
-            from?: string;
-            /**
-             * Format: date-time
-             * @description Recorded before this time.
-             */
-            to?: string;
-            agent?: string;
-            /** @description One event type of the log (`intent.blocked`, `x402.payment_settled`), or several separated by commas. */
-            type?: string;
-            cursor?: string;
-            /**
-             * Format: int32
-             * @default 100
-             */
-            limit?: number;
-        };
-        ReconciliationQuery: {
-            /** Format: date-time */
-            from?: string;
-            /** Format: date-time */
-            to?: string;
-        };
-        VerificationQuery: {
-            /** @description Checkpoints an earlier verification gave, each `events:digest`: the running digest after that many events of the group must be the same. */
-            expect?: string;
-        };
-        ChallengeResponse: {
-            /** @description Sign this text (UTF-8) with the wallet; it expires in five minutes. */
-            message: string;
-            /** Format: date-time */
-            expires_at: string;
-        };
-        TokenResponse: {
-            /** @description A JWT (HS256) for the wallet: Authorization: Bearer <token>. */
-            token: string;
-            /** Format: date-time */
-            expires_at: string;
-        };
         GroupCreatedResponse: {
             group_config_pda: string;
             owner_wallet: string;
@@ -859,6 +681,28 @@ export interface components {
                 approval_threshold?: string;
             };
             aggregator: string;
+        };
+        GroupListResponse: {
+            /** @description The groups the signed-in wallet owns, oldest first (no one else’s). */
+            groups: {
+                group_config_pda: string;
+                /** Format: date-time */
+                created_at: string;
+                base_mint: string;
+                default_limits: {
+                    /** @description An exact decimal, in human units. */
+                    per_tx_limit: string;
+                    /** @description An exact decimal, in human units. */
+                    daily_limit: string;
+                    hourly_tx_cap: number;
+                    /** @description An exact decimal, in human units. */
+                    approval_threshold?: string;
+                };
+                /** @description Agents invited to it (registered or not, revoked included). */
+                agents: number;
+                /** @description Allow-list entries in force (its agents’ included). */
+                whitelist_entries: number;
+            }[];
         };
         GroupResponse: {
             group_config_pda: string;
@@ -912,27 +756,19 @@ export interface components {
                 budget_remaining: string | null;
             }[];
         };
-        GroupListResponse: {
-            /** @description The groups the signed-in wallet owns, oldest first (no one else’s). */
-            groups: {
-                group_config_pda: string;
-                /** Format: date-time */
-                created_at: string;
-                base_mint: string;
-                default_limits: {
-                    /** @description An exact decimal, in human units. */
-                    per_tx_limit: string;
-                    /** @description An exact decimal, in human units. */
-                    daily_limit: string;
-                    hourly_tx_cap: number;
-                    /** @description An exact decimal, in human units. */
-                    approval_threshold?: string;
-                };
-                /** @description Agents invited to it (registered or not, revoked included). */
-                agents: number;
-                /** @description Allow-list entries in force (its agents’ included). */
-                whitelist_entries: number;
-            }[];
+        WhitelistRequest: {
+            address: string;
+            /**
+             * Format: int32
+             * @description 1: an external recipient (needs approved_amount and ttl_seconds); 2: a protocol.
+             * @enum {integer}
+             */
+            type: 1 | 2;
+            label?: string;
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            approved_amount?: number | string;
+            /** Format: int32 */
+            ttl_seconds?: number;
         };
         WhitelistEntryResponse: {
             whitelist_entry_pda: string;
@@ -950,6 +786,17 @@ export interface components {
         WhitelistRemovedResponse: {
             removed: string;
         };
+        InvitationRequest: {
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            per_tx_limit?: number | string;
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            daily_limit?: number | string;
+            /** Format: int32 */
+            hourly_tx_cap?: number;
+            /** @description Above this value a spend of the agent is held for approval, whatever the group’s policy says; null: the group’s threshold again. */
+            approval_threshold?: (number | string) | null;
+            label?: string;
+        };
         InvitationResponse: {
             /** @description One-time; shown once. */
             invitation_code: string;
@@ -966,6 +813,16 @@ export interface components {
                 approval_threshold?: string;
             };
         };
+        LimitsChangeRequest: {
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            per_tx_limit?: number | string;
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            daily_limit?: number | string;
+            /** Format: int32 */
+            hourly_tx_cap?: number;
+            /** @description Above this value a spend of the agent is held for approval, whatever the group’s policy says; null: the group’s threshold again. */
+            approval_threshold?: (number | string) | null;
+        };
         AgentLimitsResponse: {
             agent_wallet_pda: string;
             limits: {
@@ -978,15 +835,14 @@ export interface components {
                 approval_threshold?: string;
             };
         };
+        EmptyRequest: Record<string, never>;
         RevokeResponse: {
             agent_wallet_pda: string;
             /** @constant */
             is_active: "revoked";
         };
-        RotateKeyResponse: {
-            agent_wallet_pda: string;
-            /** @description The new key, shown once; the old one is refused from now on. */
-            api_key: string;
+        EmergencyWithdrawRequest: {
+            destination?: string;
         };
         EmergencyWithdrawResponse: {
             agent_wallet_pda: string;
@@ -1012,28 +868,268 @@ export interface components {
                 tx_sig: string;
             }[];
         };
-        ReconciliationResponse: {
-            group_id: string;
+        RotateKeyResponse: {
+            agent_wallet_pda: string;
+            /** @description The new key, shown once; the old one is refused from now on. */
+            api_key: string;
+        };
+        SpendQuery: {
+            /**
+             * @default 24h
+             * @enum {string}
+             */
+            window?: "24h" | "7d";
+        };
+        GroupEventsQuery: {
+            /**
+             * Format: date-time
+             * @description Only events recorded at or after this time (the console asks for the last day).
+             */
+            since?: string;
+        };
+        GroupUsageResponse: {
+            agents: {
+                agent_wallet_pda: string;
+                /** @description Spent (reserved or confirmed) in the last 24 hours, in the base token. */
+                spent_today: string;
+                /** @description Operations (reserved or confirmed) in the last 60 minutes. */
+                hourly_count: number;
+                /**
+                 * Format: date-time
+                 * @description When its latest operation was decided, if within the last 25 hours (the window the limits keep).
+                 */
+                last_activity_at: string | null;
+                /** @description Its balance of each registry token (symbol: amount), from the agent views. */
+                balances: {
+                    [key: string]: string;
+                };
+            }[];
+        };
+        SpendResponse: {
+            /** @enum {string} */
+            window: "24h" | "7d";
+            bucket_seconds: number;
+            /** @description The start of each bucket, oldest first. */
+            buckets: string[];
+            /** @description Confirmed spends by agent, in the base token. */
+            agents: {
+                key: string;
+                /** @description An exact decimal, in human units. */
+                total: string;
+                /** @description One amount a bucket, in the order of `buckets`. */
+                amounts: string[];
+            }[];
+            /** @description Confirmed spends by recipient (counterparty), in the base token. */
+            recipients: {
+                key: string;
+                /** @description An exact decimal, in human units. */
+                total: string;
+                /** @description One amount a bucket, in the order of `buckets`. */
+                amounts: string[];
+            }[];
+        };
+        AuditEventsResponse: {
+            events: {
+                /** @description The event’s log position: a cursor to read on after it. */
+                position: string;
+                event_id: string;
+                stream: string;
+                revision: number;
+                type: string;
+                /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
+                data: unknown;
+                metadata: {
+                    correlation_id: string | null;
+                    causation_id: string | null;
+                };
+                /** Format: date-time */
+                recorded_at: string;
+                /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
+                hash: string | null;
+            }[];
+            /** @description Pass it as ?cursor= to read on. */
+            next_cursor: string;
+            has_more: boolean;
+        };
+        AuditEventView: {
+            /** @description The event’s log position: a cursor to read on after it. */
+            position: string;
+            event_id: string;
+            stream: string;
+            revision: number;
+            type: string;
+            /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
+            data: unknown;
+            metadata: {
+                correlation_id: string | null;
+                causation_id: string | null;
+            };
             /** Format: date-time */
-            from: string | null;
+            recorded_at: string;
+            /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
+            hash: string | null;
+        };
+        ApprovalPolicyRequest: {
+            /** @description Spends valued above this (in the base token) are held; null: no threshold. */
+            threshold: (number | string) | null;
+            /** @description Operator wallets that approve; the owner alone when absent. */
+            approvers?: string[];
+            /**
+             * Format: int32
+             * @description How many distinct approvers must sign (m of n); 1 when absent.
+             */
+            quorum?: number;
+            /**
+             * Format: int32
+             * @description How long a held spend waits for a decision; 86400 when absent.
+             */
+            ttl_seconds?: number;
+            /** @description Hold the first spend to each allow-list entry, whatever its size. */
+            new_recipients?: boolean;
+        };
+        ApprovalPolicyResponse: {
+            group_config_pda: string;
+            threshold: string | null;
+            approvers: string[];
+            quorum: number;
+            ttl_seconds: number;
+            new_recipients: boolean;
+        };
+        PolicyPreviewRequest: {
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            per_tx_limit?: number | string;
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            daily_limit?: number | string;
+            /** Format: int32 */
+            hourly_tx_cap?: number;
+            /** @description Above this value a spend of the agent is held for approval, whatever the group’s policy says; null: the group’s threshold again. */
+            approval_threshold?: (number | string) | null;
+            /** @description Hold the first spend to each allow-list entry. */
+            new_recipients?: boolean;
+            /** @description Entries the proposal adds (a type-1 entry with its approved_amount, no TTL). */
+            whitelist_add?: {
+                address: string;
+                /**
+                 * Format: int32
+                 * @enum {integer}
+                 */
+                type: 0 | 1 | 2;
+                /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+                approved_amount?: number | string;
+            }[];
+            /** @description Addresses the proposal takes off the allow-list. */
+            whitelist_remove?: string[];
+            /**
+             * Format: date-time
+             * @description The window starts here (7 days ago when absent) and ends now.
+             */
+            since?: string;
+        };
+        PolicyPreviewResponse: {
+            group_config_pda: string;
             /** Format: date-time */
-            to: string | null;
-            agents: number;
-            transactions: number;
-            discrepancies: {
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Spend decisions of the window judged again. */
+            intents: number;
+            /** @description How many of them the proposal would hold for approval. */
+            would_hold: number;
+            /** @description How many it would block, by code. */
+            would_block: {
+                [key: string]: number;
+            };
+            /** @description The first spends whose verdict the proposal changes. */
+            examples: {
+                intent_id: string;
+                agent_wallet_pda: string;
                 /** @enum {string} */
-                kind: "intent_not_on_chain" | "intent_failed_on_chain" | "amount_mismatch" | "unexpected_movement" | "unexplained_outflow" | "balance_mismatch";
-                agent_id: string;
-                signature?: string;
-                intent_id?: string;
-                mint?: string;
-                party?: string;
-                expected?: string;
-                actual?: string;
-                amount?: string;
-                difference?: string;
+                action: "transfer" | "swap" | "deposit" | "withdraw";
+                /** @description An exact decimal, in human units. */
+                amount: string;
+                counterparty: string;
+                /** Format: date-time */
+                at: string;
+                /** @description `accepted`, `held` (for approval), or the code the spend was (or would be) blocked with. */
+                was: string;
+                /** @description `accepted`, `held` (for approval), or the code the spend was (or would be) blocked with. */
+                would: string;
+            }[];
+        };
+        ApprovalsQuery: {
+            /** @enum {string} */
+            status?: "pending" | "approved" | "rejected" | "expired";
+        };
+        ApprovalListResponse: {
+            approvals: {
+                approval_id: string;
+                group_config_pda: string;
+                agent_wallet_pda: string;
+                /** @enum {string} */
+                action: "transfer" | "swap" | "deposit" | "withdraw";
+                /** @description An exact decimal, in human units. */
+                amount: string;
+                mint: string;
+                /** @description An exact decimal, in human units. */
+                value_in_base: string;
+                counterparty: string;
+                idempotency_key: string | null;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                /** @enum {string} */
+                status: "pending" | "approved" | "rejected" | "expired";
+                quorum: number;
+                /** @description The approvers who signed, in order. */
+                approved_by: string[];
+                /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
                 message: string;
             }[];
+        };
+        Approval: {
+            approval_id: string;
+            group_config_pda: string;
+            agent_wallet_pda: string;
+            /** @enum {string} */
+            action: "transfer" | "swap" | "deposit" | "withdraw";
+            /** @description An exact decimal, in human units. */
+            amount: string;
+            mint: string;
+            /** @description An exact decimal, in human units. */
+            value_in_base: string;
+            counterparty: string;
+            idempotency_key: string | null;
+            /** Format: date-time */
+            requested_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "expired";
+            quorum: number;
+            /** @description The approvers who signed, in order. */
+            approved_by: string[];
+            /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
+            message: string;
+        };
+        ApproveRequest: {
+            signature: string;
+        };
+        RejectRequest: {
+            reason?: string;
+        };
+        WebhookRequest: {
+            /**
+             * Format: uri
+             * @description The HTTPS URL that receives the events.
+             */
+            url: string;
+            /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+        };
+        WebhookResponse: {
+            webhook_id: string;
+            signing_secret: string;
         };
         WebhookSubscriptionView: {
             webhook_id: string;
@@ -1073,6 +1169,15 @@ export interface components {
             webhook_id: string;
             /** @constant */
             status: "deleted";
+        };
+        DeliveriesQuery: {
+            /**
+             * Format: int32
+             * @default 20
+             */
+            limit?: number;
+            /** Format: date-time */
+            before?: string;
         };
         DeliveriesResponse: {
             webhook: {
@@ -1116,10 +1221,20 @@ export interface components {
                 }[];
             }[];
         };
+        /** @description Exactly one of event_id and since. */
+        RedeliverRequest: {
+            event_id?: string;
+            /** Format: date-time */
+            since?: string;
+        };
         RedeliveryResponse: {
             webhook_id: string;
             /** @constant */
             redelivery: "requested";
+        };
+        RotateSecretRequest: {
+            /** Format: int32 */
+            grace_seconds?: number;
         };
         RotateSecretResponse: {
             webhook_id: string;
@@ -1127,6 +1242,9 @@ export interface components {
             signing_secret: string;
             /** Format: date-time */
             previous_secret_valid_until: string;
+        };
+        AuditorRequest: {
+            wallet: string;
         };
         AuditorsResponse: {
             group_config_pda: string;
@@ -1139,137 +1257,59 @@ export interface components {
             /** @description The wallets granted read access, oldest first. */
             auditors: string[];
         };
-        ApprovalPolicyResponse: {
-            group_config_pda: string;
-            threshold: string | null;
-            approvers: string[];
-            quorum: number;
-            ttl_seconds: number;
-            new_recipients: boolean;
-        };
-        Approval: {
-            approval_id: string;
-            group_config_pda: string;
-            agent_wallet_pda: string;
-            /** @enum {string} */
-            action: "transfer" | "swap" | "deposit" | "withdraw";
-            /** @description An exact decimal, in human units. */
-            amount: string;
-            mint: string;
-            /** @description An exact decimal, in human units. */
-            value_in_base: string;
-            counterparty: string;
-            idempotency_key: string | null;
+        ReconciliationQuery: {
             /** Format: date-time */
-            requested_at: string;
+            from?: string;
             /** Format: date-time */
-            expires_at: string;
-            /** @enum {string} */
-            status: "pending" | "approved" | "rejected" | "expired";
-            quorum: number;
-            /** @description The approvers who signed, in order. */
-            approved_by: string[];
-            /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
-            message: string;
+            to?: string;
         };
-        ApprovalListResponse: {
-            approvals: {
-                approval_id: string;
-                group_config_pda: string;
-                agent_wallet_pda: string;
+        ReconciliationResponse: {
+            group_id: string;
+            /** Format: date-time */
+            from: string | null;
+            /** Format: date-time */
+            to: string | null;
+            agents: number;
+            transactions: number;
+            discrepancies: {
                 /** @enum {string} */
-                action: "transfer" | "swap" | "deposit" | "withdraw";
-                /** @description An exact decimal, in human units. */
-                amount: string;
-                mint: string;
-                /** @description An exact decimal, in human units. */
-                value_in_base: string;
-                counterparty: string;
-                idempotency_key: string | null;
-                /** Format: date-time */
-                requested_at: string;
-                /** Format: date-time */
-                expires_at: string;
-                /** @enum {string} */
-                status: "pending" | "approved" | "rejected" | "expired";
-                quorum: number;
-                /** @description The approvers who signed, in order. */
-                approved_by: string[];
-                /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
+                kind: "intent_not_on_chain" | "intent_failed_on_chain" | "amount_mismatch" | "unexpected_movement" | "unexplained_outflow" | "balance_mismatch";
+                agent_id: string;
+                signature?: string;
+                intent_id?: string;
+                mint?: string;
+                party?: string;
+                expected?: string;
+                actual?: string;
+                amount?: string;
+                difference?: string;
                 message: string;
             }[];
         };
-        PolicyPreviewResponse: {
-            group_config_pda: string;
-            /** Format: date-time */
-            from: string;
-            /** Format: date-time */
-            to: string;
-            /** @description Spend decisions of the window judged again. */
-            intents: number;
-            /** @description How many of them the proposal would hold for approval. */
-            would_hold: number;
-            /** @description How many it would block, by code. */
-            would_block: {
-                [key: string]: number;
-            };
-            /** @description The first spends whose verdict the proposal changes. */
-            examples: {
-                intent_id: string;
-                agent_wallet_pda: string;
-                /** @enum {string} */
-                action: "transfer" | "swap" | "deposit" | "withdraw";
-                /** @description An exact decimal, in human units. */
-                amount: string;
-                counterparty: string;
-                /** Format: date-time */
-                at: string;
-                /** @description `accepted`, `held` (for approval), or the code the spend was (or would be) blocked with. */
-                was: string;
-                /** @description `accepted`, `held` (for approval), or the code the spend was (or would be) blocked with. */
-                would: string;
-            }[];
+        AuditEventsQuery: {
+            /**
+             * Format: date-time
+             * @description Recorded at or after this time.
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Recorded before this time.
+             */
+            to?: string;
+            agent?: string;
+            /** @description One event type of the log (`intent.blocked`, `x402.payment_settled`), or several separated by commas. */
+            type?: string;
+            cursor?: string;
+            /**
+             * Format: int32
+             * @default 100
+             */
+            limit?: number;
         };
-        AuditEventView: {
-            /** @description The event’s log position: a cursor to read on after it. */
-            position: string;
-            event_id: string;
-            stream: string;
-            revision: number;
-            type: string;
-            /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
-            data: unknown;
-            metadata: {
-                correlation_id: string | null;
-                causation_id: string | null;
-            };
-            /** Format: date-time */
-            recorded_at: string;
-            /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
-            hash: string | null;
-        };
-        AuditEventsResponse: {
-            events: {
-                /** @description The event’s log position: a cursor to read on after it. */
-                position: string;
-                event_id: string;
-                stream: string;
-                revision: number;
-                type: string;
-                /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
-                data: unknown;
-                metadata: {
-                    correlation_id: string | null;
-                    causation_id: string | null;
-                };
-                /** Format: date-time */
-                recorded_at: string;
-                /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
-                hash: string | null;
-            }[];
-            /** @description Pass it as ?cursor= to read on. */
-            next_cursor: string;
-            has_more: boolean;
+        VerificationQuery: {
+            /** @description Checkpoints an earlier verification gave, each `events:digest`: the running digest after that many events of the group must be the same. */
+            expect?: string;
         };
         VerificationResponse: {
             /** @description The group verified. */
@@ -1386,66 +1426,18 @@ export interface components {
                 }[];
             }[];
         };
+        AirdropRequest: {
+            to: string;
+            mint?: string;
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            amount: number | string;
+        };
         AirdropResponse: {
             tx_signature: string;
             to: string;
             mint: string;
             symbol: string;
             amount: number;
-        };
-        GroupUsageResponse: {
-            agents: {
-                agent_wallet_pda: string;
-                /** @description Spent (reserved or confirmed) in the last 24 hours, in the base token. */
-                spent_today: string;
-                /** @description Operations (reserved or confirmed) in the last 60 minutes. */
-                hourly_count: number;
-                /**
-                 * Format: date-time
-                 * @description When its latest operation was decided, if within the last 25 hours (the window the limits keep).
-                 */
-                last_activity_at: string | null;
-                /** @description Its balance of each registry token (symbol: amount), from the agent views. */
-                balances: {
-                    [key: string]: string;
-                };
-            }[];
-        };
-        SpendResponse: {
-            /** @enum {string} */
-            window: "24h" | "7d";
-            bucket_seconds: number;
-            /** @description The start of each bucket, oldest first. */
-            buckets: string[];
-            /** @description Confirmed spends by agent, in the base token. */
-            agents: {
-                key: string;
-                /** @description An exact decimal, in human units. */
-                total: string;
-                /** @description One amount a bucket, in the order of `buckets`. */
-                amounts: string[];
-            }[];
-            /** @description Confirmed spends by recipient (counterparty), in the base token. */
-            recipients: {
-                key: string;
-                /** @description An exact decimal, in human units. */
-                total: string;
-                /** @description One amount a bucket, in the order of `buckets`. */
-                amounts: string[];
-            }[];
-        };
-        WebhookRequest: {
-            /**
-             * Format: uri
-             * @description The HTTPS URL that receives the events.
-             */
-            url: string;
-            /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
-        };
-        WebhookResponse: {
-            webhook_id: string;
-            signing_secret: string;
         };
         ErrorBody: {
             /** @enum {string} */
@@ -1456,6 +1448,14 @@ export interface components {
                 path: string;
                 issue: string;
             }[];
+        };
+        PathParams: {
+            group?: string;
+            entry?: string;
+            agent?: string;
+            approval?: string;
+            webhook?: string;
+            intent?: string;
         };
     };
     responses: never;
@@ -1830,462 +1830,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GroupResponse"];
-                };
-            };
-            /** @description Invalid input: validation_error. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Missing or invalid credential: unauthorized. */
-            401: {
-                headers: {
-                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
-                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "unauthorized";
-                    };
-                };
-            };
-            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "forbidden";
-                    };
-                };
-            };
-            /** @description No such route or resource: not_found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "not_found";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure: internal_error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "internal_error";
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    reconcileGroup: {
-        parameters: {
-            query?: {
-                from?: string;
-                to?: string;
-            };
-            header?: never;
-            path: {
-                group: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReconciliationResponse"];
-                };
-            };
-            /** @description Invalid input: validation_error. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Missing or invalid credential: unauthorized. */
-            401: {
-                headers: {
-                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
-                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "unauthorized";
-                    };
-                };
-            };
-            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "forbidden";
-                    };
-                };
-            };
-            /** @description No such route or resource: not_found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "not_found";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure: internal_error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "internal_error";
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    groupUsage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                group: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GroupUsageResponse"];
-                };
-            };
-            /** @description Invalid input: validation_error. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Missing or invalid credential: unauthorized. */
-            401: {
-                headers: {
-                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
-                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "unauthorized";
-                    };
-                };
-            };
-            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "forbidden";
-                    };
-                };
-            };
-            /** @description No such route or resource: not_found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "not_found";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure: internal_error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "internal_error";
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    groupSpend: {
-        parameters: {
-            query?: {
-                window?: "24h" | "7d";
-            };
-            header?: never;
-            path: {
-                group: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SpendResponse"];
-                };
-            };
-            /** @description Invalid input: validation_error. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Missing or invalid credential: unauthorized. */
-            401: {
-                headers: {
-                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
-                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "unauthorized";
-                    };
-                };
-            };
-            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "forbidden";
-                    };
-                };
-            };
-            /** @description No such route or resource: not_found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "not_found";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure: internal_error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "internal_error";
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    groupEvents: {
-        parameters: {
-            query?: {
-                since?: string;
-            };
-            header?: never;
-            path: {
-                group: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditEventsResponse"];
-                    "text/event-stream": string;
                 };
             };
             /** @description Invalid input: validation_error. */
@@ -3291,7 +2835,7 @@ export interface operations {
             };
         };
     };
-    listWebhooks: {
+    groupUsage: {
         parameters: {
             query?: never;
             header?: never;
@@ -3308,7 +2852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookListResponse"];
+                    "application/json": components["schemas"]["GroupUsageResponse"];
                 };
             };
             /** @description Invalid input: validation_error. */
@@ -3403,243 +2947,14 @@ export interface operations {
             };
         };
     };
-    createFleetWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                group: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookRequest"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookResponse"];
-                };
-            };
-            /** @description Invalid input: validation_error. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Missing or invalid credential: unauthorized. */
-            401: {
-                headers: {
-                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
-                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "unauthorized";
-                    };
-                };
-            };
-            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "forbidden";
-                    };
-                };
-            };
-            /** @description No such route or resource: not_found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "not_found";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure: internal_error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "internal_error";
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    deleteWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                webhook: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeletedResponse"];
-                };
-            };
-            /** @description Invalid input: validation_error. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Missing or invalid credential: unauthorized. */
-            401: {
-                headers: {
-                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
-                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "unauthorized";
-                    };
-                };
-            };
-            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "forbidden";
-                    };
-                };
-            };
-            /** @description No such route or resource: not_found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "not_found";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure: internal_error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "internal_error";
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    listDeliveries: {
+    groupSpend: {
         parameters: {
             query?: {
-                limit?: number;
-                before?: string;
+                window?: "24h" | "7d";
             };
             header?: never;
             path: {
-                webhook: string;
+                group: string;
             };
             cookie?: never;
         };
@@ -3651,7 +2966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeliveriesResponse"];
+                    "application/json": components["schemas"]["SpendResponse"];
                 };
             };
             /** @description Invalid input: validation_error. */
@@ -3746,136 +3061,18 @@ export interface operations {
             };
         };
     };
-    redeliver: {
+    groupEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                since?: string;
+            };
             header?: never;
             path: {
-                webhook: string;
+                group: string;
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RedeliverRequest"];
-            };
-        };
-        responses: {
-            /** @description Accepted */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RedeliveryResponse"];
-                };
-            };
-            /** @description Invalid input: validation_error. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Missing or invalid credential: unauthorized. */
-            401: {
-                headers: {
-                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
-                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "unauthorized";
-                    };
-                };
-            };
-            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "forbidden";
-                    };
-                };
-            };
-            /** @description No such route or resource: not_found. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "not_found";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
-                    };
-                };
-            };
-            /** @description Unexpected failure: internal_error. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "internal_error";
-                    };
-                };
-            };
-            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "service_unavailable";
-                    };
-                };
-            };
-        };
-    };
-    rotateWebhookSecret: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                webhook: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["RotateSecretRequest"];
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description OK */
             200: {
@@ -3883,7 +3080,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RotateSecretResponse"];
+                    "application/json": components["schemas"]["AuditEventsResponse"];
+                    "text/event-stream": string;
                 };
             };
             /** @description Invalid input: validation_error. */
@@ -4698,6 +3896,693 @@ export interface operations {
             };
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createFleetWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeletedResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path: {
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveriesResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliveryResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateSecretResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
     listAuditors: {
         parameters: {
             query?: never;
@@ -4960,6 +4845,121 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditorsResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    reconcileGroup: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationResponse"];
                 };
             };
             /** @description Invalid input: validation_error. */

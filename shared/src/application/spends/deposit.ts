@@ -3,7 +3,7 @@
  * to the agent in the same transaction (both land or neither). A spend: every check applies, its
  * value counted in the base token. Answers what was deposited.
  */
-import type { DepositRequest } from '../../contract/schemas';
+import type { DepositRequest } from '../../contract/agent/intents';
 import { resolveToken } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';

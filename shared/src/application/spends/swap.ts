@@ -7,7 +7,7 @@
  * counted. A spend: every check applies, its value being the input valued in the base token.
  */
 import { AggregatorUnavailable, BelowMinimum } from '../../aggregator/port';
-import type { SwapRequest } from '../../contract/schemas';
+import type { SwapRequest } from '../../contract/agent/intents';
 import { effectiveRate, swapTerms } from '../../domain/swap';
 import { resolveSwapSide } from '../../domain/tokens';
 import { ServiceError, validationError } from '../../errors';

@@ -4,7 +4,7 @@
  * group's base token. The fee is taken in the token sent.
  */
 import { transferWithFeeInstructions } from '../../chain/transactions';
-import type { SimulateRequest, TransferRequest } from '../../contract/schemas';
+import type { SimulateRequest, TransferRequest } from '../../contract/agent/intents';
 import type { GroupState } from '../../domain/group';
 import { checkRecipient } from '../../domain/tokens';
 import { amountFromText, toBaseUnits } from '../../money';

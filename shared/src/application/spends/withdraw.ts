@@ -4,7 +4,7 @@
  * position by its underlying (or receipt) token, `amount` the receipt tokens to redeem. Counts toward
  * the hourly cap only. Answers the underlying received.
  */
-import type { WithdrawRequest } from '../../contract/schemas';
+import type { WithdrawRequest } from '../../contract/agent/intents';
 import { resolveToken } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';

@@ -26,7 +26,7 @@ import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402
 import { ata, transferWithFeeInstructions } from '../../chain/transactions';
 import type { Signer } from '../../chain/keys';
 import { VALID_BLOCKS } from '../../chain/port';
-import type { X402PayRequest } from '../../contract/schemas';
+import type { X402PayRequest } from '../../contract/agent/intents';
 import {
   streams,
   type IntentData,

@@ -1,0 +1,360 @@
+/**
+ * The agent contract's intents (spec/agent-api.md): transfer, swap, deposit, withdraw, the simulation
+ * of a transfer, and paying an HTTP resource that asks for it (x402, docs/x402.md). Each spend is a
+ * spend kind of the one pipeline (shared/src/application/spends).
+ */
+import type { JSONSchema } from 'json-schema-to-ts';
+import { ERROR_CODES } from '../../errors';
+import { contractTag } from '../openapi';
+import {
+  AmountInput,
+  AmountOutput,
+  Count,
+  IdempotencyKey,
+  Identifier,
+  MEMO_MAX_BYTES,
+  type Shape,
+} from '../schemas';
+
+const Confirmed = { type: 'string', enum: ['confirmed'] } as const;
+
+const TaskId = {
+  type: 'string',
+  maxLength: 255,
+  description: 'Caller-defined task identifier, kept in the history and the webhook payload.',
+} as const;
+
+const Memo = {
+  type: 'string',
+  // Standard bound first (200 bytes are at most 200 characters); the exact one counts the bytes.
+  maxLength: MEMO_MAX_BYTES,
+  'x-max-utf8-bytes': MEMO_MAX_BYTES,
+  description: 'Free-form, at most 200 bytes in UTF-8; included in the webhook payload.',
+} as const;
+
+/** A field's schema with what it means (a building block is shared by fields of different meanings). */
+const described = <S extends object, D extends string>(schema: S, description: D) => ({
+  ...schema,
+  description,
+});
+
+const SpendKey = described(
+  IdempotencyKey,
+  'Caller-chosen key of this operation: a retry with the same key never makes a second one.',
+);
+
+const TokenMint = described(
+  Identifier,
+  'The token (its mint, see the token registry); the group base token when absent.',
+);
+
+export const TransferRequest = {
+  type: 'object',
+  properties: {
+    to: described(Identifier, 'The recipient address; it must be on the operator allow-list.'),
+    amount: AmountInput,
+    idempotency_key: SpendKey,
+    mint: TokenMint,
+    memo: Memo,
+    task_id: TaskId,
+  },
+  required: ['to', 'amount', 'idempotency_key'],
+} as const satisfies JSONSchema;
+
+export const TransferResponse = {
+  type: 'object',
+  properties: {
+    tx_sig: { type: 'string' },
+    status: Confirmed,
+    net_amount: AmountOutput,
+    protocol_fee: AmountOutput,
+    daily_remaining: AmountOutput,
+    hourly_tx_remaining: Count,
+  },
+  required: ['tx_sig', 'status', 'net_amount', 'protocol_fee', 'daily_remaining', 'hourly_tx_remaining'],
+} as const satisfies JSONSchema;
+
+const SwapAmount = {
+  ...AmountInput,
+  description:
+    'Amount of from_token to sell, human units, at most 6 decimals (a decimal string is accepted too).',
+} as const;
+
+const MinimumAmountOut = {
+  ...AmountInput,
+  description: 'The least amount of to_token to accept; by default the quote less slippage_bps.',
+} as const;
+
+export const SwapRequest = {
+  type: 'object',
+  properties: {
+    from_token: { type: 'string', minLength: 1, maxLength: 32, description: 'Symbol of the token sold.' },
+    to_token: { type: 'string', minLength: 1, maxLength: 32, description: 'Symbol of the token bought.' },
+    from_mint: described(Identifier, 'Mint of the token sold (see the token registry).'),
+    to_mint: described(Identifier, 'Mint of the token bought (see the token registry).'),
+    amount: SwapAmount,
+    idempotency_key: SpendKey,
+    minimum_amount_out: MinimumAmountOut,
+    slippage_bps: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: 10000,
+      default: 50,
+      description: 'Tolerated slippage from the quote, in basis points (when minimum_amount_out is absent).',
+    },
+    task_id: TaskId,
+  },
+  required: ['from_token', 'to_token', 'from_mint', 'to_mint', 'amount', 'idempotency_key'],
+} as const satisfies JSONSchema;
+
+export const SwapResponse = {
+  type: 'object',
+  properties: {
+    tx_sig: { type: 'string' },
+    status: Confirmed,
+    received_amount: AmountOutput,
+    rate: { type: 'number', minimum: 0, description: 'Effective rate: received_amount / amount.' },
+    daily_remaining: AmountOutput,
+    hourly_tx_remaining: Count,
+  },
+  required: ['tx_sig', 'status', 'received_amount', 'rate', 'daily_remaining', 'hourly_tx_remaining'],
+} as const satisfies JSONSchema;
+
+const LendingRequest = {
+  type: 'object',
+  properties: {
+    amount: AmountInput,
+    lending_program: described(
+      Identifier,
+      'The lending venue (see the venues); it must be on the allow-list.',
+    ),
+    idempotency_key: SpendKey,
+    mint: TokenMint,
+    cpi_data: {
+      type: 'array',
+      maxItems: 1024,
+      items: { type: 'integer', format: 'int32', minimum: 0, maximum: 255 },
+      description: 'Opaque instruction body forwarded to the venue.',
+    },
+  },
+  required: ['amount', 'lending_program', 'idempotency_key'],
+} as const satisfies JSONSchema;
+
+export const DepositRequest = LendingRequest;
+export const WithdrawRequest = LendingRequest;
+
+export const DepositResponse = {
+  type: 'object',
+  properties: { tx_sig: { type: 'string' }, status: Confirmed, deposited_amount: AmountOutput },
+  required: ['tx_sig', 'status', 'deposited_amount'],
+} as const satisfies JSONSchema;
+
+export const WithdrawResponse = {
+  type: 'object',
+  properties: { tx_sig: { type: 'string' }, status: Confirmed, received_amount: AmountOutput },
+  required: ['tx_sig', 'status', 'received_amount'],
+} as const satisfies JSONSchema;
+
+export const SimulateRequest = {
+  type: 'object',
+  properties: {
+    amount: AmountInput,
+    mint: TokenMint,
+    to: described(Identifier, 'The recipient to check against the allow-list.'),
+  },
+  required: ['amount'],
+} as const satisfies JSONSchema;
+
+const Reason = { type: 'string', enum: ERROR_CODES } as const;
+
+export const SimulateResponse = {
+  type: 'object',
+  properties: {
+    would_succeed: { type: 'boolean' },
+    daily_remaining: AmountOutput,
+    hourly_tx_remaining: Count,
+    estimated_fee: AmountOutput,
+    reason: Reason,
+  },
+  required: ['would_succeed', 'daily_remaining', 'hourly_tx_remaining', 'estimated_fee'],
+  // `reason` is present only when would_succeed is false.
+  if: { properties: { would_succeed: { const: false } } },
+  then: { properties: { reason: Reason }, required: ['reason'] },
+  else: { not: { properties: { reason: Reason }, required: ['reason'] } },
+} as const satisfies JSONSchema;
+
+// ---- x402 ------------------------------------------------------------------------------------
+
+export const X402PayRequest = {
+  type: 'object',
+  properties: {
+    url: {
+      // No `^https://` pattern here: a URL the service will not request (not https, credentials in it,
+      // port 0, an address the SSRF guard refuses) is one answer, 400 x402_url_refused (x402/resource.ts).
+      type: 'string',
+      format: 'uri',
+      maxLength: 2048,
+      description:
+        'The resource: https, public addresses only, no credentials; redirects are not followed, a fragment is not sent. Any other URL is refused with 400 x402_url_refused, nothing requested. It must answer 402 with x402 v2 requirements.',
+    },
+    method: {
+      type: 'string',
+      enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      default: 'GET',
+      description: 'The HTTP method of the request (and of its paid retry).',
+    },
+    headers: {
+      type: 'object',
+      maxProperties: 32,
+      additionalProperties: { type: 'string', maxLength: 4096 },
+      description:
+        'Headers sent with the request (Host, Content-Length and the x402 headers are the service’s).',
+    },
+    body: { type: 'string', maxLength: 65536, description: 'The request body, as text.' },
+    max_amount: {
+      ...AmountInput,
+      description:
+        'The most the resource may charge, in human units of the token it asks for; the 0.10 % protocol fee is on top.',
+    },
+    idempotency_key: SpendKey,
+    task_id: TaskId,
+  },
+  required: ['url', 'max_amount', 'idempotency_key'],
+} as const satisfies JSONSchema;
+
+export const X402Resource = {
+  type: 'object',
+  properties: {
+    status: { type: 'integer', format: 'int32', minimum: 100, maximum: 599 },
+    headers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'content-type and the x402 headers (payment-response), lower-case names.',
+    },
+    body: { type: 'string', description: 'The body as text (UTF-8), at most 64 KiB.' },
+    truncated: { type: 'boolean', description: 'Present (true) when the body was cut at 64 KiB.' },
+  },
+  required: ['status', 'headers', 'body'],
+  description: "The resource's answer to the paid request.",
+} as const satisfies JSONSchema;
+
+export const X402PayResponse = {
+  type: 'object',
+  properties: {
+    tx_sig: { type: 'string', description: 'The payment’s transaction (the facilitator’s settlement).' },
+    status: Confirmed,
+    amount: { ...AmountOutput, description: 'The price paid to pay_to.' },
+    protocol_fee: {
+      ...AmountOutput,
+      description: 'The 0.10 % fee taken on top, in a transaction of its own.',
+    },
+    pay_to: { type: 'string', description: 'The payee (the requirement’s payTo).' },
+    resource: X402Resource,
+    daily_remaining: AmountOutput,
+    hourly_tx_remaining: Count,
+  },
+  required: [
+    'tx_sig',
+    'status',
+    'amount',
+    'protocol_fee',
+    'pay_to',
+    'daily_remaining',
+    'hourly_tx_remaining',
+  ],
+} as const satisfies JSONSchema;
+
+export const AGENT_INTENTS = contractTag({
+  name: 'intents',
+  description: 'Transfer, swap, deposit, withdraw, simulate.',
+  schemas: {
+    TransferRequest,
+    TransferResponse,
+    SwapRequest,
+    SwapResponse,
+    DepositRequest,
+    DepositResponse,
+    WithdrawRequest,
+    WithdrawResponse,
+    SimulateRequest,
+    SimulateResponse,
+    X402PayRequest,
+    X402PayResponse,
+  },
+  operations: {
+    transfer: {
+      method: 'post',
+      path: '/transfer',
+      tag: 'intents',
+      operationId: 'transfer',
+      summary: 'Send tokens to an allow-listed recipient; a 0.10 % protocol fee is deducted.',
+      request: 'TransferRequest',
+      response: 'TransferResponse',
+      idempotent: true,
+    },
+    swap: {
+      method: 'post',
+      path: '/swap',
+      tag: 'intents',
+      operationId: 'swap',
+      summary: 'Swap through the configured aggregator under the spend limits, with a minimum output.',
+      request: 'SwapRequest',
+      response: 'SwapResponse',
+      idempotent: true,
+    },
+    deposit: {
+      method: 'post',
+      path: '/deposit',
+      tag: 'intents',
+      operationId: 'deposit',
+      summary: 'Deposit into an allow-listed lending venue.',
+      request: 'DepositRequest',
+      response: 'DepositResponse',
+      idempotent: true,
+    },
+    withdraw: {
+      method: 'post',
+      path: '/withdraw',
+      tag: 'intents',
+      operationId: 'withdraw',
+      summary: 'Withdraw from an allow-listed lending venue.',
+      request: 'WithdrawRequest',
+      response: 'WithdrawResponse',
+      idempotent: true,
+    },
+    simulateTransfer: {
+      method: 'post',
+      path: '/intents/simulate',
+      tag: 'intents',
+      operationId: 'simulateTransfer',
+      summary: 'Dry-run a transfer under the current limits; nothing is submitted.',
+      request: 'SimulateRequest',
+      response: 'SimulateResponse',
+    },
+    payX402: {
+      method: 'post',
+      path: '/x402/pay',
+      tag: 'intents',
+      operationId: 'payX402',
+      summary:
+        'Pay an HTTP resource that answers 402 (x402, scheme exact on Solana) as a transfer to its payTo, under the same limits; the answer carries the resource’s reply.',
+      request: 'X402PayRequest',
+      response: 'X402PayResponse',
+      idempotent: true,
+    },
+  },
+});
+
+export type TransferRequest = Shape<typeof TransferRequest>;
+export type TransferResponse = Shape<typeof TransferResponse>;
+export type SwapRequest = Shape<typeof SwapRequest>;
+export type SwapResponse = Shape<typeof SwapResponse>;
+export type DepositRequest = Shape<typeof DepositRequest>;
+export type DepositResponse = Shape<typeof DepositResponse>;
+export type WithdrawRequest = Shape<typeof WithdrawRequest>;
+export type WithdrawResponse = Shape<typeof WithdrawResponse>;
+export type SimulateRequest = Shape<typeof SimulateRequest>;
+export type SimulateResponse = Shape<typeof SimulateResponse>;
+export type X402PayRequest = Shape<typeof X402PayRequest>;
+export type X402PayResponse = Shape<typeof X402PayResponse>;

@@ -1,0 +1,120 @@
+/**
+ * The agent contract's state reads (spec/agent-api.md): balances, limits and their headroom, the
+ * history; answered from the agent views, with the freshness headers (VIEW_HEADERS).
+ */
+import type { JSONSchema } from 'json-schema-to-ts';
+import { contractTag } from '../openapi';
+import { AmountOutput, Count, type Shape } from '../schemas';
+
+const LimitFields = {
+  daily_limit: AmountOutput,
+  daily_remaining: AmountOutput,
+  per_tx_limit: AmountOutput,
+  hourly_tx_cap: Count,
+  hourly_tx_remaining: Count,
+} as const;
+
+export const BalanceResponse = {
+  type: 'object',
+  properties: {
+    balances: { type: 'object', additionalProperties: AmountOutput },
+    ...LimitFields,
+  },
+  required: [
+    'balances',
+    'daily_limit',
+    'daily_remaining',
+    'per_tx_limit',
+    'hourly_tx_cap',
+    'hourly_tx_remaining',
+  ],
+} as const satisfies JSONSchema;
+
+export const LimitsResponse = {
+  type: 'object',
+  properties: { ...LimitFields, group_id: { type: 'string' } },
+  required: [
+    'daily_limit',
+    'daily_remaining',
+    'per_tx_limit',
+    'hourly_tx_cap',
+    'hourly_tx_remaining',
+    'group_id',
+  ],
+} as const satisfies JSONSchema;
+
+export const HistoryQuery = {
+  type: 'object',
+  properties: {
+    limit: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+      description: 'How many entries at most.',
+    },
+  },
+} as const satisfies JSONSchema;
+
+export const HistoryEntry = {
+  type: 'object',
+  properties: {
+    tx_sig: { type: 'string' },
+    action: { type: 'string', enum: ['transfer', 'swap'] },
+    amount: AmountOutput,
+    timestamp: { type: 'integer', description: 'Unix epoch seconds.' },
+    memo: { type: 'string' },
+    net_amount: AmountOutput,
+    protocol_fee: AmountOutput,
+    task_id: { type: 'string' },
+    to: { type: 'string' },
+    token: { type: 'string' },
+  },
+  required: ['tx_sig', 'action', 'amount', 'timestamp'],
+} as const satisfies JSONSchema;
+
+export const HistoryResponse = {
+  type: 'object',
+  properties: { transactions: { type: 'array', items: HistoryEntry } },
+  required: ['transactions'],
+} as const satisfies JSONSchema;
+
+export const AGENT_STATE = contractTag({
+  name: 'state',
+  description: 'Balance, limits, history.',
+  schemas: { BalanceResponse, LimitsResponse, HistoryQuery, HistoryEntry, HistoryResponse },
+  operations: {
+    getBalance: {
+      method: 'get',
+      path: '/balance',
+      tag: 'state',
+      operationId: 'getBalance',
+      summary: 'Token balances and the limit counters.',
+      response: 'BalanceResponse',
+    },
+    getLimits: {
+      method: 'get',
+      path: '/limits',
+      tag: 'state',
+      operationId: 'getLimits',
+      summary: 'Limits, remaining headroom and the group.',
+      response: 'LimitsResponse',
+    },
+    getHistory: {
+      method: 'get',
+      path: '/history',
+      tag: 'state',
+      operationId: 'getHistory',
+      summary: 'The most recent confirmed intents of the last 24 hours, newest first.',
+      query: 'HistoryQuery',
+      response: 'HistoryResponse',
+    },
+  },
+});
+
+export type BalanceResponse = Shape<typeof BalanceResponse>;
+export type LimitsResponse = Shape<typeof LimitsResponse>;
+export type HistoryQuery = Shape<typeof HistoryQuery>;
+export type HistoryEntry = Shape<typeof HistoryEntry>;
+export type HistoryResponse = Shape<typeof HistoryResponse>;

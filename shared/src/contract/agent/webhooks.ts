@@ -1,0 +1,114 @@
+/**
+ * The agent contract's webhooks (spec/agent-api.md: register one), and the service's own for agents:
+ * list and delete its subscriptions. The subscription's view is the operator's too (operator/webhooks.ts).
+ */
+import type { JSONSchema } from 'json-schema-to-ts';
+import { object } from '../build';
+import { EVENT_KINDS } from '../../events/catalogue';
+import { SIGNED_IN_ERRORS, contractTag } from '../openapi';
+import { Identifier, Text, Timestamp, type Shape } from '../schemas';
+
+export const WebhookRequest = {
+  type: 'object',
+  properties: {
+    url: {
+      type: 'string',
+      format: 'uri',
+      pattern: '^https://',
+      maxLength: 2048,
+      description: 'The HTTPS URL that receives the events.',
+    },
+    event_types: {
+      type: 'array',
+      minItems: 1,
+      maxItems: EVENT_KINDS.length,
+      uniqueItems: true,
+      items: { type: 'string', enum: EVENT_KINDS },
+      description: 'Event kinds of the catalogue (docs/events.md), distinct, at least one.',
+    },
+  },
+  required: ['url', 'event_types'],
+} as const satisfies JSONSchema;
+
+export const WebhookResponse = {
+  type: 'object',
+  properties: { webhook_id: { type: 'string' }, signing_secret: { type: 'string' } },
+  required: ['webhook_id', 'signing_secret'],
+} as const satisfies JSONSchema;
+
+/** A subscription's id in an answer. */
+export const WebhookId = { type: 'string', pattern: '^wh_' } as const;
+/** A subscription's id in a path (`{webhook}`). */
+export const WebhookIdParam = {
+  type: 'string',
+  maxLength: 47,
+  pattern: '^wh_[1-9A-HJ-NP-Za-km-z]{32,44}$',
+} as const;
+
+export const WebhookSubscriptionView = object(
+  {
+    webhook_id: WebhookId,
+    scope: { type: 'string', enum: ['agent', 'group'] },
+    agent_wallet_pda: Identifier,
+    group_config_pda: Identifier,
+    url: Text,
+    event_types: { type: 'array', items: { type: 'string', enum: EVENT_KINDS } },
+    status: { type: 'string', enum: ['active', 'disabled', 'deleted'] },
+    status_reason: Text,
+    created_at: Timestamp,
+    previous_secret_valid_until: Timestamp,
+  },
+  ['agent_wallet_pda', 'status_reason', 'previous_secret_valid_until'],
+);
+
+export const WebhookListResponse = object({ webhooks: { type: 'array', items: WebhookSubscriptionView } });
+
+export const WebhookDeletedResponse = object({
+  webhook_id: WebhookId,
+  status: { type: 'string', const: 'deleted' },
+});
+
+export const AGENT_WEBHOOKS = contractTag({
+  name: 'webhooks',
+  description: 'Event subscriptions.',
+  schemas: {
+    WebhookRequest,
+    WebhookResponse,
+    WebhookSubscriptionView,
+    WebhookListResponse,
+    WebhookDeletedResponse,
+  },
+  parameters: { webhook: WebhookIdParam },
+  operations: {
+    registerWebhook: {
+      method: 'post',
+      path: '/webhooks',
+      tag: 'webhooks',
+      operationId: 'registerWebhook',
+      summary: 'Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once.',
+      request: 'WebhookRequest',
+      response: 'WebhookResponse',
+    },
+    listWebhooks: {
+      method: 'get',
+      path: '/webhooks',
+      tag: 'webhooks',
+      operationId: 'listWebhooks',
+      summary: 'The agent’s own webhook subscriptions (never a secret).',
+      response: 'WebhookListResponse',
+      errors: SIGNED_IN_ERRORS,
+    },
+    deleteWebhook: {
+      method: 'delete',
+      path: '/webhooks/{webhook}',
+      tag: 'webhooks',
+      operationId: 'deleteWebhook',
+      summary: 'Delete one of the agent’s webhook subscriptions; nothing more is sent to it.',
+      response: 'WebhookDeletedResponse',
+      errors: [...SIGNED_IN_ERRORS, 'not_found'],
+    },
+  },
+});
+
+export type WebhookRequest = Shape<typeof WebhookRequest>;
+export type WebhookResponse = Shape<typeof WebhookResponse>;

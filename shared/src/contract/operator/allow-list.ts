@@ -1,0 +1,78 @@
+/**
+ * The allow-list of a group: who its agents may pay. An external recipient (type 1) with an approved
+ * amount shared by the group's agents and a lifetime, or a protocol (type 2); the agents of the group
+ * (type 0) are added with their invitation.
+ */
+import { object } from '../build';
+import { contractTag } from '../openapi';
+import { AmountInput, Identifier, type Shape } from '../schemas';
+import { AmountText, Label, NullableText, NullableTimestamp, OWNER, WRITE_HEADERS } from './common';
+
+/** The longest allow-list entry lifetime: ten years, in seconds. */
+export const MAX_TTL_SECONDS = 10 * 365 * 24 * 60 * 60;
+
+export const WhitelistRequest = object(
+  {
+    address: Identifier,
+    type: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 2,
+      enum: [1, 2],
+      description: '1: an external recipient (needs approved_amount and ttl_seconds); 2: a protocol.',
+    },
+    label: Label,
+    approved_amount: AmountInput,
+    ttl_seconds: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_TTL_SECONDS },
+  },
+  ['label', 'approved_amount', 'ttl_seconds'],
+);
+
+export const WhitelistEntryResponse = object({
+  whitelist_entry_pda: Identifier,
+  address: Identifier,
+  type: {
+    type: 'integer',
+    enum: [0, 1, 2],
+    description: '0: an agent of the group; 1: an external recipient; 2: a protocol.',
+  },
+  label: NullableText,
+  approved_amount: { type: ['string', 'null'], pattern: AmountText.pattern },
+  ttl_expires_at: NullableTimestamp,
+});
+
+export const WhitelistRemovedResponse = object({ removed: Identifier });
+
+export const OPERATOR_ALLOW_LIST = contractTag({
+  name: 'allow-list',
+  description: 'Who a group’s agents may pay: recipients with a budget and a lifetime, protocols.',
+  schemas: { WhitelistRequest, WhitelistEntryResponse, WhitelistRemovedResponse },
+  parameters: { entry: Identifier },
+  operations: {
+    addWhitelistEntry: {
+      method: 'post',
+      path: '/orchestrator/groups/{group}/whitelist',
+      tag: 'allow-list',
+      operationId: 'addWhitelistEntry',
+      headers: WRITE_HEADERS,
+      summary: 'Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2).',
+      request: 'WhitelistRequest',
+      response: 'WhitelistEntryResponse',
+      status: 201,
+      errors: [...OWNER, 'invalid_amount', 'recipient_invalid', 'conflict'],
+    },
+    removeWhitelistEntry: {
+      method: 'delete',
+      path: '/orchestrator/groups/{group}/whitelist/{entry}',
+      tag: 'allow-list',
+      operationId: 'removeWhitelistEntry',
+      headers: WRITE_HEADERS,
+      summary: 'Remove an allow-list entry (an agent of the group stays allowed: revoke it instead).',
+      response: 'WhitelistRemovedResponse',
+      errors: [...OWNER, 'conflict'],
+    },
+  },
+});
+
+export type WhitelistRequest = Shape<typeof WhitelistRequest>;

@@ -1,0 +1,274 @@
+/**
+ * Spends held for a person (design.md "Approvals"): the group's policy, the held spends, approving (an
+ * approver's wallet signs the approval's message) and rejecting, and the preview of a proposed policy
+ * over the group's log. The rules are shared/src/domain/approval.ts.
+ */
+import { object } from '../build';
+import { contractTag } from '../openapi';
+import { AmountInput, Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
+import {
+  AmountText,
+  LIMIT_NAMES,
+  LimitProperties,
+  NullableAmount,
+  NullableText,
+  OWNER,
+  READERS,
+  WRITE_HEADERS,
+} from './common';
+
+const Signature = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[1-9A-HJ-NP-Za-km-z]+$',
+} as const;
+
+/** The group's approval policy. */
+export const ApprovalPolicyRequest = object(
+  {
+    threshold: {
+      ...NullableAmount,
+      description: 'Spends valued above this (in the base token) are held; null: no threshold.',
+    },
+    approvers: {
+      type: 'array',
+      items: Identifier,
+      minItems: 1,
+      maxItems: 20,
+      description: 'Operator wallets that approve; the owner alone when absent.',
+    },
+    quorum: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 20,
+      description: 'How many distinct approvers must sign (m of n); 1 when absent.',
+    },
+    ttl_seconds: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 7 * 86_400,
+      description: 'How long a held spend waits for a decision; 86400 when absent.',
+    },
+    new_recipients: {
+      type: 'boolean',
+      description: 'Hold the first spend to each allow-list entry, whatever its size.',
+    },
+  },
+  ['approvers', 'quorum', 'ttl_seconds', 'new_recipients'],
+);
+
+export const ApprovalsQuery = object(
+  { status: { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] } },
+  ['status'],
+);
+
+/** An approver's approval: its wallet's ed25519 signature (base58) of the approval's `message`. */
+export const ApproveRequest = object({ signature: Signature });
+
+/** A proposed policy to replay over the group's spends of a window (nothing is written). */
+export const PolicyPreviewRequest = object(
+  {
+    ...LimitProperties,
+    new_recipients: { type: 'boolean', description: 'Hold the first spend to each allow-list entry.' },
+    whitelist_add: {
+      type: 'array',
+      maxItems: 100,
+      items: object(
+        {
+          address: Identifier,
+          type: { type: 'integer', format: 'int32', minimum: 0, maximum: 2, enum: [0, 1, 2] },
+          approved_amount: AmountInput,
+        },
+        ['approved_amount'],
+      ),
+      description: 'Entries the proposal adds (a type-1 entry with its approved_amount, no TTL).',
+    },
+    whitelist_remove: {
+      type: 'array',
+      maxItems: 100,
+      items: Identifier,
+      description: 'Addresses the proposal takes off the allow-list.',
+    },
+    since: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 64,
+      description: 'The window starts here (7 days ago when absent) and ends now.',
+    },
+  },
+  [...LIMIT_NAMES, 'new_recipients', 'whitelist_add', 'whitelist_remove', 'since'],
+);
+
+export const RejectRequest = object({ reason: { type: 'string', minLength: 1, maxLength: 200 } }, ['reason']);
+
+export const ApprovalPolicyResponse = object({
+  group_config_pda: Identifier,
+  threshold: { anyOf: [AmountText, { type: 'null' }] },
+  approvers: { type: 'array', items: Identifier },
+  quorum: Count,
+  ttl_seconds: Count,
+  new_recipients: { type: 'boolean' },
+});
+
+export const Approval = object({
+  approval_id: Text,
+  group_config_pda: Identifier,
+  agent_wallet_pda: Identifier,
+  action: { type: 'string', enum: ['transfer', 'swap', 'deposit', 'withdraw'] },
+  amount: AmountText,
+  mint: Identifier,
+  value_in_base: AmountText,
+  counterparty: Identifier,
+  idempotency_key: NullableText,
+  requested_at: Timestamp,
+  expires_at: Timestamp,
+  status: { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] },
+  quorum: Count,
+  approved_by: { type: 'array', items: Identifier, description: 'The approvers who signed, in order.' },
+  message: {
+    type: 'string',
+    description:
+      'What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry.',
+  },
+});
+
+const Verdict = {
+  type: 'string',
+  description: '`accepted`, `held` (for approval), or the code the spend was (or would be) blocked with.',
+} as const;
+
+export const PolicyPreviewResponse = object({
+  group_config_pda: Identifier,
+  from: Timestamp,
+  to: Timestamp,
+  intents: { ...Count, description: 'Spend decisions of the window judged again.' },
+  would_hold: { ...Count, description: 'How many of them the proposal would hold for approval.' },
+  would_block: {
+    type: 'object',
+    additionalProperties: Count,
+    description: 'How many it would block, by code.',
+  },
+  examples: {
+    type: 'array',
+    description: 'The first spends whose verdict the proposal changes.',
+    items: object({
+      intent_id: Text,
+      agent_wallet_pda: Identifier,
+      action: { type: 'string', enum: ['transfer', 'swap', 'deposit', 'withdraw'] },
+      amount: AmountText,
+      counterparty: Identifier,
+      at: Timestamp,
+      was: Verdict,
+      would: Verdict,
+    }),
+  },
+});
+
+export const ApprovalListResponse = object({ approvals: { type: 'array', items: Approval } });
+
+export const OPERATOR_APPROVALS = contractTag({
+  name: 'approvals',
+  description: 'Spends held for a person: the policy, the held spends, approving (by signing) and rejecting.',
+  schemas: {
+    ApprovalPolicyRequest,
+    ApprovalPolicyResponse,
+    PolicyPreviewRequest,
+    PolicyPreviewResponse,
+    ApprovalsQuery,
+    ApprovalListResponse,
+    Approval,
+    ApproveRequest,
+    RejectRequest,
+  },
+  parameters: {
+    approval: {
+      type: 'string',
+      maxLength: 81,
+      pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+    },
+  },
+  operations: {
+    setApprovalPolicy: {
+      method: 'put',
+      path: '/orchestrator/groups/{group}/approval-policy',
+      tag: 'approvals',
+      operationId: 'setApprovalPolicy',
+      headers: WRITE_HEADERS,
+      summary:
+        'Which spends wait for a person: above a threshold, or the first to each recipient; m of n approvers.',
+      description:
+        'Owner only. An agent’s own approval_threshold (its limits) overrides the group’s threshold. Withdrawals are never held.',
+      request: 'ApprovalPolicyRequest',
+      response: 'ApprovalPolicyResponse',
+      errors: [...OWNER, 'invalid_amount'],
+    },
+    previewPolicy: {
+      method: 'post',
+      path: '/orchestrator/groups/{group}/policy-preview',
+      tag: 'approvals',
+      operationId: 'previewPolicy',
+      summary:
+        'What a proposed policy would have done to the group’s real spends of a window; writes nothing.',
+      description:
+        'Owner only. Replays the group’s log through the same decision functions with the proposal laid over the limits, the approval policy and the allow-list: each spend of the window judged on the state its real decision had.',
+      request: 'PolicyPreviewRequest',
+      response: 'PolicyPreviewResponse',
+      errors: [...OWNER, 'invalid_amount'],
+    },
+    listApprovals: {
+      method: 'get',
+      path: '/orchestrator/groups/{group}/approvals',
+      tag: 'approvals',
+      operationId: 'listApprovals',
+      summary: 'The group’s held spends, newest first, by status.',
+      description: 'For the owner, the approvers and the auditors of the group.',
+      query: 'ApprovalsQuery',
+      response: 'ApprovalListResponse',
+      security: READERS,
+      errors: OWNER,
+    },
+    getApproval: {
+      method: 'get',
+      path: '/orchestrator/approvals/{approval}',
+      tag: 'approvals',
+      operationId: 'getApproval',
+      summary: 'One held spend: its terms, the message approvers sign, who signed, its status.',
+      security: READERS,
+      response: 'Approval',
+      errors: OWNER,
+    },
+    approveSpend: {
+      method: 'post',
+      path: '/orchestrator/approvals/{approval}/approve',
+      tag: 'approvals',
+      operationId: 'approveSpend',
+      summary:
+        'Sign the approval’s message with the signed-in wallet; approved (and executed) at the quorum.',
+      description:
+        'The signature must be the signed-in wallet’s ed25519 signature (base58) of `message`; it is recorded in the log. The same approver twice counts once. conflict: decided already, or expired.',
+      request: 'ApproveRequest',
+      response: 'Approval',
+      errors: [...OWNER, 'conflict'],
+    },
+    rejectSpend: {
+      method: 'post',
+      path: '/orchestrator/approvals/{approval}/reject',
+      tag: 'approvals',
+      operationId: 'rejectSpend',
+      summary: 'Any approver rejects the held spend: it fails, and what it reserved is released.',
+      request: 'RejectRequest',
+      optionalBody: true,
+      response: 'Approval',
+      errors: [...OWNER, 'conflict'],
+    },
+  },
+});
+
+export type ApprovalPolicyRequest = Shape<typeof ApprovalPolicyRequest>;
+export type ApprovalsQuery = Shape<typeof ApprovalsQuery>;
+export type ApproveRequest = Shape<typeof ApproveRequest>;
+export type RejectRequest = Shape<typeof RejectRequest>;
+export type PolicyPreviewRequest = Shape<typeof PolicyPreviewRequest>;

@@ -1,0 +1,136 @@
+/**
+ * Groups: one is created owned by the signed-in wallet with default limits for its agents; the
+ * caller's groups; a group as it stands (its agents, its allow-list with each budget).
+ */
+import { object } from '../build';
+import { contractTag } from '../openapi';
+import { Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
+import { WhitelistEntryResponse } from './allow-list';
+import {
+  LIMIT_NAMES,
+  LimitProperties,
+  LimitsData,
+  LimitsInputSchema,
+  NullableAmountText,
+  NullableText,
+  OWNER,
+  SIGNED_IN,
+  WRITE_HEADERS,
+} from './common';
+
+/** A group: its default limits, at the top level or under `default_limits`. */
+export const CreateGroupRequest = object({ ...LimitProperties, default_limits: LimitsInputSchema }, [
+  ...LIMIT_NAMES,
+  'default_limits',
+]);
+
+export const GroupCreatedResponse = object({
+  group_config_pda: Identifier,
+  owner_wallet: Identifier,
+  base_mint: Identifier,
+  default_limits: LimitsData,
+  aggregator: Text,
+});
+
+export const GroupResponse = object({
+  group_config_pda: Identifier,
+  owner_wallet: Identifier,
+  base_mint: Identifier,
+  default_limits: LimitsData,
+  agents: {
+    type: 'array',
+    items: object({
+      agent_wallet_pda: Identifier,
+      label: NullableText,
+      status: {
+        type: 'string',
+        enum: ['invited', 'active', 'revoked'],
+        description:
+          '`invited`: its code is not redeemed yet; `active`: registered, its key spends; `revoked`: final.',
+      },
+      limits: { ...LimitsData, description: 'Its limits now (the invitation’s until it registers).' },
+    }),
+  },
+  whitelist: {
+    type: 'array',
+    items: {
+      ...WhitelistEntryResponse,
+      properties: {
+        ...WhitelistEntryResponse.properties,
+        budget_used: {
+          ...NullableAmountText,
+          description: 'Type 1: the approved amount confirmed spends used; null for other types.',
+        },
+        budget_reserved: {
+          ...NullableAmountText,
+          description: 'Type 1: what spends not settled yet hold of it; null for other types.',
+        },
+        budget_remaining: {
+          ...NullableAmountText,
+          description: 'Type 1: what a spend may still use (0 once voided); null for other types.',
+        },
+      },
+      required: [...WhitelistEntryResponse.required, 'budget_used', 'budget_reserved', 'budget_remaining'],
+    },
+  },
+});
+
+export const GroupListResponse = object({
+  groups: {
+    type: 'array',
+    description: 'The groups the signed-in wallet owns, oldest first (no one else’s).',
+    items: object({
+      group_config_pda: Identifier,
+      created_at: Timestamp,
+      base_mint: Identifier,
+      default_limits: LimitsData,
+      agents: { ...Count, description: 'Agents invited to it (registered or not, revoked included).' },
+      whitelist_entries: { ...Count, description: 'Allow-list entries in force (its agents’ included).' },
+    }),
+  },
+});
+
+export const OPERATOR_GROUPS = contractTag({
+  name: 'groups',
+  description:
+    'Groups: create one with default limits for its agents, list the caller’s, read one as it stands.',
+  schemas: { CreateGroupRequest, GroupCreatedResponse, GroupListResponse, GroupResponse },
+  parameters: { group: Identifier },
+  operations: {
+    createGroup: {
+      method: 'post',
+      path: '/orchestrator/groups',
+      tag: 'groups',
+      operationId: 'createGroup',
+      headers: WRITE_HEADERS,
+      summary: 'Create a group owned by the signed-in wallet, with default limits for its agents.',
+      description: 'Only wallets in ORCHESTRATOR_WALLETS may (any wallet when it is unset).',
+      request: 'CreateGroupRequest',
+      optionalBody: true,
+      response: 'GroupCreatedResponse',
+      status: 201,
+      errors: [...SIGNED_IN, 'forbidden', 'invalid_amount'],
+    },
+    listGroups: {
+      method: 'get',
+      path: '/orchestrator/groups',
+      tag: 'groups',
+      operationId: 'listGroups',
+      summary: 'The groups the signed-in wallet owns (no one else’s), oldest first.',
+      response: 'GroupListResponse',
+      errors: SIGNED_IN,
+    },
+    getGroup: {
+      method: 'get',
+      path: '/orchestrator/groups/{group}',
+      tag: 'groups',
+      operationId: 'getGroup',
+      summary:
+        'The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left.',
+      response: 'GroupResponse',
+      errors: OWNER,
+    },
+  },
+});
+
+export type CreateGroupRequest = Shape<typeof CreateGroupRequest>;
