@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   AGENT_CONTRACT,
   OPERATOR_CONTRACT,
-  AGENT_REFERENCE,
+  OPERATOR_WEBHOOKS,
   ServiceError,
   VARIANT_CONTRACT,
   openApiDocument,
@@ -19,8 +19,8 @@ import {
 } from '@tokenops/shared';
 import { failingDependencies, readinessAnswer } from '@tokenops/shared/process';
 import type { ApiDeps } from './deps';
-import { auditHandlers } from './audit/routes';
-import { consoleHandlers } from './console/reads';
+import { auditRoutes } from './audit/routes';
+import { activityRoutes } from './console/reads';
 import { consoleRoutes } from './console/route';
 import { DOC_PAGES, docsRoutes } from './docs/pages';
 import { bearer } from './http/auth';
@@ -28,14 +28,14 @@ import { jsonBody } from './http/body';
 import { fixedHeaders } from './http/fixed-headers';
 import { errorHandler, notFound, requestContext } from './http/middleware';
 import { mount } from './http/operations';
-import { intentHandlers } from './intents/routes';
+import { intentRoutes } from './intents/routes';
 import { mcpRoutes } from './mcp/routes';
-import { onboardingHandlers } from './onboarding/routes';
-import { orchestratorHandlers, referenceHandlers } from './orchestrator/routes';
-import { approvalHandlers } from './approvals/routes';
-import { stateHandlers } from './state/routes';
-import { fleetWebhookHandlers, webhookHandlers } from './webhooks/routes';
-import { VARIANT_PREFIX, variantHandlers } from './variant/routes';
+import { onboardingRoutes } from './onboarding/routes';
+import { orchestratorRoutes, referenceRoutes } from './orchestrator/routes';
+import { approvalRoutes } from './approvals/routes';
+import { stateRoutes } from './state/routes';
+import { fleetWebhookRoutes, webhookRoutes } from './webhooks/routes';
+import { VARIANT_PREFIX, variantRoutes } from './variant/routes';
 
 export function createApp(deps: ApiDeps): express.Express {
   const app = express();
@@ -99,41 +99,40 @@ export function createApp(deps: ApiDeps): express.Express {
 }
 
 /**
- * Every contract's routes from its table of operations, each row served by the handler of its
- * operation id: the agent's (/api/v1), the operator's beside it (the reference reads they share
- * served once), the variant's (/v1), and the fleet webhooks again under /v1 with the variant's error
- * envelope.
+ * Every contract's routes: the agent's (/api/v1), the operator's beside it (the reference reads both
+ * documents list served once, by the agent's routes), the variant's (/v1), and the fleet webhooks'
+ * routes again under /v1 with the variant's error envelope.
  */
 export function contractRoutes(deps: ApiDeps) {
   const at = (base: string) => ({ checkResponses: deps.checkResponses, logger: deps.logger, base });
-  const fleet = fleetWebhookHandlers(deps);
-  const shared = new Set<object>(Object.values(AGENT_REFERENCE.operations));
-  const operatorOnly = OPERATOR_CONTRACT.operations.filter((op) => !shared.has(op));
+  const fleet = fleetWebhookRoutes(deps);
+  const agentRows = new Set<object>(AGENT_CONTRACT.operations);
+  const operatorOnly = OPERATOR_CONTRACT.operations.filter((op) => !agentRows.has(op));
   return {
     agent: mount(
       AGENT_CONTRACT,
-      {
-        ...onboardingHandlers(deps),
-        ...intentHandlers(deps),
-        ...stateHandlers(deps),
-        ...webhookHandlers(deps),
-        ...referenceHandlers(deps),
-      },
+      [
+        ...onboardingRoutes(deps),
+        ...intentRoutes(deps),
+        ...stateRoutes(deps),
+        ...webhookRoutes(deps),
+        ...referenceRoutes(deps),
+      ],
       at('/api/v1'),
     ),
     operator: mount(
       OPERATOR_CONTRACT,
-      {
-        ...orchestratorHandlers(deps),
+      [
+        ...orchestratorRoutes(deps),
         ...fleet,
-        ...auditHandlers(deps),
-        ...consoleHandlers(deps),
-        ...approvalHandlers(deps),
-      },
+        ...auditRoutes(deps),
+        ...activityRoutes(deps),
+        ...approvalRoutes(deps),
+      ],
       at('/api/v1'),
       operatorOnly,
     ),
-    variant: mount(VARIANT_CONTRACT, variantHandlers(deps), at(VARIANT_PREFIX)),
+    variant: mount(VARIANT_CONTRACT, variantRoutes(deps), at(VARIANT_PREFIX)),
     variantFleet: mount(
       {
         ...(OPERATOR_CONTRACT as ContractDescription<string, string>),
@@ -142,7 +141,7 @@ export function contractRoutes(deps: ApiDeps) {
       },
       fleet,
       at(VARIANT_PREFIX),
-      OPERATOR_CONTRACT.operations.filter((op) => op.tag === 'webhooks'),
+      Object.values(OPERATOR_WEBHOOKS.operations),
     ),
   };
 }

@@ -17,9 +17,9 @@ import { randomUUID } from 'node:crypto';
 import bs58 from 'bs58';
 import { OPERATIONS, OPERATOR_OPERATIONS, generateSigner } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
-import { approvalHandlers } from './approvals/routes';
-import { consoleHandlers } from './console/reads';
-import { orchestratorHandlers, referenceHandlers } from './orchestrator/routes';
+import { approvalRoutes } from './approvals/routes';
+import { activityRoutes } from './console/reads';
+import { orchestratorRoutes, referenceRoutes } from './orchestrator/routes';
 import { approvalIdIn, signIn, startWorld, type World } from '@tokenops/testing/harness';
 import {
   endpoints,
@@ -244,14 +244,16 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
   it('covers every operation of the contract and every route of the operator surface', () => {
     const names = new Set(endpoints(PLACEHOLDER).map(nameOf));
     const contract = OPERATIONS.map((op) => `${op.method.toUpperCase()} /api/v1${op.path}`);
-    // The handlers are only built here, never called: they would need the service.
-    const served = {
-      ...orchestratorHandlers({} as ApiDeps),
-      ...referenceHandlers({} as ApiDeps),
-      ...consoleHandlers({} as ApiDeps),
-      ...approvalHandlers({} as ApiDeps),
-    };
-    const surface = OPERATOR_OPERATIONS.filter((op) => op.operationId in served).map(
+    // The routes are only built here, never called: they would need the service.
+    const served = new Set<object>(
+      [
+        ...orchestratorRoutes({} as ApiDeps),
+        ...referenceRoutes({} as ApiDeps),
+        ...activityRoutes({} as ApiDeps),
+        ...approvalRoutes({} as ApiDeps),
+      ].map((route) => route.operation),
+    );
+    const surface = OPERATOR_OPERATIONS.filter((op) => served.has(op)).map(
       (op) => `${op.method.toUpperCase()} /api/v1${op.path.replace(/\{(\w+)\}/g, ':$1')}`,
     );
     expect([...contract, ...surface].filter((n) => !names.has(n))).toEqual([]);

@@ -7,6 +7,7 @@
  */
 import type { Request, Response } from 'express';
 import {
+  OPERATOR_APPROVALS,
   getApproval,
   listApprovals,
   previewGroupPolicy,
@@ -21,43 +22,45 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
-import type { Call, Handler } from '../http/operations';
+import { defineRoute, type Route } from '../http/operations';
 import { showWrite } from '../state/freshness';
 
-export function approvalHandlers(deps: ApiDeps) {
+export function approvalRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
+  const rows = OPERATOR_APPROVALS.operations;
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
   // A decision answers once the agent views include what it released (a rejection, an expiry).
   const visible = <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write);
 
-  return {
-    setApprovalPolicy: async ({ req, res, param, body, reply }: Call) => {
+  return [
+    defineRoute(rows.setApprovalPolicy, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<ApprovalPolicyRequest>();
       reply(await visible(res, () => setApprovalPolicy(ctx, w, param('group'), b)));
-    },
+    }),
     // Nothing is written: the answer is the replay's.
-    previewPolicy: async ({ req, param, body, reply }: Call) => {
+    defineRoute(rows.previewPolicy, async ({ req, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<PolicyPreviewRequest>();
       reply(await previewGroupPolicy(ctx, w, param('group'), b));
-    },
-    listApprovals: async ({ req, param, query, reply }: Call) => {
+    }),
+    defineRoute(rows.listApprovals, async ({ req, param, query, reply }) => {
       const w = await wallet(req);
       const q = query<ApprovalsQuery>();
       reply(await listApprovals(ctx, w, param('group'), q.status));
-    },
-    getApproval: async ({ req, param, reply }: Call) =>
+    }),
+    defineRoute(rows.getApproval, async ({ req, param, reply }) =>
       reply(await getApproval(ctx, await wallet(req), param('approval'))),
-    approveSpend: async ({ req, res, param, body, reply }: Call) => {
+    ),
+    defineRoute(rows.approveSpend, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<ApproveRequest>();
       reply(await visible(res, () => signApproval(ctx, w, param('approval'), b.signature)));
-    },
-    rejectSpend: async ({ req, res, param, body, reply }: Call) => {
+    }),
+    defineRoute(rows.rejectSpend, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<RejectRequest>();
       reply(await visible(res, () => rejectApproval(ctx, w, param('approval'), b.reason)));
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }

@@ -7,6 +7,8 @@
  */
 import type { Request, Response } from 'express';
 import {
+  OPERATOR_AUDIT,
+  OPERATOR_AUDITORS,
   auditPage,
   auditScope,
   decodeCursor,
@@ -25,29 +27,31 @@ import {
 import type { OpenStreams } from '@tokenops/shared/process';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
-import { failOn, type Call, type Handler, type SendOptions } from '../http/operations';
+import { defineRoute, failOn, type Route, type SendOptions } from '../http/operations';
 
 const NDJSON = 'application/x-ndjson';
 
-export function auditHandlers(deps: ApiDeps) {
+export function auditRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
+  const auditors = OPERATOR_AUDITORS.operations;
+  const audit = OPERATOR_AUDIT.operations;
 
-  return {
-    listAuditors: async ({ req, param, reply }: Call) => {
+  return [
+    defineRoute(auditors.listAuditors, async ({ req, param, reply }) => {
       reply(await listAuditors(ctx, await wallet(req), param('group')));
-    },
-    grantAuditor: async ({ req, param, body, reply }: Call) => {
+    }),
+    defineRoute(auditors.grantAuditor, async ({ req, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<AuditorRequest>();
       reply(await grantAuditor(ctx, w, param('group'), b.wallet));
-    },
-    removeAuditor: async ({ req, param, body, reply }: Call) => {
+    }),
+    defineRoute(auditors.removeAuditor, async ({ req, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<AuditorRequest>();
       reply(await removeAuditor(ctx, w, param('group'), b.wallet));
-    },
-    auditEvents: async ({ req, res, param, query, reply }: Call) => {
+    }),
+    defineRoute(audit.auditEvents, async ({ req, res, param, query, reply }) => {
       const w = await wallet(req);
       const q = query<AuditEventsQuery & { limit: number }>();
       const filter: AuditFilter = {
@@ -74,8 +78,8 @@ export function auditHandlers(deps: ApiDeps) {
         const until = await ctx.store.headPosition();
         await readGroupLog(ctx.store, scope, filter, { ...(after && { after }), until, onEvent: write });
       });
-    },
-    verifyGroupLog: async ({ req, res, param, query, reply }: Call) => {
+    }),
+    defineRoute(audit.verifyGroupLog, async ({ req, res, param, query, reply }) => {
       const w = await wallet(req);
       const q = query<VerificationQuery>();
       await auditScope(ctx, w, param('group'));
@@ -85,13 +89,13 @@ export function auditHandlers(deps: ApiDeps) {
       });
       res.setHeader('cache-control', 'no-store');
       reply(await verifyLog(ctx.store, { groupId: param('group'), expect }));
-    },
-    intentStory: async ({ req, res, param, reply }: Call) => {
+    }),
+    defineRoute(audit.intentStory, async ({ req, res, param, reply }) => {
       const w = await wallet(req);
       res.setHeader('cache-control', 'no-store');
       reply(await intentStory(ctx, deps.deliveries, w, param('intent')));
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }
 
 /**

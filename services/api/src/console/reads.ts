@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  OPERATOR_ACTIVITY,
   auditPage,
   auditScope,
   decodeCursor,
@@ -23,7 +24,7 @@ import {
 import { balancesOf } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
-import { failOn, type Call, type Handler } from '../http/operations';
+import { defineRoute, failOn, type Route } from '../http/operations';
 
 /** How often a stream looks for new events once it has sent what the log held. */
 export const EVENTS_POLL_MS = 300;
@@ -43,12 +44,13 @@ function lastEventId(req: Request): string | undefined {
   return id;
 }
 
-export function consoleHandlers(deps: ApiDeps) {
+export function activityRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
+  const rows = OPERATOR_ACTIVITY.operations;
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
 
-  return {
-    groupUsage: async ({ req, param, reply }: Call) => {
+  return [
+    defineRoute(rows.groupUsage, async ({ req, param, reply }) => {
       const agents = await groupUsage(ctx, await wallet(req), param('group'));
       const balances = await Promise.all(
         agents.map((a) => balancesOf(deps.views, a.agent_wallet_pda, ctx.chain.tokens)),
@@ -61,14 +63,14 @@ export function consoleHandlers(deps: ApiDeps) {
           ),
         })),
       });
-    },
-    groupSpend: async ({ req, res, param, query, reply }: Call) => {
+    }),
+    defineRoute(rows.groupSpend, async ({ req, res, param, query, reply }) => {
       const w = await wallet(req);
       const { window } = query<SpendQuery & { window: '24h' | '7d' }>();
       res.setHeader('cache-control', 'no-store');
       reply(await spendOverTime(ctx, w, param('group'), window));
-    },
-    groupEvents: async ({ req, res, param, query, reply }: Call) => {
+    }),
+    defineRoute(rows.groupEvents, async ({ req, res, param, query, reply }) => {
       const w = await wallet(req);
       const group = param('group');
       const { since } = query<GroupEventsQuery>();
@@ -107,8 +109,8 @@ export function consoleHandlers(deps: ApiDeps) {
         },
         after === undefined ? undefined : decodeCursor(after),
       );
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }
 
 /**

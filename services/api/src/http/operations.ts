@@ -1,15 +1,15 @@
 /**
- * Routes from a contract's table of operations (shared/src/contract: openapi.ts, operator-openapi.ts,
- * variant-openapi.ts), as Fastify's route `schema` feeds its OpenAPI plugin: each row is registered
- * with its method and path; its path parameters, query and body are validated against the contract's
- * schemas when the handler reads them (so a handler checks who is calling first, as the contract says:
- * a 401 before a 400; with `checkResponses` on, a handler that answers without reading them fails),
- * and its answers (successes and errors alike) are
- * checked against the row with `checkResponses` on. The same rows build the
- * OpenAPI documents. Handlers are looked up by operation id: a row without a handler, or a handler
- * without a row, stops the service at start. A request finds its row in one lookup of a radix tree
- * (find-my-way, Fastify's router), as Express would match it (any case, with or without a trailing
- * slash), rather than by trying each row's pattern in turn.
+ * A route is declared once, as Fastify's are: `defineRoute(row, handler)` puts a row of a contract
+ * (shared/src/contract: one file per tag) and its handler together, and `mount` serves a contract's
+ * routes. Each row is registered with its method and path; its path parameters, query and body are
+ * validated against the contract's schemas when the handler reads them (so a handler checks who is
+ * calling first, as the contract says: a 401 before a 400; with `checkResponses` on, a handler that
+ * answers without reading them fails), and its answers (successes and errors alike) are checked
+ * against the row with `checkResponses` on. The same rows build the OpenAPI documents. A row of the
+ * contract with no route, a row with two, or a route whose row is not the contract's stops the service
+ * at start. A request finds its row in one lookup of a radix tree (find-my-way, Fastify's router), as
+ * Express would match it (any case, with or without a trailing slash), rather than by trying each
+ * row's pattern in turn.
  */
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Request, RequestHandler, Response } from 'express';
@@ -51,6 +51,18 @@ export interface Call {
 
 export type Handler = (call: Call) => unknown;
 
+/** A row of a contract and the handler that serves it. */
+export interface Route {
+  readonly operation: Operation<string, string>;
+  readonly handler: Handler;
+}
+
+/** The route of a row: the row itself (not its operation id) and its handler, in one place. */
+export const defineRoute = (operation: Operation<string, string>, handler: Handler): Route => ({
+  operation,
+  handler,
+});
+
 /** The route of a request, once a row took it (for its answer's check, its log line and metrics). */
 export interface Served {
   operation: Operation<string, string>;
@@ -64,35 +76,42 @@ export const servedOf = (res: Response): Served | undefined => res.locals.served
 
 const expressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** The operation ids of the rows that have no handler, and of the handlers that have no row. */
-export function unmatchedHandlers(
+const named = (op: Operation<string, string>) => `${op.method.toUpperCase()} ${op.path} (${op.operationId})`;
+
+/** What keeps `routes` from serving `operations`: a row with no route, a row with two, a route of another row. */
+export function routeProblems(
   operations: readonly Operation<string, string>[],
-  handlers: Record<string, Handler>,
+  routes: readonly Route[],
 ): string[] {
-  const ids = new Set(operations.map((op) => op.operationId));
+  const served = new Map<Operation<string, string>, number>();
+  for (const route of routes) served.set(route.operation, (served.get(route.operation) ?? 0) + 1);
   return [
-    ...[...ids].filter((id) => !handlers[id]).map((id) => `${id}: no handler`),
-    ...Object.keys(handlers)
-      .filter((id) => !ids.has(id))
-      .map((id) => `${id}: no operation`),
+    ...operations.filter((op) => !served.has(op)).map((op) => `${named(op)}: no route`),
+    ...[...served]
+      .filter(([op, count]) => count > 1 && operations.includes(op))
+      .map(([op, count]) => `${named(op)}: defined ${count} times`),
+    ...[...served.keys()]
+      .filter((op) => !operations.includes(op))
+      .map((op) => `${named(op)}: a route of no row of this contract`),
   ];
 }
 
 /**
  * A middleware serving `operations` (the contract's rows, all of them unless a part is given) under
- * `base`, each by its handler; the app uses it without a mount path (it matches the whole path, so
+ * `base`, each by its route; the app uses it without a mount path (it matches the whole path, so
  * Express neither matches a prefix nor rewrites the URL for it). A request no row takes goes on (to the
  * next contract's rows, then the 404); a path that does not decode is refused.
  */
 export function mount<Name extends string, TagName extends string>(
   contract: ContractDescription<Name, TagName>,
-  handlers: Record<string, Handler>,
+  routes: readonly Route[],
   options: SendOptions & { base: string },
   operations: readonly Operation<Name, TagName>[] = contract.operations,
 ): ContractRoutes {
-  const unmatched = unmatchedHandlers(operations, handlers);
-  if (unmatched.length > 0) throw new Error(`${contract.title}: ${unmatched.join('; ')}`);
-  const routes = FindMyWay({
+  const problems = routeProblems(operations, routes);
+  if (problems.length > 0) throw new Error(`${contract.title}: ${problems.join('; ')}`);
+  const handlerOf = new Map(routes.map((r) => [r.operation, r.handler]));
+  const tree = FindMyWay({
     caseSensitive: false,
     ignoreTrailingSlash: true,
     maxParamLength: MAX_PARAM_LENGTH,
@@ -105,18 +124,18 @@ export function mount<Name extends string, TagName extends string>(
       contract: contract as unknown as ContractDescription<string, string>,
       template: `${options.base}${path}`,
     };
-    const serve = serving(operation, contract, handlers[operation.operationId]!, served, options);
+    const serve = serving(operation, contract, handlerOf.get(operation)!, served, options);
     const method = operation.method.toUpperCase() as HTTPMethod;
     // find-my-way's own handler is never called: the middleware below runs the row kept as its store.
-    const route: Route = { serve, served };
-    routes.on(method, served.template, () => undefined, route);
-    if (method === 'GET') routes.on('HEAD', served.template, () => undefined, route); // as Express: GET answers HEAD
+    const route: Registered = { serve, served };
+    tree.on(method, served.template, () => undefined, route);
+    if (method === 'GET') tree.on('HEAD', served.template, () => undefined, route); // as Express: GET answers HEAD
   }
-  const find = (method: string, url: string) => routes.find(method as HTTPMethod, url);
+  const find = (method: string, url: string) => tree.find(method as HTTPMethod, url);
   const middleware: RequestHandler = (req, res, next) => {
     const found = find(req.method, req.url);
     if (!found) return next();
-    const route = found.store as Route | null;
+    const route = found.store as Registered | null;
     if (!route)
       return next(
         validationError([{ path: '', issue: 'the request is malformed: its path does not decode' }]),
@@ -125,7 +144,8 @@ export function mount<Name extends string, TagName extends string>(
     route.serve(req, res, next);
   };
   return Object.assign(middleware, {
-    rowOf: (method: string, url: string) => (find(method, url)?.store as Route | null | undefined)?.served,
+    rowOf: (method: string, url: string) =>
+      (find(method, url)?.store as Registered | null | undefined)?.served,
   });
 }
 
@@ -134,7 +154,8 @@ export type ContractRoutes = RequestHandler & {
   rowOf(method: string, url: string): Served | undefined;
 };
 
-interface Route {
+/** A row as the radix tree keeps it: how it is served, and what it is. */
+interface Registered {
   serve: RequestHandler;
   served: Served;
 }

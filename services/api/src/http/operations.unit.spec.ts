@@ -1,7 +1,7 @@
 /**
- * Routes come from the contracts' tables: every row of every contract is registered, with its method
- * and path, by the handler of its operation id; a row without a handler or a handler without a row
- * stops the service at start.
+ * Routes are declared once, a row with its handler: every row of every contract is registered, with
+ * its method and path; a row without a route, a row defined twice, or a route whose row is not the
+ * contract's stops the service at start.
  */
 import {
   AGENT_CONTRACT,
@@ -12,7 +12,7 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { contractRoutes } from '../app';
-import { mount, unmatchedHandlers, type ContractRoutes } from './operations';
+import { defineRoute, mount, routeProblems, type ContractRoutes } from './operations';
 
 /** A request to a row under `base`, its path parameters given as `x`. */
 const requestTo = (op: Operation<string, string>, base: string) => ({
@@ -64,17 +64,25 @@ describe('the routes of the contracts', () => {
       expect(routes.agent.rowOf('GET', url)).toBeUndefined();
   });
 
-  it('refuses a row without a handler and a handler without a row', () => {
+  it('refuses a row without a route, a row defined twice, and a route whose row is not the contract’s', () => {
+    const named = (op: Operation<string, string>) =>
+      `${op.method.toUpperCase()} ${op.path} (${op.operationId})`;
     const [first, ...rest] = VARIANT_CONTRACT.operations;
-    const handlers = Object.fromEntries(rest.map((op) => [op.operationId, () => undefined]));
-    expect(unmatchedHandlers(VARIANT_CONTRACT.operations, handlers)).toEqual([
-      `${first!.operationId}: no handler`,
-    ]);
-    expect(unmatchedHandlers(rest, { ...handlers, extra: () => undefined })).toEqual(['extra: no operation']);
+    const none = () => undefined;
+    const routes = rest.map((op) => defineRoute(op, none));
     const options = { checkResponses: true, logger: {} as never, base: '/v1' };
-    expect(() => mount(VARIANT_CONTRACT, handlers, options)).toThrow(`${first!.operationId}: no handler`);
-    expect(() =>
-      mount(VARIANT_CONTRACT, { ...handlers, [first!.operationId]: () => undefined }, options),
-    ).not.toThrow();
+    expect(routeProblems(VARIANT_CONTRACT.operations, routes)).toEqual([`${named(first!)}: no route`]);
+    expect(() => mount(VARIANT_CONTRACT, routes, options)).toThrow(`${named(first!)}: no route`);
+    const all = [defineRoute(first!, none), ...routes];
+    expect(() => mount(VARIANT_CONTRACT, all, options)).not.toThrow();
+    expect(() => mount(VARIANT_CONTRACT, [...all, defineRoute(first!, none)], options)).toThrow(
+      `${named(first!)}: defined 2 times`,
+    );
+    // A row is the row itself, not its operation id and path: the primary's transfer is not the variant's.
+    const primary = AGENT_CONTRACT.operations.find((op) => op.operationId === 'transfer')!;
+    expect(VARIANT_CONTRACT.operations.map(named)).toContain(named(primary));
+    expect(() => mount(VARIANT_CONTRACT, [...all, defineRoute(primary, none)], options)).toThrow(
+      `${named(primary)}: a route of no row of this contract`,
+    );
   });
 });

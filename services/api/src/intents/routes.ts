@@ -1,17 +1,22 @@
 import {
+  AGENT_INTENTS,
   IdempotencyKey,
-  SPEND_OPERATIONS,
+  depositKind,
   idempotencyKeyOf,
   simulate,
   spend,
+  swapKind,
   transferDryRun,
+  transferKind,
   validationError,
+  withdrawKind,
+  x402Kind,
   type SimulateRequest,
   type SpendKind,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, recordingRefusedKeys } from '../http/auth';
-import type { Call, Handler } from '../http/operations';
+import { defineRoute, type Route } from '../http/operations';
 
 function headerKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -22,27 +27,35 @@ function headerKey(value: string | undefined): string | undefined {
 }
 
 /**
- * POST /transfer, /swap, /deposit, /withdraw, /x402/pay (each a spend kind on the one pipeline, by its
- * operation) and /intents/simulate.
+ * POST /transfer, /swap, /deposit, /withdraw, /x402/pay (each a spend kind on the one pipeline) and
+ * /intents/simulate.
  */
-export function intentHandlers(deps: ApiDeps) {
-  const spends = (SPEND_OPERATIONS as SpendKind<{ idempotency_key: string }>[]).map((kind) => [
-    kind.operationId ?? kind.action,
-    ({ req, body, reply }: Call) =>
-      recordingRefusedKeys(req, deps, kind.action, async () => {
-        const { caller } = await authenticateAgent(req, deps);
-        const b = body<{ idempotency_key: string }>();
-        idempotencyKeyOf(headerKey(req.header('idempotency-key')), b.idempotency_key);
-        const answer = await spend(deps.ctx, deps.waiter, caller, kind, b);
-        reply(answer.body, answer.status);
-      }),
-  ]);
-  return {
-    ...(Object.fromEntries(spends) as Record<string, Handler>),
-    simulateTransfer: async ({ req, body, reply }: Call) => {
+export function intentRoutes(deps: ApiDeps): Route[] {
+  const rows = AGENT_INTENTS.operations;
+  const spends = [
+    [rows.transfer, transferKind],
+    [rows.swap, swapKind],
+    [rows.deposit, depositKind],
+    [rows.withdraw, withdrawKind],
+    [rows.payX402, x402Kind],
+  ] as const;
+  return [
+    ...spends.map(([row, k]) => {
+      const kind = k as SpendKind<{ idempotency_key: string }>;
+      return defineRoute(row, ({ req, body, reply }) =>
+        recordingRefusedKeys(req, deps, kind.action, async () => {
+          const { caller } = await authenticateAgent(req, deps);
+          const b = body<{ idempotency_key: string }>();
+          idempotencyKeyOf(headerKey(req.header('idempotency-key')), b.idempotency_key);
+          const answer = await spend(deps.ctx, deps.waiter, caller, kind, b);
+          reply(answer.body, answer.status);
+        }),
+      );
+    }),
+    defineRoute(rows.simulateTransfer, async ({ req, body, reply }) => {
       const { caller } = await authenticateAgent(req, deps);
       const b = body<SimulateRequest>();
       reply(await simulate(deps.ctx, caller, (group) => transferDryRun(deps.ctx, b, group)));
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }

@@ -1,7 +1,7 @@
-import { collectAppends, register, type RegisterRequest } from '@tokenops/shared';
+import { AGENT_ONBOARDING, collectAppends, register, type RegisterRequest } from '@tokenops/shared';
 import { projectedPast } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
-import type { Call, Handler } from '../http/operations';
+import { defineRoute, type Route } from '../http/operations';
 
 /**
  * POST /register: an invitation code for an API key, shown once, answered once the read views hold
@@ -10,9 +10,10 @@ import type { Call, Handler } from '../http/operations';
  * formed before any lookup). A right code registers whatever others at that address did: it carries
  * 128 random bits, so no guessing run finds one, and agents of a fleet share one egress address.
  */
-export function onboardingHandlers(deps: ApiDeps) {
-  return {
-    register: async ({ res, body, reply }: Call) => {
+export function onboardingRoutes(deps: ApiDeps): Route[] {
+  const rows = AGENT_ONBOARDING.operations;
+  return [
+    defineRoute(rows.register, async ({ res, body, reply }) => {
       const { invitation_code } = body<RegisterRequest>();
       const { result, last } = await collectAppends(() => register(deps.ctx, invitation_code));
       const { agent_wallet_pda, api_key } = result;
@@ -20,6 +21,6 @@ export function onboardingHandlers(deps: ApiDeps) {
       if (last) await projectedPast(deps.views, last, deps.viewWaitMs);
       res.setHeader('cache-control', 'no-store');
       reply({ agent_wallet_pda, api_key });
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }

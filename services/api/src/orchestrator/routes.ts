@@ -1,5 +1,12 @@
 import type { Request, Response } from 'express';
 import {
+  AGENT_REFERENCE,
+  OPERATOR_AGENTS,
+  OPERATOR_ALLOW_LIST,
+  OPERATOR_AUDIT,
+  OPERATOR_GROUPS,
+  OPERATOR_REFERENCE,
+  OPERATOR_SIGN_IN,
   ServiceError,
   addWhitelistEntry,
   airdrop,
@@ -28,7 +35,7 @@ import {
 import { groupsOwnedBy } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
-import type { Call, Handler } from '../http/operations';
+import { defineRoute, type Route } from '../http/operations';
 import { showWrite } from '../state/freshness';
 
 type Limits = Pick<
@@ -48,21 +55,22 @@ const limitsInput = (b: Limits): Limits => ({
  * reference reads and the local chain's airdrop, by operation id (operator-openapi.ts). Every body
  * and every path parameter passes its schema (operator-schemas.ts) before anything is read or written.
  */
-export function orchestratorHandlers(deps: ApiDeps) {
+export function orchestratorRoutes(deps: ApiDeps): Route[] {
   const wallet = (req: Request) => deps.operators.wallet(bearer(req));
   // Every write answers once the agent views include it (boundedly; state/freshness.ts): what it
   // changed (limits, keys, status, a payment) reads back at once from any instance.
   const visible = <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write);
 
-  return {
-    signInChallenge: ({ body, reply }: Call) =>
+  return [
+    defineRoute(OPERATOR_SIGN_IN.operations.signInChallenge, ({ body, reply }) =>
       reply(deps.operators.challenge(body<ChallengeRequest>().wallet)),
-    signInToken: async ({ req, body, reply }: Call) => {
+    ),
+    defineRoute(OPERATOR_SIGN_IN.operations.signInToken, async ({ req, body, reply }) => {
       const b = body<TokenRequest>();
       await deps.clientLimit.check(req);
       reply(await deps.operators.token(b));
-    },
-    createGroup: async ({ req, res, body, reply }: Call) => {
+    }),
+    defineRoute(OPERATOR_GROUPS.operations.createGroup, async ({ req, res, body, reply }) => {
       const w = await wallet(req);
       if (!deps.operators.mayCreateGroups(w))
         throw new ServiceError('forbidden', 'This wallet may not create groups (ORCHESTRATOR_WALLETS).');
@@ -70,17 +78,18 @@ export function orchestratorHandlers(deps: ApiDeps) {
       reply(
         await visible(res, () => createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
       );
-    },
+    }),
     // The caller's own groups: which ones, from the read models (a group's owner never changes); what
     // each holds, from the log. A group just created is listed: its creation answered once the views had it.
-    listGroups: async ({ req, reply }: Call) => {
+    defineRoute(OPERATOR_GROUPS.operations.listGroups, async ({ req, reply }) => {
       const w = await wallet(req);
       reply(await listGroups(deps.ctx, w, await groupsOwnedBy(deps.views, w)));
-    },
-    getGroup: async ({ req, param, reply }: Call) =>
+    }),
+    defineRoute(OPERATOR_GROUPS.operations.getGroup, async ({ req, param, reply }) =>
       reply(await describeGroup(deps.ctx, await wallet(req), param('group'))),
+    ),
     // Reconciliation of the log with the chain (docs/audit.md): the discrepancies, none when clean.
-    reconcileGroup: async ({ req, param, query, reply }: Call) => {
+    defineRoute(OPERATOR_AUDIT.operations.reconcileGroup, async ({ req, param, query, reply }) => {
       const w = await wallet(req);
       const q = query<ReconciliationQuery>();
       const from = q.from === undefined ? undefined : Date.parse(q.from);
@@ -95,27 +104,30 @@ export function orchestratorHandlers(deps: ApiDeps) {
           ...(to !== undefined && { to }),
         }),
       );
-    },
-    addWhitelistEntry: async ({ req, res, param, body, reply }: Call) => {
-      const w = await wallet(req);
-      const b = body<WhitelistRequest>();
-      reply(
-        await visible(res, () =>
-          addWhitelistEntry(deps.ctx, w, param('group'), {
-            address: b.address,
-            type: b.type,
-            ...(b.label !== undefined && { label: b.label }),
-            ...(b.approved_amount !== undefined && { approved_amount: b.approved_amount }),
-            ...(b.ttl_seconds !== undefined && { ttl_seconds: b.ttl_seconds }),
-          }),
-        ),
-      );
-    },
-    removeWhitelistEntry: async ({ req, res, param, reply }: Call) => {
+    }),
+    defineRoute(
+      OPERATOR_ALLOW_LIST.operations.addWhitelistEntry,
+      async ({ req, res, param, body, reply }) => {
+        const w = await wallet(req);
+        const b = body<WhitelistRequest>();
+        reply(
+          await visible(res, () =>
+            addWhitelistEntry(deps.ctx, w, param('group'), {
+              address: b.address,
+              type: b.type,
+              ...(b.label !== undefined && { label: b.label }),
+              ...(b.approved_amount !== undefined && { approved_amount: b.approved_amount }),
+              ...(b.ttl_seconds !== undefined && { ttl_seconds: b.ttl_seconds }),
+            }),
+          ),
+        );
+      },
+    ),
+    defineRoute(OPERATOR_ALLOW_LIST.operations.removeWhitelistEntry, async ({ req, res, param, reply }) => {
       const w = await wallet(req);
       reply(await visible(res, () => removeWhitelistEntry(deps.ctx, w, param('group'), param('entry'))));
-    },
-    inviteAgent: async ({ req, res, param, body, reply }: Call) => {
+    }),
+    defineRoute(OPERATOR_AGENTS.operations.inviteAgent, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<InvitationRequest>();
       res.setHeader('cache-control', 'no-store');
@@ -127,30 +139,30 @@ export function orchestratorHandlers(deps: ApiDeps) {
           }),
         ),
       );
-    },
-    changeLimits: async ({ req, res, param, body, reply }: Call) => {
+    }),
+    defineRoute(OPERATOR_AGENTS.operations.changeLimits, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<LimitsChangeRequest>();
       reply(await visible(res, () => changeLimits(deps.ctx, w, param('agent'), limitsInput(b))));
-    },
-    revokeAgent: async ({ req, res, param, body, reply }: Call) => {
+    }),
+    defineRoute(OPERATOR_AGENTS.operations.revokeAgent, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       body();
       reply(await visible(res, () => revoke(deps.ctx, w, param('agent'))));
-    },
-    emergencyWithdraw: async ({ req, res, param, body, reply }: Call) => {
+    }),
+    defineRoute(OPERATOR_AGENTS.operations.emergencyWithdraw, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<EmergencyWithdrawRequest>();
       reply(await visible(res, () => emergencyWithdraw(deps.ctx, w, param('agent'), b)));
-    },
-    rotateKey: async ({ req, res, param, body, reply }: Call) => {
+    }),
+    defineRoute(OPERATOR_AGENTS.operations.rotateKey, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       body();
       res.setHeader('cache-control', 'no-store');
       reply(await visible(res, () => rotateKey(deps.ctx, w, param('agent'))));
-    },
+    }),
     // The local chain only: an operator mints demo tokens to an address, as an outside payer would.
-    airdrop: async ({ req, res, body, reply }: Call) => {
+    defineRoute(OPERATOR_REFERENCE.operations.airdrop, async ({ req, res, body, reply }) => {
       const w = await wallet(req);
       if (!deps.operators.mayCreateGroups(w))
         throw new ServiceError('forbidden', 'This wallet is not an operator (ORCHESTRATOR_WALLETS).');
@@ -164,19 +176,20 @@ export function orchestratorHandlers(deps: ApiDeps) {
           }),
         ),
       );
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }
 
 /** The public reads of what a spend needs (REFERENCE_OPERATIONS): tokens, venues, pools. */
-export function referenceHandlers(deps: ApiDeps) {
-  return {
-    listTokens: ({ reply }: Call) =>
+export function referenceRoutes(deps: ApiDeps): Route[] {
+  return [
+    defineRoute(AGENT_REFERENCE.operations.listTokens, ({ reply }) =>
       reply({
         tokens: deps.ctx.chain.tokens.map(({ symbol, mint, decimals }) => ({ symbol, mint, decimals })),
       }),
-    listVenues: ({ reply }: Call) => reply(venueListing(deps.ctx.venues)),
-    listPools: async ({ reply }: Call) => {
+    ),
+    defineRoute(AGENT_REFERENCE.operations.listVenues, ({ reply }) => reply(venueListing(deps.ctx.venues))),
+    defineRoute(AGENT_REFERENCE.operations.listPools, async ({ reply }) => {
       const aggregator = deps.ctx.aggregator;
       const pools = (await aggregator?.pools?.()) ?? [];
       reply({
@@ -192,6 +205,6 @@ export function referenceHandlers(deps: ApiDeps) {
           })),
         })),
       });
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }

@@ -1,14 +1,15 @@
-import type { HistoryQuery } from '@tokenops/shared';
+import { AGENT_STATE, type HistoryQuery } from '@tokenops/shared';
 import { balancesOf, historyOf, limitsOf } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent } from '../http/auth';
-import type { Call, Handler } from '../http/operations';
+import { defineRoute, type Route } from '../http/operations';
 import { showOwnWrites } from './freshness';
 
 /** GET /balance, /limits, /history: answered from the agent views, once they show the agent's own writes (freshness.ts). */
-export function stateHandlers(deps: ApiDeps) {
-  return {
-    getLimits: async ({ req, res, reply }: Call) => {
+export function stateRoutes(deps: ApiDeps): Route[] {
+  const rows = AGENT_STATE.operations;
+  return [
+    defineRoute(rows.getLimits, async ({ req, res, reply }) => {
       const { view } = await authenticateAgent(req, deps);
       await showOwnWrites(deps, res, view.agent_id);
       const {
@@ -17,8 +18,8 @@ export function stateHandlers(deps: ApiDeps) {
         ...limits
       } = await limitsOf(deps.views, view, deps.ctx.now());
       reply(limits);
-    },
-    getBalance: async ({ req, res, reply }: Call) => {
+    }),
+    defineRoute(rows.getBalance, async ({ req, res, reply }) => {
       const { view } = await authenticateAgent(req, deps);
       await showOwnWrites(deps, res, view.agent_id);
       const [limits, balances] = await Promise.all([
@@ -27,8 +28,8 @@ export function stateHandlers(deps: ApiDeps) {
       ]);
       const { group_id: _group, spent_today: _s, hourly_count: _h, ...fields } = limits;
       reply({ balances, ...fields });
-    },
-    getHistory: async ({ req, res, query, reply }: Call) => {
+    }),
+    defineRoute(rows.getHistory, async ({ req, res, query, reply }) => {
       const { view } = await authenticateAgent(req, deps);
       const q = query<HistoryQuery & { limit: number }>();
       await showOwnWrites(deps, res, view.agent_id);
@@ -38,6 +39,6 @@ export function stateHandlers(deps: ApiDeps) {
           await historyOf(deps.views, view.agent_id, q.limit, deps.ctx.now(), ['transfer', 'swap'])
         ).map(({ received_amount: _r, received_token: _t, ...entry }) => entry),
       });
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }

@@ -8,6 +8,7 @@
  */
 import Big from 'big.js';
 import {
+  VARIANT_STATE,
   ata,
   resolveToken,
   streams,
@@ -18,7 +19,7 @@ import {
 import { balancesOf, historyPage, limitsOf, type HistoryPosition } from '@tokenops/projections';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent } from '../http/auth';
-import type { Call, Handler } from '../http/operations';
+import { defineRoute, type Route } from '../http/operations';
 import { showOwnWrites } from '../state/freshness';
 
 export const encodeCursor = (p: HistoryPosition): string =>
@@ -38,9 +39,10 @@ export function decodeCursor(cursor: string): HistoryPosition {
 const since = (iso: string | undefined): number | undefined =>
   iso === undefined ? undefined : Date.parse(iso);
 
-export function variantReadHandlers(deps: ApiDeps) {
-  return {
-    getLimits: async ({ req, res, reply }: Call) => {
+export function variantReadRoutes(deps: ApiDeps): Route[] {
+  const rows = VARIANT_STATE.operations;
+  return [
+    defineRoute(rows.getLimits, async ({ req, res, reply }) => {
       const { view } = await authenticateAgent(req, deps);
       await showOwnWrites(deps, res, view.agent_id);
       const l = await limitsOf(deps.views, view, deps.ctx.now());
@@ -53,9 +55,8 @@ export function variantReadHandlers(deps: ApiDeps) {
         hourly_count: l.hourly_count,
         remaining_hourly: l.hourly_tx_remaining,
       });
-    },
-
-    getBalance: async ({ req, res, query: queryOf, reply }: Call) => {
+    }),
+    defineRoute(rows.getBalance, async ({ req, res, query: queryOf, reply }) => {
       const { view } = await authenticateAgent(req, deps);
       const query = queryOf<VariantBalanceQuery>();
       const { state: group } = await deps.ctx.groups.load(streams.group(view.group_id));
@@ -67,9 +68,8 @@ export function variantReadHandlers(deps: ApiDeps) {
         balance: balances[token.symbol] ?? new Big(0),
         associated_token_account: await ata(view.agent_id, token.mint),
       });
-    },
-
-    getHistory: async ({ req, res, query: queryOf, reply }: Call) => {
+    }),
+    defineRoute(rows.getHistory, async ({ req, res, query: queryOf, reply }) => {
       const { view } = await authenticateAgent(req, deps);
       const query = queryOf<VariantHistoryQuery & { limit: number }>();
       const from = since(query.since);
@@ -94,6 +94,6 @@ export function variantReadHandlers(deps: ApiDeps) {
         })),
         next_cursor: page.more && last ? encodeCursor({ at: last.at, tx_sig: last.tx_sig }) : null,
       });
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }

@@ -5,6 +5,9 @@
  * operation id (variant-openapi.ts); the error envelope is chosen by prefix in the error middleware.
  */
 import {
+  VARIANT_INTENTS,
+  VARIANT_ONBOARDING,
+  VARIANT_WEBHOOKS,
   amountFromText,
   register,
   registerWebhook,
@@ -17,28 +20,24 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, recordingRefusedKeys } from '../http/auth';
-import type { Call, Handler } from '../http/operations';
-import { variantReadHandlers } from './reads';
+import { defineRoute, type Route } from '../http/operations';
+import { variantReadRoutes } from './reads';
 import { simulateVariant } from './simulate';
-import { VARIANT_SPENDS } from './spends';
+import { variantDepositKind, variantSwapKind, variantTransferKind, variantWithdrawKind } from './spends';
 
 /** Where the variant is served (its errors' envelope: http/middleware.ts, isVariantPath). */
 export const VARIANT_PREFIX = '/v1';
 
-export function variantHandlers(deps: ApiDeps) {
-  const spends = (VARIANT_SPENDS as SpendKind<{ idempotency_key: string }>[]).map((kind) => [
-    kind.action,
-    ({ req, body, reply }: Call) =>
-      recordingRefusedKeys(req, deps, kind.action, async () => {
-        const { caller } = await authenticateAgent(req, deps);
-        const b = body<object>();
-        const idempotency_key = variantIdempotencyKey(req.header('idempotency-key'));
-        const answer = await spend(deps.ctx, deps.waiter, caller, kind, { ...b, idempotency_key });
-        reply(answer.body, answer.status);
-      }),
-  ]);
-  return {
-    registerAgent: async ({ res, body, reply }: Call) => {
+export function variantRoutes(deps: ApiDeps): Route[] {
+  const intents = VARIANT_INTENTS.operations;
+  const spends = [
+    [intents.transfer, variantTransferKind],
+    [intents.swap, variantSwapKind],
+    [intents.deposit, variantDepositKind],
+    [intents.withdraw, variantWithdrawKind],
+  ] as const;
+  return [
+    defineRoute(VARIANT_ONBOARDING.operations.registerAgent, async ({ res, body, reply }) => {
       const { invitation_code } = body<VariantRegisterRequest>();
       // As POST /api/v1/register: a right code registers past the address's allowance of failures.
       const r = await register(deps.ctx, invitation_code);
@@ -53,21 +52,32 @@ export function variantHandlers(deps: ApiDeps) {
           hourly_tx_cap: r.limits.hourly_tx_cap,
         },
       });
-    },
-    ...(Object.fromEntries(spends) as Record<string, Handler>),
-    simulateIntent: async ({ req, body, reply }: Call) => {
+    }),
+    ...spends.map(([row, k]) => {
+      const kind = k as SpendKind<{ idempotency_key: string }>;
+      return defineRoute(row, ({ req, body, reply }) =>
+        recordingRefusedKeys(req, deps, kind.action, async () => {
+          const { caller } = await authenticateAgent(req, deps);
+          const b = body<object>();
+          const idempotency_key = variantIdempotencyKey(req.header('idempotency-key'));
+          const answer = await spend(deps.ctx, deps.waiter, caller, kind, { ...b, idempotency_key });
+          reply(answer.body, answer.status);
+        }),
+      );
+    }),
+    defineRoute(intents.simulateIntent, async ({ req, body, reply }) => {
       const { caller } = await authenticateAgent(req, deps);
       const b = body<VariantSimulateRequest>();
       reply(await simulateVariant(deps.ctx, caller, b));
-    },
-    registerWebhook: async ({ req, body, reply }: Call) => {
+    }),
+    defineRoute(VARIANT_WEBHOOKS.operations.registerWebhook, async ({ req, body, reply }) => {
       const { caller, view } = await authenticateAgent(req, deps);
       const b = body<VariantWebhookRequest>();
       const owner = { agentId: caller.agentId, groupId: view.group_id };
       const asked = { url: b.url, event_types: b.events, secret: b.secret };
       const { webhook_id } = await registerWebhook(deps.ctx, owner, asked, deps.webhookUrls);
       reply({ webhook_id, url: b.url, events: b.events });
-    },
-    ...variantReadHandlers(deps),
-  } satisfies Record<string, Handler>;
+    }),
+    ...variantReadRoutes(deps),
+  ];
 }

@@ -118,6 +118,3 @@ export const variantWithdrawKind: SpendKind<Keyed<VariantWithdrawRequest>, 'with
   responseSchema: 'VariantWithdrawResponse',
   ask: (ctx, req, group) => withdrawKind.ask(ctx, req, group),
 };
-
-/** The variant's spend operations, by path. */
-export const VARIANT_SPENDS = [variantTransferKind, variantSwapKind, variantDepositKind, variantWithdrawKind];

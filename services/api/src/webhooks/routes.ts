@@ -7,6 +7,8 @@
  */
 import type { Request } from 'express';
 import {
+  AGENT_WEBHOOKS,
+  OPERATOR_WEBHOOKS,
   ServiceError,
   comparePositions,
   deleteWebhook,
@@ -24,7 +26,7 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, bearer } from '../http/auth';
-import type { Call, Handler } from '../http/operations';
+import { defineRoute, type Call, type Route } from '../http/operations';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -90,25 +92,26 @@ export function relayCaughtUp(
 }
 
 /** An agent's own subscriptions (under /api/v1). */
-export function webhookHandlers(deps: ApiDeps) {
+export function webhookRoutes(deps: ApiDeps): Route[] {
   const { ctx, deliveries } = deps;
+  const rows = AGENT_WEBHOOKS.operations;
   const current = relayCaughtUp(deps);
-  return {
-    registerWebhook: async ({ req, res, body, reply }: Call) => {
+  return [
+    defineRoute(rows.registerWebhook, async ({ req, res, body, reply }) => {
       const { caller, view } = await authenticateAgent(req, deps);
       const b = body<WebhookRequest>();
       res.setHeader('cache-control', 'no-store');
       const owner = { agentId: caller.agentId, groupId: view.group_id };
       const asked = { url: b.url, event_types: b.event_types }; // the service makes the secret
       reply(await registerWebhook(ctx, owner, asked, deps.webhookUrls));
-    },
-    listWebhooks: async ({ req, reply }: Call) => {
+    }),
+    defineRoute(rows.listWebhooks, async ({ req, reply }) => {
       const { caller } = await authenticateAgent(req, deps);
       await current();
       const subs = await deliveries.subscriptions({ agentId: caller.agentId });
       reply({ webhooks: subs.map(subscriptionView) });
-    },
-    deleteWebhook: async ({ req, param, reply }: Call) => {
+    }),
+    defineRoute(rows.deleteWebhook, async ({ req, param, reply }) => {
       const { caller } = await authenticateAgent(req, deps);
       const id = param('webhook');
       await current();
@@ -117,13 +120,14 @@ export function webhookHandlers(deps: ApiDeps) {
         throw new ServiceError('not_found', 'No such webhook subscription.');
       await deleteWebhook(ctx, mustBeLive(sub));
       reply({ webhook_id: id, status: 'deleted' });
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }
 
 /** The operator's: fleet webhooks and every subscription of the operator's groups (also under /v1). */
-export function fleetWebhookHandlers(deps: ApiDeps) {
+export function fleetWebhookRoutes(deps: ApiDeps): Route[] {
   const { ctx, deliveries } = deps;
+  const rows = OPERATOR_WEBHOOKS.operations;
   const current = relayCaughtUp(deps);
   const operatorOf = async (req: Request, groupId: string) => {
     const wallet = await deps.operators.wallet(bearer(req));
@@ -137,27 +141,27 @@ export function fleetWebhookHandlers(deps: ApiDeps) {
     return sub;
   };
 
-  return {
-    createFleetWebhook: async ({ req, res, param, body, reply }: Call) => {
+  return [
+    defineRoute(rows.createFleetWebhook, async ({ req, res, param, body, reply }) => {
       const group = param('group');
       await operatorOf(req, group);
       const b = body<WebhookRequest>();
       res.setHeader('cache-control', 'no-store');
       const asked = { url: b.url, event_types: b.event_types }; // the service makes the secret
       reply(await registerWebhook(ctx, { groupId: group }, asked, deps.webhookUrls));
-    },
-    listWebhooks: async ({ req, param, reply }: Call) => {
+    }),
+    defineRoute(rows.listWebhooks, async ({ req, param, reply }) => {
       const group = param('group');
       await operatorOf(req, group);
       await current();
       reply({ webhooks: (await deliveries.subscriptions({ groupId: group })).map(subscriptionView) });
-    },
-    deleteWebhook: async (call: Call) => {
+    }),
+    defineRoute(rows.deleteWebhook, async (call) => {
       const sub = await ownedSubscription(call);
       await deleteWebhook(ctx, sub);
       call.reply({ webhook_id: sub.webhook_id, status: 'deleted' });
-    },
-    listDeliveries: async (call: Call) => {
+    }),
+    defineRoute(rows.listDeliveries, async (call) => {
       const sub = await ownedSubscription(call);
       const q = call.query<DeliveriesQuery & { limit: number }>();
       const page = await deliveries.deliveries(sub.webhook_id, {
@@ -165,8 +169,8 @@ export function fleetWebhookHandlers(deps: ApiDeps) {
         ...(q.before !== undefined && { before: Date.parse(q.before) }),
       });
       call.reply({ webhook: subscriptionView(sub), deliveries: page.map(deliveryView) });
-    },
-    redeliver: async (call: Call) => {
+    }),
+    defineRoute(rows.redeliver, async (call) => {
       const sub = await ownedSubscription(call);
       const b = call.body<RedeliverRequest>();
       await requestRedelivery(ctx, sub, {
@@ -174,12 +178,12 @@ export function fleetWebhookHandlers(deps: ApiDeps) {
         ...(b.since !== undefined && { since: Date.parse(b.since) }),
       });
       call.reply({ webhook_id: sub.webhook_id, redelivery: 'requested' });
-    },
-    rotateWebhookSecret: async (call: Call) => {
+    }),
+    defineRoute(rows.rotateWebhookSecret, async (call) => {
       const sub = await ownedSubscription(call);
       const b = call.body<RotateSecretRequest>();
       call.res.setHeader('cache-control', 'no-store');
       call.reply(await rotateWebhookSecret(ctx, sub, b.grace_seconds ?? 86_400));
-    },
-  } satisfies Record<string, Handler>;
+    }),
+  ];
 }

@@ -14,12 +14,6 @@ export const SPEND_KINDS: { readonly [A in Action]?: SpendKind<never, A> } = {
   withdraw: withdrawKind,
 };
 
-/** Every spend operation the API answers: one per action, and x402 payments (transfers of their own kind). */
-export const SPEND_OPERATIONS: readonly SpendKind<never>[] = [
-  ...(Object.values(SPEND_KINDS) as SpendKind<never>[]),
-  x402Kind as SpendKind<never>,
-];
-
 /** The kind that executes an accepted intent. */
 export const kindOf = (intent: IntentData): SpendKind<never, IntentData['action']> | undefined =>
   (isX402(intent) ? x402Kind : SPEND_KINDS[intent.action]) as

@@ -76,8 +76,6 @@ export interface SpendRequest {
 
 export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Action = Action> {
   readonly action: A;
-  /** The operation it answers (the contract's operationId), when it is not the action's own. */
-  readonly operationId?: string;
   /** The contract's request and answer schemas. */
   readonly requestSchema: SchemaName;
   readonly responseSchema: SchemaName;

@@ -58,7 +58,6 @@ type X402Intent = IntentOf<'transfer'>;
 
 export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
   action: 'transfer',
-  operationId: 'payX402',
   requestSchema: 'X402PayRequest',
   responseSchema: 'X402PayResponse',
   answerAmounts: ['amount', 'protocol_fee', 'daily_remaining'],
