@@ -6,36 +6,22 @@ import express from 'express';
 import helmet from 'helmet';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
-  AGENT_CONTRACT,
-  OPERATOR_CONTRACT,
-  OPERATOR_WEBHOOKS,
   ServiceError,
-  VARIANT_CONTRACT,
   openApiDocument,
   operatorOpenApiDocument,
-  variantCode,
   variantOpenApiDocument,
-  type ContractDescription,
 } from '@tokenops/shared';
 import { failingDependencies, readinessAnswer } from '@tokenops/shared/process';
 import type { ApiDeps } from './deps';
-import { auditRoutes } from './audit/routes';
-import { activityRoutes } from './console/reads';
 import { consoleRoutes } from './console/route';
 import { DOC_PAGES, docsRoutes } from './docs/pages';
 import { bearer } from './http/auth';
 import { jsonBody } from './http/body';
 import { fixedHeaders } from './http/fixed-headers';
 import { errorHandler, notFound, requestContext } from './http/middleware';
-import { mount } from './http/operations';
-import { intentRoutes } from './intents/routes';
 import { mcpRoutes } from './mcp/routes';
-import { onboardingRoutes } from './onboarding/routes';
-import { orchestratorRoutes, referenceRoutes } from './orchestrator/routes';
-import { approvalRoutes } from './approvals/routes';
-import { stateRoutes } from './state/routes';
-import { fleetWebhookRoutes, webhookRoutes } from './webhooks/routes';
-import { VARIANT_PREFIX, variantRoutes } from './variant/routes';
+import { contractRoutes } from './routes';
+import { VARIANT_PREFIX } from './variant/routes';
 
 export function createApp(deps: ApiDeps): express.Express {
   const app = express();
@@ -96,54 +82,6 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(notFound);
   app.use(errorHandler(deps.logger, deps.clientLimit, deps.checkResponses));
   return app;
-}
-
-/**
- * Every contract's routes: the agent's (/api/v1), the operator's beside it (the reference reads both
- * documents list served once, by the agent's routes), the variant's (/v1), and the fleet webhooks'
- * routes again under /v1 with the variant's error envelope.
- */
-export function contractRoutes(deps: ApiDeps) {
-  const at = (base: string) => ({ checkResponses: deps.checkResponses, logger: deps.logger, base });
-  const fleet = fleetWebhookRoutes(deps);
-  const agentRows = new Set<object>(AGENT_CONTRACT.operations);
-  const operatorOnly = OPERATOR_CONTRACT.operations.filter((op) => !agentRows.has(op));
-  return {
-    agent: mount(
-      AGENT_CONTRACT,
-      [
-        ...onboardingRoutes(deps),
-        ...intentRoutes(deps),
-        ...stateRoutes(deps),
-        ...webhookRoutes(deps),
-        ...referenceRoutes(deps),
-      ],
-      at('/api/v1'),
-    ),
-    operator: mount(
-      OPERATOR_CONTRACT,
-      [
-        ...orchestratorRoutes(deps),
-        ...fleet,
-        ...auditRoutes(deps),
-        ...activityRoutes(deps),
-        ...approvalRoutes(deps),
-      ],
-      at('/api/v1'),
-      operatorOnly,
-    ),
-    variant: mount(VARIANT_CONTRACT, variantRoutes(deps), at(VARIANT_PREFIX)),
-    variantFleet: mount(
-      {
-        ...(OPERATOR_CONTRACT as ContractDescription<string, string>),
-        errorBody: 'VariantErrorBody',
-        codeName: variantCode,
-      },
-      fleet,
-      at(VARIANT_PREFIX),
-      Object.values(OPERATOR_WEBHOOKS.operations),
-    ),
-  };
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();

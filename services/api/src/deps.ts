@@ -2,7 +2,7 @@ import type { Context, DeliveryStore, OutcomeWaiter, ReadModelStore, UrlPolicy }
 import type { Dependencies, Metrics, OpenStreams } from '@tokenops/shared/process';
 import type { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
 import type { SendOptions } from './http/operations';
-import type { OperatorAuth } from './orchestrator/auth';
+import type { OperatorAuth } from './operator/sign-in/auth';
 
 /** What the routes need; the process entry point builds it. */
 export interface ApiDeps extends SendOptions {

@@ -65,7 +65,7 @@ import {
 import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
 import type { Logger } from '@tokenops/shared/process';
-import { OperatorAuth, usedChallengesIn } from './orchestrator/auth';
+import { OperatorAuth, usedChallengesIn } from './operator/sign-in/auth';
 import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
 import { VIEW_WAIT_MS, type EdgeSettings } from './http/edge-settings';
 

@@ -25,7 +25,7 @@ import { LiveViews, ViewGenerations } from '@tokenops/projections';
 import { createApp } from './app';
 import { readEdgeSettings } from './http/edge-settings';
 import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
-import { OperatorAuth, usedChallengesIn } from './orchestrator/auth';
+import { OperatorAuth, usedChallengesIn } from './operator/sign-in/auth';
 
 runProcess('api', async () => {
   const env = Env.of('api');

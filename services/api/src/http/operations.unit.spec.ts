@@ -11,7 +11,7 @@ import {
   type Operation,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
-import { contractRoutes } from '../app';
+import { contractRoutes } from '../routes';
 import { defineRoute, mount, routeProblems, type ContractRoutes } from './operations';
 
 /** A request to a row under `base`, its path parameters given as `x`. */

@@ -1,32 +1,22 @@
 /**
- * Webhook subscriptions over HTTP, by operation id (the agent's and the operator's tables). Agents:
- * POST/GET /webhooks, DELETE /webhooks/{id} (their own).
- * Operators (wallet JWT, the group's owner): a group's fleet webhooks, every subscription of the group,
- * a subscription's delivery log, redelivery, secret rotation, deletion. What is recorded goes to the
- * log; what is read comes from the delivery store, once the relay has caught up with the log.
+ * An agent's webhook subscriptions over HTTP: POST/GET /webhooks, DELETE /webhooks/{id} (its own); the
+ * operator's are operator/webhooks/routes.ts. What is recorded goes to the log; what is read comes
+ * from the delivery store, once the relay has caught up with the log (relayCaughtUp, both use it).
  */
-import type { Request } from 'express';
 import {
   AGENT_WEBHOOKS,
-  OPERATOR_WEBHOOKS,
   ServiceError,
   comparePositions,
   deleteWebhook,
-  describeGroup,
   mustBeLive,
   registerWebhook,
-  requestRedelivery,
-  rotateWebhookSecret,
   type Delivery,
-  type DeliveriesQuery,
-  type RedeliverRequest,
-  type RotateSecretRequest,
   type WebhookSubscription,
   type WebhookRequest,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../deps';
-import { authenticateAgent, bearer } from '../http/auth';
-import { defineRoute, type Call, type Route } from '../http/operations';
+import { authenticateAgent } from '../http/auth';
+import { defineRoute, type Route } from '../http/operations';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -43,7 +33,8 @@ export const subscriptionView = (s: WebhookSubscription) => ({
   ...(s.secrets[1]?.until !== undefined && { previous_secret_valid_until: iso(s.secrets[1].until) }),
 });
 
-const deliveryView = (d: Delivery) => ({
+/** A delivery of a subscription's log, as the operator reads it. */
+export const deliveryView = (d: Delivery) => ({
   event_id: d.event_id,
   event: d.event,
   status: d.status,
@@ -120,70 +111,6 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
         throw new ServiceError('not_found', 'No such webhook subscription.');
       await deleteWebhook(ctx, mustBeLive(sub));
       reply({ webhook_id: id, status: 'deleted' });
-    }),
-  ];
-}
-
-/** The operator's: fleet webhooks and every subscription of the operator's groups (also under /v1). */
-export function fleetWebhookRoutes(deps: ApiDeps): Route[] {
-  const { ctx, deliveries } = deps;
-  const rows = OPERATOR_WEBHOOKS.operations;
-  const current = relayCaughtUp(deps);
-  const operatorOf = async (req: Request, groupId: string) => {
-    const wallet = await deps.operators.wallet(bearer(req));
-    await describeGroup(ctx, wallet, groupId); // the group's owner, or 403/404
-  };
-  const ownedSubscription = async ({ req, param }: Call): Promise<WebhookSubscription> => {
-    const wallet = await deps.operators.wallet(bearer(req));
-    await current();
-    const sub = mustBeLive(await deliveries.subscription(param('webhook')));
-    await describeGroup(ctx, wallet, sub.group_id);
-    return sub;
-  };
-
-  return [
-    defineRoute(rows.createFleetWebhook, async ({ req, res, param, body, reply }) => {
-      const group = param('group');
-      await operatorOf(req, group);
-      const b = body<WebhookRequest>();
-      res.setHeader('cache-control', 'no-store');
-      const asked = { url: b.url, event_types: b.event_types }; // the service makes the secret
-      reply(await registerWebhook(ctx, { groupId: group }, asked, deps.webhookUrls));
-    }),
-    defineRoute(rows.listWebhooks, async ({ req, param, reply }) => {
-      const group = param('group');
-      await operatorOf(req, group);
-      await current();
-      reply({ webhooks: (await deliveries.subscriptions({ groupId: group })).map(subscriptionView) });
-    }),
-    defineRoute(rows.deleteWebhook, async (call) => {
-      const sub = await ownedSubscription(call);
-      await deleteWebhook(ctx, sub);
-      call.reply({ webhook_id: sub.webhook_id, status: 'deleted' });
-    }),
-    defineRoute(rows.listDeliveries, async (call) => {
-      const sub = await ownedSubscription(call);
-      const q = call.query<DeliveriesQuery & { limit: number }>();
-      const page = await deliveries.deliveries(sub.webhook_id, {
-        limit: q.limit,
-        ...(q.before !== undefined && { before: Date.parse(q.before) }),
-      });
-      call.reply({ webhook: subscriptionView(sub), deliveries: page.map(deliveryView) });
-    }),
-    defineRoute(rows.redeliver, async (call) => {
-      const sub = await ownedSubscription(call);
-      const b = call.body<RedeliverRequest>();
-      await requestRedelivery(ctx, sub, {
-        ...(b.event_id !== undefined && { event_id: b.event_id }),
-        ...(b.since !== undefined && { since: Date.parse(b.since) }),
-      });
-      call.reply({ webhook_id: sub.webhook_id, redelivery: 'requested' });
-    }),
-    defineRoute(rows.rotateWebhookSecret, async (call) => {
-      const sub = await ownedSubscription(call);
-      const b = call.body<RotateSecretRequest>();
-      call.res.setHeader('cache-control', 'no-store');
-      call.reply(await rotateWebhookSecret(ctx, sub, b.grace_seconds ?? 86_400));
     }),
   ];
 }

@@ -1,7 +1,7 @@
 /**
- * The operator reads the console needs beyond the group itself (operator-openapi.ts: groupUsage,
- * groupSpend, groupEvents): each agent's use of its limits now with its balances, spend over time,
- * and the group's events as server-sent events, streamed from the log and resumable by Last-Event-ID.
+ * What a group's agents do, as the console reads it beyond the group itself: each agent's use of its
+ * limits now with its balances, spend over time, and the group's events as server-sent events,
+ * streamed from the log and resumable by Last-Event-ID.
  */
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
@@ -22,9 +22,9 @@ import {
   type SpendQuery,
 } from '@tokenops/shared';
 import { balancesOf } from '@tokenops/projections';
-import type { ApiDeps } from '../deps';
-import { bearer } from '../http/auth';
-import { defineRoute, failOn, type Route } from '../http/operations';
+import type { ApiDeps } from '../../deps';
+import { defineRoute, failOn, type Route } from '../../http/operations';
+import { operatorCalls } from '../common';
 
 /** How often a stream looks for new events once it has sent what the log held. */
 export const EVENTS_POLL_MS = 300;
@@ -47,7 +47,7 @@ function lastEventId(req: Request): string | undefined {
 export function activityRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
   const rows = OPERATOR_ACTIVITY.operations;
-  const wallet = (req: Request) => deps.operators.wallet(bearer(req));
+  const { wallet } = operatorCalls(deps);
 
   return [
     defineRoute(rows.groupUsage, async ({ req, param, reply }) => {

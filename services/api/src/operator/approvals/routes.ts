@@ -1,11 +1,10 @@
 /**
  * Approvals of held spends (design.md "Approvals"): the owner sets the group's policy; the owner, the
  * approvers and the auditors read the held spends; an approver approves by signing an approval's
- * message with its wallet, or rejects; the owner previews a proposed policy over the group's log. Handlers by operation id (operator-openapi.ts); bodies, queries
- * and path parameters pass their schemas (operator-schemas.ts) before anything is read. The rules are
+ * message with its wallet, or rejects; the owner previews a proposed policy over the group's log.
+ * Bodies, queries and path parameters pass their schemas before anything is read. The rules are
  * shared/src/domain/approval.ts, the flow shared/src/application/approvals.ts.
  */
-import type { Request, Response } from 'express';
 import {
   OPERATOR_APPROVALS,
   getApproval,
@@ -20,17 +19,15 @@ import {
   type PolicyPreviewRequest,
   type RejectRequest,
 } from '@tokenops/shared';
-import type { ApiDeps } from '../deps';
-import { bearer } from '../http/auth';
-import { defineRoute, type Route } from '../http/operations';
-import { showWrite } from '../state/freshness';
+import type { ApiDeps } from '../../deps';
+import { defineRoute, type Route } from '../../http/operations';
+import { operatorCalls } from '../common';
 
 export function approvalRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
   const rows = OPERATOR_APPROVALS.operations;
-  const wallet = (req: Request) => deps.operators.wallet(bearer(req));
   // A decision answers once the agent views include what it released (a rejection, an expiry).
-  const visible = <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write);
+  const { wallet, visible } = operatorCalls(deps);
 
   return [
     defineRoute(rows.setApprovalPolicy, async ({ req, res, param, body, reply }) => {

@@ -1,55 +1,54 @@
 /**
- * Auditors' access and the audit query. The owner of a group grants and removes auditors (wallets that
- * sign in like operators, with the same challenge and the same token); the owner and the auditors
- * read the group's events and the story of one intent. An auditor owns nothing, so every operator
- * route (which checks ownership) answers it 403. Handlers by operation id (operator-openapi.ts); bodies,
- * queries and path parameters pass their schemas (operator-schemas.ts) before anything is read.
+ * The audit: the owner and the auditors read the group's events (a page, or all of them as NDJSON),
+ * verify their hash chain, read the story of one intent; the owner reconciles the log with the chain
+ * (docs/audit.md). Queries and path parameters pass their schemas before anything is read.
  */
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import {
   OPERATOR_AUDIT,
-  OPERATOR_AUDITORS,
+  ServiceError,
   auditPage,
   auditScope,
   decodeCursor,
-  grantAuditor,
   intentStory,
-  listAuditors,
   readGroupLog,
-  removeAuditor,
+  reconcileGroup,
   responseViolations,
   verifyLog,
   type VerificationQuery,
   type AuditEventsQuery,
   type AuditFilter,
-  type AuditorRequest,
+  type ReconciliationQuery,
 } from '@tokenops/shared';
 import type { OpenStreams } from '@tokenops/shared/process';
-import type { ApiDeps } from '../deps';
-import { bearer } from '../http/auth';
-import { defineRoute, failOn, type Route, type SendOptions } from '../http/operations';
+import type { ApiDeps } from '../../deps';
+import { defineRoute, failOn, type Route, type SendOptions } from '../../http/operations';
+import { operatorCalls } from '../common';
 
 const NDJSON = 'application/x-ndjson';
 
 export function auditRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
-  const wallet = (req: Request) => deps.operators.wallet(bearer(req));
-  const auditors = OPERATOR_AUDITORS.operations;
+  const { wallet } = operatorCalls(deps);
   const audit = OPERATOR_AUDIT.operations;
 
   return [
-    defineRoute(auditors.listAuditors, async ({ req, param, reply }) => {
-      reply(await listAuditors(ctx, await wallet(req), param('group')));
-    }),
-    defineRoute(auditors.grantAuditor, async ({ req, param, body, reply }) => {
+    // Reconciliation of the log with the chain (docs/audit.md): the discrepancies, none when clean.
+    defineRoute(audit.reconcileGroup, async ({ req, param, query, reply }) => {
       const w = await wallet(req);
-      const b = body<AuditorRequest>();
-      reply(await grantAuditor(ctx, w, param('group'), b.wallet));
-    }),
-    defineRoute(auditors.removeAuditor, async ({ req, param, body, reply }) => {
-      const w = await wallet(req);
-      const b = body<AuditorRequest>();
-      reply(await removeAuditor(ctx, w, param('group'), b.wallet));
+      const q = query<ReconciliationQuery>();
+      const from = q.from === undefined ? undefined : Date.parse(q.from);
+      const to = q.to === undefined ? undefined : Date.parse(q.to);
+      if (from !== undefined && to !== undefined && from > to)
+        throw new ServiceError('validation_error', 'The window ends before it starts (from is after to).', [
+          { path: '/from', issue: 'after to' },
+        ]);
+      reply(
+        await reconcileGroup(deps.ctx, w, param('group'), {
+          ...(from !== undefined && { from }),
+          ...(to !== undefined && { to }),
+        }),
+      );
     }),
     defineRoute(audit.auditEvents, async ({ req, res, param, query, reply }) => {
       const w = await wallet(req);

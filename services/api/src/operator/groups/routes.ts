@@ -1,0 +1,42 @@
+/**
+ * Groups: one created owned by the signed-in wallet (if ORCHESTRATOR_WALLETS lets it), the caller's
+ * groups, a group as it stands. Every body and path parameter passes its schema
+ * (shared/src/contract/operator/groups.ts) before anything is read or written.
+ */
+import {
+  OPERATOR_GROUPS,
+  ServiceError,
+  createGroup,
+  describeGroup,
+  listGroups,
+  type CreateGroupRequest,
+} from '@tokenops/shared';
+import { groupsOwnedBy } from '@tokenops/projections';
+import type { ApiDeps } from '../../deps';
+import { defineRoute, type Route } from '../../http/operations';
+import { limitsInput, operatorCalls } from '../common';
+
+export function groupRoutes(deps: ApiDeps): Route[] {
+  const rows = OPERATOR_GROUPS.operations;
+  const { wallet, visible } = operatorCalls(deps);
+  return [
+    defineRoute(rows.createGroup, async ({ req, res, body, reply }) => {
+      const w = await wallet(req);
+      if (!deps.operators.mayCreateGroups(w))
+        throw new ServiceError('forbidden', 'This wallet may not create groups (ORCHESTRATOR_WALLETS).');
+      const b = body<CreateGroupRequest>();
+      reply(
+        await visible(res, () => createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
+      );
+    }),
+    // The caller's own groups: which ones, from the read models (a group's owner never changes); what
+    // each holds, from the log. A group just created is listed: its creation answered once the views had it.
+    defineRoute(rows.listGroups, async ({ req, reply }) => {
+      const w = await wallet(req);
+      reply(await listGroups(deps.ctx, w, await groupsOwnedBy(deps.views, w)));
+    }),
+    defineRoute(rows.getGroup, async ({ req, param, reply }) =>
+      reply(await describeGroup(deps.ctx, await wallet(req), param('group'))),
+    ),
+  ];
+}

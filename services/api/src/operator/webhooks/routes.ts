@@ -1,0 +1,89 @@
+/**
+ * A group's webhook subscriptions, for its owner (the operator's JWT): the group's fleet webhooks
+ * (the events of every agent of the group), every subscription of the group with its agents' own, a
+ * subscription's delivery log, redelivery, secret rotation, deletion. The same routes are mounted
+ * under /v1 with the variant's error envelope (routes.ts). What is read comes from the delivery store,
+ * once the relay has caught up with the log (webhooks/routes.ts: relayCaughtUp).
+ */
+import type { Request } from 'express';
+import {
+  OPERATOR_WEBHOOKS,
+  deleteWebhook,
+  describeGroup,
+  mustBeLive,
+  registerWebhook,
+  requestRedelivery,
+  rotateWebhookSecret,
+  type DeliveriesQuery,
+  type RedeliverRequest,
+  type RotateSecretRequest,
+  type WebhookRequest,
+  type WebhookSubscription,
+} from '@tokenops/shared';
+import type { ApiDeps } from '../../deps';
+import { bearer } from '../../http/auth';
+import { defineRoute, type Call, type Route } from '../../http/operations';
+import { deliveryView, relayCaughtUp, subscriptionView } from '../../webhooks/routes';
+
+export function fleetWebhookRoutes(deps: ApiDeps): Route[] {
+  const { ctx, deliveries } = deps;
+  const rows = OPERATOR_WEBHOOKS.operations;
+  const current = relayCaughtUp(deps);
+  const operatorOf = async (req: Request, groupId: string) => {
+    const wallet = await deps.operators.wallet(bearer(req));
+    await describeGroup(ctx, wallet, groupId); // the group's owner, or 403/404
+  };
+  const ownedSubscription = async ({ req, param }: Call): Promise<WebhookSubscription> => {
+    const wallet = await deps.operators.wallet(bearer(req));
+    await current();
+    const sub = mustBeLive(await deliveries.subscription(param('webhook')));
+    await describeGroup(ctx, wallet, sub.group_id);
+    return sub;
+  };
+
+  return [
+    defineRoute(rows.createFleetWebhook, async ({ req, res, param, body, reply }) => {
+      const group = param('group');
+      await operatorOf(req, group);
+      const b = body<WebhookRequest>();
+      res.setHeader('cache-control', 'no-store');
+      const asked = { url: b.url, event_types: b.event_types }; // the service makes the secret
+      reply(await registerWebhook(ctx, { groupId: group }, asked, deps.webhookUrls));
+    }),
+    defineRoute(rows.listWebhooks, async ({ req, param, reply }) => {
+      const group = param('group');
+      await operatorOf(req, group);
+      await current();
+      reply({ webhooks: (await deliveries.subscriptions({ groupId: group })).map(subscriptionView) });
+    }),
+    defineRoute(rows.deleteWebhook, async (call) => {
+      const sub = await ownedSubscription(call);
+      await deleteWebhook(ctx, sub);
+      call.reply({ webhook_id: sub.webhook_id, status: 'deleted' });
+    }),
+    defineRoute(rows.listDeliveries, async (call) => {
+      const sub = await ownedSubscription(call);
+      const q = call.query<DeliveriesQuery & { limit: number }>();
+      const page = await deliveries.deliveries(sub.webhook_id, {
+        limit: q.limit,
+        ...(q.before !== undefined && { before: Date.parse(q.before) }),
+      });
+      call.reply({ webhook: subscriptionView(sub), deliveries: page.map(deliveryView) });
+    }),
+    defineRoute(rows.redeliver, async (call) => {
+      const sub = await ownedSubscription(call);
+      const b = call.body<RedeliverRequest>();
+      await requestRedelivery(ctx, sub, {
+        ...(b.event_id !== undefined && { event_id: b.event_id }),
+        ...(b.since !== undefined && { since: Date.parse(b.since) }),
+      });
+      call.reply({ webhook_id: sub.webhook_id, redelivery: 'requested' });
+    }),
+    defineRoute(rows.rotateWebhookSecret, async (call) => {
+      const sub = await ownedSubscription(call);
+      const b = call.body<RotateSecretRequest>();
+      call.res.setHeader('cache-control', 'no-store');
+      call.reply(await rotateWebhookSecret(ctx, sub, b.grace_seconds ?? 86_400));
+    }),
+  ];
+}
