@@ -10,7 +10,7 @@ import { DAY_MS, HOUR_MS } from '../domain/time';
 import { amountText } from '../money';
 import { auditScope, readGroupLog } from './audit';
 import type { Context } from './context';
-import { ownedGroup } from './operator';
+import { ownedGroup } from './groups';
 
 /** Each agent of the group: spent in the last 24 hours, operations in the last hour, latest operation. */
 export async function groupUsage(ctx: Context, wallet: string, groupId: string) {

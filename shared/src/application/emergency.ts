@@ -27,7 +27,7 @@ import { checkRecipient, tokenByMint } from '../domain/tokens';
 import { ServiceError } from '../errors';
 import { fromBaseUnits, amountText } from '../money';
 import type { Context } from './context';
-import { ownedAgent } from './operator';
+import { ownedAgent } from './agents';
 import { PaymentLog } from './payments';
 import { settleBudget } from './settle';
 import { rejectAgentHolds } from './approvals';

@@ -21,7 +21,9 @@ import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers'
 import { createContext, type Context } from './context';
 import { KeyVault } from './credentials';
 import { register } from './onboarding';
-import { airdrop, createGroup, invite } from './operator';
+import { invite } from './agents';
+import { airdrop } from './airdrop';
+import { createGroup } from './groups';
 import { paymentEventId, startPaymentWatcher, type PaymentData, type PaymentWatcher } from './payments';
 import type { PaymentSource } from '../chain/payments';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -36,7 +36,7 @@ import type { Token } from '../domain/tokens';
 import { ServiceError } from '../errors';
 import { amountFromText, amountText, fromBaseUnits, toBaseUnits } from '../money';
 import type { Context } from './context';
-import { ownedGroup } from './operator';
+import { ownedGroup } from './groups';
 
 export interface ReconcileWindow {
   /** Epoch ms, inclusive. */

@@ -1,0 +1,128 @@
+/**
+ * Groups, as their operator runs them: a group created owned by the caller's wallet, with default
+ * limits for its agents; the caller's groups; a group as it stands. Every action on a group checks
+ * that the wallet owns it (ownedGroup); the API authenticated the wallet.
+ */
+import Big from 'big.js';
+import { authorizeOperator, decideCreateGroup, type GroupState } from '../domain/group';
+import { budgetRemaining } from '../domain/budget';
+import { ENTRY_TYPE, streams } from '../domain/events';
+import { limitsToData, mergeLimits, type LimitsInput } from '../domain/limits';
+import { checkRecipient } from '../domain/tokens';
+import { amountText } from '../money';
+import type { Context } from './context';
+import { newId } from './credentials';
+
+export async function ownedGroup(ctx: Context, wallet: string, groupId: string): Promise<GroupState> {
+  const { state } = await ctx.groups.load(streams.group(groupId));
+  authorizeOperator(state, wallet);
+  return state;
+}
+
+export async function createGroup(
+  ctx: Context,
+  wallet: string,
+  input: { label?: string; limits?: LimitsInput } = {},
+) {
+  checkRecipient(wallet);
+  const groupId = newId();
+  const base = ctx.chain.tokens.find((t) => t.symbol === ctx.settings.baseSymbol);
+  if (!base) throw new Error(`the base token ${ctx.settings.baseSymbol} is not in the chain's registry`);
+  const limits = mergeLimits(ctx.settings.defaultLimits, input.limits ?? {});
+  const aggregatorEntry = newId();
+  await ctx.groups.handle(streams.group(groupId), (state) => ({
+    events: decideCreateGroup(
+      {
+        group_id: groupId,
+        owner_wallet: wallet,
+        base_mint: base.mint,
+        default_limits: limits,
+        aggregator: { entry_id: aggregatorEntry, address: ctx.settings.aggregator },
+        now: ctx.now(),
+      },
+      state,
+    ),
+    result: undefined,
+  }));
+  return {
+    group_config_pda: groupId,
+    owner_wallet: wallet,
+    base_mint: base.mint,
+    default_limits: limitsToData(limits),
+    aggregator: ctx.settings.aggregator,
+  };
+}
+
+/**
+ * The group as its owner sees it, from the log: defaults; each agent with its status (`invited` until
+ * its code is redeemed, then `active` or `revoked`) and its limits now; each allow-list entry, and for
+ * a budgeted one (type 1) how much of the budget confirmed spends used, open spends hold, and is left.
+ */
+export async function describeGroup(ctx: Context, wallet: string, groupId: string) {
+  const g = await ownedGroup(ctx, wallet, groupId);
+  const agents = await Promise.all(
+    [...g.invitations.values()].map(async (i) => {
+      const { state } = await ctx.agents.load(streams.agent(i.agentId));
+      const registered = state.status !== 'unregistered';
+      return {
+        agent_wallet_pda: i.agentId,
+        label: i.label ?? null,
+        status: registered ? state.status : 'invited',
+        limits: limitsToData(registered ? state.limits : i.limits),
+      };
+    }),
+  );
+  const whitelist = await Promise.all(
+    [...g.entries.values()].map(async (e) => {
+      const budget =
+        e.type === ENTRY_TYPE.recipient
+          ? (await ctx.budgets.load(streams.budget(e.entryId))).state
+          : undefined;
+      const reserved = budget && [...budget.reserved.values()].reduce((a, b) => a.plus(b), new Big(0));
+      return {
+        whitelist_entry_pda: e.entryId,
+        address: e.address,
+        type: e.type,
+        label: e.label ?? null,
+        approved_amount: e.approvedAmount ? amountText(e.approvedAmount) : null,
+        ttl_expires_at: e.ttlExpiresAt !== undefined ? new Date(e.ttlExpiresAt).toISOString() : null,
+        budget_used: budget ? amountText(budget.used) : null,
+        budget_reserved: reserved ? amountText(reserved) : null,
+        budget_remaining: budget ? amountText(budgetRemaining(e, budget)) : null,
+      };
+    }),
+  );
+  return {
+    group_config_pda: g.groupId,
+    owner_wallet: g.ownerWallet,
+    base_mint: g.baseMint,
+    default_limits: limitsToData(g.defaultLimits),
+    agents,
+    whitelist,
+  };
+}
+
+/**
+ * The caller's groups, in the order given (the read models' list of the groups the wallet owns, oldest
+ * first): each one's base token, defaults and how many agents and allow-list entries it has, from the log.
+ */
+export async function listGroups(
+  ctx: Context,
+  wallet: string,
+  owned: readonly { group_id: string; created_at: number }[],
+) {
+  const groups = await Promise.all(
+    owned.map(async ({ group_id, created_at }) => {
+      const g = await ownedGroup(ctx, wallet, group_id);
+      return {
+        group_config_pda: g.groupId,
+        created_at: new Date(created_at).toISOString(),
+        base_mint: g.baseMint,
+        default_limits: limitsToData(g.defaultLimits),
+        agents: g.invitations.size,
+        whitelist_entries: g.entries.size,
+      };
+    }),
+  );
+  return { groups };
+}
