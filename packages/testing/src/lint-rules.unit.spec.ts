@@ -37,7 +37,7 @@ it("refuses an import into another package's src/, even from a spec", async () =
 it('refuses adapters in the HTTP service outside its entry points', async () => {
   const code =
     "import { LocalAggregator } from '@tokenops/shared/adapters';\nexport const a = LocalAggregator;\n";
-  expect(await messages('services/api/src/orchestrator/example.ts', code)).toEqual([
+  expect(await messages('services/api/src/operator/example.ts', code)).toEqual([
     expect.stringMatching(/Routes talk to ports/),
   ]);
   expect(await messages('services/api/src/embedded.ts', code)).toEqual([]);

@@ -22,7 +22,7 @@ export interface Config {
   logLevel: string;
   keyEncryptionKey: Uint8Array;
   jwtSecret: Uint8Array;
-  orchestratorWallets?: ReadonlySet<string>;
+  operatorWallets?: ReadonlySet<string>;
   outcomeTimeoutMs: number;
   rateLimitPerMinute: number;
   edge: EdgeSettings;
@@ -83,7 +83,7 @@ export function readConfig(vars?: NodeJS.ProcessEnv): Config {
     logLevel,
     keyEncryptionKey,
     jwtSecret,
-    ...(wallets && { orchestratorWallets: wallets }),
+    ...(wallets && { operatorWallets: wallets }),
     outcomeTimeoutMs,
     rateLimitPerMinute,
     edge,

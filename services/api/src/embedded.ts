@@ -85,7 +85,7 @@ export interface EmbeddedOptions {
   keyEncryptionKey: Uint8Array;
   jwtSecret: Uint8Array;
   /** Wallets that may create groups; any when absent. */
-  orchestratorWallets?: ReadonlySet<string>;
+  operatorWallets?: ReadonlySet<string>;
   logger: Logger;
   checkResponses?: boolean;
   outcomeTimeoutMs?: number;
@@ -250,9 +250,9 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const operators = new OperatorAuth({
     secret: options.jwtSecret,
     used: usedChallengesIn(store, ctx.now),
-    ...(options.orchestratorWallets && { allowedCreators: options.orchestratorWallets }),
+    ...(options.operatorWallets && { allowedCreators: options.operatorWallets }),
   });
-  if (!options.orchestratorWallets)
+  if (!options.operatorWallets)
     logger.warn('ORCHESTRATOR_WALLETS is not set: any wallet may create groups (embedded default)');
 
   // Everything but the log lives in this process.

@@ -24,7 +24,7 @@ runProcess('embedded', async () => {
     port: config.port,
     keyEncryptionKey: config.keyEncryptionKey,
     jwtSecret: config.jwtSecret,
-    ...(config.orchestratorWallets && { orchestratorWallets: config.orchestratorWallets }),
+    ...(config.operatorWallets && { operatorWallets: config.operatorWallets }),
     logger,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,

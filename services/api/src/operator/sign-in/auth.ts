@@ -1,7 +1,7 @@
 /**
  * Operators sign in with their wallet: the service hands out a challenge (its own HMAC inside, so
  * handing one out stores nothing), the wallet signs it (ed25519, base58), and the service answers a
- * JWT (HS256, jose) for that wallet. Orchestrator calls carry it as `Authorization: Bearer <jwt>`.
+ * JWT (HS256, jose) for that wallet. Operator calls carry it as `Authorization: Bearer <jwt>`.
  *
  * A challenge signs in once. Its nonce is claimed when it is exchanged, in the event log: an
  * `operator.signed_in` event appended to the nonce's own stream, expecting no stream. The log is the
