@@ -1,8 +1,8 @@
 /**
  * The agent API as MCP tools, one row per tool: its name, what it does, spends and is checked
  * against, its input and output schemas, its annotations (a host may approve the reads without asking)
- * and the HTTP call it makes. The schemas are the contract's own (shared/src/contract/schemas.ts and the
- * reference reads' answers), handed to the agent as they are but for `type` arrays, which `portable`
+ * and the HTTP call it makes. The schemas are the contract's own (shared/src/contract/agent/, the
+ * reference reads' answers included), handed to the agent as they are but for `type` arrays, which `portable`
  * spells as `anyOf` (some hosts take a single type only); the API validates every call with them, so a
  * bad argument comes back as the contract's `validation_error`.
  */

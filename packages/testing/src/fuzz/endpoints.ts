@@ -5,8 +5,8 @@
  * schema alone would rarely reach the domain (a recipient that is really allow-listed, a real
  * invitation code, a signed sign-in), realistic values taken from the running service.
  *
- * The operator surface has no JSON Schema in the service (its routes check their input by hand):
- * the schemas below describe what design.md documents, for generating requests only.
+ * The schemas below describe the operator bodies as design.md documents them, for generating
+ * requests only (the approvals' are the contract's own).
  */
 import fc from 'fast-check';
 import {

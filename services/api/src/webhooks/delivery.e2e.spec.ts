@@ -121,7 +121,7 @@ describe('webhook delivery', () => {
     });
 
     // swap.confirmed, deposit.confirmed and withdraw.confirmed: in the spend operations' test below;
-    // approval.requested and approval.decided: in approvals/approvals.e2e.spec.ts;
+    // approval.requested and approval.decided: in operator/approvals/approvals.e2e.spec.ts;
     // x402.payment_settled and x402.payment_refused: in intents/x402.e2e.spec.ts (a paid resource)
     const elsewhere = [
       'x402.payment_settled',
