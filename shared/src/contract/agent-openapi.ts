@@ -20,6 +20,12 @@ import { AGENT_STATE } from './agent/state';
 import { AGENT_WEBHOOKS } from './agent/webhooks';
 import { PathParams } from './operator-openapi';
 
+export * from './agent/onboarding';
+export * from './agent/intents';
+export * from './agent/state';
+export * from './agent/webhooks';
+export * from './agent/reference';
+
 /** The agent document's tags, in its order. */
 export const AGENT_TAGS = [
   AGENT_ONBOARDING,

@@ -2,7 +2,8 @@
  * The OpenAPI 3.1 document of the operator surface (served at /api/v1/orchestrator/openapi.json),
  * composed of its tags in order, one file each under operator/: each tag holds its rows with the
  * schemas they name and the path parameters it introduces (operator/common.ts: what they share). This
- * file says what the document is, in which order the tags come, and its security schemes.
+ * file says what the document is, which tags it has and in which order (a tag is imported, exported
+ * and listed here), and its security schemes.
  */
 import {
   buildOpenApiDocument,
@@ -26,6 +27,17 @@ import { OPERATOR_GROUPS } from './operator/groups';
 import { OPERATOR_REFERENCE } from './operator/reference';
 import { OPERATOR_SIGN_IN } from './operator/sign-in';
 import { OPERATOR_WEBHOOKS } from './operator/webhooks';
+
+export * from './operator/sign-in';
+export * from './operator/groups';
+export * from './operator/allow-list';
+export * from './operator/agents';
+export * from './operator/activity';
+export * from './operator/approvals';
+export * from './operator/webhooks';
+export * from './operator/auditors';
+export * from './operator/audit';
+export * from './operator/reference';
 
 /** The operator document's tags, in its order. */
 export const OPERATOR_TAGS = [
