@@ -1,8 +1,9 @@
 /**
  * Sign-in, the API's own: a challenge signed by a Wallet Standard wallet (`solana:signMessage`), or by
  * a keypair file opened here (a Solana CLI keypair, 64 numbers; read into this page's memory, used to
- * sign, never sent anywhere). The wallet chosen also signs approvals of held spends until sign-out
- * (api.ts signWithWallet).
+ * sign, never sent anywhere or stored). The wallet chosen also signs approvals of held spends
+ * (signWithWallet): after a reload a browser wallet is found again by its name; a keypair file must be
+ * opened again.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { getWallets } from '@wallet-standard/app';
@@ -12,6 +13,9 @@ import { SolanaSignMessage, type SolanaSignMessageFeature } from '@solana/wallet
 import { ed25519 } from '@noble/curves/ed25519';
 import bs58 from 'bs58';
 import { signIn } from './api';
+import { currentSigner, endedBecause, session, sessionEndedAt, setSigner, startSession } from './session';
+import { Failure, useAction } from './ui';
+import { clock } from './words';
 
 const canSign = (w: Wallet): boolean => SolanaSignMessage in w.features && StandardConnect in w.features;
 
@@ -27,48 +31,128 @@ function useWallets(): readonly Wallet[] {
   return wallets;
 }
 
-async function withWallet(wallet: Wallet): Promise<string> {
-  const { connect } = (wallet.features as StandardConnectFeature)[StandardConnect];
-  const { accounts } = await connect();
+type Sign = (message: Uint8Array) => Promise<Uint8Array>;
+const textSigner = (sign: Sign) => async (text: string) =>
+  bs58.encode(await sign(new TextEncoder().encode(text)));
+
+async function connect(wallet: Wallet): Promise<{ address: string; sign: Sign }> {
+  const { connect: open } = (wallet.features as StandardConnectFeature)[StandardConnect];
+  const { accounts } = await open();
   const account: WalletAccount | undefined = accounts[0];
   if (!account) throw new Error(`${wallet.name} shared no account.`);
   const { signMessage } = (wallet.features as SolanaSignMessageFeature)[SolanaSignMessage];
-  await signIn(
-    account.address,
-    async (message) => (await signMessage({ account, message }))[0]!.signature,
-    bs58.encode,
-  );
-  return account.address;
-}
-
-async function withKeypair(file: File): Promise<string> {
-  const bytes = Uint8Array.from(JSON.parse(await file.text()) as number[]);
-  if (bytes.length !== 64) throw new Error('A keypair file holds 64 numbers (solana-keygen’s format).');
-  const secret = bytes.slice(0, 32);
-  const address = bs58.encode(ed25519.getPublicKey(secret));
-  await signIn(address, async (message) => ed25519.sign(message, secret), bs58.encode);
-  return address;
-}
-
-export function SignIn({ onSignedIn }: { onSignedIn: (wallet: string) => void }) {
-  const wallets = useWallets();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const attempt = async (how: () => Promise<string>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      onSignedIn(await how());
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+  return {
+    address: account.address,
+    sign: async (message) => (await signMessage({ account, message }))[0]!.signature,
   };
+}
+
+async function withWallet(wallet: Wallet): Promise<void> {
+  const { address, sign } = await connect(wallet);
+  const answer = await signIn(address, sign, bs58.encode);
+  startSession({ ...answer, wallet: address, wallet_name: wallet.name }, textSigner(sign));
+}
+
+/** A plain sentence for a file that is not a Solana CLI keypair. */
+export const NOT_A_KEYPAIR =
+  'This file is not a Solana keypair: a keypair file (as solana-keygen writes it) holds a JSON list of 64 numbers.';
+
+async function readKeypair(file: File): Promise<{ address: string; sign: Sign }> {
+  let numbers: unknown;
+  try {
+    numbers = JSON.parse(await file.text());
+  } catch {
+    throw new Error(NOT_A_KEYPAIR);
+  }
+  if (
+    !Array.isArray(numbers) ||
+    numbers.length !== 64 ||
+    !numbers.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)
+  )
+    throw new Error(NOT_A_KEYPAIR);
+  const secret = Uint8Array.from(numbers as number[]).slice(0, 32);
+  const address = bs58.encode(ed25519.getPublicKey(secret));
+  return { address, sign: async (message) => ed25519.sign(message, secret) };
+}
+
+async function withKeypair(file: File): Promise<void> {
+  const { address, sign } = await readKeypair(file);
+  const answer = await signIn(address, sign, bs58.encode);
+  startSession({ ...answer, wallet: address }, textSigner(sign));
+}
+
+/**
+ * The signed-in wallet's signature (base58) of a text, signed as the sign-in challenge was: after a
+ * reload, the browser wallet that signed in is asked again (it must still hold the same account).
+ */
+export async function signWithWallet(text: string): Promise<string> {
+  const known = currentSigner();
+  if (known) return known(text);
+  const s = session();
+  if (!s?.wallet_name)
+    throw new Error(
+      'This page no longer holds the keypair file you signed in with (a reload forgets it): open it again below to sign.',
+    );
+  const wallet = getWallets()
+    .get()
+    .find((w) => w.name === s.wallet_name && canSign(w));
+  if (!wallet)
+    throw new Error(
+      `${s.wallet_name}, the wallet you signed in with, is not in this browser now: sign in again to sign.`,
+    );
+  const { address, sign } = await connect(wallet);
+  if (address !== s.wallet)
+    throw new Error(`${wallet.name} now shares another account than the one signed in.`);
+  const signText = textSigner(sign);
+  setSigner(signText);
+  return signText(text);
+}
+
+/** Opens the keypair file again (after a reload) to sign with it; it must be the signed-in wallet's. */
+export function KeypairAgain() {
+  const act = useAction();
+  const [done, setDone] = useState(currentSigner() !== undefined);
+  if (done || session()?.wallet_name) return null;
+  return (
+    <div class="row">
+      <label>
+        Keypair file to sign with
+        <input
+          type="file"
+          accept=".json,application/json"
+          onChange={(e) => {
+            const file = (e.currentTarget as HTMLInputElement).files?.[0];
+            if (!file) return;
+            void act.run(async () => {
+              const { address, sign } = await readKeypair(file);
+              if (address !== session()?.wallet)
+                throw new Error('This keypair is not the wallet signed in: open the one you signed in with.');
+              setSigner(textSigner(sign));
+              setDone(true);
+            });
+          }}
+        />
+      </label>
+      <Failure error={act.error} />
+    </div>
+  );
+}
+
+export function SignIn() {
+  const wallets = useWallets();
+  const act = useAction();
+  const expired = endedBecause() === 'expired';
   return (
     <section aria-labelledby="signin-title" class="card narrow">
       <h1 id="signin-title">Sign in</h1>
-      <p>Sign the service’s challenge with the wallet that owns your groups.</p>
+      {expired ? (
+        <p role="status" class="notice">
+          Your session ended at {clock(sessionEndedAt() ?? Date.now())}: sign in again to go on where you
+          were.
+        </p>
+      ) : (
+        <p>Sign the service’s challenge with the wallet of your groups.</p>
+      )}
       <h2>A browser wallet</h2>
       {wallets.length === 0 ? (
         <p>No Wallet Standard wallet found in this browser.</p>
@@ -76,7 +160,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (wallet: string) => void })
         <ul class="plain">
           {wallets.map((w) => (
             <li key={w.name}>
-              <button type="button" disabled={busy} onClick={() => attempt(() => withWallet(w))}>
+              <button type="button" disabled={act.busy} onClick={() => void act.run(() => withWallet(w))}>
                 Sign in with {w.name}
               </button>
             </li>
@@ -84,24 +168,20 @@ export function SignIn({ onSignedIn }: { onSignedIn: (wallet: string) => void })
         </ul>
       )}
       <h2>A keypair file</h2>
-      <p>For the local chain: the file stays in this page’s memory and is never sent.</p>
+      <p>For the local chain: the file stays in this page’s memory and is never sent or stored.</p>
       <label>
         Keypair file (JSON)
         <input
           type="file"
           accept=".json,application/json"
-          disabled={busy}
+          disabled={act.busy}
           onChange={(e) => {
             const file = (e.currentTarget as HTMLInputElement).files?.[0];
-            if (file) void attempt(() => withKeypair(file));
+            if (file) void act.run(() => withKeypair(file));
           }}
         />
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Failure error={act.error} />
     </section>
   );
 }

@@ -4,7 +4,8 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api';
-import { Failure, GroupTabs, Section, fields, useAction, useLoad } from '../ui';
+import { Failure, Field, FormBox, Loading, Section, useAction, useForm, useLoad } from '../ui';
+import { GroupFrame, type GroupData } from './frame';
 
 type Verification = Schemas['VerificationResponse'];
 type Reconciliation = Schemas['ReconciliationResponse'];
@@ -53,7 +54,7 @@ function ReconciliationResult({ r }: { r: Reconciliation }) {
         <ul>
           {r.discrepancies.map((d, i) => (
             <li key={i}>
-              {d.kind.replace(/_/g, ' ')} (agent {d.agent_id})
+              {d.kind.replace(/_/g, ' ')} (agent {d.agent_id}): {d.message}
             </li>
           ))}
         </ul>
@@ -62,9 +63,13 @@ function ReconciliationResult({ r }: { r: Reconciliation }) {
   );
 }
 
-export function Audit({ group }: { group: string }) {
+const AUDITOR_FIELDS = { wallet: { label: 'Wallet', kind: 'address', required: true } } as const;
+
+function Audit({ d }: { d: GroupData }) {
+  const group = d.id;
   const path = { params: { path: { group } } };
   const act = useAction();
+  const form = useForm(AUDITOR_FIELDS);
   const [verification, setVerification] = useState<Verification>();
   const [reconciliation, setReconciliation] = useState<Reconciliation>();
   const listed = useLoad(() => ok(api.GET('/orchestrator/groups/{group}/auditors', path)), [group]);
@@ -73,7 +78,7 @@ export function Audit({ group }: { group: string }) {
   const verify = () => {
     // The checkpoints of the previous run in this page: the log must still give the same digests.
     const expect = verification?.checkpoints.map((c) => `${c.events}:${c.digest}`).join(',');
-    act.call(
+    void act.call(
       () =>
         api.GET('/audit/groups/{group}/verification', {
           params: { path: { group }, query: expect ? { expect } : {} },
@@ -81,23 +86,9 @@ export function Audit({ group }: { group: string }) {
       setVerification,
     );
   };
-  const auditor = (how: 'POST' | 'DELETE') => (e: Event) => {
-    e.preventDefault();
-    const form = (e.currentTarget as HTMLElement).closest('form')!;
-    const body = { wallet: fields(form).wallet! };
-    act.call(
-      () =>
-        how === 'POST'
-          ? api.POST('/orchestrator/groups/{group}/auditors', { ...path, body })
-          : api.DELETE('/orchestrator/groups/{group}/auditors', { ...path, body }),
-      (a) => setAuditors(a.auditors),
-    );
-  };
   return (
     <>
-      <h1>Audit</h1>
-      <GroupTabs group={group} current="audit" />
-      <Failure error={act.error ?? listed.error} />
+      <Failure error={act.error} />
       <Section title="Verify the log">
         <p>Checks every event’s link in the hash chain, and the digests of the previous run in this page.</p>
         <button type="button" disabled={act.busy} onClick={verify}>
@@ -110,7 +101,10 @@ export function Audit({ group }: { group: string }) {
           type="button"
           disabled={act.busy}
           onClick={() =>
-            act.call(() => api.GET('/orchestrator/groups/{group}/reconciliation', path), setReconciliation)
+            void act.call(
+              () => api.GET('/orchestrator/groups/{group}/reconciliation', path),
+              setReconciliation,
+            )
           }
         >
           Reconcile
@@ -119,18 +113,38 @@ export function Audit({ group }: { group: string }) {
       </Section>
       <Section title="Auditors">
         <p>An auditor’s wallet signs in like yours and reads this group’s log, nothing else.</p>
-        <form class="row" onSubmit={auditor('POST')}>
-          <label>
-            Wallet
-            <input name="wallet" required class="mono" />
-          </label>
-          <button type="submit" disabled={act.busy}>
+        <FormBox
+          form={form}
+          label="Grant or remove an auditor"
+          onSubmit={(e) => {
+            // Grant submits the form; Remove sends the same field with DELETE.
+            const method =
+              (e as SubmitEvent).submitter?.getAttribute('value') === 'remove' ? 'DELETE' : 'POST';
+            void form.submit(
+              (f) =>
+                method === 'POST'
+                  ? api.POST('/orchestrator/groups/{group}/auditors', {
+                      ...path,
+                      body: { wallet: f.wallet! },
+                    })
+                  : api.DELETE('/orchestrator/groups/{group}/auditors', {
+                      ...path,
+                      body: { wallet: f.wallet! },
+                    }),
+              (a) => setAuditors(a.auditors),
+            )(e);
+          }}
+        >
+          <Field form={form} name="wallet" />
+          <button type="submit" name="action" value="grant" disabled={form.busy}>
             Grant
           </button>
-          <button type="button" disabled={act.busy} onClick={auditor('DELETE')}>
+          <button type="submit" name="action" value="remove" class="secondary" disabled={form.busy}>
             Remove
           </button>
-        </form>
+        </FormBox>
+        {listed.loading && <Loading what="the auditors" />}
+        <Failure error={listed.error} />
         {auditors && (
           <p>
             Auditors now:{' '}
@@ -147,3 +161,9 @@ export function Audit({ group }: { group: string }) {
     </>
   );
 }
+
+export const AuditPage = ({ group }: { group: string }) => (
+  <GroupFrame group={group} page="audit">
+    {(d) => <Audit d={d} />}
+  </GroupFrame>
+);

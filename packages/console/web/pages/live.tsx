@@ -10,37 +10,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { api, type Schemas } from '../api';
+import { describeEvent, type Wording } from '../describe';
 import { Section } from '../ui';
 
 type LogEvent = Schemas['AuditEventView'];
-
-const short = (id: unknown): string =>
-  typeof id === 'string' && id.length > 12 ? `${id.slice(0, 4)}…${id.slice(-4)}` : String(id ?? '');
-
-/** One line a person reads for an event of the log. */
-export function describe(e: LogEvent): string {
-  const d = (e.data ?? {}) as Record<string, unknown>;
-  switch (e.type) {
-    case 'intent.accepted':
-      return `Agent ${short(d.agent_id)} ${String(d.action)}: ${String(d.amount)} to ${short(d.counterparty)} accepted`;
-    case 'intent.confirmed':
-      return `Agent ${short(d.agent_id)}: confirmed on chain (${short(d.tx_sig)})`;
-    case 'intent.failed':
-      return `Agent ${short(d.agent_id)}: failed`;
-    case 'intent.blocked':
-      return `Agent ${short(d.agent_id)} blocked (${String(d.code)}): ${String(d.attempted_amount)} to ${short(d.counterparty)}`;
-    case 'policy.limit_threshold':
-      return `Agent ${short(d.agent_id)} passed a limit threshold`;
-    case 'policy.whitelist_expiring':
-      return `An allow-list entry expires soon`;
-    case 'approval.requested':
-      return `Agent ${short(d.agent_id)} ${String(d.action)}: ${String(d.amount)} to ${short(d.counterparty)} held for approval`;
-    case 'approval.decided':
-      return `A held spend was ${String(d.decision)}`;
-    default:
-      return e.type.replace(/[._]/g, ' ');
-  }
-}
 
 const MAX_SHOWN = 50;
 
@@ -136,7 +109,15 @@ export function useGroupEvents(group: string, onEvent: (e: LogEvent) => void): S
   return state;
 }
 
-export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: LogEvent) => void }) {
+export function LiveEvents({
+  group,
+  wording,
+  onEvent,
+}: {
+  group: string;
+  wording: Wording;
+  onEvent?: (e: LogEvent) => void;
+}) {
   const [events, setEvents] = useState<LogEvent[]>([]);
   const state = useGroupEvents(group, (event) => {
     setEvents((shown) => [event, ...shown].slice(0, MAX_SHOWN));
@@ -157,7 +138,7 @@ export function LiveEvents({ group, onEvent }: { group: string; onEvent?: (e: Lo
         {events.map((e) => (
           <li key={e.event_id}>
             <time dateTime={e.recorded_at}>{new Date(e.recorded_at).toLocaleTimeString()}</time>{' '}
-            <span class={`event ${e.type.split('.')[0]}`}>{describe(e)}</span>
+            <span class={`event ${e.type.split('.')[0]}`}>{describeEvent(e.type, e.data, wording).text}</span>
           </li>
         ))}
       </ol>

@@ -6,14 +6,26 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, ok, type Schemas } from '../api';
-import { Failure, Section, Short, useLoad } from '../ui';
+import { Address, Failure, Loading, Section, short, useLoad, type Names } from '../ui';
 
 type Spend = Schemas['SpendResponse'];
 type Series = Spend['agents'];
 
 const COLOURS = ['#0b5cad', '#a40e26', '#116329', '#8250df', '#bc4c00', '#1b7c83'];
 
-function Chart({ spend, series, title }: { spend: Spend; series: Series; title: string }) {
+function Chart({
+  spend,
+  series,
+  title,
+  names,
+  base,
+}: {
+  spend: Spend;
+  series: Series;
+  title: string;
+  names: Names;
+  base: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current) return;
@@ -31,22 +43,32 @@ function Chart({ spend, series, title }: { spend: Spend; series: Series; title: 
         series: [
           {},
           ...series.map((s, i) => ({
-            label: s.key.slice(0, 6),
+            label: names[s.key] ?? short(s.key),
             stroke: COLOURS[i % COLOURS.length]!,
             width: 2,
           })),
         ],
-        axes: [{}, { size: 60 }],
+        axes: [{}, { size: 70, label: base }],
       },
       data,
       box.current,
     );
     return () => plot.destroy();
-  }, [spend, series, title]);
+  }, [spend, series, title, names, base]);
   return <div class="chart" ref={box} role="img" aria-label={title} />;
 }
 
-export function SpendChart({ group, refresh }: { group: string; refresh?: number }) {
+export function SpendChart({
+  group,
+  refresh,
+  names,
+  base,
+}: {
+  group: string;
+  refresh?: number;
+  names: Names;
+  base: string;
+}) {
   const [window, setWindow] = useState<'24h' | '7d'>('24h');
   const [by, setBy] = useState<'agents' | 'recipients'>('agents');
   const spend = useLoad(
@@ -72,11 +94,12 @@ export function SpendChart({ group, refresh }: { group: string; refresh?: number
           By recipient
         </button>
       </div>
+      {spend.loading && <Loading what="the spend" />}
       <Failure error={spend.error} />
       {spend.data && series.length === 0 && <p>No confirmed spend in this window.</p>}
       {spend.data && series.length > 0 && (
         <>
-          <Chart spend={spend.data} series={series} title={title} />
+          <Chart spend={spend.data} series={series} title={title} names={names} base={base} />
           <table>
             <caption class="visually-hidden">{title}: totals</caption>
             <thead>
@@ -89,9 +112,11 @@ export function SpendChart({ group, refresh }: { group: string; refresh?: number
               {series.map((s) => (
                 <tr key={s.key}>
                   <td>
-                    <Short id={s.key} />
+                    <Address id={s.key} names={names} />
                   </td>
-                  <td data-testid={`spend-total-${s.key}`}>{s.total}</td>
+                  <td data-testid={`spend-total-${s.key}`}>
+                    {s.total} {base}
+                  </td>
                 </tr>
               ))}
             </tbody>

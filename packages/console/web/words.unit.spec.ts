@@ -1,0 +1,249 @@
+import { describeEvent, decidedBy } from './describe';
+import {
+  amountFieldOf,
+  checkField,
+  countdown,
+  csv,
+  endpointHealth,
+  expiresSoon,
+  fieldOf,
+  plainIssue,
+  relative,
+  sentence,
+  span,
+  sumAmounts,
+} from './words';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+
+describe('the API’s field issues, in words', () => {
+  it('names the field a detail points at (its last part that is not an index)', () => {
+    expect(fieldOf('/address')).toBe('address');
+    expect(fieldOf('/default_limits/per_tx_limit')).toBe('per_tx_limit');
+    expect(fieldOf('/event_types/3')).toBe('event_types');
+    expect(fieldOf('/a~1b')).toBe('a/b');
+    expect(fieldOf('')).toBeUndefined();
+  });
+
+  it('says what is wrong as a person reads it', () => {
+    expect(sentence('Address', plainIssue('must NOT have fewer than 32 characters', 'address'))).toBe(
+      'Address is not a Solana address: an address is 32 to 44 letters and digits (base58).',
+    );
+    expect(sentence('Label', plainIssue('must NOT have more than 64 characters'))).toBe(
+      'Label is too long: at most 64 characters.',
+    );
+    expect(
+      sentence(
+        'HTTPS URL',
+        plainIssue('must resolve to public addresses only (10.1.2.3: private IPv4 address)'),
+      ),
+    ).toBe('HTTPS URL must reach a public address: it leads to 10.1.2.3, a private IPv4 address.');
+    expect(plainIssue('must be >= 1')).toBe('must be at least 1');
+    expect(plainIssue('must be integer')).toBe('must be a whole number');
+    expect(plainIssue("must have required property 'url'")).toBe('is required');
+    expect(plainIssue('must match format "uri"')).toBe('is not a web address (https://…)');
+    // An issue of the service's own words stays as it is.
+    expect(plainIssue('must be an integer from 1 to the number of approvers (1)')).toBe(
+      'must be an integer from 1 to the number of approvers (1)',
+    );
+  });
+
+  it('finds the field an invalid_amount refusal names, among the form’s', () => {
+    const message =
+      'The daily_limit is not a decimal number like "12.5"; send a non-negative amount with at most 6 decimals.';
+    expect(amountFieldOf(message, ['per_tx_limit', 'daily_limit'])).toBe('daily_limit');
+    expect(amountFieldOf(message, ['per_tx_limit'])).toBeUndefined();
+    expect(amountFieldOf('The amount must be more than zero.', ['daily_limit'])).toBeUndefined();
+  });
+});
+
+describe('the console’s own checks of a field', () => {
+  it('takes amounts as the service does: digits, at most 6 decimals, at most u64 micro-units', () => {
+    expect(checkField('12.5', 'amount')).toBeUndefined();
+    expect(checkField('18446744073709.551615', 'amount')).toBeUndefined();
+    expect(checkField('18446744073709.551616', 'amount')).toBe('is too large');
+    expect(checkField('18446744073710', 'amount')).toBe('is too large');
+    expect(checkField('1.1234567', 'amount')).toBe('takes at most 6 decimals');
+    expect(checkField('ten', 'amount')).toMatch(/^must be an amount like 12.5/);
+    expect(checkField('-1', 'amount')).toMatch(/^must be an amount/);
+    expect(checkField('1e3', 'amount')).toMatch(/^must be an amount/);
+    expect(checkField('0.000', 'amount', { positive: true })).toBe('must be more than 0');
+    expect(checkField('0.001', 'amount', { positive: true })).toBeUndefined();
+    expect(checkField('', 'amount')).toBeUndefined();
+    expect(checkField('', 'amount', { required: true })).toBe('is required');
+  });
+
+  it('takes addresses, wallets, whole numbers and https URLs', () => {
+    expect(checkField('11111111111111111111111111111111', 'address')).toBeUndefined();
+    expect(checkField('0OIl', 'address')).toMatch(/^is not a Solana address/);
+    expect(checkField('11111111111111111111111111111111, 0OIl', 'wallets')).toMatch(/^names something/);
+    expect(checkField('2.5', 'integer')).toBe('must be a whole number');
+    expect(checkField('0', 'integer', { min: 1 })).toBe('must be at least 1');
+    expect(checkField('200', 'number', { max: 168 })).toBe('must be at most 168');
+    expect(checkField('http://example.com', 'url')).toBe('must start with https://');
+    expect(checkField('example', 'url')).toMatch(/^is not a web address/);
+    expect(checkField('https://example.com/hook', 'url')).toBeUndefined();
+  });
+});
+
+describe('durations and countdowns', () => {
+  it('reads a lifetime in days when it is days', () => {
+    expect(span(30 * DAY)).toBe('30 days');
+    expect(span(DAY)).toBe('1 day');
+    expect(span(2 * DAY + 4 * HOUR)).toBe('2 days 4 h');
+    expect(span(2 * HOUR)).toBe('2 h');
+    expect(span(90 * MIN)).toBe('1 h 30 min');
+    expect(span(12 * MIN)).toBe('12 min');
+    expect(span(4_000)).toBe('4 s');
+  });
+
+  it('counts down by the second within a day, by days and hours beyond', () => {
+    const now = Date.parse('2026-12-01T12:00:00Z');
+    expect(countdown(now + 30 * DAY - 2 * MIN, now)).toBe('29 days 23 h left');
+    expect(countdown(now + 2 * HOUR - 1000, now)).toBe('1h 59m 59s left');
+    expect(countdown(now - 1, now)).toBe('expired');
+    expect(relative(now + 5 * MIN, now)).toBe('in 5 min');
+    expect(relative(now - 3 * MIN, now)).toBe('3 min ago');
+  });
+
+  it('says an entry expires soon when a tenth or less of its own lifetime is left', () => {
+    const now = 1_000 * DAY;
+    expect(expiresSoon(now - 27.5 * DAY, now + 2.5 * DAY, now)).toBe(true); // 30 days, 2.5 left
+    expect(expiresSoon(now - 20 * DAY, now + 10 * DAY, now)).toBe(false); // 30 days, 10 left
+    expect(expiresSoon(now - HOUR, now + 24 * HOUR, now)).toBe(false); // 25 hours, 24 left: not soon
+    expect(expiresSoon(now - 115 * MIN, now + 5 * MIN, now)).toBe(true); // 2 hours, 5 minutes left
+    expect(expiresSoon(now - 30 * DAY, now, now)).toBe(false); // expired already
+  });
+});
+
+describe('amounts, CSV', () => {
+  it('adds decimal texts exactly', () => {
+    expect(sumAmounts(['0.1', '0.2'])).toBe('0.3');
+    expect(sumAmounts(['25', '30.000001', '45'])).toBe('100.000001');
+    expect(sumAmounts(['1.5', '1.5'])).toBe('3');
+    expect(sumAmounts([])).toBe('0');
+  });
+
+  it('quotes a field with a comma, a quote or a line break (RFC 4180)', () => {
+    expect(
+      csv(
+        ['a', 'b'],
+        [
+          ['rent, March', 'say "hi"'],
+          [{ x: 1 }, null],
+        ],
+      ),
+    ).toBe('a,b\r\n"rent, March","say ""hi"""\r\n"{""x"":1}",\r\n');
+  });
+});
+
+describe('an endpoint’s health', () => {
+  const attempt = (
+    at: string,
+    outcome: string,
+    error: string | null = null,
+    status_code: number | null = null,
+  ) => ({
+    at,
+    outcome,
+    error,
+    status_code,
+  });
+  const delivery = (
+    status: 'delivered' | 'failed' | 'dead' | 'pending',
+    log: ReturnType<typeof attempt>[],
+    next?: string,
+  ) => ({
+    status,
+    attempts: log.length,
+    created_at: log[0]?.at ?? '2026-12-01T00:00:00.000Z',
+    ...(next && { next_attempt_at: next }),
+    log,
+  });
+
+  it('says so when every delivery fails, with the error and the next attempt: never just "active"', () => {
+    const health = endpointHealth({ status: 'active' }, [
+      delivery(
+        'failed',
+        [attempt('2026-12-01T10:00:00.000Z', 'failed', 'connection refused')],
+        '2026-12-01T10:05:00.000Z',
+      ),
+      delivery(
+        'failed',
+        [attempt('2026-12-01T10:01:00.000Z', 'failed', 'connection refused')],
+        '2026-12-01T10:06:00.000Z',
+      ),
+    ]);
+    expect(health).toEqual({
+      state: 'failing',
+      text: 'every delivery fails (the last 2)',
+      error: 'connection refused',
+      next: '2026-12-01T10:06:00.000Z',
+    });
+  });
+
+  it('reads each delivery by its latest attempt: delivered again after failures is healthy', () => {
+    const health = endpointHealth({ status: 'active' }, [
+      delivery('delivered', [
+        attempt('2026-12-01T10:00:00.000Z', 'failed', null, 500),
+        attempt('2026-12-01T10:02:00.000Z', 'delivered'),
+      ]),
+      delivery('dead', [attempt('2026-12-01T10:01:00.000Z', 'failed', 'HTTP 500', 500)]),
+    ]);
+    expect(health).toEqual({ state: 'healthy', text: 'delivering again (1 of the last 2 failed)' });
+    expect(endpointHealth({ status: 'disabled', status_reason: 'gone (410)' }, [])).toEqual({
+      state: 'disabled',
+      text: 'disabled by the service: gone (410)',
+    });
+    expect(endpointHealth({ status: 'active' }, []).state).toBe('quiet');
+    expect(endpointHealth({ status: 'active' }, [delivery('pending', [])]).state).toBe('waiting');
+  });
+});
+
+describe('events, in words', () => {
+  const w = {
+    name: (a: string) => ({ A: 'buyer', S: 'supplier', Y: 'you' })[a] ?? a,
+    symbol: () => 'USDC',
+    base: 'USDC',
+  };
+
+  it('names the agent and the recipient, with the token’s symbol and the memo', () => {
+    const d = describeEvent(
+      'intent.accepted',
+      {
+        agent_id: 'A',
+        action: 'transfer',
+        amount: '25',
+        mint: 'M',
+        counterparty: 'S',
+        intent_id: 'I',
+        memo: 'invoice 17',
+      },
+      w,
+    );
+    expect(d).toEqual({
+      text: 'buyer: transfer of 25 USDC to supplier accepted',
+      agent: 'A',
+      counterparty: 'S',
+      amount: '25 USDC',
+      memo: 'invoice 17',
+      intent: 'I',
+    });
+  });
+
+  it('tells a person’s rejection from one by the agent’s revocation or its emergency withdrawal', () => {
+    expect(decidedBy({ decision: 'rejected', by: ['Y'], reason: 'not this week' }, w)).toBe(
+      ' by you (“not this week”)',
+    );
+    expect(decidedBy({ decision: 'rejected', by: [], reason: 'emergency withdrawal' }, w)).toBe(
+      ' by the emergency withdrawal of its agent',
+    );
+    expect(decidedBy({ decision: 'rejected', by: [], reason: 'agent revoked' }, w)).toBe(
+      ' when its agent was revoked',
+    );
+    expect(decidedBy({ decision: 'approved', by: ['Y', 'A'] }, w)).toBe(' by you, buyer');
+    expect(decidedBy({ decision: 'expired', by: [] }, w)).toBe(': nobody decided in time');
+  });
+});
