@@ -203,3 +203,40 @@ describe('the cluster it is', () => {
     expect(info.absoluteSlot - info.slotIndex).toBe(524_256 + (info.epoch - 14) * 432_000);
   });
 });
+
+describe('large requests', () => {
+  const rpc = (body: string) =>
+    fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  it("answers getMultipleAccounts over 25,000 addresses in one call (the tests' books of the shared topology)", async () => {
+    const funder = await funded();
+    const addresses = Array.from({ length: 25_000 }, () => Keypair.generate().publicKey.toBase58());
+    addresses[12_345] = funder.publicKey.toBase58();
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'getMultipleAccounts',
+      params: [addresses, { encoding: 'base64' }],
+    });
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const res = await rpc(body);
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as { result: { value: ({ lamports: number } | null)[] } };
+    expect(result.value).toHaveLength(25_000);
+    expect(result.value.filter((v) => v !== null).map((v) => v!.lamports)).toEqual([LAMPORTS_PER_SOL]);
+    expect(result.value[12_345]).not.toBeNull();
+  });
+
+  it('answers a body past its limit with 413 and a JSON-RPC error, not a reset connection', async () => {
+    const res = await rpc(
+      `{"jsonrpc":"2.0","id":1,"method":"getSlot","params":["${'x'.repeat(17 * 1024 * 1024)}"]}`,
+    );
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Request body over ${16 * 1024 * 1024} bytes` },
+    });
+    expect(await connection.getSlot()).toBeGreaterThan(0); // and it goes on answering
+  });
+});
