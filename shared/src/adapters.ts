@@ -27,6 +27,7 @@ export * from './aggregator/local';
 export * from './aggregator/jupiter';
 export * from './aggregator/config';
 export * from './net/address-guard';
+export { systemResolver } from './net/system-resolver';
 export * from './deliveries/sql';
 export { WebhookSender, AddressRefused } from './webhooks/sender';
 export * from './webhooks/config';

@@ -1,9 +1,13 @@
 /**
  * The house's import rules bite: ESLint, with the repository's own configuration, refuses test support
- * in production files and imports into another package's src/, and lets tests use test support.
+ * in production files and imports into another package's src/, and lets tests use test support; the
+ * rooms' allow-lists (dependency-cruiser) refuse what they do not list.
  */
 import { ESLint } from 'eslint';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 const ROOT = join(__dirname, '../../..');
 const eslint = new ESLint({ cwd: ROOT });
@@ -42,3 +46,82 @@ it('refuses adapters in the HTTP service outside its entry points', async () => 
   ]);
   expect(await messages('services/api/src/embedded.ts', code)).toEqual([]);
 }, 60_000);
+
+/**
+ * The rooms' rules (.dependency-cruiser.cjs, `npm run lint:rooms`) over a small tree of their own:
+ * each import below is one a rule must refuse, or one the rooms allow; the tree is cruised once, with
+ * the repository's configuration, and every refusal must name its rule.
+ */
+describe("the rooms' allow-lists", () => {
+  const files: Record<string, string> = {
+    // What the rooms allow.
+    'shared/src/money/index.ts': 'export const one = 1n;\n',
+    'shared/src/errors/index.ts': 'export class ServiceError extends Error {}\n',
+    'shared/src/chain/port.ts': 'export interface Chain { slot(): Promise<bigint> }\n',
+    'shared/src/chain/transactions.ts':
+      "import { createHash } from 'node:crypto';\nexport const h = createHash;\n",
+    'shared/src/domain/rules.ts':
+      "import { one } from '../money';\nimport { ServiceError } from '../errors';\nimport Big from 'big.js';\nexport const r = [one, ServiceError, Big];\n",
+    'shared/src/application/use-case.ts':
+      "import type { Chain } from '../chain/port';\nimport { h } from '../chain/transactions';\nimport { r } from '../domain/rules';\nexport const u = (c: Chain) => [c, h, r];\n",
+    // What they refuse.
+    'shared/src/event-store/postgres.ts': "import pg from 'pg';\nexport const store = pg;\n",
+    'shared/src/domain/reads-the-chain.ts':
+      "import type { Chain } from '../chain/port';\nexport type C = Chain;\n",
+    'shared/src/domain/a-package.ts': "import { v4 } from 'uuid';\nexport const id = v4;\n",
+    'shared/src/application/an-adapter.ts':
+      "import { store } from '../event-store/postgres';\nexport const s = store;\n",
+    'shared/src/application/a-client.ts': "import Redis from 'ioredis';\nexport const r = Redis;\n",
+    'shared/src/chain/keys.ts': "import { readFileSync } from 'node:fs';\nexport const k = readFileSync;\n",
+  };
+  let violations: string[];
+
+  beforeAll(() => {
+    const tree = mkdtempSync(join(tmpdir(), 'rooms-'));
+    for (const [file, code] of Object.entries(files)) {
+      mkdirSync(dirname(join(tree, file)), { recursive: true });
+      writeFileSync(join(tree, file), code);
+    }
+    writeFileSync(
+      join(tree, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { esModuleInterop: true } }),
+    );
+    writeFileSync(
+      join(tree, '.dependency-cruiser.cjs'),
+      `module.exports = require(${JSON.stringify(join(ROOT, '.dependency-cruiser.cjs'))});\n`,
+    );
+    symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
+    const cruised = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+        '--config',
+        '.dependency-cruiser.cjs',
+        '--output-type',
+        'json',
+        'shared/src',
+      ],
+      { cwd: tree, encoding: 'utf8' },
+    );
+    rmSync(tree, { recursive: true, force: true });
+    const report = JSON.parse(cruised.stdout) as {
+      summary: { violations: { from: string; to: string; rule: { name: string } }[] };
+    };
+    violations = report.summary.violations.map(
+      (v) => `${v.rule.name}: ${v.from} -> ${v.to.replace(/^.*node_modules\/([^/]+)\/.*$/, '$1')}`,
+    );
+  }, 60_000);
+
+  it('refuse, each by its rule, what is not on their lists; allow what is', () => {
+    expect(violations.sort()).toEqual(
+      [
+        'domain-imports-rules-only: shared/src/domain/reads-the-chain.ts -> shared/src/chain/port.ts',
+        'domain-imports-rules-only: shared/src/domain/a-package.ts -> uuid',
+        'application-imports-ports-and-rules: shared/src/application/an-adapter.ts -> shared/src/event-store/postgres.ts',
+        'application-imports-ports-and-rules: shared/src/application/a-client.ts -> ioredis',
+        'pure-rooms-do-no-io: shared/src/application/a-client.ts -> ioredis',
+        'pure-rooms-do-no-io: shared/src/chain/keys.ts -> fs',
+      ].sort(),
+    );
+  });
+});

@@ -7,7 +7,13 @@
  */
 import { createServer } from 'node:http';
 import { OutcomeWaiter } from '@tokenops/shared';
-import { aggregatorConfig, webhookSettings, x402Context, x402Network } from '@tokenops/shared/adapters';
+import {
+  aggregatorConfig,
+  systemResolver,
+  webhookSettings,
+  x402Context,
+  x402Network,
+} from '@tokenops/shared/adapters';
 import {
   Env,
   createLogger,
@@ -89,7 +95,7 @@ runProcess('api', async () => {
     clientLimit: ClientRateLimit.shared(redis, redisConfig.prefix, edge.unauthenticatedPerMinute),
     metrics,
     deliveries,
-    webhookUrls: { allowedPrivateHosts: hooks.allowedPrivateHosts },
+    webhookUrls: { allowedPrivateHosts: hooks.allowedPrivateHosts, resolve: systemResolver },
     ...(edge.metricsToken && { metricsToken: edge.metricsToken }),
     trustProxyHops: edge.trustProxyHops,
     viewWaitMs: edge.viewWaitMs,

@@ -19,7 +19,7 @@ import { Repository } from './repository';
 import { Wallets } from './wallets';
 import type { Aggregator } from '../aggregator/port';
 import type { LendingVenue } from '../venues/port';
-import type { ResourceAnswer, ResourceRequest } from '../x402/resource';
+import type { ResourceAnswer, ResourceRequest } from '../x402/port';
 
 export interface Settings {
   /** The symbol of the default base token of new groups (limits are denominated in it). */

@@ -18,9 +18,8 @@
  * the next call, and on a drained agent it moves nothing.
  */
 import Big from 'big.js';
-import type { Instruction } from '@solana/kit';
 import { ata, ensureTokenAccount, referenceMemo, tokenTransfer } from '../chain/transactions';
-import { ChainFailure } from '../chain/port';
+import { ChainFailure, type Instruction } from '../chain/port';
 import { decideEmergencyStop, decideEmergencyWithdrawn } from '../domain/agent';
 import { decodeEvent, streams, type AgentEmergencyWithdraw, type IntentData } from '../domain/events';
 import { checkRecipient, tokenByMint } from '../domain/tokens';

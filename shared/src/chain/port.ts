@@ -107,4 +107,5 @@ export interface LocalChain extends Chain {
   passSlots(count: number): Promise<bigint>;
 }
 
-export type { Signer, SignedTransaction, TransferWithFee };
+/** An instruction as the chain's codecs build it (@solana/kit's), for those who build them. */
+export type { Instruction, Signer, SignedTransaction, TransferWithFee };

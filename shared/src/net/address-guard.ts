@@ -13,7 +13,6 @@
  * parser reads them, which is how `fetch` reaches them.
  */
 import ipaddr from 'ipaddr.js';
-import { lookup } from 'node:dns/promises';
 
 export interface AddressVerdict {
   /** Whether a request to this address reaches the public internet only. */
@@ -89,10 +88,6 @@ export const isPublicAddress = (address: string): boolean => classifyAddress(add
 
 export type Resolver = (host: string) => Promise<string[]>;
 
-/** The system resolver (getaddrinfo): every address, IPv4 and IPv6, in its order. */
-export const systemResolver: Resolver = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
 export type UrlVerdict = { ok: true; url: URL; addresses: string[] } | { ok: false; issue: string };
 
 /**
@@ -100,7 +95,7 @@ export type UrlVerdict = { ok: true; url: URL; addresses: string[] } | { ok: fal
  * resolves to public addresses only (every one of them). On success, the addresses to connect to: a
  * caller connects to one of these and never resolves the name again.
  */
-export async function checkPublicUrl(raw: string, resolve: Resolver = systemResolver): Promise<UrlVerdict> {
+export async function checkPublicUrl(raw: string, resolve: Resolver): Promise<UrlVerdict> {
   let url: URL;
   try {
     url = new URL(raw);

@@ -13,7 +13,8 @@
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
-import { classifyAddress, systemResolver, type Resolver } from './address-guard';
+import { classifyAddress, type Resolver } from './address-guard';
+import { systemResolver } from './system-resolver';
 import { allowedPrivate } from './allowed-hosts';
 
 export interface GuardOptions {

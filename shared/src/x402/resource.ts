@@ -8,26 +8,10 @@ import { EventEmitter } from 'node:events';
 import type { Agent } from 'undici';
 import { ServiceError } from '../errors';
 import { AddressRefused, guardedAgent, type GuardOptions } from '../net/guarded-agent';
+import { RESOURCE_BODY_CAP, type ResourceAnswer, type ResourceRequest } from './port';
 
-/** What of a resource's answer is kept (and answered to the agent, and kept for its replays). */
-export const RESOURCE_BODY_CAP = 64 * 1024;
+export { RESOURCE_BODY_CAP, type ResourceAnswer, type ResourceRequest } from './port';
 export const RESOURCE_TIMEOUT_MS = 30_000;
-
-export interface ResourceRequest {
-  url: string;
-  method: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-export interface ResourceAnswer {
-  status: number;
-  /** Lower-case names; content-type and the x402 headers. */
-  headers: Record<string, string>;
-  body: string;
-  /** Whether the body was cut at RESOURCE_BODY_CAP bytes. */
-  truncated?: boolean;
-}
 
 /** The headers of an answer the service keeps: what the agent needs to read the body, and x402's. */
 const KEPT_HEADERS = ['content-type', 'payment-required', 'payment-response'];

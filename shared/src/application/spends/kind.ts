@@ -5,7 +5,7 @@
  * is the pipeline's, the same for every operation.
  */
 import type Big from 'big.js';
-import type { Instruction } from '@solana/kit';
+import type { Instruction } from '../../chain/port';
 import type { Signer } from '../../chain/keys';
 import type { SchemaName } from '../../contract/validator';
 import type { Action, IntentConfirmed, IntentData, IntentParams, X402Terms } from '../../domain/events';

@@ -47,7 +47,7 @@ import {
   refusalOf,
 } from '../../x402/requirements';
 import { signPayment } from '../../x402/payment';
-import type { ResourceAnswer, ResourceRequest } from '../../x402/resource';
+import type { ResourceAnswer, ResourceRequest } from '../../x402/port';
 import type { Context } from '../context';
 import { BuildRefused, PaymentPending, type IntentOf, type SpendKind } from './kind';
 import type { WindowItem } from '../../domain/windows';

@@ -11,7 +11,7 @@
 import { ServiceError, validationError } from '../../errors';
 import { streams } from '../../domain/events';
 import type { WebhookSubscription } from '../../deliveries/port';
-import { checkPublicUrl, isPublicAddress, systemResolver, type Resolver } from '../../net/address-guard';
+import { checkPublicUrl, isPublicAddress, type Resolver } from '../../net/address-guard';
 import { allowedPrivate } from '../../net/allowed-hosts';
 import { newSigningSecret } from '../../webhooks/signing';
 import type { Context } from '../context';
@@ -99,7 +99,8 @@ export function evolveSubscription(
 }
 
 export interface UrlPolicy {
-  resolve?: Resolver;
+  /** How a host's addresses are found (the process wires the system resolver). */
+  resolve: Resolver;
   /**
    * Hosts a URL may reach although they are not public (WEBHOOK_ALLOWED_PRIVATE_HOSTS): `host` (every
    * port) or `host:port` (that port only).
@@ -112,8 +113,8 @@ export interface UrlPolicy {
  * `allowedPrivateHosts` opens on the URL's port, or resolving only to public addresses or addresses
  * opened on that port, passes.
  */
-export async function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): Promise<void> {
-  const resolve = policy.resolve ?? systemResolver;
+export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<void> {
+  const resolve = policy.resolve;
   const verdict = await checkPublicUrl(raw, resolve);
   if (verdict.ok) return;
   if ((policy.allowedPrivateHosts ?? []).length > 0) {
@@ -141,7 +142,7 @@ export async function registerWebhook(
   ctx: Context,
   owner: { agentId?: string; groupId: string },
   body: { url: string; event_types: string[]; secret?: string },
-  policy: UrlPolicy = {},
+  policy: UrlPolicy,
 ): Promise<{ webhook_id: string; signing_secret: string }> {
   await checkWebhookUrl(body.url, policy);
   const webhookId = `wh_${newId()}`;
