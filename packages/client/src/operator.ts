@@ -7,9 +7,11 @@
  */
 import bs58 from 'bs58';
 import { Connection, type ConnectionOptions } from './connection';
-import type { components, paths } from './generated/operator-api';
+import type { components, operations, paths } from './generated/operator-api';
 
 type Schemas = components['schemas'];
+/** The query of an operation (its parameters in the document). */
+type Query<Id extends keyof operations> = NonNullable<operations[Id]['parameters']['query']>;
 
 /** The wallet that signs in: its address (base58) and an ed25519 signature of a message (no key library needed). */
 export interface WalletSigner {
@@ -89,7 +91,7 @@ export class OperatorClient {
   }
 
   /** The log compared with the chain for every agent of the group: the discrepancies. */
-  reconcileGroup(group: string, query: Schemas['ReconciliationQuery'] = {}) {
+  reconcileGroup(group: string, query: Query<'reconcileGroup'> = {}) {
     const params = { path: { group }, query };
     return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/reconciliation', { params }));
   }
@@ -102,7 +104,7 @@ export class OperatorClient {
   }
 
   /** Confirmed spends over 24 hours or 7 days, by agent and by recipient. */
-  groupSpend(group: string, query: Schemas['SpendQuery'] = {}) {
+  groupSpend(group: string, query: Query<'groupSpend'> = {}) {
     const params = { path: { group }, query };
     return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/spend', { params }));
   }
@@ -111,7 +113,7 @@ export class OperatorClient {
    * One page of the group's events after `lastEventId` (an event's position), as JSON; the same route
    * streams them as server-sent events to a client that asks for text/event-stream (the console).
    */
-  groupEvents(group: string, lastEventId?: string, query: Schemas['GroupEventsQuery'] = {}) {
+  groupEvents(group: string, lastEventId?: string, query: Query<'groupEvents'> = {}) {
     return this.c.result(
       this.c.api.GET('/orchestrator/groups/{group}/events', {
         params: { path: { group }, query },
@@ -198,7 +200,7 @@ export class OperatorClient {
   }
 
   /** The delivery log of a subscription, newest first. */
-  listDeliveries(webhook: string, query: Schemas['DeliveriesQuery'] = {}) {
+  listDeliveries(webhook: string, query: Query<'listDeliveries'> = {}) {
     const params = { path: { webhook }, query };
     return this.c.result(this.c.api.GET('/orchestrator/webhooks/{webhook}/deliveries', { params }));
   }
@@ -243,13 +245,13 @@ export class OperatorClient {
   }
 
   /** The group's events in log order, filtered, a page after a cursor (owner or auditor). */
-  auditEvents(group: string, query: Schemas['AuditEventsQuery'] = {}) {
+  auditEvents(group: string, query: Query<'auditEvents'> = {}) {
     const params = { path: { group }, query };
     return this.c.result(this.c.api.GET('/audit/groups/{group}/events', { params }));
   }
 
   /** The hash chain of the group's events checked: what no longer holds, the digest, checkpoints. */
-  verifyGroupLog(group: string, query: Schemas['VerificationQuery'] = {}) {
+  verifyGroupLog(group: string, query: Query<'verifyGroupLog'> = {}) {
     const params = { path: { group }, query };
     return this.c.result(this.c.api.GET('/audit/groups/{group}/verification', { params }));
   }
@@ -275,7 +277,7 @@ export class OperatorClient {
   }
 
   /** The group's held spends, newest first, by status. */
-  listApprovals(group: string, query: Schemas['ApprovalsQuery'] = {}) {
+  listApprovals(group: string, query: Query<'listApprovals'> = {}) {
     const params = { path: { group }, query };
     return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/approvals', { params }));
   }

@@ -270,6 +270,41 @@ export function errorCodesExtension(codeName: (code: ErrorCode) => string = (c) 
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * The document's components: every named schema a body, an answer or another component is (a query's
+ * and the path parameters' schemas are spelled as the operations' parameters, so they are not
+ * components). A schema named in the contract and held inside another (a list's entries) is that
+ * component, referenced: one schema, said once in the document.
+ */
+function componentSchemas(contract: ContractDescription<string>): Record<string, object> {
+  const parametersOnly = new Set<string>([
+    ...contract.operations.flatMap((op) => (op.query ? [op.query] : [])),
+    ...(contract.pathParameters ? [contract.pathParameters] : []),
+  ]);
+  for (const op of contract.operations) for (const n of [op.request, op.response]) parametersOnly.delete(n!);
+  parametersOnly.delete(contract.errorBody);
+  const kept = Object.entries(contract.schemas as Record<string, object>).filter(
+    ([name]) => !parametersOnly.has(name),
+  );
+  // The first name of a schema is its component (two names may be one object, as deposit and withdraw).
+  const names = new Map<object, string>();
+  for (const [name, schema] of kept) if (!names.has(schema)) names.set(schema, name);
+  return Object.fromEntries(kept.map(([name, schema]) => [name, referencing(schema, names)]));
+}
+
+/** A copy of a schema whose parts that are named components are references to them. */
+function referencing(schema: object, names: Map<object, string>): object {
+  const part = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    const name = names.get(value);
+    if (name !== undefined) return ref(name);
+    return Array.isArray(value)
+      ? value.map(part)
+      : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, part(v)]));
+  };
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, part(v)]));
+}
 const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
 
 function queryParameters(schemas: Record<string, object>, name: string) {
@@ -362,6 +397,11 @@ function operationObject<Name extends string, TagName extends string>(
   };
 }
 
+/** Who answers for the documents: the project's maintainers (it publishes no address of its own). */
+const CONTACT = { name: 'Token operations maintainers' };
+/** The license the packages are published under (their package.json), as an SPDX identifier. */
+const LICENSE = { name: 'Apache-2.0', identifier: 'Apache-2.0' };
+
 /** The OpenAPI 3.1 document of one contract. */
 export function buildOpenApiDocument<Name extends string, TagName extends string = string>(
   contract: ContractDescription<Name, TagName>,
@@ -379,6 +419,8 @@ export function buildOpenApiDocument<Name extends string, TagName extends string
       description:
         contract.description ??
         'Autonomous agents move and convert tokens on Solana under limits an operator sets.',
+      contact: CONTACT,
+      license: LICENSE,
     },
     // Not internal: every document describes an API the service serves to its callers.
     servers: [{ url: contract.serverUrl, 'x-internal': false }],
@@ -386,6 +428,6 @@ export function buildOpenApiDocument<Name extends string, TagName extends string
     security: [{ [Object.keys(securitySchemes)[0]!]: [] as string[] }],
     paths,
     'x-error-codes': errorCodesExtension(contract.codeName),
-    components: { securitySchemes, schemas: contract.schemas },
+    components: { securitySchemes, schemas: componentSchemas(contract) },
   };
 }

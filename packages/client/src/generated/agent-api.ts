@@ -452,14 +452,6 @@ export interface components {
             hourly_tx_remaining: number;
             group_id: string;
         };
-        HistoryQuery: {
-            /**
-             * Format: int32
-             * @description How many entries at most.
-             * @default 20
-             */
-            limit?: number;
-        };
         HistoryEntry: {
             tx_sig: string;
             /** @enum {string} */
@@ -475,20 +467,7 @@ export interface components {
             token?: string;
         };
         HistoryResponse: {
-            transactions: {
-                tx_sig: string;
-                /** @enum {string} */
-                action: "transfer" | "swap";
-                amount: number;
-                /** @description Unix epoch seconds. */
-                timestamp: number;
-                memo?: string;
-                net_amount?: number;
-                protocol_fee?: number;
-                task_id?: string;
-                to?: string;
-                token?: string;
-            }[];
+            transactions: components["schemas"]["HistoryEntry"][];
         };
         WebhookRequest: {
             /**
@@ -520,22 +499,7 @@ export interface components {
             previous_secret_valid_until?: string;
         };
         WebhookListResponse: {
-            webhooks: {
-                webhook_id: string;
-                /** @enum {string} */
-                scope: "agent" | "group";
-                agent_wallet_pda?: string;
-                group_config_pda: string;
-                url: string;
-                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
-                /** @enum {string} */
-                status: "active" | "disabled" | "deleted";
-                status_reason?: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                previous_secret_valid_until?: string;
-            }[];
+            webhooks: components["schemas"]["WebhookSubscriptionView"][];
         };
         WebhookDeletedResponse: {
             webhook_id: string;
@@ -581,14 +545,6 @@ export interface components {
                 path: string;
                 issue: string;
             }[];
-        };
-        PathParams: {
-            group?: string;
-            entry?: string;
-            agent?: string;
-            approval?: string;
-            webhook?: string;
-            intent?: string;
         };
     };
     responses: never;

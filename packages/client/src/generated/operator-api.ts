@@ -873,20 +873,6 @@ export interface components {
             /** @description The new key, shown once; the old one is refused from now on. */
             api_key: string;
         };
-        SpendQuery: {
-            /**
-             * @default 24h
-             * @enum {string}
-             */
-            window?: "24h" | "7d";
-        };
-        GroupEventsQuery: {
-            /**
-             * Format: date-time
-             * @description Only events recorded at or after this time (the console asks for the last day).
-             */
-            since?: string;
-        };
         GroupUsageResponse: {
             agents: {
                 agent_wallet_pda: string;
@@ -929,24 +915,7 @@ export interface components {
             }[];
         };
         AuditEventsResponse: {
-            events: {
-                /** @description The event’s log position: a cursor to read on after it. */
-                position: string;
-                event_id: string;
-                stream: string;
-                revision: number;
-                type: string;
-                /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
-                data: unknown;
-                metadata: {
-                    correlation_id: string | null;
-                    causation_id: string | null;
-                };
-                /** Format: date-time */
-                recorded_at: string;
-                /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
-                hash: string | null;
-            }[];
+            events: components["schemas"]["AuditEventView"][];
             /** @description Pass it as ?cursor= to read on. */
             next_cursor: string;
             has_more: boolean;
@@ -1056,36 +1025,8 @@ export interface components {
                 would: string;
             }[];
         };
-        ApprovalsQuery: {
-            /** @enum {string} */
-            status?: "pending" | "approved" | "rejected" | "expired";
-        };
         ApprovalListResponse: {
-            approvals: {
-                approval_id: string;
-                group_config_pda: string;
-                agent_wallet_pda: string;
-                /** @enum {string} */
-                action: "transfer" | "swap" | "deposit" | "withdraw";
-                /** @description An exact decimal, in human units. */
-                amount: string;
-                mint: string;
-                /** @description An exact decimal, in human units. */
-                value_in_base: string;
-                counterparty: string;
-                idempotency_key: string | null;
-                /** Format: date-time */
-                requested_at: string;
-                /** Format: date-time */
-                expires_at: string;
-                /** @enum {string} */
-                status: "pending" | "approved" | "rejected" | "expired";
-                quorum: number;
-                /** @description The approvers who signed, in order. */
-                approved_by: string[];
-                /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
-                message: string;
-            }[];
+            approvals: components["schemas"]["Approval"][];
         };
         Approval: {
             approval_id: string;
@@ -1148,54 +1089,15 @@ export interface components {
             previous_secret_valid_until?: string;
         };
         WebhookListResponse: {
-            webhooks: {
-                webhook_id: string;
-                /** @enum {string} */
-                scope: "agent" | "group";
-                agent_wallet_pda?: string;
-                group_config_pda: string;
-                url: string;
-                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
-                /** @enum {string} */
-                status: "active" | "disabled" | "deleted";
-                status_reason?: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                previous_secret_valid_until?: string;
-            }[];
+            webhooks: components["schemas"]["WebhookSubscriptionView"][];
         };
         WebhookDeletedResponse: {
             webhook_id: string;
             /** @constant */
             status: "deleted";
         };
-        DeliveriesQuery: {
-            /**
-             * Format: int32
-             * @default 20
-             */
-            limit?: number;
-            /** Format: date-time */
-            before?: string;
-        };
         DeliveriesResponse: {
-            webhook: {
-                webhook_id: string;
-                /** @enum {string} */
-                scope: "agent" | "group";
-                agent_wallet_pda?: string;
-                group_config_pda: string;
-                url: string;
-                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
-                /** @enum {string} */
-                status: "active" | "disabled" | "deleted";
-                status_reason?: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                previous_secret_valid_until?: string;
-            };
+            webhook: components["schemas"]["WebhookSubscriptionView"];
             deliveries: {
                 event_id: string;
                 /** @enum {string} */
@@ -1257,12 +1159,6 @@ export interface components {
             /** @description The wallets granted read access, oldest first. */
             auditors: string[];
         };
-        ReconciliationQuery: {
-            /** Format: date-time */
-            from?: string;
-            /** Format: date-time */
-            to?: string;
-        };
         ReconciliationResponse: {
             group_id: string;
             /** Format: date-time */
@@ -1285,31 +1181,6 @@ export interface components {
                 difference?: string;
                 message: string;
             }[];
-        };
-        AuditEventsQuery: {
-            /**
-             * Format: date-time
-             * @description Recorded at or after this time.
-             */
-            from?: string;
-            /**
-             * Format: date-time
-             * @description Recorded before this time.
-             */
-            to?: string;
-            agent?: string;
-            /** @description One event type of the log (`intent.blocked`, `x402.payment_settled`), or several separated by commas. */
-            type?: string;
-            cursor?: string;
-            /**
-             * Format: int32
-             * @default 100
-             */
-            limit?: number;
-        };
-        VerificationQuery: {
-            /** @description Checkpoints an earlier verification gave, each `events:digest`: the running digest after that many events of the group must be the same. */
-            expect?: string;
         };
         VerificationResponse: {
             /** @description The group verified. */
@@ -1348,24 +1219,7 @@ export interface components {
             signature: string | null;
             /** @enum {string|null} */
             outcome: "confirmed" | "failed" | null;
-            events: {
-                /** @description The event’s log position: a cursor to read on after it. */
-                position: string;
-                event_id: string;
-                stream: string;
-                revision: number;
-                type: string;
-                /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
-                data: unknown;
-                metadata: {
-                    correlation_id: string | null;
-                    causation_id: string | null;
-                };
-                /** Format: date-time */
-                recorded_at: string;
-                /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
-                hash: string | null;
-            }[];
+            events: components["schemas"]["AuditEventView"][];
             webhook_events: {
                 /** @enum {string} */
                 kind: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
@@ -1448,14 +1302,6 @@ export interface components {
                 path: string;
                 issue: string;
             }[];
-        };
-        PathParams: {
-            group?: string;
-            entry?: string;
-            agent?: string;
-            approval?: string;
-            webhook?: string;
-            intent?: string;
         };
     };
     responses: never;
