@@ -38,6 +38,8 @@ export const VARIANT_ONBOARDING = contractTag({
       tag: 'onboarding',
       operationId: 'registerAgent',
       summary: 'Exchange a one-time invitation code for an API key (shown once), the group and the limits.',
+      description:
+        'Redeems a one-time invitation code, as POST /api/v1/register does, and answers the API key once with the agent’s group and the limits it starts with. The key works under both prefixes. A code that is unknown, expired or already redeemed is `400 invalid_invitation_code`; wrong codes are counted per client address (`429 rate_limited` with Retry-After past its allowance). No key is needed.',
       request: 'VariantRegisterRequest',
       response: 'VariantRegisterResponse',
       public: true,
@@ -67,6 +69,8 @@ export const VARIANT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'transfer',
       summary: 'Send the default stablecoin to an allow-listed recipient; a 0.10 % fee is deducted.',
+      description:
+        'Sends `amount` of the default stablecoin (the group’s base token) to `recipient`, less the 0.10 % protocol fee (`fee`); `amount_sent` is what the recipient receives and `recipient_remaining` what remains of its allow-list budget (null without one). A `memo` (at most 200 bytes of UTF-8) is kept in the log and its SHA-256 is put on chain. The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.',
       request: 'VariantTransferRequest',
       response: 'VariantTransferResponse',
       idempotent: true,
@@ -77,6 +81,8 @@ export const VARIANT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'swap',
       summary: 'Swap through the configured aggregator under the spend limits, with a minimum output.',
+      description:
+        'Sells `input_amount` of `input_mint` for `output_mint` through the aggregator, never below `min_output` (by default the quote less `slippage_bps`); below it nothing is submitted and the answer is `502 aggregator_unavailable`. The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.',
       request: 'VariantSwapRequest',
       response: 'VariantSwapResponse',
       idempotent: true,
@@ -87,6 +93,8 @@ export const VARIANT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'deposit',
       summary: 'Deposit into an allow-listed lending venue.',
+      description:
+        'Pays `amount` into an allow-listed lending venue (`lending_program`), as POST /api/v1/deposit does, with the same answer. The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.',
       request: 'VariantDepositRequest',
       response: 'VariantDepositResponse',
       idempotent: true,
@@ -97,6 +105,8 @@ export const VARIANT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'withdraw',
       summary: 'Withdraw from an allow-listed lending venue.',
+      description:
+        'Redeems receipt tokens at an allow-listed lending venue (`lending_program`), as POST /api/v1/withdraw does, with the same answer; it counts toward the hourly cap only. The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.',
       request: 'VariantWithdrawRequest',
       response: 'VariantWithdrawResponse',
       idempotent: true,
@@ -107,6 +117,8 @@ export const VARIANT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'simulateIntent',
       summary: 'Dry-run a transfer or a swap: every check, and the fee; nothing is submitted.',
+      description:
+        'Evaluates a transfer or a swap (`type`, and that operation’s fields) exactly as the decision would, on the current state: `would_succeed`, each check (`whitelisted`, `ttl_remaining_days`, `amount_remaining`, `per_tx_ok`, `daily_ok`, `hourly_ok`), the fee, and when it would fail, `reason` with the first failing check’s code. Nothing is reserved, recorded or submitted, and it takes no idempotency key.',
       request: 'VariantSimulateRequest',
       response: 'VariantSimulateResponse',
     },
@@ -130,6 +142,8 @@ export const VARIANT_STATE = contractTag({
       tag: 'state',
       operationId: 'getBalance',
       summary: 'The balance of one token (the default stablecoin unless ?mint=) and its token account.',
+      description:
+        'The agent’s balance of one token, the default stablecoin unless `mint` names a registry token (any other is `400 token_not_in_registry`), with its associated token account. Read from the agent views.',
       query: 'VariantBalanceQuery',
       response: 'VariantBalanceResponse',
     },
@@ -139,6 +153,8 @@ export const VARIANT_STATE = contractTag({
       tag: 'state',
       operationId: 'getLimits',
       summary: 'The limits, what the windows hold and what remains.',
+      description:
+        'The agent’s three limits, what it spent in the last 24 hours and how many operations it made in the last 60 minutes, and what remains of each. Read from the agent views.',
       response: 'VariantLimitsResponse',
     },
     getHistory: {
@@ -147,6 +163,8 @@ export const VARIANT_STATE = contractTag({
       tag: 'state',
       operationId: 'getHistory',
       summary: 'Confirmed operations, newest first, paged by an opaque cursor.',
+      description:
+        'The agent’s confirmed operations (transfers, swaps, deposits, withdrawals), newest first, `limit` a page (50 by default, at most 200), filtered by `since` and `type`. The page after is asked with `next_cursor` (null on the last page); a page never repeats or skips an entry as new operations arrive, and a cursor the service did not give is `400 validation_error`.',
       query: 'VariantHistoryQuery',
       response: 'VariantHistoryResponse',
     },
@@ -164,6 +182,8 @@ export const VARIANT_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'registerWebhook',
       summary: 'Subscribe an HTTPS URL to agent-scoped events, signed with a secret the caller chose.',
+      description:
+        'Subscribes `url` to the listed agent events, the deliveries signed with the `secret` the caller chose (32 to 256 characters; nothing is answered back but the subscription). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`.',
       request: 'VariantWebhookRequest',
       response: 'VariantWebhookResponse',
     },

@@ -14,7 +14,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a one-time invitation code for an API key (shown once). */
+        /**
+         * Exchange a one-time invitation code for an API key (shown once).
+         * @description Redeems a one-time invitation code an operator made for a group (POST /orchestrator/groups/{group}/invitations): the agent is registered under the group’s limits, and its API key is answered once (`cache-control: no-store`; the service keeps only its hash). Answered once the read views hold the key, so it works at once on every instance. A code that is unknown, expired or already redeemed is `400 invalid_invitation_code`; wrong codes are counted per client address, and past its allowance the address is answered `429 rate_limited` with Retry-After. No key is needed.
+         */
         post: operations["register"];
         delete?: never;
         options?: never;
@@ -31,7 +34,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send tokens to an allow-listed recipient; a 0.10 % protocol fee is deducted. */
+        /**
+         * Send tokens to an allow-listed recipient; a 0.10 % protocol fee is deducted.
+         * @description Sends `amount` of a registry token (`mint`, the group’s base token when absent) to `to`; the 0.10 % protocol fee goes to the treasury in the same transaction, and `net_amount` is what the recipient receives. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.
+         */
         post: operations["transfer"];
         delete?: never;
         options?: never;
@@ -48,7 +54,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Swap through the configured aggregator under the spend limits, with a minimum output. */
+        /**
+         * Swap through the configured aggregator under the spend limits, with a minimum output.
+         * @description Sells `amount` of `from_mint` for `to_mint` through the aggregator, never below the minimum output: `minimum_amount_out`, or by default the quote less `slippage_bps` (50). The executor quotes again before it signs; below the minimum nothing is submitted and the answer is `502 aggregator_unavailable`, as when the aggregator cannot quote. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.
+         */
         post: operations["swap"];
         delete?: never;
         options?: never;
@@ -65,7 +74,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deposit into an allow-listed lending venue. */
+        /**
+         * Deposit into an allow-listed lending venue.
+         * @description Pays `amount` of a registry token into the lending venue `lending_program`, which mints its receipt tokens to the agent in the same transaction. The venue must be one the service operates (GET /venues, else `400 validation_error`) and on the group’s allow-list (else `403 whitelist_violation`); `cpi_data` is checked against the layouts the venue adapter knows. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.
+         */
         post: operations["deposit"];
         delete?: never;
         options?: never;
@@ -82,7 +94,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Withdraw from an allow-listed lending venue. */
+        /**
+         * Withdraw from an allow-listed lending venue.
+         * @description Redeems `amount` of receipt tokens at the lending venue `lending_program` (the position named by `mint`, its underlying or receipt token); the venue pays the underlying at its rate of that moment, answered as `received_amount`. The venue must be one the service operates and on the group’s allow-list, as for a deposit; a withdrawal counts toward the hourly cap only. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.
+         */
         post: operations["withdraw"];
         delete?: never;
         options?: never;
@@ -99,7 +114,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Dry-run a transfer under the current limits; nothing is submitted. */
+        /**
+         * Dry-run a transfer under the current limits; nothing is submitted.
+         * @description Runs every check of a transfer (the recipient’s allow-list entry when `to` is given, the per-transaction, daily and hourly limits) on the current state, and answers what a transfer would meet: `would_succeed`, the fee it would take, and when it would fail, `reason`, the code a transfer would answer. Nothing is reserved, recorded or submitted, and it does not count toward the limits.
+         */
         post: operations["simulateTransfer"];
         delete?: never;
         options?: never;
@@ -116,7 +134,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pay an HTTP resource that answers 402 (x402, scheme exact on Solana) as a transfer to its payTo, under the same limits; the answer carries the resource’s reply. */
+        /**
+         * Pay an HTTP resource that answers 402 (x402, scheme exact on Solana) as a transfer to its payTo, under the same limits; the answer carries the resource’s reply.
+         * @description Requests `url` (https, no credentials, public addresses only: else `400 x402_url_refused`, nothing requested), reads the 402’s requirements, and pays the `exact` one on the service’s network in a registry token, as a transfer to its `payTo`: the price goes to the payee in full and the 0.10 % protocol fee is taken on top, in a transaction of its own. Refused before anything is paid: a resource that asks no payment (`400 x402_not_payment_required`), one the service cannot pay (`400 x402_requirements_unsupported`), a price above `max_amount` (`403 x402_price_above_max`), a payee without a token account for the token (`502 x402_payment_refused`). The request is then sent again with the signed payment, and the answer carries the resource’s reply (`resource`). While a payment the resource refused can still land, the answer is `409 x402_payment_unsettled` with Retry-After. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.
+         */
         post: operations["payX402"];
         delete?: never;
         options?: never;
@@ -131,7 +152,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Token balances and the limit counters. */
+        /**
+         * Token balances and the limit counters.
+         * @description The agent’s balance of every registry token, in human units, with its limits and what remains of them now (the daily limit over the last 24 hours, the hourly cap over the last 60 minutes). Read from the agent views; `X-Data-Stale` says whether they include the agent’s own last write.
+         */
         get: operations["getBalance"];
         put?: never;
         post?: never;
@@ -148,7 +172,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Limits, remaining headroom and the group. */
+        /**
+         * Limits, remaining headroom and the group.
+         * @description The agent’s limits, what remains of the daily limit and the hourly cap now, and its group. Read from the agent views, with the freshness headers.
+         */
         get: operations["getLimits"];
         put?: never;
         post?: never;
@@ -165,7 +192,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The most recent confirmed intents of the last 24 hours, newest first. */
+        /**
+         * The most recent confirmed intents of the last 24 hours, newest first.
+         * @description The agent’s confirmed spends of the last 24 hours (transfers, x402 payments as transfers to their payee, and swaps; deposits and withdrawals are in the variant’s history), newest first, at most `limit` (20 by default, 1 to 100). Refusals and operations that did not land are not listed (the webhooks and the operator’s audit log have them). Read from the agent views, with the freshness headers.
+         */
         get: operations["getHistory"];
         put?: never;
         post?: never;
@@ -182,10 +212,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The agent’s own webhook subscriptions (never a secret). */
+        /**
+         * The agent’s own webhook subscriptions (never a secret).
+         * @description The agent’s own webhook subscriptions, active or disabled (with `status_reason`); deleted ones are not listed, and secrets are never shown. Answered once the delivery store includes every subscription the log holds now; `503 service_unavailable` with Retry-After when it is too far behind.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once. */
+        /**
+         * Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once.
+         * @description Subscribes `url` to the listed event types of this agent; deliveries are signed (Standard Webhooks) with a secret the service makes and answers once (`signing_secret`, `cache-control: no-store`). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`, and deliveries check the addresses again at each connection.
+         */
         post: operations["registerWebhook"];
         delete?: never;
         options?: never;
@@ -203,7 +239,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete one of the agent’s webhook subscriptions; nothing more is sent to it. */
+        /**
+         * Delete one of the agent’s webhook subscriptions; nothing more is sent to it.
+         * @description Deletes one of the agent’s own subscriptions: no delivery is made for it any more. A subscription that is not the agent’s, or is deleted already, is `404 not_found`.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -217,7 +256,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take). */
+        /**
+         * The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take).
+         * @description The registry: every token the service handles, its symbol, mint and decimals. Public (no key); the same for every caller.
+         */
         get: operations["listTokens"];
         put?: never;
         post?: never;
@@ -234,7 +276,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The lending venues (lending_program of deposit and withdraw), each with the mints it takes. */
+        /**
+         * The lending venues (lending_program of deposit and withdraw), each with the mints it takes.
+         * @description The lending venues the service operates (deposit and withdraw name one by `lending_program`), each with the underlying mints it takes. A group’s agents use one only once its operator has allow-listed it. Public (no key).
+         */
         get: operations["listVenues"];
         put?: never;
         post?: never;
@@ -251,7 +296,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The swap aggregator and, on the local chain, its pools with their reserves. */
+        /**
+         * The swap aggregator and, on the local chain, its pools with their reserves.
+         * @description The aggregator the swaps go through (null when none) and, for the local chain’s aggregator, its pools now: each pair, its fee and its reserves, in human units (empty with another aggregator). Public (no key).
+         */
         get: operations["listPools"];
         put?: never;
         post?: never;

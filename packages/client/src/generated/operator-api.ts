@@ -14,7 +14,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A text for the wallet to sign (ed25519), valid five minutes; nothing is stored. */
+        /**
+         * A text for the wallet to sign (ed25519), valid five minutes; nothing is stored.
+         * @description Makes a sign-in message for `wallet`: the wallet, a random nonce, its expiry (five minutes) and the service’s MAC over them, so nothing needs storing until it is used. Any wallet may ask; what it may do once signed in depends on what it owns or was granted.
+         */
         post: operations["signInChallenge"];
         delete?: never;
         options?: never;
@@ -31,7 +34,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a signed challenge (once) for a JWT valid one hour; auditors sign in the same way. */
+        /**
+         * Exchange a signed challenge (once) for a JWT valid one hour; auditors sign in the same way.
+         * @description Checks the challenge (made by this service, for this wallet, not expired), the ed25519 signature over it, and that it was not used before (its nonce is claimed in the log, so it signs in once across every instance and restart); then answers a JWT for the wallet (HS256, one hour). Any failure is `401 unauthorized` and counts toward the client address’s allowance of failed sign-ins; past it the address is answered `429 rate_limited` with Retry-After.
+         */
         post: operations["signInToken"];
         delete?: never;
         options?: never;
@@ -46,7 +52,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The groups the signed-in wallet owns (no one else’s), oldest first. */
+        /**
+         * The groups the signed-in wallet owns (no one else’s), oldest first.
+         * @description Every group the signed-in wallet owns, each with its base token, its default limits and how many agents and allow-list entries it has, oldest first; a group just created is listed. Groups of other wallets are never listed.
+         */
         get: operations["listGroups"];
         put?: never;
         /**
@@ -67,7 +76,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left. */
+        /**
+         * The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left.
+         * @description The group as it stands in the log: its base token and default limits, its agents with their status and limits, and its allow-list with each recipient’s budget: used, reserved by spends not settled yet, and remaining. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["getGroup"];
         put?: never;
         post?: never;
@@ -86,7 +98,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2). */
+        /**
+         * Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2).
+         * @description Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         post: operations["addWhitelistEntry"];
         delete?: never;
         options?: never;
@@ -104,7 +119,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove an allow-list entry (an agent of the group stays allowed: revoke it instead). */
+        /**
+         * Remove an allow-list entry (an agent of the group stays allowed: revoke it instead).
+         * @description Removes the entry: spends to its address are refused (`403 whitelist_violation`) from now on. An agent’s own entry stays (`409 conflict`: revoke the agent instead), and an entry that is not the group’s is `404 not_found`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         delete: operations["removeWhitelistEntry"];
         options?: never;
         head?: never;
@@ -120,7 +138,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invite an agent: a wallet in custody, its limits, and a one-time code (shown once). */
+        /**
+         * Invite an agent: a wallet in custody, its limits, and a one-time code (shown once).
+         * @description Makes an agent of the group: its wallet (held by the service), its limits (the group’s defaults for any not given) and a one-time invitation code the agent redeems at POST /register. The code is answered once (`cache-control: no-store`). Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         post: operations["inviteAgent"];
         delete?: never;
         options?: never;
@@ -141,7 +162,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an agent’s limits (any of them); a revoked agent’s stay. */
+        /**
+         * Change an agent’s limits (any of them); a revoked agent’s stay.
+         * @description Sets the limits given (the per-transaction and daily limits, the hourly cap, the approval threshold; the others stay); spends decided from now on are held to them, and what was spent in the window still counts. A revoked agent’s limits stay: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
+         */
         patch: operations["changeLimits"];
         trace?: never;
     };
@@ -154,7 +178,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an agent: its key is refused from now on, for good. */
+        /**
+         * Revoke an agent: its key is refused from now on, for good.
+         * @description Revokes the agent for good: its key is refused from now on (`401`), no spend of it is decided any more, and held spends of it are rejected. Its tokens stay in its wallet (emergency-withdraw moves them). Revoking a revoked agent changes nothing. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
+         */
         post: operations["revokeAgent"];
         delete?: never;
         options?: never;
@@ -191,7 +218,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new API key for the agent (shown once); the old one is refused from now on. */
+        /**
+         * A new API key for the agent (shown once); the old one is refused from now on.
+         * @description Gives the agent a new API key, answered once (`cache-control: no-store`); the old key is refused from now on. A revoked agent gets none: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
+         */
         post: operations["rotateKey"];
         delete?: never;
         options?: never;
@@ -206,7 +236,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Each agent’s use of its limits now (spent today, operations this hour), balances, last activity. */
+        /**
+         * Each agent’s use of its limits now (spent today, operations this hour), balances, last activity.
+         * @description For each agent of the group: what it spent (reserved or confirmed) in the last 24 hours, how many operations it made in the last 60 minutes, its last activity and its balances of each registry token. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["groupUsage"];
         put?: never;
         post?: never;
@@ -223,7 +256,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log. */
+        /**
+         * Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log.
+         * @description The group’s confirmed spends over `window` (the last 24 hours, or 7 days), in buckets (hourly over 24 hours, 6-hourly over 7 days), by agent and by recipient, read from the log; refusals are not counted. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["groupSpend"];
         put?: never;
         post?: never;
@@ -320,7 +356,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One held spend: its terms, the message approvers sign, who signed, its status. */
+        /**
+         * One held spend: its terms, the message approvers sign, who signed, its status.
+         * @description One held spend: the intent’s terms, the message an approver signs, the approvers and who signed, its status and when it expires. The group’s owner, its approvers and its auditors may read it; anyone else is `403 forbidden`, an unknown approval `404 not_found`.
+         */
         get: operations["getApproval"];
         put?: never;
         post?: never;
@@ -359,7 +398,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Any approver rejects the held spend: it fails, and what it reserved is released. */
+        /**
+         * Any approver rejects the held spend: it fails, and what it reserved is released.
+         * @description One approver’s rejection decides: the held spend fails (`403 approval_rejected` to the agent’s retry), nothing is sent, and what it reserved against the limits and the recipient’s budget is released. Only an approver of this approval may (else `403 forbidden`); an approval already decided or expired is `409 conflict`. Answered once the agent views include the release.
+         */
         post: operations["rejectSpend"];
         delete?: never;
         options?: never;
@@ -374,10 +416,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every subscription of the group: its fleet webhooks and its agents’ own. */
+        /**
+         * Every subscription of the group: its fleet webhooks and its agents’ own.
+         * @description The group’s subscriptions, active or disabled (with `status_reason`): its fleet webhooks and each agent’s own; deleted ones are not listed, and secrets are never shown. Answered once the delivery store includes what the log holds now (`503 service_unavailable` with Retry-After when it is too far behind). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once. */
+        /**
+         * Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once.
+         * @description Subscribes `url` to the listed event types of every agent of the group, present and future. Deliveries are signed (Standard Webhooks) with a secret the service makes and answers once (`signing_secret`, `cache-control: no-store`). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         post: operations["createFleetWebhook"];
         delete?: never;
         options?: never;
@@ -395,7 +443,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a subscription of one of the operator’s groups; nothing more is sent to it. */
+        /**
+         * Delete a subscription of one of the operator’s groups; nothing more is sent to it.
+         * @description Deletes the subscription (a fleet webhook or an agent’s own): nothing more is delivered to it. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -409,7 +460,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The delivery log of a subscription, newest first: each delivery with its attempts. */
+        /**
+         * The delivery log of a subscription, newest first: each delivery with its attempts.
+         * @description The subscription and its deliveries, newest first (at most `limit`, before `before` when given): each event’s payload, its status, and every attempt with its outcome, HTTP status, latency and error. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -428,7 +482,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one event (event_id) or every event since a time (since) to the subscription again. */
+        /**
+         * Send one event (event_id) or every event since a time (since) to the subscription again.
+         * @description Asks for the event `event_id`, or every event since `since`, to be delivered to the subscription again: their deliveries are set pending (attempts counted on) and the delivery worker sends them, signed as any other; answered 202 at once. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
+         */
         post: operations["redeliver"];
         delete?: never;
         options?: never;
@@ -445,7 +502,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret (shown once); the previous one signs too for grace_seconds. */
+        /**
+         * A new signing secret (shown once); the previous one signs too for grace_seconds.
+         * @description Makes a new signing secret, answered once (`cache-control: no-store`); deliveries carry a signature with each secret until `grace_seconds` (a day by default) have passed, so a receiver can switch without losing one. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -460,12 +520,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallets that may read the group’s log (the owner only). */
+        /**
+         * The wallets that may read the group’s log (the owner only).
+         * @description The wallets granted read access to the group’s log. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["listAuditors"];
         put?: never;
-        /** Give a wallet read-only access to the group’s log (granting twice changes nothing). */
+        /**
+         * Give a wallet read-only access to the group’s log (granting twice changes nothing).
+         * @description Grants `wallet` read access to the group’s audit routes (its events, an intent’s story, the log’s verification, and the held spends); it signs in like an operator and may change nothing. Granting twice changes nothing; the owner’s own wallet is `409 conflict` (it reads the log already). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         post: operations["grantAuditor"];
-        /** Take an auditor’s access away (the wallet in the body); its token reads nothing of the group after. */
+        /**
+         * Take an auditor’s access away (the wallet in the body); its token reads nothing of the group after.
+         * @description Takes the wallet’s access away at once: its token reads nothing of the group after. A wallet that is not an auditor of the group is `404 not_found`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         delete: operations["removeAuditor"];
         options?: never;
         head?: never;
@@ -559,7 +628,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take). */
+        /**
+         * The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take).
+         * @description The registry: every token the service handles, its symbol, mint and decimals. Public (no key); the same for every caller.
+         */
         get: operations["listTokens"];
         put?: never;
         post?: never;
@@ -576,7 +648,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The lending venues (lending_program of deposit and withdraw), each with the mints it takes. */
+        /**
+         * The lending venues (lending_program of deposit and withdraw), each with the mints it takes.
+         * @description The lending venues the service operates (deposit and withdraw name one by `lending_program`), each with the underlying mints it takes. A group’s agents use one only once its operator has allow-listed it. Public (no key).
+         */
         get: operations["listVenues"];
         put?: never;
         post?: never;
@@ -593,7 +668,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The swap aggregator and, on the local chain, its pools with their reserves. */
+        /**
+         * The swap aggregator and, on the local chain, its pools with their reserves.
+         * @description The aggregator the swaps go through (null when none) and, for the local chain’s aggregator, its pools now: each pair, its fee and its reserves, in human units (empty with another aggregator). Public (no key).
+         */
         get: operations["listPools"];
         put?: never;
         post?: never;

@@ -289,6 +289,8 @@ export const AGENT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'transfer',
       summary: 'Send tokens to an allow-listed recipient; a 0.10 % protocol fee is deducted.',
+      description:
+        'Sends `amount` of a registry token (`mint`, the group’s base token when absent) to `to`; the 0.10 % protocol fee goes to the treasury in the same transaction, and `net_amount` is what the recipient receives. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.',
       request: 'TransferRequest',
       response: 'TransferResponse',
       idempotent: true,
@@ -299,6 +301,8 @@ export const AGENT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'swap',
       summary: 'Swap through the configured aggregator under the spend limits, with a minimum output.',
+      description:
+        'Sells `amount` of `from_mint` for `to_mint` through the aggregator, never below the minimum output: `minimum_amount_out`, or by default the quote less `slippage_bps` (50). The executor quotes again before it signs; below the minimum nothing is submitted and the answer is `502 aggregator_unavailable`, as when the aggregator cannot quote. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.',
       request: 'SwapRequest',
       response: 'SwapResponse',
       idempotent: true,
@@ -309,6 +313,8 @@ export const AGENT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'deposit',
       summary: 'Deposit into an allow-listed lending venue.',
+      description:
+        'Pays `amount` of a registry token into the lending venue `lending_program`, which mints its receipt tokens to the agent in the same transaction. The venue must be one the service operates (GET /venues, else `400 validation_error`) and on the group’s allow-list (else `403 whitelist_violation`); `cpi_data` is checked against the layouts the venue adapter knows. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.',
       request: 'DepositRequest',
       response: 'DepositResponse',
       idempotent: true,
@@ -319,6 +325,8 @@ export const AGENT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'withdraw',
       summary: 'Withdraw from an allow-listed lending venue.',
+      description:
+        'Redeems `amount` of receipt tokens at the lending venue `lending_program` (the position named by `mint`, its underlying or receipt token); the venue pays the underlying at its rate of that moment, answered as `received_amount`. The venue must be one the service operates and on the group’s allow-list, as for a deposit; a withdrawal counts toward the hourly cap only. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.',
       request: 'WithdrawRequest',
       response: 'WithdrawResponse',
       idempotent: true,
@@ -329,6 +337,8 @@ export const AGENT_INTENTS = contractTag({
       tag: 'intents',
       operationId: 'simulateTransfer',
       summary: 'Dry-run a transfer under the current limits; nothing is submitted.',
+      description:
+        'Runs every check of a transfer (the recipient’s allow-list entry when `to` is given, the per-transaction, daily and hourly limits) on the current state, and answers what a transfer would meet: `would_succeed`, the fee it would take, and when it would fail, `reason`, the code a transfer would answer. Nothing is reserved, recorded or submitted, and it does not count toward the limits.',
       request: 'SimulateRequest',
       response: 'SimulateResponse',
     },
@@ -339,6 +349,8 @@ export const AGENT_INTENTS = contractTag({
       operationId: 'payX402',
       summary:
         'Pay an HTTP resource that answers 402 (x402, scheme exact on Solana) as a transfer to its payTo, under the same limits; the answer carries the resource’s reply.',
+      description:
+        'Requests `url` (https, no credentials, public addresses only: else `400 x402_url_refused`, nothing requested), reads the 402’s requirements, and pays the `exact` one on the service’s network in a registry token, as a transfer to its `payTo`: the price goes to the payee in full and the 0.10 % protocol fee is taken on top, in a transaction of its own. Refused before anything is paid: a resource that asks no payment (`400 x402_not_payment_required`), one the service cannot pay (`400 x402_requirements_unsupported`), a price above `max_amount` (`403 x402_price_above_max`), a payee without a token account for the token (`502 x402_payment_refused`). The request is then sent again with the signed payment, and the answer carries the resource’s reply (`resource`). While a payment the resource refused can still land, the answer is `409 x402_payment_unsettled` with Retry-After. Every check is made in one decision on the log, so parallel requests never exceed a limit: the allow-list entry of the counterparty (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap, each counting the value in the group’s base token; a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_cap_exceeded`) and nothing is sent. A spend above the approval threshold is held: `409 approval_required`, and the same request again answers its outcome once an approver decided (`403 approval_rejected`, `403 approval_expired`). Answered once the transaction is confirmed on chain. Idempotent by `idempotency_key` (and the optional `idempotency-key` header, which must equal it): the same key and body answer what the first request answered and never spend twice (`409 idempotency_in_progress` while it runs); the same key with another body is `409 idempotency_key_reused`.',
       request: 'X402PayRequest',
       response: 'X402PayResponse',
       idempotent: true,

@@ -30,6 +30,8 @@ export const AGENT_ONBOARDING = contractTag({
       tag: 'onboarding',
       operationId: 'register',
       summary: 'Exchange a one-time invitation code for an API key (shown once).',
+      description:
+        'Redeems a one-time invitation code an operator made for a group (POST /orchestrator/groups/{group}/invitations): the agent is registered under the group’s limits, and its API key is answered once (`cache-control: no-store`; the service keeps only its hash). Answered once the read views hold the key, so it works at once on every instance. A code that is unknown, expired or already redeemed is `400 invalid_invitation_code`; wrong codes are counted per client address, and past its allowance the address is answered `429 rate_limited` with Retry-After. No key is needed.',
       request: 'RegisterRequest',
       response: 'RegisterResponse',
       public: true,

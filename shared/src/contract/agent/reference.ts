@@ -55,6 +55,8 @@ export const AGENT_REFERENCE = contractTag({
       tag: 'reference',
       operationId: 'listTokens',
       summary: 'The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take).',
+      description:
+        'The registry: every token the service handles, its symbol, mint and decimals. Public (no key); the same for every caller.',
       response: 'TokensResponse',
       errors: REFERENCE_ERRORS,
       public: true,
@@ -65,6 +67,8 @@ export const AGENT_REFERENCE = contractTag({
       tag: 'reference',
       operationId: 'listVenues',
       summary: 'The lending venues (lending_program of deposit and withdraw), each with the mints it takes.',
+      description:
+        'The lending venues the service operates (deposit and withdraw name one by `lending_program`), each with the underlying mints it takes. A group’s agents use one only once its operator has allow-listed it. Public (no key).',
       response: 'VenuesResponse',
       errors: REFERENCE_ERRORS,
       public: true,
@@ -75,6 +79,8 @@ export const AGENT_REFERENCE = contractTag({
       tag: 'reference',
       operationId: 'listPools',
       summary: 'The swap aggregator and, on the local chain, its pools with their reserves.',
+      description:
+        'The aggregator the swaps go through (null when none) and, for the local chain’s aggregator, its pools now: each pair, its fee and its reserves, in human units (empty with another aggregator). Public (no key).',
       response: 'PoolsResponse',
       errors: REFERENCE_ERRORS,
       public: true,

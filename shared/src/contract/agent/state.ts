@@ -91,6 +91,8 @@ export const AGENT_STATE = contractTag({
       tag: 'state',
       operationId: 'getBalance',
       summary: 'Token balances and the limit counters.',
+      description:
+        'The agent’s balance of every registry token, in human units, with its limits and what remains of them now (the daily limit over the last 24 hours, the hourly cap over the last 60 minutes). Read from the agent views; `X-Data-Stale` says whether they include the agent’s own last write.',
       response: 'BalanceResponse',
     },
     getLimits: {
@@ -99,6 +101,8 @@ export const AGENT_STATE = contractTag({
       tag: 'state',
       operationId: 'getLimits',
       summary: 'Limits, remaining headroom and the group.',
+      description:
+        'The agent’s limits, what remains of the daily limit and the hourly cap now, and its group. Read from the agent views, with the freshness headers.',
       response: 'LimitsResponse',
     },
     getHistory: {
@@ -107,6 +111,8 @@ export const AGENT_STATE = contractTag({
       tag: 'state',
       operationId: 'getHistory',
       summary: 'The most recent confirmed intents of the last 24 hours, newest first.',
+      description:
+        'The agent’s confirmed spends of the last 24 hours (transfers, x402 payments as transfers to their payee, and swaps; deposits and withdrawals are in the variant’s history), newest first, at most `limit` (20 by default, 1 to 100). Refusals and operations that did not land are not listed (the webhooks and the operator’s audit log have them). Read from the agent views, with the freshness headers.',
       query: 'HistoryQuery',
       response: 'HistoryResponse',
     },

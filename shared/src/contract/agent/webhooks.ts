@@ -86,6 +86,8 @@ export const AGENT_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'registerWebhook',
       summary: 'Subscribe an HTTPS URL to agent-scoped events; the signing secret is shown once.',
+      description:
+        'Subscribes `url` to the listed event types of this agent; deliveries are signed (Standard Webhooks) with a secret the service makes and answers once (`signing_secret`, `cache-control: no-store`). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`, and deliveries check the addresses again at each connection.',
       request: 'WebhookRequest',
       response: 'WebhookResponse',
     },
@@ -95,6 +97,8 @@ export const AGENT_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'listWebhooks',
       summary: 'The agent’s own webhook subscriptions (never a secret).',
+      description:
+        'The agent’s own webhook subscriptions, active or disabled (with `status_reason`); deleted ones are not listed, and secrets are never shown. Answered once the delivery store includes every subscription the log holds now; `503 service_unavailable` with Retry-After when it is too far behind.',
       response: 'WebhookListResponse',
       errors: SIGNED_IN_ERRORS,
     },
@@ -104,6 +108,8 @@ export const AGENT_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'deleteWebhook',
       summary: 'Delete one of the agent’s webhook subscriptions; nothing more is sent to it.',
+      description:
+        'Deletes one of the agent’s own subscriptions: no delivery is made for it any more. A subscription that is not the agent’s, or is deleted already, is `404 not_found`.',
       response: 'WebhookDeletedResponse',
       errors: [...SIGNED_IN_ERRORS, 'not_found'],
     },

@@ -95,6 +95,8 @@ export const OPERATOR_ACTIVITY = contractTag({
       operationId: 'groupUsage',
       summary:
         'Each agent’s use of its limits now (spent today, operations this hour), balances, last activity.',
+      description:
+        'For each agent of the group: what it spent (reserved or confirmed) in the last 24 hours, how many operations it made in the last 60 minutes, its last activity and its balances of each registry token. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       response: 'GroupUsageResponse',
       errors: OWNER,
     },
@@ -104,6 +106,8 @@ export const OPERATOR_ACTIVITY = contractTag({
       tag: 'activity',
       operationId: 'groupSpend',
       summary: 'Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log.',
+      description:
+        'The group’s confirmed spends over `window` (the last 24 hours, or 7 days), in buckets (hourly over 24 hours, 6-hourly over 7 days), by agent and by recipient, read from the log; refusals are not counted. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       query: 'SpendQuery',
       response: 'SpendResponse',
       errors: OWNER,

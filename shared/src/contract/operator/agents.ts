@@ -98,6 +98,8 @@ export const OPERATOR_AGENTS = contractTag({
       operationId: 'inviteAgent',
       headers: WRITE_HEADERS,
       summary: 'Invite an agent: a wallet in custody, its limits, and a one-time code (shown once).',
+      description:
+        'Makes an agent of the group: its wallet (held by the service), its limits (the group’s defaults for any not given) and a one-time invitation code the agent redeems at POST /register. The code is answered once (`cache-control: no-store`). Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       request: 'InvitationRequest',
       optionalBody: true,
       response: 'InvitationResponse',
@@ -111,6 +113,8 @@ export const OPERATOR_AGENTS = contractTag({
       operationId: 'changeLimits',
       headers: WRITE_HEADERS,
       summary: 'Change an agent’s limits (any of them); a revoked agent’s stay.',
+      description:
+        'Sets the limits given (the per-transaction and daily limits, the hourly cap, the approval threshold; the others stay); spends decided from now on are held to them, and what was spent in the window still counts. A revoked agent’s limits stay: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.',
       request: 'LimitsChangeRequest',
       response: 'AgentLimitsResponse',
       errors: [...OWNER, 'invalid_amount', 'conflict'],
@@ -122,6 +126,8 @@ export const OPERATOR_AGENTS = contractTag({
       operationId: 'revokeAgent',
       headers: WRITE_HEADERS,
       summary: 'Revoke an agent: its key is refused from now on, for good.',
+      description:
+        'Revokes the agent for good: its key is refused from now on (`401`), no spend of it is decided any more, and held spends of it are rejected. Its tokens stay in its wallet (emergency-withdraw moves them). Revoking a revoked agent changes nothing. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.',
       request: 'EmptyRequest',
       optionalBody: true,
       response: 'RevokeResponse',
@@ -148,6 +154,8 @@ export const OPERATOR_AGENTS = contractTag({
       operationId: 'rotateKey',
       headers: WRITE_HEADERS,
       summary: 'A new API key for the agent (shown once); the old one is refused from now on.',
+      description:
+        'Gives the agent a new API key, answered once (`cache-control: no-store`); the old key is refused from now on. A revoked agent gets none: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.',
       request: 'EmptyRequest',
       optionalBody: true,
       response: 'RotateKeyResponse',

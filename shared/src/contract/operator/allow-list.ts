@@ -57,6 +57,8 @@ export const OPERATOR_ALLOW_LIST = contractTag({
       operationId: 'addWhitelistEntry',
       headers: WRITE_HEADERS,
       summary: 'Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2).',
+      description:
+        'Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       request: 'WhitelistRequest',
       response: 'WhitelistEntryResponse',
       status: 201,
@@ -69,6 +71,8 @@ export const OPERATOR_ALLOW_LIST = contractTag({
       operationId: 'removeWhitelistEntry',
       headers: WRITE_HEADERS,
       summary: 'Remove an allow-list entry (an agent of the group stays allowed: revoke it instead).',
+      description:
+        'Removes the entry: spends to its address are refused (`403 whitelist_violation`) from now on. An agent’s own entry stays (`409 conflict`: revoke the agent instead), and an entry that is not the group’s is `404 not_found`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       response: 'WhitelistRemovedResponse',
       errors: [...OWNER, 'conflict'],
     },

@@ -236,6 +236,8 @@ export const OPERATOR_APPROVALS = contractTag({
       tag: 'approvals',
       operationId: 'getApproval',
       summary: 'One held spend: its terms, the message approvers sign, who signed, its status.',
+      description:
+        'One held spend: the intent’s terms, the message an approver signs, the approvers and who signed, its status and when it expires. The group’s owner, its approvers and its auditors may read it; anyone else is `403 forbidden`, an unknown approval `404 not_found`.',
       security: READERS,
       response: 'Approval',
       errors: OWNER,
@@ -259,6 +261,8 @@ export const OPERATOR_APPROVALS = contractTag({
       tag: 'approvals',
       operationId: 'rejectSpend',
       summary: 'Any approver rejects the held spend: it fails, and what it reserved is released.',
+      description:
+        'One approver’s rejection decides: the held spend fails (`403 approval_rejected` to the agent’s retry), nothing is sent, and what it reserved against the limits and the recipient’s budget is released. Only an approver of this approval may (else `403 forbidden`); an approval already decided or expired is `409 conflict`. Answered once the agent views include the release.',
       request: 'RejectRequest',
       optionalBody: true,
       response: 'Approval',

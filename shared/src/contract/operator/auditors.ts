@@ -36,6 +36,8 @@ export const OPERATOR_AUDITORS = contractTag({
       tag: 'auditors',
       operationId: 'listAuditors',
       summary: 'The wallets that may read the group’s log (the owner only).',
+      description:
+        'The wallets granted read access to the group’s log. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       response: 'AuditorListResponse',
       errors: OWNER,
     },
@@ -45,6 +47,8 @@ export const OPERATOR_AUDITORS = contractTag({
       tag: 'auditors',
       operationId: 'grantAuditor',
       summary: 'Give a wallet read-only access to the group’s log (granting twice changes nothing).',
+      description:
+        'Grants `wallet` read access to the group’s audit routes (its events, an intent’s story, the log’s verification, and the held spends); it signs in like an operator and may change nothing. Granting twice changes nothing; the owner’s own wallet is `409 conflict` (it reads the log already). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       request: 'AuditorRequest',
       response: 'AuditorsResponse',
       status: 201,
@@ -57,6 +61,8 @@ export const OPERATOR_AUDITORS = contractTag({
       operationId: 'removeAuditor',
       summary:
         'Take an auditor’s access away (the wallet in the body); its token reads nothing of the group after.',
+      description:
+        'Takes the wallet’s access away at once: its token reads nothing of the group after. A wallet that is not an auditor of the group is `404 not_found`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       request: 'AuditorRequest',
       response: 'AuditorsResponse',
       errors: OWNER,

@@ -117,6 +117,8 @@ export const OPERATOR_GROUPS = contractTag({
       tag: 'groups',
       operationId: 'listGroups',
       summary: 'The groups the signed-in wallet owns (no one else’s), oldest first.',
+      description:
+        'Every group the signed-in wallet owns, each with its base token, its default limits and how many agents and allow-list entries it has, oldest first; a group just created is listed. Groups of other wallets are never listed.',
       response: 'GroupListResponse',
       errors: SIGNED_IN,
     },
@@ -127,6 +129,8 @@ export const OPERATOR_GROUPS = contractTag({
       operationId: 'getGroup',
       summary:
         'The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left.',
+      description:
+        'The group as it stands in the log: its base token and default limits, its agents with their status and limits, and its allow-list with each recipient’s budget: used, reserved by spends not settled yet, and remaining. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       response: 'GroupResponse',
       errors: OWNER,
     },

@@ -39,6 +39,8 @@ export const OPERATOR_SIGN_IN = contractTag({
       tag: 'sign-in',
       operationId: 'signInChallenge',
       summary: 'A text for the wallet to sign (ed25519), valid five minutes; nothing is stored.',
+      description:
+        'Makes a sign-in message for `wallet`: the wallet, a random nonce, its expiry (five minutes) and the service’s MAC over them, so nothing needs storing until it is used. Any wallet may ask; what it may do once signed in depends on what it owns or was granted.',
       request: 'ChallengeRequest',
       response: 'ChallengeResponse',
       errors: ANY,
@@ -50,6 +52,8 @@ export const OPERATOR_SIGN_IN = contractTag({
       tag: 'sign-in',
       operationId: 'signInToken',
       summary: 'Exchange a signed challenge (once) for a JWT valid one hour; auditors sign in the same way.',
+      description:
+        'Checks the challenge (made by this service, for this wallet, not expired), the ed25519 signature over it, and that it was not used before (its nonce is claimed in the log, so it signs in once across every instance and restart); then answers a JWT for the wallet (HS256, one hour). Any failure is `401 unauthorized` and counts toward the client address’s allowance of failed sign-ins; past it the address is answered `429 rate_limited` with Retry-After.',
       request: 'TokenRequest',
       response: 'TokenResponse',
       errors: [...ANY, 'unauthorized', 'rate_limited'],

@@ -115,6 +115,8 @@ export const OPERATOR_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'createFleetWebhook',
       summary: 'Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once.',
+      description:
+        'Subscribes `url` to the listed event types of every agent of the group, present and future. Deliveries are signed (Standard Webhooks) with a secret the service makes and answers once (`signing_secret`, `cache-control: no-store`). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       request: 'WebhookRequest',
       response: 'WebhookResponse',
       status: 201,
@@ -126,6 +128,8 @@ export const OPERATOR_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'listWebhooks',
       summary: 'Every subscription of the group: its fleet webhooks and its agents’ own.',
+      description:
+        'The group’s subscriptions, active or disabled (with `status_reason`): its fleet webhooks and each agent’s own; deleted ones are not listed, and secrets are never shown. Answered once the delivery store includes what the log holds now (`503 service_unavailable` with Retry-After when it is too far behind). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
       response: 'WebhookListResponse',
       errors: OWNER,
     },
@@ -135,6 +139,8 @@ export const OPERATOR_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'deleteWebhook',
       summary: 'Delete a subscription of one of the operator’s groups; nothing more is sent to it.',
+      description:
+        'Deletes the subscription (a fleet webhook or an agent’s own): nothing more is delivered to it. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.',
       response: 'WebhookDeletedResponse',
       errors: OWNER,
     },
@@ -144,6 +150,8 @@ export const OPERATOR_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'listDeliveries',
       summary: 'The delivery log of a subscription, newest first: each delivery with its attempts.',
+      description:
+        'The subscription and its deliveries, newest first (at most `limit`, before `before` when given): each event’s payload, its status, and every attempt with its outcome, HTTP status, latency and error. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.',
       query: 'DeliveriesQuery',
       response: 'DeliveriesResponse',
       errors: OWNER,
@@ -154,6 +162,8 @@ export const OPERATOR_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'redeliver',
       summary: 'Send one event (event_id) or every event since a time (since) to the subscription again.',
+      description:
+        'Asks for the event `event_id`, or every event since `since`, to be delivered to the subscription again: their deliveries are set pending (attempts counted on) and the delivery worker sends them, signed as any other; answered 202 at once. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.',
       request: 'RedeliverRequest',
       response: 'RedeliveryResponse',
       status: 202,
@@ -165,6 +175,8 @@ export const OPERATOR_WEBHOOKS = contractTag({
       tag: 'webhooks',
       operationId: 'rotateWebhookSecret',
       summary: 'A new signing secret (shown once); the previous one signs too for grace_seconds.',
+      description:
+        'Makes a new signing secret, answered once (`cache-control: no-store`); deliveries carry a signature with each secret until `grace_seconds` (a day by default) have passed, so a receiver can switch without losing one. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.',
       request: 'RotateSecretRequest',
       optionalBody: true,
       response: 'RotateSecretResponse',
