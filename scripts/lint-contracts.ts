@@ -5,7 +5,9 @@
  *    why) over the three OpenAPI documents the service serves: the agent's (/api/v1/openapi.json), the
  *    variant's (/v1/openapi.json) and the operator's (/api/v1/orchestrator/openapi.json), written from
  *    the same functions that serve them. Any finding, warning or error, fails.
- * 2. The MCP Inspector's CLI lists the tools with `--strict`, as hosts reach them: any schema
+ * 2. Redocly's recommended ruleset (redocly.yaml: every rule as written, and each operation's
+ *    description and the contact asked too) over the same three files. Any problem fails.
+ * 3. The MCP Inspector's CLI lists the tools with `--strict`, as hosts reach them: any schema
  *    portability finding, warning or error, fails.
  *    - over stdio, from `tokenops-mcp` (listing the tools calls no API);
  *    - over Streamable HTTP, from `POST /mcp` of a real embedded service (`node bin/start.js embedded`,
@@ -14,8 +16,8 @@
  *      sent to POST /api/v1/register. The same tools as over stdio.
  *    - with a wrong key: the Inspector stops at the 401 (exit 3, `auth_required`, the service's
  *      message) and the service sees no OAuth discovery request.
- *    The service starts while Spectral runs, and is stopped (SIGTERM) and its folder removed whatever
- *    happens.
+ *    The service starts while Spectral and Redocly run, and is stopped (SIGTERM) and its folder
+ *    removed whatever happens.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,18 +65,22 @@ function run(
   return { status: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
-function spectral(): boolean {
+/** The three documents, written from the functions that serve them; their files. */
+function writeDocuments(): string[] {
   mkdirSync(OUT, { recursive: true });
   const documents = {
     'agent.openapi.json': openApiDocument(),
     'variant.openapi.json': variantOpenApiDocument(),
     'operator.openapi.json': operatorOpenApiDocument(),
   };
-  const files = Object.entries(documents).map(([name, doc]) => {
+  return Object.entries(documents).map(([name, doc]) => {
     const file = join(OUT, name);
     writeFileSync(file, JSON.stringify(doc, null, 2));
     return file;
   });
+}
+
+function spectral(files: string[]): boolean {
   const r = run(join(BIN, 'spectral'), [
     'lint',
     '--ruleset',
@@ -90,6 +96,46 @@ function spectral(): boolean {
     `spectral (OWASP ruleset) on ${files.length} documents: ${r.status === 0 ? 'clean' : 'FAILED'}`,
   );
   return r.status === 0;
+}
+
+interface RedoclyReport {
+  totals?: { errors: number; warnings: number };
+  problems?: { ruleId: string; severity: string; message: string; location?: { pointer?: string }[] }[];
+}
+
+/**
+ * Redocly's recommended ruleset (redocly.yaml) over each document: any problem, warning or error,
+ * fails. Its telemetry and its update and Node-support notices are off (they are about the tool, not
+ * the documents).
+ */
+function redocly(files: string[]): boolean {
+  const env = {
+    ...process.env,
+    REDOCLY_TELEMETRY: 'off',
+    REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+    REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
+  };
+  const config = ['--config', join(ROOT, 'redocly.yaml'), '--format', 'json', '--max-problems', '1000'];
+  const found = files.map((file) => {
+    const r = run(join(BIN, 'redocly'), ['lint', ...config, file], env);
+    let report: RedoclyReport = {};
+    try {
+      report = JSON.parse(r.stdout) as RedoclyReport;
+    } catch {
+      // reported below
+    }
+    const problems = report.problems ?? [];
+    const clean = r.status === 0 && report.totals?.errors === 0 && report.totals.warnings === 0;
+    if (!clean) {
+      if (!report.totals) process.stderr.write(`${r.stdout}${r.stderr}`);
+      for (const p of problems)
+        console.error(`${file}: ${p.severity} ${p.ruleId} ${p.location?.[0]?.pointer ?? ''}: ${p.message}`);
+    }
+    return clean;
+  });
+  const clean = found.every(Boolean);
+  console.log(`redocly (recommended ruleset) on ${files.length} documents: ${clean ? 'clean' : 'FAILED'}`);
+  return clean;
 }
 
 /** `tools/list --strict` through the Inspector's CLI; clean when it lists tools with no finding and no word on stderr. */
@@ -347,7 +393,7 @@ async function main(): Promise<void> {
   let service: Service | undefined;
   let ok = false;
   try {
-    service = await startService(); // it starts while Spectral runs
+    service = await startService(); // it starts while Spectral and Redocly run
     const started = service;
     const interrupted = (signal: string) => {
       console.error(`lint:contracts: ${signal}`);
@@ -357,10 +403,12 @@ async function main(): Promise<void> {
       });
     };
     process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
-    const spectralClean = spectral();
+    const documents = writeDocuments();
+    const spectralClean = spectral(documents);
+    const redoclyClean = redocly(documents);
     const stdio = overStdio();
     const httpClean = await overHttp(service, stdio.tools);
-    ok = spectralClean && stdio.clean && httpClean;
+    ok = spectralClean && redoclyClean && stdio.clean && httpClean;
   } catch (err) {
     console.error(`lint:contracts: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
