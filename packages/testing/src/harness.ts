@@ -123,6 +123,17 @@ export interface WorldOptions {
    * the harness's default is high (HARNESS_UNAUTHENTICATED_LIMIT): a suite that needs the limit sets it.
    */
   unauthenticatedRateLimitPerMinute?: number;
+  /**
+   * Requests a client address may make in a minute to the public reads, and to the sign-in routes
+   * (registration, a wallet's sign-in): high by default likewise (HARNESS_ADDRESS_LIMIT), since every
+   * agent and operator of a suite signs in and registers from 127.0.0.1; a suite that needs a limit sets it.
+   */
+  publicRateLimitPerMinute?: number;
+  signInRateLimitPerMinute?: number;
+  /** Requests a signed-in wallet may make in a minute to the operator routes (the catalogue's default when absent). */
+  operatorRateLimitPerMinute?: number;
+  /** Proxies in front of the API whose X-Forwarded-For names the client (TRUST_PROXY_HOPS; none when absent). */
+  trustProxyHops?: number;
   /** Webhook delivery settings of the embedded service (a test's receiver CA, its allowed hosts). */
   webhooks?: EmbeddedOptions['webhooks'];
   /** The embedded service serves its chain over JSON-RPC (CHAIN_RPC_PORT), on a free port. */
@@ -139,6 +150,8 @@ export interface WorldOptions {
 
 /** The harness's allowance of failed authentications per minute, unless a world asks for another. */
 export const HARNESS_UNAUTHENTICATED_LIMIT = 100_000;
+/** The harness's allowance of requests per client address and minute (public reads, sign-in), unless a world asks for another. */
+export const HARNESS_ADDRESS_LIMIT = 1_000_000;
 
 /** Where a running topology is: its API instances and the environment its processes share. */
 export interface StackInfo {
@@ -180,6 +193,12 @@ async function startService(
       ...(options.rateLimitPerMinute && { rateLimitPerMinute: options.rateLimitPerMinute }),
       unauthenticatedRateLimitPerMinute:
         options.unauthenticatedRateLimitPerMinute ?? HARNESS_UNAUTHENTICATED_LIMIT,
+      publicRateLimitPerMinute: options.publicRateLimitPerMinute ?? HARNESS_ADDRESS_LIMIT,
+      signInRateLimitPerMinute: options.signInRateLimitPerMinute ?? HARNESS_ADDRESS_LIMIT,
+      ...(options.operatorRateLimitPerMinute && {
+        operatorRateLimitPerMinute: options.operatorRateLimitPerMinute,
+      }),
+      ...(options.trustProxyHops && { trustProxyHops: options.trustProxyHops }),
       ...(options.webhooks && { webhooks: options.webhooks }),
       ...(options.chainRpc && { chainRpcPort: 0 }),
       databaseThread: options.databaseThread ?? false,
@@ -202,15 +221,25 @@ async function startService(
   // Settings of the API differ from the shared instances': two more instances with them.
   const own: Proc[] = [];
   let urls = topology.apis;
-  if (options.outcomeTimeoutMs || options.rateLimitPerMinute || options.unauthenticatedRateLimitPerMinute) {
-    const env = {
-      ...topology.env,
-      ...(options.outcomeTimeoutMs && { OUTCOME_TIMEOUT_MS: String(options.outcomeTimeoutMs) }),
-      ...(options.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute) }),
-      ...(options.unauthenticatedRateLimitPerMinute && {
-        UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(options.unauthenticatedRateLimitPerMinute),
-      }),
-    };
+  const settings = {
+    ...(options.outcomeTimeoutMs && { OUTCOME_TIMEOUT_MS: String(options.outcomeTimeoutMs) }),
+    ...(options.rateLimitPerMinute && { RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute) }),
+    ...(options.unauthenticatedRateLimitPerMinute && {
+      UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(options.unauthenticatedRateLimitPerMinute),
+    }),
+    ...(options.publicRateLimitPerMinute && {
+      PUBLIC_RATE_LIMIT_PER_MINUTE: String(options.publicRateLimitPerMinute),
+    }),
+    ...(options.signInRateLimitPerMinute && {
+      SIGN_IN_RATE_LIMIT_PER_MINUTE: String(options.signInRateLimitPerMinute),
+    }),
+    ...(options.operatorRateLimitPerMinute && {
+      OPERATOR_RATE_LIMIT_PER_MINUTE: String(options.operatorRateLimitPerMinute),
+    }),
+    ...(options.trustProxyHops && { TRUST_PROXY_HOPS: String(options.trustProxyHops) }),
+  };
+  if (Object.keys(settings).length > 0) {
+    const env = { ...topology.env, ...settings };
     for (let i = 0; i < 2; i++)
       own.push(
         new Proc(`api-own-${randomBytes(3).toString('hex')}`, 'api', await freePort(), env, topology.logDir),

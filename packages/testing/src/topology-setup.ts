@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testCertificates } from './tls';
-import { HARNESS_UNAUTHENTICATED_LIMIT, RECEIVER_HOST } from './harness';
+import { HARNESS_ADDRESS_LIMIT, HARNESS_UNAUTHENTICATED_LIMIT, RECEIVER_HOST } from './harness';
 import { Topology } from './topology';
 
 export default async function setup(): Promise<void> {
@@ -20,10 +20,12 @@ export default async function setup(): Promise<void> {
     executors: 2,
     projectors: 1,
     deliveries: 1,
-    // Every test client is 127.0.0.1: the suites share the allowance of failed authentications.
+    // Every test client is 127.0.0.1: the suites share the allowances per client address.
     env: {
       CHECK_RESPONSES: 'true',
       UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: String(HARNESS_UNAUTHENTICATED_LIMIT),
+      PUBLIC_RATE_LIMIT_PER_MINUTE: String(HARNESS_ADDRESS_LIMIT),
+      SIGN_IN_RATE_LIMIT_PER_MINUTE: String(HARNESS_ADDRESS_LIMIT),
       WEBHOOK_ALLOWED_PRIVATE_HOSTS: RECEIVER_HOST,
       WEBHOOK_RETRY_BASE_MS: '100',
     },

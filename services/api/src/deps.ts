@@ -1,6 +1,6 @@
 import type { Context, DeliveryStore, OutcomeWaiter, ReadModelStore, UrlPolicy } from '@tokenops/shared';
 import type { Dependencies, Metrics, OpenStreams } from '@tokenops/shared/process';
-import type { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
+import type { ClientRateLimit, RateLimits } from './http/rate-limit';
 import type { SendOptions } from './http/operations';
 import type { OperatorAuth } from './operator/sign-in/auth';
 
@@ -10,7 +10,8 @@ export interface ApiDeps extends SendOptions {
   views: ReadModelStore;
   waiter: OutcomeWaiter;
   operators: OperatorAuth;
-  rateLimit: AgentRateLimit;
+  /** The rate limits: per agent, per client address (public reads, sign-in), per operator wallet. */
+  limits: RateLimits;
   /** Failed authentication per client address. */
   clientLimit: ClientRateLimit;
   metrics?: Metrics;

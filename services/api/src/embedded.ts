@@ -46,6 +46,7 @@ import {
   seedLocalMarkets,
   serveOps,
   OpenStreams,
+  SETTINGS,
 } from '@tokenops/shared/process';
 import {
   Executor,
@@ -67,7 +68,7 @@ import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
 import type { Logger } from '@tokenops/shared/process';
 import { OperatorAuth, usedChallengesIn } from './operator/sign-in/auth';
-import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
+import { ClientRateLimit, inProcessLimits } from './http/rate-limit';
 import { VIEW_WAIT_MS, type EdgeSettings } from './http/edge-settings';
 
 export interface EmbeddedOptions {
@@ -93,6 +94,12 @@ export interface EmbeddedOptions {
   rateLimitPerMinute?: number;
   /** Failed authentications per client address and minute (30 when absent). */
   unauthenticatedRateLimitPerMinute?: number;
+  /** Requests per client address and minute to the public reads (the catalogue's default when absent). */
+  publicRateLimitPerMinute?: number;
+  /** Requests per client address and minute to the sign-in routes (the catalogue's default when absent). */
+  signInRateLimitPerMinute?: number;
+  /** Requests per signed-in wallet and minute to the operator routes (the catalogue's default when absent). */
+  operatorRateLimitPerMinute?: number;
   /** `/metrics` on a port of its own, and/or on the API's port behind a token (neither when absent). */
   metricsListener?: EdgeSettings['metricsListener'];
   metricsToken?: string;
@@ -265,7 +272,12 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     views,
     waiter,
     operators,
-    rateLimit: AgentRateLimit.inProcess(options.rateLimitPerMinute ?? 60),
+    limits: inProcessLimits({
+      agent: options.rateLimitPerMinute ?? SETTINGS.RATE_LIMIT_PER_MINUTE.default,
+      public: options.publicRateLimitPerMinute ?? SETTINGS.PUBLIC_RATE_LIMIT_PER_MINUTE.default,
+      signIn: options.signInRateLimitPerMinute ?? SETTINGS.SIGN_IN_RATE_LIMIT_PER_MINUTE.default,
+      operator: options.operatorRateLimitPerMinute ?? SETTINGS.OPERATOR_RATE_LIMIT_PER_MINUTE.default,
+    }),
     clientLimit: ClientRateLimit.inProcess(options.unauthenticatedRateLimitPerMinute ?? 30),
     metrics,
     deliveries,

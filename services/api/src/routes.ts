@@ -14,7 +14,8 @@ import {
   type ContractDescription,
 } from '@tokenops/shared';
 import type { ApiDeps } from './deps';
-import { mount, type Route } from './http/operations';
+import { defineRoute, mount, type Route } from './http/operations';
+import { clientAddress, isOwnCall } from './http/rate-limit';
 import { intentRoutes } from './intents/routes';
 import { onboardingRoutes } from './onboarding/routes';
 import { operatorRoutes } from './operator/routes';
@@ -32,14 +33,33 @@ export const AGENT_ROUTES: { readonly [Tag in AgentTagName]: (deps: ApiDeps) => 
   reference: referenceRoutes,
 };
 
+/**
+ * A public row's route, its request counted against the client address's limit (the sign-in routes'
+ * or the public reads') before its handler runs; a signed-in row's is counted once its caller is known
+ * (http/auth.ts, operator/common.ts). A public read the MCP endpoint makes for a tool call was counted
+ * there, against the agent (mcp/routes.ts).
+ */
+function limitedByAddress(deps: ApiDeps, route: Route): Route {
+  const { operation, handler } = route;
+  if (!operation.public) return route;
+  const limit = operation.signIn ? deps.limits.signIn : deps.limits.public;
+  return defineRoute(operation, async (call) => {
+    if (!isOwnCall(call.req)) await limit.consume(clientAddress(call.req), call.res);
+    return handler(call);
+  });
+}
+
 export function contractRoutes(deps: ApiDeps) {
   const at = (base: string) => ({ checkResponses: deps.checkResponses, logger: deps.logger, base });
-  const operator = operatorRoutes(deps);
+  const limited = (routes: Route[]) => routes.map((route) => limitedByAddress(deps, route));
+  const operator = Object.fromEntries(
+    Object.entries(operatorRoutes(deps)).map(([tag, routes]) => [tag, limited(routes)]),
+  ) as ReturnType<typeof operatorRoutes>;
   const agentRows = new Set<object>(AGENT_CONTRACT.operations);
   return {
     agent: mount(
       AGENT_CONTRACT,
-      Object.values(AGENT_ROUTES).flatMap((routes) => routes(deps)),
+      limited(Object.values(AGENT_ROUTES).flatMap((routes) => routes(deps))),
       at('/api/v1'),
     ),
     operator: mount(
@@ -48,7 +68,7 @@ export function contractRoutes(deps: ApiDeps) {
       at('/api/v1'),
       OPERATOR_CONTRACT.operations.filter((op) => !agentRows.has(op)),
     ),
-    variant: mount(VARIANT_CONTRACT, variantRoutes(deps), at(VARIANT_PREFIX)),
+    variant: mount(VARIANT_CONTRACT, limited(variantRoutes(deps)), at(VARIANT_PREFIX)),
     variantFleet: mount(
       {
         ...(OPERATOR_CONTRACT as ContractDescription<string, string>),

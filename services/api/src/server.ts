@@ -30,7 +30,7 @@ import {
 import { LiveViews, ViewGenerations } from '@tokenops/projections';
 import { createApp } from './app';
 import { readEdgeSettings } from './http/edge-settings';
-import { AgentRateLimit, ClientRateLimit } from './http/rate-limit';
+import { ClientRateLimit, sharedLimits } from './http/rate-limit';
 import { OperatorAuth, usedChallengesIn } from './operator/sign-in/auth';
 
 runProcess('api', async () => {
@@ -91,7 +91,12 @@ runProcess('api', async () => {
       used: usedChallengesIn(store),
       ...(wallets && { allowedCreators: wallets }),
     }),
-    rateLimit: AgentRateLimit.shared(redis, redisConfig.prefix, perMinute),
+    limits: sharedLimits(redis, redisConfig.prefix, {
+      agent: perMinute,
+      public: edge.publicPerMinute,
+      signIn: edge.signInPerMinute,
+      operator: edge.operatorPerMinute,
+    }),
     clientLimit: ClientRateLimit.shared(redis, redisConfig.prefix, edge.unauthenticatedPerMinute),
     metrics,
     deliveries,

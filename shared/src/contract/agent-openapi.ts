@@ -4,6 +4,7 @@
  * with the schemas they name; this file says what the document is and in which order the tags come.
  */
 import {
+  AGENT_LIMIT,
   buildOpenApiDocument,
   operationsOf,
   schemasOf,
@@ -67,7 +68,7 @@ export const AGENT_CONTRACT: ContractDescription<ContractSchemaName, AgentTagNam
   schemas: CONTRACT_SCHEMAS,
   tags: tagsOf(AGENT_TAGS),
   pathParameters: 'PathParams',
-  rateLimited: true,
+  rateLimit: AGENT_LIMIT,
   errorBody: 'ErrorBody',
   codeName: (code) => code,
   idempotencyHeader: {

@@ -74,19 +74,23 @@ describe('the OpenAPI 3.1 document', () => {
     for (const c of listed) expect(Boolean(c.why)).toBe(c.origin === 'service');
   });
 
-  it('documents the freshness headers on the state reads, and the rate limit on every signed-in answer', () => {
+  it('documents the freshness headers on the state reads, and the rate limit on every answer', () => {
     const rateLimit = Object.keys(RATE_LIMIT_HEADERS);
+    type Responses = Record<string, { headers?: Record<string, { description: string }> }>;
     for (const op of [...OPERATIONS, ...AGENT_SERVICE_OPERATIONS]) {
-      const responses = (
-        doc.paths[op.path] as Record<string, { responses: Record<string, { headers?: object }> }>
-      )[op.method]!.responses;
+      const responses = (doc.paths[op.path] as Record<string, { responses: Responses }>)[op.method]!
+        .responses;
+      const success = responses[String(op.status ?? 200)]!;
       const views = op.tag === 'state' ? ['X-Data-Stale', 'X-Data-Position', 'X-Data-Lag-Ms'] : [];
-      expect(Object.keys(responses['200']!.headers ?? {})).toEqual([
-        ...views,
-        ...(op.public ? [] : rateLimit),
-      ]);
-      if (!op.public)
-        expect(Object.keys(responses['429']!.headers ?? {})).toEqual([...rateLimit, 'Retry-After']);
+      expect(Object.keys(success.headers ?? {})).toEqual([...views, ...rateLimit]);
+      expect(Object.keys(responses['429']!.headers ?? {})).toEqual([...rateLimit, 'Retry-After']);
+      // Which limit: the agent's, or the client address's of the public reads or of the sign-in routes.
+      const setting = !op.public
+        ? 'RATE_LIMIT_PER_MINUTE'
+        : op.signIn
+          ? 'SIGN_IN_RATE_LIMIT_PER_MINUTE'
+          : 'PUBLIC_RATE_LIMIT_PER_MINUTE';
+      expect(success.headers!['RateLimit-Limit']!.description).toContain(`(${setting})`);
     }
   });
 

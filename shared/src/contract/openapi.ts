@@ -31,6 +31,17 @@ export interface Operation<Name extends string = string, TagName extends string 
   description?: string;
   idempotent?: true;
   public?: true;
+  /**
+   * A public row of the sign-in routes (registration, a wallet's sign-in): counted against the
+   * client address's limit of those (SIGN_IN_RATE_LIMIT_PER_MINUTE), not the public reads'.
+   */
+  signIn?: true;
+}
+
+/** A rate limit as a document names it: its setting, and whose requests it counts. */
+export interface RateLimitDescription {
+  setting: string;
+  whose: string;
 }
 
 /** What differs between the contracts' documents. */
@@ -54,10 +65,11 @@ export interface ContractDescription<Name extends string, TagName extends string
   /** The security schemes, the first the default (the agent's API key when absent). */
   securitySchemes?: Record<string, object>;
   /**
-   * Whether a signed-in caller's answers carry the RateLimit headers (the agent's rate limit): then
-   * every success and 4xx of an operation that takes the key declares them.
+   * The rate limit of a signed-in caller's requests (the agent's, the operator's): every success and
+   * 4xx of an operation that takes the credential declares its RateLimit headers. A public row's are
+   * the client address's (PUBLIC_LIMIT, SIGN_IN_LIMIT).
    */
-  rateLimited?: true;
+  rateLimit: RateLimitDescription;
 }
 
 /**
@@ -154,14 +166,15 @@ export const pathParametersOf = (tags: readonly ContractTag[]) =>
     ),
   }) as const;
 
-/** Every route: a malformed request, an unexpected failure, a dependency down. */
+/** Every route: a malformed request, too many requests, an unexpected failure, a dependency down. */
 export const REFERENCE_ERRORS: readonly ErrorCode[] = [
   'validation_error',
+  'rate_limited',
   'internal_error',
   'service_unavailable',
 ];
-/** Routes that take the caller's credential: missing or bad, and too many failures from one address. */
-export const SIGNED_IN_ERRORS: readonly ErrorCode[] = [...REFERENCE_ERRORS, 'unauthorized', 'rate_limited'];
+/** Routes that take the caller's credential: missing or bad (too many failures from one address: 429). */
+export const SIGNED_IN_ERRORS: readonly ErrorCode[] = [...REFERENCE_ERRORS, 'unauthorized'];
 
 /**
  * The headers of an answer drawn from the agent views (the state reads): whether the views included
@@ -184,25 +197,51 @@ export const VIEW_HEADERS = {
   },
 } as const;
 
-/** The agent's rate limit (IETF draft RateLimit header fields), on every answer to a signed-in agent. */
-export const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': {
-    description: 'Requests the agent may make per window (RATE_LIMIT_PER_MINUTE).',
-    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 },
-  },
-  'RateLimit-Remaining': {
-    description: 'Requests left in the current window.',
-    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 },
-  },
-  'RateLimit-Reset': {
-    description: 'Seconds until the window frees a request.',
-    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 3600 },
-  },
-  'RateLimit-Policy': {
-    description: 'The policy, e.g. `60;w=60` (60 requests a 60-second window).',
-    schema: { type: 'string', maxLength: 64, pattern: '^[0-9]+;w=[0-9]+$' },
-  },
-} as const;
+/** The agent's rate limit, per agent. */
+export const AGENT_LIMIT: RateLimitDescription = { setting: 'RATE_LIMIT_PER_MINUTE', whose: 'the agent' };
+/** The public reads' rate limit, per client address. */
+export const PUBLIC_LIMIT: RateLimitDescription = {
+  setting: 'PUBLIC_RATE_LIMIT_PER_MINUTE',
+  whose: 'the client address',
+};
+/** The sign-in routes' rate limit (registration, a wallet's sign-in), per client address. */
+export const SIGN_IN_LIMIT: RateLimitDescription = {
+  setting: 'SIGN_IN_RATE_LIMIT_PER_MINUTE',
+  whose: 'the client address',
+};
+/** The operator routes' rate limit, per signed-in wallet (an operator's, an auditor's). */
+export const OPERATOR_LIMIT: RateLimitDescription = {
+  setting: 'OPERATOR_RATE_LIMIT_PER_MINUTE',
+  whose: 'the signed-in wallet',
+};
+
+/** A rate limit's headers (IETF draft RateLimit header fields), on every answer of a route it limits. */
+export const rateLimitHeaders = (limit: RateLimitDescription) =>
+  ({
+    'RateLimit-Limit': {
+      description: `Requests ${limit.whose} may make per window (${limit.setting}).`,
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 },
+    },
+    'RateLimit-Remaining': {
+      description: 'Requests left in the current window.',
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 },
+    },
+    'RateLimit-Reset': {
+      description: 'Seconds until the window frees a request.',
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 3600 },
+    },
+    'RateLimit-Policy': {
+      description: 'The policy, e.g. `60;w=60` (60 requests a 60-second window).',
+      schema: { type: 'string', maxLength: 64, pattern: '^[0-9]+;w=[0-9]+$' },
+    },
+  }) as const;
+
+/** The agent's rate limit's headers, on every answer to a signed-in agent. */
+export const RATE_LIMIT_HEADERS = rateLimitHeaders(AGENT_LIMIT);
+
+/** The limit a row's requests count against: the client address's for a public row, else the caller's. */
+export const limitOf = (op: Operation, signedIn: RateLimitDescription): RateLimitDescription =>
+  op.public ? (op.signIn ? SIGN_IN_LIMIT : PUBLIC_LIMIT) : signedIn;
 
 const RETRY_AFTER = {
   'Retry-After': {
@@ -344,7 +383,7 @@ function operationObject<Name extends string, TagName extends string>(
   op: Operation<Name, TagName>,
   contract: ContractDescription<Name, TagName>,
 ) {
-  const rateLimit = contract.rateLimited && !op.public ? RATE_LIMIT_HEADERS : {};
+  const rateLimit = rateLimitHeaders(limitOf(op, contract.rateLimit));
   const headersOf = (status: string) => ({
     ...(status.startsWith('4') && status !== '401' && rateLimit),
     ...((status === '429' || status === '503') && RETRY_AFTER),

@@ -6,6 +6,7 @@
  * and listed here), and its security schemes.
  */
 import {
+  OPERATOR_LIMIT,
   buildOpenApiDocument,
   operationsOf,
   pathParametersOf,
@@ -79,6 +80,7 @@ export const OPERATOR_CONTRACT: ContractDescription<OperatorSchemaName, Operator
   codeName: (code) => code,
   pathParameters: 'PathParams',
   tags: tagsOf(OPERATOR_TAGS),
+  rateLimit: OPERATOR_LIMIT,
   securitySchemes: {
     operatorToken: {
       type: 'http',

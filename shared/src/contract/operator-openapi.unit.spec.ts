@@ -66,18 +66,41 @@ describe('the operator OpenAPI 3.1 document', () => {
       allOf: [{ $ref: '#/components/schemas/ErrorBody' }, { properties: { error: { enum: ['forbidden'] } } }],
     });
     const challenge = operation('post', '/orchestrator/auth/challenge')!.responses;
-    expect(Object.keys(challenge).sort()).toEqual(['200', '400', '500', '503']);
+    expect(Object.keys(challenge).sort()).toEqual(['200', '400', '429', '500', '503']);
+  });
+
+  it('declares a rate limit on every route: its headers on each answer but a 401, 429 with Retry-After', () => {
+    const rateLimit = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
+    for (const op of OPERATOR_OPERATIONS) {
+      const responses = operation(op.method, op.path)!.responses as Record<
+        string,
+        { headers?: Record<string, { description: string }> }
+      >;
+      expect(Object.keys(responses)).toContain('429');
+      expect(Object.keys(responses['429']!.headers ?? {})).toEqual([...rateLimit, 'Retry-After']);
+      const success = responses[String(op.status ?? 200)]!.headers!;
+      expect(Object.keys(success)).toEqual(expect.arrayContaining(rateLimit));
+      const setting = !op.public
+        ? 'OPERATOR_RATE_LIMIT_PER_MINUTE'
+        : op.signIn
+          ? 'SIGN_IN_RATE_LIMIT_PER_MINUTE'
+          : 'PUBLIC_RATE_LIMIT_PER_MINUTE';
+      expect(success['RateLimit-Limit']!.description).toContain(`(${setting})`);
+      if (responses['401']) expect(Object.keys(responses['401'].headers ?? {})).toEqual(['WWW-Authenticate']);
+    }
   });
 
   it('documents the freshness headers on the writes that wait for the agent views', () => {
     const headers = (method: string, path: string, status: string) =>
       Object.keys((operation(method, path)!.responses[status] as { headers?: object }).headers ?? {});
+    const rateLimit = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
     expect(headers('post', '/orchestrator/agents/{agent}/revoke', '200')).toEqual([
       'X-Data-Stale',
       'X-Data-Position',
       'X-Data-Lag-Ms',
+      ...rateLimit,
     ]);
-    expect(headers('get', '/orchestrator/groups/{group}', '200')).toEqual([]);
+    expect(headers('get', '/orchestrator/groups/{group}', '200')).toEqual(rateLimit);
   });
 
   it('names only schemas that compile in strict mode', () => {

@@ -10,6 +10,7 @@ import { AGENT_ONBOARDING } from './agent/onboarding';
 import { AGENT_STATE } from './agent/state';
 import { AGENT_WEBHOOKS } from './agent/webhooks';
 import {
+  AGENT_LIMIT,
   buildOpenApiDocument,
   contractTag,
   operationsOf,
@@ -43,6 +44,7 @@ export const VARIANT_ONBOARDING = contractTag({
       request: 'VariantRegisterRequest',
       response: 'VariantRegisterResponse',
       public: true,
+      signIn: true,
     },
   },
 });
@@ -205,7 +207,7 @@ export const VARIANT_CONTRACT: ContractDescription<VariantSchemaName, AgentTagNa
   tags: AGENT_CONTRACT.tags,
   errorBody: 'VariantErrorBody',
   codeName: variantCode,
-  rateLimited: true,
+  rateLimit: AGENT_LIMIT,
   idempotencyHeader: {
     required: true,
     schema: VariantIdempotencyKey,

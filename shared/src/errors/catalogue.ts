@@ -99,7 +99,7 @@ export const ERROR_CATALOGUE = {
     status: 429,
     origin: 'service',
     message: 'Too many requests; retry after the number of seconds in Retry-After.',
-    why: 'The spec answers rate-limit rejections with HTTP 429 and Retry-After (per agent; here also per client address for failed authentication) but lists no code for them.',
+    why: 'The spec answers rate-limit rejections with HTTP 429 and Retry-After (per agent; here also per client address on the public reads, the sign-in routes and for failed authentication, and per wallet on the operator routes) but lists no code for them.',
   },
   forbidden: {
     status: 403,

@@ -242,6 +242,41 @@ export const SETTINGS = {
     meaning:
       'failed authentications (missing or wrong key, invitation code, wallet signature, operator token) a client address may make in a minute; past it, 429 `rate_limited` with `Retry-After` before anything is looked up',
   },
+  PUBLIC_RATE_LIMIT_PER_MINUTE: {
+    type: 'int',
+    processes: API,
+    // An agent reads the reference (tokens, venues, pools) now and then, a console a few times a
+    // page; 600 a minute (10 a second) from one address is far past that for a fleet behind one
+    // egress, and stops a flood.
+    default: 600,
+    min: 1,
+    max: 1_000_000,
+    meaning:
+      'requests a minute per client address to the public reads (`/tokens`, `/venues`, `/pools`); past it, 429 `rate_limited` with `Retry-After` and `RateLimit-*` headers',
+  },
+  SIGN_IN_RATE_LIMIT_PER_MINUTE: {
+    type: 'int',
+    processes: API,
+    // An operator signs in once an hour (two requests: challenge, token); a fleet registers its agents
+    // once each. 120 a minute from one address registers a fleet of hundreds within minutes (the
+    // refusals say when to go on) and holds a flood of challenges or codes to 2 a second.
+    default: 120,
+    min: 1,
+    max: 1_000_000,
+    meaning:
+      "requests a minute per client address to the sign-in routes (registration with an invitation code, a wallet's challenge and token); past it, 429 `rate_limited` with `Retry-After` and `RateLimit-*` headers",
+  },
+  OPERATOR_RATE_LIMIT_PER_MINUTE: {
+    type: 'int',
+    processes: API,
+    // The console loads a page with a handful of requests and follows the events on one stream; 600 a
+    // minute (10 a second) for one wallet is far past a person at it or a script of an operator.
+    default: 600,
+    min: 1,
+    max: 1_000_000,
+    meaning:
+      "requests a minute per signed-in wallet (an operator's, an auditor's) to the operator routes (counted in Redis across instances); past it, 429 `rate_limited` with `Retry-After` and `RateLimit-*` headers",
+  },
   TRUST_PROXY_HOPS: {
     type: 'int',
     processes: API,
@@ -249,7 +284,7 @@ export const SETTINGS = {
     min: 0,
     max: 10,
     meaning:
-      'proxies in front of the API whose `X-Forwarded-For` names the client (for the limit above); set it behind a load balancer, or every client shares its address',
+      'proxies in front of the API whose `X-Forwarded-For` names the client (for the limits per client address above); set it behind a load balancer, or every client shares its address',
   },
   METRICS_PORT: {
     type: 'int',

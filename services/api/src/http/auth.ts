@@ -25,7 +25,7 @@ import {
 } from '@tokenops/shared';
 import { type Logger } from '@tokenops/shared/process';
 import { agentView, projectedPast, type AgentView } from '@tokenops/projections';
-import type { AgentRateLimit, ClientRateLimit } from './rate-limit';
+import type { ClientRateLimit, RateLimits } from './rate-limit';
 
 /** How long a key the views do not know waits for them to apply the log as it is now. */
 const CATCH_UP_MS = 500;
@@ -60,11 +60,11 @@ function parseKey(key: string): ReturnType<typeof readApiKey> {
  */
 export async function authenticateAgent(
   req: Request,
-  deps: AuthDeps & { rateLimit: AgentRateLimit },
+  deps: AuthDeps & { limits: RateLimits },
   { count = true }: { count?: boolean } = {},
 ): Promise<{ caller: Caller; view: AgentView }> {
   const found = await identify(req, deps);
-  if (count) await deps.rateLimit.consume(found.caller.agentId, req.res!);
+  if (count) await deps.limits.agent.consume(found.caller.agentId, req.res!);
   return found;
 }
 

@@ -16,6 +16,7 @@ import { TOOLS, createMcpServer, httpAgentApi } from '@tokenops/mcp';
 import type { ApiDeps } from '../deps';
 import { authenticateAgent, bearer, recordingRefusedKeys } from '../http/auth';
 import { bodyFailure } from '../http/body';
+import { OWN_CALL_HEADER, OWN_CALL_TOKEN } from '../http/rate-limit';
 
 export const MCP_PATH = '/mcp';
 
@@ -30,7 +31,12 @@ export function mcpRoutes(deps: ApiDeps): Router {
     if (spend) await recordingRefusedKeys(req, deps, spend.action, authenticate, spend.args);
     else await authenticate();
     const server = createMcpServer(
-      httpAgentApi({ url: ownUrl(req), key: bearer(req)!, headers: { 'x-request-id': req.id } }),
+      httpAgentApi({
+        url: ownUrl(req),
+        key: bearer(req)!,
+        // A reference read of a tool is counted here (below), not again at the API's own address.
+        headers: { 'x-request-id': req.id, [OWN_CALL_HEADER]: OWN_CALL_TOKEN },
+      }),
     );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

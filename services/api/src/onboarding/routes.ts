@@ -7,8 +7,9 @@ import { defineRoute, type Route } from '../http/operations';
  * POST /register: an invitation code for an API key, shown once, answered once the read views hold
  * the key (at most VIEW_WAIT_MS). A wrong code is a failed authentication, counted per client
  * address; past the address's allowance a wrong code is answered 429 (one that is not even well
- * formed before any lookup). A right code registers whatever others at that address did: it carries
- * 128 random bits, so no guessing run finds one, and agents of a fleet share one egress address.
+ * formed before any lookup). A right code registers whatever failures others at that address made: it
+ * carries 128 random bits, so no guessing run finds one, and agents of a fleet share one egress
+ * address. Every registration counts against the address's limit of sign-in requests (routes.ts).
  */
 export function onboardingRoutes(deps: ApiDeps): Route[] {
   const rows = AGENT_ONBOARDING.operations;

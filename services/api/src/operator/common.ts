@@ -1,6 +1,6 @@
 /**
  * What the operator surface's routes share: the signed-in wallet of a request (401 without a good
- * token, sign-in/auth.ts), a write answered once the agent views include it (boundedly,
+ * token, sign-in/auth.ts; its request counted against the wallet's rate limit), a write answered once the agent views include it (boundedly,
  * state/freshness.ts: what it changed reads back at once from any instance), and the limits a body
  * names.
  */
@@ -10,9 +10,20 @@ import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
 import { showWrite } from '../state/freshness';
 
+/**
+ * The wallet of the request's token (an operator's or an auditor's), its request counted against the
+ * wallet's limit (OPERATOR_RATE_LIMIT_PER_MINUTE, 429 past it). A token that is not good is a failed
+ * authentication (401), counted per client address instead.
+ */
+export async function signedInWallet(deps: ApiDeps, req: Request): Promise<string> {
+  const wallet = await deps.operators.wallet(bearer(req));
+  await deps.limits.operator.consume(wallet, req.res!);
+  return wallet;
+}
+
 export function operatorCalls(deps: ApiDeps) {
   return {
-    wallet: (req: Request) => deps.operators.wallet(bearer(req)),
+    wallet: (req: Request) => signedInWallet(deps, req),
     visible: <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write),
   };
 }

@@ -35,6 +35,7 @@ export const AGENT_ONBOARDING = contractTag({
       request: 'RegisterRequest',
       response: 'RegisterResponse',
       public: true,
+      signIn: true,
     },
   },
 });

@@ -10,10 +10,10 @@ import { object } from '../build';
 import { REFERENCE_ERRORS, VIEW_HEADERS } from '../openapi';
 import { AmountInput, Count } from '../schemas';
 
-/** Every route: a malformed request, an unexpected failure, a dependency down. */
+/** Every route: a malformed request, too many requests, an unexpected failure, a dependency down. */
 export const ANY = REFERENCE_ERRORS;
-/** Routes that take the operator's token: missing or bad, and too many failures from one address. */
-export const SIGNED_IN: readonly ErrorCode[] = [...ANY, 'unauthorized', 'rate_limited'];
+/** Routes that take the operator's token: missing or bad (too many failures from one address: 429). */
+export const SIGNED_IN: readonly ErrorCode[] = [...ANY, 'unauthorized'];
 /** Routes on a group (or its agent, entry, subscription): someone else's, or none. */
 export const OWNER: readonly ErrorCode[] = [...SIGNED_IN, 'forbidden', 'not_found'];
 

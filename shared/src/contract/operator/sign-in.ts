@@ -45,6 +45,7 @@ export const OPERATOR_SIGN_IN = contractTag({
       response: 'ChallengeResponse',
       errors: ANY,
       public: true,
+      signIn: true,
     },
     signInToken: {
       method: 'post',
@@ -56,8 +57,9 @@ export const OPERATOR_SIGN_IN = contractTag({
         'Checks the challenge (made by this service, for this wallet, not expired), the ed25519 signature over it, and that it was not used before (its nonce is claimed in the log, so it signs in once across every instance and restart); then answers a JWT for the wallet (HS256, one hour). Any failure is `401 unauthorized` and counts toward the client address’s allowance of failed sign-ins; past it the address is answered `429 rate_limited` with Retry-After.',
       request: 'TokenRequest',
       response: 'TokenResponse',
-      errors: [...ANY, 'unauthorized', 'rate_limited'],
+      errors: [...ANY, 'unauthorized'],
       public: true,
+      signIn: true,
     },
   },
 });

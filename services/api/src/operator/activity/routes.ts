@@ -23,6 +23,7 @@ import {
 } from '@tokenops/shared';
 import { balancesOf } from '@tokenops/projections';
 import type { ApiDeps } from '../../deps';
+import { bearer } from '../../http/auth';
 import { defineRoute, failOn, type Route } from '../../http/operations';
 import { operatorCalls } from '../common';
 
@@ -90,9 +91,10 @@ export function activityRoutes(deps: ApiDeps): Route[] {
       }
       const scope = await auditScope(ctx, w, group);
       // The stream lasts as long as the token: once it expires the stream ends, and the client's
-      // reconnection is answered 401 (it signs in again and resumes from its Last-Event-ID).
+      // reconnection is answered 401 (it signs in again and resumes from its Last-Event-ID). The
+      // stream counted once against the wallet's rate limit, when it was asked for.
       const signedIn = () =>
-        wallet(req).then(
+        deps.operators.wallet(bearer(req)).then(
           () => true,
           () => false,
         );

@@ -21,7 +21,7 @@ import {
   type WebhookSubscription,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../../deps';
-import { bearer } from '../../http/auth';
+import { signedInWallet } from '../common';
 import { defineRoute, type Call, type Route } from '../../http/operations';
 import { deliveryView, relayCaughtUp, subscriptionView } from '../../webhooks/routes';
 
@@ -30,11 +30,11 @@ export function fleetWebhookRoutes(deps: ApiDeps): Route[] {
   const rows = OPERATOR_WEBHOOKS.operations;
   const current = relayCaughtUp(deps);
   const operatorOf = async (req: Request, groupId: string) => {
-    const wallet = await deps.operators.wallet(bearer(req));
+    const wallet = await signedInWallet(deps, req);
     await describeGroup(ctx, wallet, groupId); // the group's owner, or 403/404
   };
   const ownedSubscription = async ({ req, param }: Call): Promise<WebhookSubscription> => {
-    const wallet = await deps.operators.wallet(bearer(req));
+    const wallet = await signedInWallet(deps, req);
     await current();
     const sub = mustBeLive(await deliveries.subscription(param('webhook')));
     await describeGroup(ctx, wallet, sub.group_id);
