@@ -7,6 +7,8 @@
  * On the server topology the client alternates between two API instances sharing Redis, and the
  * requests are sent at once: the count holds across them.
  */
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { signIn, startWorld, type Reply, type World } from '@tokenops/testing/harness';
 
 const PUBLIC = 5;
@@ -70,6 +72,37 @@ describe('the public reads, per client address', () => {
     const other = await world.client.call('GET', '/api/v1/pools', { headers: from(address()) });
     expect(other.status).toBe(200);
     expect(other.headers.get('ratelimit-remaining')).toBe(String(PUBLIC - 1));
+  });
+});
+
+describe('a reference read of an MCP tool', () => {
+  it('is counted at /mcp against the agent, not against the address the API calls itself from', async () => {
+    const agent = await world.agent({}, 0);
+    const mcp = new McpClient({ name: 'e2e', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${world.client.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${agent.key}` } },
+      }),
+    );
+    try {
+      const before = await world.client.call('GET', '/api/v1/tokens');
+      expect(before.status).toBe(200);
+      // More tool calls than the public reads' allowance: each answers, and the address's count stays.
+      for (let i = 0; i < PUBLIC + 1; i++) {
+        const result = (await mcp.callTool({ name: 'tokens', arguments: {} })) as { isError?: boolean };
+        expect(result.isError).toBeFalsy();
+      }
+      const after = await world.client.call('GET', '/api/v1/tokens');
+      expect(after.status).toBe(200);
+      expect(Number(after.headers.get('ratelimit-remaining'))).toBe(
+        Number(before.headers.get('ratelimit-remaining')) - 1,
+      );
+      // The agent's own allowance counted them: initialize, its notification, the tool calls.
+      const limits = await world.client.call('GET', '/api/v1/limits', { token: agent.key });
+      expect(Number(limits.headers.get('ratelimit-remaining'))).toBe(60 - 2 - (PUBLIC + 1) - 1);
+    } finally {
+      await mcp.close();
+    }
   });
 });
 
