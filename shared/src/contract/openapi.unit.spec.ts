@@ -77,6 +77,7 @@ describe('the document a contract makes', () => {
     codeName: (code) => code,
     pathParameters: 'Params',
     tags: [{ name: 'things', description: 'Things.' }],
+    rateLimit: { setting: 'THINGS_PER_MINUTE', whose: 'the caller' },
   });
   const op = doc.paths['/things/{thing}']!.get as {
     description: string;
