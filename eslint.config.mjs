@@ -116,7 +116,7 @@ export default tseslint.config(
   {
     // Executable entry points, and PGlite's driver and thread (a worker thread loads them without
     // ts-node), are plain CommonJS.
-    files: ['**/bin/*.js', 'shared/src/sql/pglite-*.js'],
+    files: ['**/bin/*.js', 'shared/src/sql/pglite-*.js', '.dependency-cruiser.cjs'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: {
