@@ -12,7 +12,7 @@
 import { Pool } from 'undici';
 import { DependencyUnavailable, reaching } from '../errors/unavailable';
 
-const CHAIN = 'the chain (Solana JSON-RPC)';
+export const CHAIN = 'the chain (Solana JSON-RPC)';
 
 /** Whether a failure's message says the chain node did not answer (a job's failed reason, as stored). */
 export const chainWasAway = (message: string): boolean => message.startsWith(`${CHAIN} is unavailable`);
@@ -35,7 +35,12 @@ export interface JsonRpcOptions {
   timeoutMs?: number;
 }
 
-export class JsonRpcClient {
+/** What calls a node: one client (JsonRpcClient), or several nodes of one cluster (RpcNodes). */
+export interface RpcCaller {
+  call<T>(method: string, params?: unknown[]): Promise<T>;
+}
+
+export class JsonRpcClient implements RpcCaller {
   private readonly pool: Pool;
   private readonly path: string;
   private id = 0;
@@ -51,8 +56,8 @@ export class JsonRpcClient {
     });
   }
 
-  /** Calls `method` with `params`; resolves to its result. */
-  async call<T>(method: string, params: unknown[] = []): Promise<T> {
+  /** Calls `method` with `params`; resolves to its result. `timeoutMs`: this call's, shorter than the client's. */
+  async call<T>(method: string, params: unknown[] = [], timeoutMs?: number): Promise<T> {
     const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params });
     const answer = await reaching(CHAIN, async () => {
       const response = await this.pool.request({
@@ -60,6 +65,7 @@ export class JsonRpcClient {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
+        ...(timeoutMs !== undefined && { headersTimeout: timeoutMs, bodyTimeout: timeoutMs }),
       });
       const text = await response.body.text();
       if (response.statusCode !== 200)

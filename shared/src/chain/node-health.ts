@@ -51,7 +51,8 @@ export function failed(state: NodeState, now: number, rules: HealthRules, reason
 }
 
 /** Whether a failed node is set aside at `now` (its backoff has not passed). */
-const failing = (s: NodeState, now: number): boolean => s.asideUntil !== undefined && s.asideUntil > now && s.failures > 0;
+const failing = (s: NodeState, now: number): boolean =>
+  s.asideUntil !== undefined && s.asideUntil > now && s.failures > 0;
 
 /** Each node's status at `now`. */
 export function statuses(states: readonly NodeState[], now: number, rules: HealthRules): NodeStatus[] {

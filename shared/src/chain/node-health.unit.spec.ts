@@ -44,12 +44,25 @@ describe('a node that fails', () => {
 
 describe('a node that lags', () => {
   it.each([
-    [[1000, 950], [true, true]],
-    [[1000, 949], [true, false]],
-    [[949, 1000, 999], [false, true, true]],
+    [
+      [1000, 950],
+      [true, true],
+    ],
+    [
+      [1000, 949],
+      [true, false],
+    ],
+    [
+      [949, 1000, 999],
+      [false, true, true],
+    ],
     [[10], [true]],
   ])('slots %j: healthy %j (more than 50 behind the highest is set aside)', (slots, healthy) => {
-    const got = statuses(slots.map((s) => at(s)), 0, RULES);
+    const got = statuses(
+      slots.map((s) => at(s)),
+      0,
+      RULES,
+    );
     expect(got.map((s) => s.healthy)).toEqual(healthy);
   });
 
@@ -62,7 +75,11 @@ describe('a node that lags', () => {
   });
 
   it('says how far behind it is', () => {
-    expect(statuses([at(1_000), at(900)], 0, RULES)[1]).toEqual({ healthy: false, why: 'lagging', behind: 100 });
+    expect(statuses([at(1_000), at(900)], 0, RULES)[1]).toEqual({
+      healthy: false,
+      why: 'lagging',
+      behind: 100,
+    });
   });
 });
 

@@ -1,7 +1,9 @@
 /**
  * The chain over Solana JSON-RPC: any cluster, or the local chain node. Calls go over HTTP through a
- * lean client (json-rpc.ts); subscriptions over the node's WebSocket through another (pubsub.ts),
- * which keeps that socket and its subscriptions alive.
+ * lean client (json-rpc.ts), to one node or several of the cluster (rpc-nodes.ts: reads from the
+ * healthiest, transactions to every healthy one); subscriptions over the first node's WebSocket
+ * through another client (pubsub.ts), which keeps that socket and its subscriptions alive (while it
+ * is away, confirmations come from the batched status check, over HTTP from the healthy nodes).
  * Transactions are built and signed by the same code as the LiteSVM adapter and sent raw.
  * Confirmation subscribes to the signature over the node's WebSocket (confirmations.ts): it settles
  * when the node notifies it landed or failed; what is still in flight after a short bound is checked
@@ -19,7 +21,8 @@ import type { Signer } from './keys';
 import { localFixtures, localTokens } from './local-fixtures';
 import { inSpan } from '../tracing/spans';
 import { gatherTurn } from '../batching/turn';
-import { JsonRpcClient, RpcError } from './json-rpc';
+import { RpcError, type RpcCaller } from './json-rpc';
+import { RpcNodes, type NodeReport, type RpcNodesOptions } from './rpc-nodes';
 export { chainWasAway } from './json-rpc';
 import {
   ChainFailure,
@@ -42,7 +45,10 @@ import {
 } from './payments';
 
 export interface RpcChainOptions {
-  url: string;
+  /** One node's URL, or several nodes of one cluster. */
+  url: string | readonly string[];
+  /** How the nodes are judged: the timeout of a call, the slots one may lag. */
+  rpc?: RpcNodesOptions;
   tokens: readonly Token[];
   /** Pays transaction fees and token-account rent. */
   payer: Signer;
@@ -58,7 +64,7 @@ export interface RpcChainOptions {
 }
 
 /** Confirmation: the WebSocket's signature subscriptions (pubsub.ts), batched statuses over HTTP. */
-export function confirmationSource(socket: PubsubClient, rpc: JsonRpcClient): ConfirmationSource {
+export function confirmationSource(socket: PubsubClient, rpc: RpcCaller): ConfirmationSource {
   return {
     subscribe: (signature, settled) => socket.signature(signature, settled),
     statuses: (signatures) => signatureStatuses(rpc, signatures),
@@ -71,10 +77,7 @@ interface StatusJson {
   confirmationStatus: string | null;
 }
 
-async function signatureStatuses(
-  rpc: JsonRpcClient,
-  signatures: readonly string[],
-): Promise<SignatureStatus[]> {
+async function signatureStatuses(rpc: RpcCaller, signatures: readonly string[]): Promise<SignatureStatus[]> {
   const { value } = await rpc.call<{ value: (StatusJson | null)[] }>('getSignatureStatuses', [
     [...signatures],
     { searchTransactionHistory: true },
@@ -92,8 +95,10 @@ async function signatureStatuses(
 export class RpcChain implements LocalChain, PaymentSource {
   readonly tokens: readonly Token[];
   readonly treasury: string;
-  /** HTTP calls. */
-  private readonly rpc: JsonRpcClient;
+  /** HTTP calls, to the nodes. */
+  private readonly rpc: RpcNodes;
+  /** The first node's URL: its WebSocket, and the local chain node's own methods. */
+  private readonly firstUrl: string;
   /** The node's WebSocket: signature and account subscriptions. */
   private readonly socket: PubsubClient;
   /** Token accounts known to exist (they are never closed here), and those a pending transfer creates. */
@@ -103,8 +108,10 @@ export class RpcChain implements LocalChain, PaymentSource {
 
   constructor(private readonly options: RpcChainOptions) {
     // A node that does not answer is DependencyUnavailable (503 at the edge; an executor's job retries).
-    this.rpc = new JsonRpcClient(options.url);
-    this.socket = new PubsubClient(options.wsUrl ?? pubsubUrlFor(options.url));
+    const urls = typeof options.url === 'string' ? [options.url] : options.url;
+    this.rpc = new RpcNodes(urls, options.rpc);
+    this.firstUrl = urls[0]!;
+    this.socket = new PubsubClient(options.wsUrl ?? pubsubUrlFor(this.firstUrl));
     this.confirmations = new Confirmations(confirmationSource(this.socket, this.rpc), options.sweepMs);
     this.tokens = options.tokens;
     this.treasury = options.treasury;
@@ -114,11 +121,13 @@ export class RpcChain implements LocalChain, PaymentSource {
    * A client of the local chain node, with the fixtures derived from the node's seed. The node serves
    * its WebSocket on its RPC port (rpc-node.ts), where this client looks for it.
    */
-  static local(url: string, seed?: string): RpcChain {
+  static local(url: string | readonly string[], seed?: string, rpc?: RpcNodesOptions): RpcChain {
     const f = localFixtures(seed);
+    const first = typeof url === 'string' ? url : url[0]!;
     return new RpcChain({
       url,
-      wsUrl: url.replace(/^http/, 'ws'),
+      ...(rpc && { rpc }),
+      wsUrl: first.replace(/^http/, 'ws'),
       tokens: localTokens(f),
       payer: f.payer,
       treasury: f.treasury.address,
@@ -229,7 +238,7 @@ export class RpcChain implements LocalChain, PaymentSource {
     const confirmation = this.confirmations.watch(tx.signature, tx.lastValidBlockHeight);
     try {
       await inSpan('chain.send', () =>
-        this.rpc.call('sendTransaction', [
+        this.rpc.send('sendTransaction', [
           Buffer.from(tx.wire).toString('base64'),
           { encoding: 'base64', skipPreflight: false, preflightCommitment: 'confirmed', maxRetries: 0 },
         ]),
@@ -359,19 +368,17 @@ export class RpcChain implements LocalChain, PaymentSource {
   };
 
   /**
-   * Readiness: the node answers `getHealth` with "ok" within `timeoutMs` (a node that is down, hangs,
-   * or says it is behind the cluster throws).
+   * Readiness: each node not set aside answers `getHealth` with "ok" within `timeoutMs` (a node that
+   * is down, hangs, or says it is behind the cluster is set aside); ready while one is healthy.
+   * Resolves with every node's report (by host and port), else throws with it.
    */
-  async health(timeoutMs: number): Promise<void> {
-    const response = await fetch(this.options.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth' }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = (await response.json()) as { result?: string; error?: { message: string } };
-    if (body.result !== 'ok')
-      throw new Error(`the chain is not healthy: ${body.error?.message ?? response.status}`);
+  health(timeoutMs: number): Promise<NodeReport[]> {
+    return this.rpc.health(timeoutMs);
+  }
+
+  /** The nodes, as the metrics report them. */
+  get nodes(): RpcNodes {
+    return this.rpc;
   }
 
   async blockHeight(): Promise<bigint> {
@@ -389,7 +396,7 @@ export class RpcChain implements LocalChain, PaymentSource {
   }
 
   private async localCall(method: string, params: unknown[], what: string): Promise<string> {
-    const response = await fetch(this.options.url, {
+    const response = await fetch(this.firstUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),

@@ -32,9 +32,10 @@ export async function openDeliveryStore(config: { url: string; schema: string; p
 }
 
 export function openChain(config: ChainConfig): RpcChain {
-  if (config.kind === 'local') return RpcChain.local(config.url, config.seed);
+  if (config.kind === 'local') return RpcChain.local(config.urls, config.seed, config.rpc);
   return new RpcChain({
-    url: config.url,
+    url: config.urls,
+    rpc: config.rpc,
     tokens: config.tokens,
     payer: config.payer,
     treasury: config.treasury,

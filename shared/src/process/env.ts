@@ -36,9 +36,15 @@ export type EventStoreConfig =
 
 export type ChainConfig =
   /** The local chain node (`npm run start:chain`): its fixtures derive from its seed. */
-  | { kind: 'local'; url: string; seed: string; tokens: Token[] }
+  | { kind: 'local'; urls: string[]; rpc: RpcSettings; seed: string; tokens: Token[] }
   /** A Solana cluster: a fee payer, the treasury that takes the protocol fee, the token registry. */
-  | { kind: 'cluster'; url: string; payer: Signer; treasury: string; tokens: Token[] };
+  | { kind: 'cluster'; urls: string[]; rpc: RpcSettings; payer: Signer; treasury: string; tokens: Token[] };
+
+/** How the RPC nodes of SOLANA_RPC_URL are judged (rpc-nodes.ts). */
+export interface RpcSettings {
+  timeoutMs: number;
+  maxSlotLag: number;
+}
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
@@ -130,7 +136,27 @@ export class Env {
     const spec = this.spec(name);
     if (spec.type !== 'url') throw new Error(`${name} is not a URL setting`);
     const v = spec.default === undefined ? this.required(name) : (this.raw(name) ?? spec.default);
-    if (!v) return v;
+    if (v) this.checkUrl(name, v, spec);
+    return v;
+  }
+
+  /** Comma-separated URLs of the entry's protocols (one at least when the entry has no default). */
+  urls(name: UrlSetting): string[] {
+    const spec = this.spec(name);
+    if (spec.type !== 'url') throw new Error(`${name} is not a URL setting`);
+    const list = (this.raw(name) ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u !== '');
+    if (list.length === 0) {
+      const one = this.url(name);
+      return one ? [one] : [];
+    }
+    for (const u of list) this.checkUrl(name, u, spec);
+    return list;
+  }
+
+  private checkUrl(name: UrlSetting, v: string, spec: Extract<SettingSpec, { type: 'url' }>): void {
     try {
       const u = new URL(v);
       if (!spec.protocols.includes(u.protocol))
@@ -138,7 +164,6 @@ export class Env {
     } catch {
       this.problems.push(`${name}: ${JSON.stringify(v)} is not a URL (${spec.format})`);
     }
-    return v;
   }
 
   /** 32 bytes in base64, required in the server topology (never generated: every process shares it). */
@@ -208,12 +233,16 @@ export class Env {
    * (`SYMBOL:mint:decimals,...`, the first is the base token).
    */
   chain(options: { rpc: boolean }): ChainConfig {
-    const url = options.rpc ? this.url('SOLANA_RPC_URL') : (this.raw('SOLANA_RPC_URL') ?? '');
+    const urls = options.rpc ? this.urls('SOLANA_RPC_URL') : [];
+    const rpc = {
+      timeoutMs: this.int('SOLANA_RPC_TIMEOUT_MS'),
+      maxSlotLag: this.int('SOLANA_RPC_MAX_SLOT_LAG'),
+    };
     const payerText = this.raw('FEE_PAYER_SECRET');
     if (!payerText) {
       const seed = this.text('CHAIN_SEED');
       const tokens = localTokens(localFixtures(seed));
-      return { kind: 'local', url, seed, tokens };
+      return { kind: 'local', urls, rpc, seed, tokens };
     }
     let payer = signerFromSeed(new Uint8Array(32));
     try {
@@ -232,7 +261,7 @@ export class Env {
         this.problems.push(`TOKENS: ${entry} is not SYMBOL:mint:decimals`);
       else tokens.push({ symbol, mint, decimals: d });
     }
-    return { kind: 'cluster', url, payer, treasury, tokens };
+    return { kind: 'cluster', urls, rpc, payer, treasury, tokens };
   }
 
   wallets(name: TextSetting): Set<string> | undefined {

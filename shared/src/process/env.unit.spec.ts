@@ -69,13 +69,36 @@ describe('server configuration from the environment', () => {
     });
     expect(env.redis()).toEqual({ url: vars.REDIS_URL, prefix: 'tokenops' });
     const chain = env.chain({ rpc: true });
-    expect(chain).toMatchObject({ kind: 'local', url: vars.SOLANA_RPC_URL, seed: 'local-chain' });
+    expect(chain).toMatchObject({
+      kind: 'local',
+      urls: [vars.SOLANA_RPC_URL],
+      rpc: { timeoutMs: 30_000, maxSlotLag: 50 },
+      seed: 'local-chain',
+    });
     expect(chain.tokens.map((t) => t.symbol)).toEqual(['USDC', 'SOL', 'kUSDC', 'kSOL']);
     env.check();
     expect(new Env({ EVENTSTORE_URL: 'esdb://es:2113?tls=false' }).eventStore()).toEqual({
       kind: 'eventstoredb',
       url: 'esdb://es:2113?tls=false',
     });
+  });
+
+  it('takes several RPC nodes, comma-separated, and refuses any that is not an http(s) URL', () => {
+    const env = new Env({
+      SOLANA_RPC_URL: 'https://a.example/key-1 , https://b.example:8443/?api-key=2',
+      SOLANA_RPC_MAX_SLOT_LAG: '20',
+      SOLANA_RPC_TIMEOUT_MS: '2000',
+    });
+    expect(env.chain({ rpc: true })).toMatchObject({
+      urls: ['https://a.example/key-1', 'https://b.example:8443/?api-key=2'],
+      rpc: { timeoutMs: 2_000, maxSlotLag: 20 },
+    });
+    expect(
+      problemsOf({ SOLANA_RPC_URL: 'http://a:8899,ws://b:8900' }, (e) => e.chain({ rpc: true })),
+    ).toEqual(['SOLANA_RPC_URL: expected a http: or https: URL, got ws:']);
+    expect(problemsOf({}, (e) => e.chain({ rpc: true }))).toEqual([
+      expect.stringMatching(/^SOLANA_RPC_URL is required/),
+    ]);
   });
 
   it('a real cluster needs the fee payer, the treasury and the token registry', () => {

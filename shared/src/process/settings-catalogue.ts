@@ -144,9 +144,27 @@ export const SETTINGS = {
     type: 'url',
     processes: CHAIN_READERS,
     protocols: ['http:', 'https:'],
-    format: '`http://127.0.0.1:8899`',
+    format: '`http://127.0.0.1:8899`, or several comma-separated',
     shown: 'required (API, executor)',
-    meaning: 'a Solana JSON-RPC endpoint: the local chain node or a cluster',
+    meaning:
+      "Solana JSON-RPC endpoints of one cluster (the local chain node or a cluster's nodes): reads go to the healthiest, transactions to every healthy one; a node that fails, times out or lags is set aside and tried again later (docs/chain-node.md); the WebSocket is the first one's",
+  },
+  SOLANA_RPC_TIMEOUT_MS: {
+    type: 'int',
+    processes: CHAIN_READERS,
+    default: 30_000,
+    min: 100,
+    max: 300_000,
+    meaning: 'how long a call to an RPC node waits for its answer before the node counts as failing (ms)',
+  },
+  SOLANA_RPC_MAX_SLOT_LAG: {
+    type: 'int',
+    processes: CHAIN_READERS,
+    default: 50,
+    min: 1,
+    max: 1_000_000,
+    meaning:
+      'with several RPC nodes: slots a node may be behind the highest of the others before it is set aside',
   },
   CHAIN_SEED: {
     type: 'text',

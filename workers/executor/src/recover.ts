@@ -42,7 +42,7 @@ export function recoverChainWaits<T>(
   options: {
     intervalMs: number;
     /** Resolves when the chain answers (its health check); rejects while it is away. */
-    chainAnswers: () => Promise<void>;
+    chainAnswers: () => Promise<unknown>;
     /** Told the count of each pass (the metric). */
     onWaiting?: (count: number) => void;
     onRetried?: (jobIds: string[]) => void;
