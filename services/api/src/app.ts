@@ -11,7 +11,7 @@ import {
   operatorOpenApiDocument,
   variantOpenApiDocument,
 } from '@tokenops/shared';
-import { failingDependencies, readinessAnswer } from '@tokenops/shared/process';
+import { assessDependencies, readinessAnswer } from '@tokenops/shared/process';
 import type { ApiDeps } from './deps';
 import { consoleRoutes } from './console/route';
 import { DOC_PAGES, docsRoutes } from './docs/pages';
@@ -63,7 +63,7 @@ export function createApp(deps: ApiDeps): express.Express {
   );
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
-    const answer = readinessAnswer(await failingDependencies(deps.dependencies));
+    const answer = readinessAnswer(await assessDependencies(deps.dependencies));
     res.status(answer.status).json(answer.body);
   });
   if (deps.metrics && deps.metricsToken) {

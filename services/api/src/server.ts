@@ -8,6 +8,7 @@
 import { createServer } from 'node:http';
 import { OutcomeWaiter } from '@tokenops/shared';
 import {
+  RpcChain,
   aggregatorConfig,
   systemResolver,
   webhookSettings,
@@ -18,6 +19,7 @@ import {
   Env,
   createLogger,
   createMetrics,
+  watchRpcNodes,
   listen,
   openContext,
   runProcess,
@@ -71,6 +73,7 @@ runProcess('api', async () => {
     ),
   });
   const { store } = ctx;
+  if (ctx.chain instanceof RpcChain) watchRpcNodes(metrics, ctx.chain.nodes); // sampled until the process ends
   // Requests fail at once while Redis is down (503), rather than queue.
   const redis = openRedis(redisConfig.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   await new Promise<void>((resolve) => (redis.status === 'ready' ? resolve() : redis.once('ready', resolve)));

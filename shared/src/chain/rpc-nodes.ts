@@ -44,6 +44,14 @@ export interface NodeReport {
   slot?: number;
 }
 
+/** Readiness: no node is healthy; `report` says what each is. */
+export class NoHealthyNode extends Error {
+  constructor(readonly report: NodeReport[]) {
+    super(`no RPC node is healthy: ${report.map((n) => `${n.node} (${n.reason})`).join(', ')}`);
+    this.name = 'NoHealthyNode';
+  }
+}
+
 const BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 15_000;
 
@@ -153,8 +161,7 @@ export class RpcNodes implements RpcCaller {
       }),
     );
     const report = this.report();
-    if (!report.some((n) => n.healthy))
-      throw new Error(`no RPC node is healthy: ${report.map((n) => `${n.node} (${n.reason})`).join(', ')}`);
+    if (!report.some((n) => n.healthy)) throw new NoHealthyNode(report);
     return report;
   }
 

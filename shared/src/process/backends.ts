@@ -73,7 +73,8 @@ export function openRedis(url: string, options: RedisOptions = { maxRetriesPerRe
 /**
  * The dependencies of a process, by the names `/readyz` reports: `eventstore` (its head
  * position is read), `redis` (connected, and a PING comes back; a disconnected client fails at once),
- * `chain` (a Solana JSON-RPC node answers `getHealth`; an in-process chain is not asked) and
+ * `chain` (a Solana JSON-RPC node at least answers `getHealth`, each reported under `nodes`; an
+ * in-process chain is not asked) and
  * `webhook-database` (the delivery store reads the relay's checkpoint). Only those given are asked.
  */
 export function dependencyChecks(parts: {
@@ -91,7 +92,11 @@ export function dependencyChecks(parts: {
         if ((await redis.ping()) !== 'PONG') throw new Error('redis did not answer PONG');
       },
     }),
-    ...(chain instanceof RpcChain && { chain: () => chain.health(READINESS_TIMEOUT_MS) }),
+    // Each RPC node by host and port, healthy or set aside: ready while one is healthy (each node asked
+    // within less than the check's own bound, so the report comes back with the answer).
+    ...(chain instanceof RpcChain && {
+      chain: async () => ({ report: await chain.health(READINESS_TIMEOUT_MS - 300) }),
+    }),
     ...(deliveries && { 'webhook-database': () => deliveries.relayCheckpoint() }),
   };
 }

@@ -8,6 +8,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobQueue } from '../queue/port';
+import type { RpcNodes } from '../chain/rpc-nodes';
 
 export interface Metrics {
   registry: Registry;
@@ -22,6 +23,8 @@ export interface Metrics {
   leaseHeld: Gauge<'lease'>;
   relayLag: Gauge<'relay'>;
   waitingOnChain: Gauge;
+  rpcNodeHealthy: Gauge<'node'>;
+  rpcNodeErrors: Counter<'node'>;
   webhookAttempts: Counter<'outcome'>;
   webhookLatency: Histogram<'outcome'>;
 }
@@ -99,6 +102,18 @@ export function createMetrics(processName: string): Metrics {
       help: 'Intents whose job ran out of attempts while the chain did not answer: sent or failed again once it answers',
       registers: [registry],
     }),
+    rpcNodeHealthy: new Gauge({
+      name: 'tokenops_rpc_node_healthy',
+      help: 'Whether the Solana RPC node (by host and port) is healthy (1) or set aside (0): it failed, timed out or lags',
+      labelNames: ['node'],
+      registers: [registry],
+    }),
+    rpcNodeErrors: new Counter({
+      name: 'tokenops_rpc_node_errors_total',
+      help: 'Calls a Solana RPC node (by host and port) did not answer: refused, timed out, an HTTP error',
+      labelNames: ['node'],
+      registers: [registry],
+    }),
     webhookAttempts: new Counter({
       name: 'tokenops_webhook_attempts_total',
       help: 'Webhook delivery attempts recorded, by outcome (delivered, failed, gone, cancelled)',
@@ -113,6 +128,22 @@ export function createMetrics(processName: string): Metrics {
       registers: [registry],
     }),
   };
+}
+
+/**
+ * The RPC nodes' health into `tokenops_rpc_node_healthy` (sampled every second) and each call a node
+ * did not answer into `tokenops_rpc_node_errors_total`, by the node's host and port; returns the stop.
+ */
+export function watchRpcNodes(metrics: Metrics, nodes: RpcNodes): () => void {
+  const sample = () => {
+    for (const n of nodes.report()) metrics.rpcNodeHealthy.set({ node: n.node }, n.healthy ? 1 : 0);
+  };
+  for (const n of nodes.report()) metrics.rpcNodeErrors.inc({ node: n.node }, 0);
+  sample();
+  nodes.onFailure((node) => metrics.rpcNodeErrors.inc({ node }));
+  const timer = setInterval(sample, 1_000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Samples a queue's depth by state into `tokenops_queue_jobs` every 2 s; returns the stop. */

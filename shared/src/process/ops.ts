@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { failingDependencies, readinessAnswer, type Dependencies } from './readiness';
+import { assessDependencies, readinessAnswer, type Dependencies } from './readiness';
 
 export interface OpsOptions {
   registry: Registry;
@@ -27,7 +27,7 @@ export async function answerOps(
     return true;
   }
   if (path === '/readyz') {
-    const answer = readinessAnswer(await failingDependencies(ops.dependencies));
+    const answer = readinessAnswer(await assessDependencies(ops.dependencies));
     send(res, answer.status, 'application/json', JSON.stringify(answer.body));
     return true;
   }

@@ -1,4 +1,4 @@
-import { failingDependencies, readinessAnswer } from './readiness';
+import { assessDependencies, failingDependencies, readinessAnswer } from './readiness';
 
 const never = () => new Promise<never>(() => undefined);
 
@@ -24,6 +24,33 @@ describe('readiness', () => {
     expect(readinessAnswer(['chain'])).toEqual({
       status: 503,
       body: { status: 'not ready', failing: ['chain'] },
+    });
+  });
+
+  it('shows what a check reports, whether it passes or fails, under nodes by its name', async () => {
+    const nodes = [
+      { node: 'a:8899', healthy: false, reason: 'connect ECONNREFUSED' },
+      { node: 'b:8899', healthy: true },
+    ];
+    const ready = await assessDependencies(
+      { eventstore: async () => 1, chain: async () => ({ report: nodes }) },
+      200,
+    );
+    expect(readinessAnswer(ready)).toEqual({
+      status: 200,
+      body: { status: 'ready', nodes: { chain: nodes } },
+    });
+    const down = await assessDependencies(
+      {
+        chain: async () => {
+          throw Object.assign(new Error('no RPC node is healthy'), { report: [nodes[0]] });
+        },
+      },
+      200,
+    );
+    expect(readinessAnswer(down)).toEqual({
+      status: 503,
+      body: { status: 'not ready', failing: ['chain'], nodes: { chain: [nodes[0]] } },
     });
   });
 });

@@ -22,6 +22,7 @@ import {
   createLogger,
   createMetrics,
   watchQueueDepth,
+  watchRpcNodes,
   openContext,
   runProcess,
   serveOps,
@@ -114,6 +115,7 @@ runProcess('executor', async () => {
 
   const stopDepth = watchQueueDepth(metrics, queue, 'execute');
   const chainRpc = ctx.chain;
+  const stopNodes = chainRpc instanceof RpcChain ? watchRpcNodes(metrics, chainRpc.nodes) : undefined;
   const recovery =
     chainRpc instanceof RpcChain
       ? recoverChainWaits(queue, {
@@ -136,6 +138,7 @@ runProcess('executor', async () => {
     running: {
       stop: async () => {
         stopDepth();
+        stopNodes?.();
         recovery?.stop();
         stopLag();
         await relay.stop();
