@@ -2,7 +2,8 @@
  * Readiness that tells the truth, on the server topology: `/readyz` of the API, the projector, the
  * executor and the delivery worker goes 503 naming the dependency that stopped (the chain node
  * killed, Redis stopped, PostgreSQL cut off) and 200 again once it is back; a process that does not
- * need the stopped dependency stays ready. Redis is a server of the test's own, PostgreSQL is reached
+ * need the stopped dependency stays ready. The API and the executor name their RPC node (by host and
+ * port), healthy or set aside, ready or not. Redis is a server of the test's own, PostgreSQL is reached
  * through a proxy the test cuts, so the servers other suites share are left alone.
  */
 import { privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
@@ -12,21 +13,33 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 jest.setTimeout(120_000);
 
-type Body = { status: string; failing?: string[] };
+type Body = { status: string; failing?: string[]; nodes?: { chain?: { node: string; healthy: boolean }[] } };
 
-async function readiness(proc: Proc): Promise<{ status: number; body: Body } | undefined> {
+/** The answer, its RPC nodes as `host:port healthy` or `host:port set aside`. */
+async function readiness(proc: Proc): Promise<{ status: number; body: Body; chain?: string[] } | undefined> {
   return fetch(`${proc.url}/readyz`)
-    .then(async (r) => ({ status: r.status, body: (await r.json()) as Body }))
+    .then(async (r) => {
+      const { nodes, ...body } = (await r.json()) as Body;
+      const chain = nodes?.chain?.map((n) => `${n.node} ${n.healthy ? 'healthy' : 'set aside'}`);
+      return { status: r.status, body, ...(chain && { chain }) };
+    })
     .catch(() => undefined);
 }
+
+/** The chain node's host and port, as readiness names it. */
+let chainNode = '';
 
 /** Polls every process's `/readyz` until each answers what `expected` says of its role (20 s at most). */
 async function expectReadiness(procs: Proc[], expected: (role: Role) => string[]): Promise<void> {
   const want = (p: Proc) => {
     const failing = expected(p.role);
+    const chain =
+      p.role === 'api' || p.role === 'executor'
+        ? { chain: [`${chainNode} ${failing.includes('chain') ? 'set aside' : 'healthy'}`] }
+        : {};
     return failing.length === 0
-      ? { status: 200, body: { status: 'ready' } }
-      : { status: 503, body: { status: 'not ready', failing } };
+      ? { status: 200, body: { status: 'ready' }, ...chain }
+      : { status: 503, body: { status: 'not ready', failing }, ...chain };
   };
   const deadline = Date.now() + 20_000;
   let answers = await Promise.all(procs.map(readiness));
@@ -62,6 +75,7 @@ describe('/readyz names the dependency that stopped, and is ready again when it 
       redisUrl: redis.url,
     });
     await topology.start();
+    chainNode = new URL(topology.env.SOLANA_RPC_URL!).host;
     procs = topology.procs.filter((p) => p.role !== 'chain');
   });
   afterAll(async () => {
