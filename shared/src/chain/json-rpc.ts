@@ -53,6 +53,9 @@ export class JsonRpcClient implements RpcCaller {
       connections: options.connections ?? 32,
       headersTimeout: timeout,
       bodyTimeout: timeout,
+      // A node that does not take the connection counts as not answering within the timeout too
+      // (undici's own bound, 10 s, stays the longest).
+      connectTimeout: Math.min(timeout, 10_000),
     });
   }
 
