@@ -162,7 +162,8 @@ export class Env {
       if (!spec.protocols.includes(u.protocol))
         this.problems.push(`${name}: expected a ${spec.protocols.join(' or ')} URL, got ${u.protocol}`);
     } catch {
-      this.problems.push(`${name}: ${JSON.stringify(v)} is not a URL (${spec.format})`);
+      // Its value is not shown: a URL may carry a password or a provider's API key.
+      this.problems.push(`${name}: not a URL (${spec.format})`);
     }
   }
 

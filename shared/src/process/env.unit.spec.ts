@@ -96,6 +96,10 @@ describe('server configuration from the environment', () => {
     expect(
       problemsOf({ SOLANA_RPC_URL: 'http://a:8899,ws://b:8900' }, (e) => e.chain({ rpc: true })),
     ).toEqual(['SOLANA_RPC_URL: expected a http: or https: URL, got ws:']);
+    // A value that is not a URL is not shown: it may carry a provider's key.
+    expect(problemsOf({ SOLANA_RPC_URL: 'http://a:8899,key-SECRET' }, (e) => e.chain({ rpc: true }))).toEqual(
+      ['SOLANA_RPC_URL: not a URL (`http://127.0.0.1:8899`, or several comma-separated)'],
+    );
     expect(problemsOf({}, (e) => e.chain({ rpc: true }))).toEqual([
       expect.stringMatching(/^SOLANA_RPC_URL is required/),
     ]);
