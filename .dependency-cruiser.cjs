@@ -77,12 +77,46 @@ module.exports = {
       },
     },
     {
+      name: 'only-the-roof-imports-process',
+      comment:
+        "process/ is the roof: the wiring of a process, reading its settings (Env) and opening its adapters. Nothing under it imports it; the one named exception is the next rule's.",
+      severity: 'error',
+      from: {
+        path: '^shared/src/',
+        pathNot: ['^shared/src/process(/|\\.ts$)', '^shared/src/chain/rpc-node\\.ts$', SPECS],
+      },
+      to: { path: '^shared/src/process/' },
+    },
+    {
+      name: 'the-chain-node-answers-ops-only',
+      comment:
+        'The local chain node (chain/rpc-node.ts) answers /healthz, /readyz and /metrics as every process does, with process/ops.ts; it takes nothing else of the roof.',
+      severity: 'error',
+      from: { path: '^shared/src/chain/rpc-node\\.ts$' },
+      to: { path: '^shared/src/process/', pathNot: '^shared/src/process/ops\\.ts$' },
+    },
+    {
+      name: 'settings-are-data',
+      comment:
+        'settings/ is the ground: the catalogue of settings (names, types, defaults, bounds, meanings), its tables for the docs and the take-over timings, as data. It names two defaults where the code keeps them: the job retry (queue/port.ts) and the delivery retry (application/webhooks/deliver.ts).',
+      severity: 'error',
+      from: { path: '^shared/src/settings/', pathNot: SPECS },
+      to: {
+        pathNot: [
+          '^shared/src/settings/',
+          '^shared/src/docs/generated-table\\.ts$',
+          '^shared/src/queue/port\\.ts$',
+          '^shared/src/application/webhooks/deliver\\.ts$',
+        ],
+      },
+    },
+    {
       name: 'pure-rooms-do-no-io',
       comment:
         'The domain, the application, the codecs and the rooms they build on (money, errors, contract, events) reach nothing outside the process: no network, file or child process, no database, cache, queue or HTTP package.',
       severity: 'error',
       from: {
-        path: ['^shared/src/(domain|application|money|errors|contract|events)/', CODEC_PATHS],
+        path: ['^shared/src/(domain|application|money|errors|contract|events|settings)/', CODEC_PATHS],
         pathNot: SPECS,
       },
       // A type (node:http's IncomingMessage for a span's attributes) does no I/O.

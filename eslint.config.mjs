@@ -1,11 +1,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// What only shared/src/tracing/sdk.ts may import: the SDK, its exporters and resources.
+// What only shared/src/process/tracing.ts may import: the SDK, its exporters and resources.
 const OTEL_SDK = {
   group: ['@opentelemetry/*', '!@opentelemetry/api', '!@opentelemetry/semantic-conventions'],
   message:
-    'Only shared/src/tracing/sdk.ts starts the OpenTelemetry SDK; elsewhere use @opentelemetry/api (or tracing/spans.ts).',
+    'Only shared/src/process/tracing.ts starts the OpenTelemetry SDK; elsewhere use @opentelemetry/api (or tracing/spans.ts).',
 };
 
 // Packages meet at their entry points (each package.json's `exports`), never inside another's src/.
@@ -39,7 +39,7 @@ export default tseslint.config(
     // starts the SDK and its exporter. (What the domain and the application may import at all is
     // dependency-cruiser's: .dependency-cruiser.cjs, `npm run lint:rooms`.)
     files: ['**/*.ts'],
-    ignores: ['shared/src/tracing/sdk.ts'],
+    ignores: ['shared/src/process/tracing.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [OTEL_SDK] }],
     },
@@ -92,7 +92,7 @@ export default tseslint.config(
     },
   },
   {
-    // Settings are read through Env by their entry in shared/src/process/settings-catalogue.ts (the
+    // Settings are read through Env by their entry in shared/src/settings/catalogue.ts (the
     // docs' settings tables are generated from it): no other production code reads process.env.
     files: [
       'shared/src/**/*.ts',
@@ -108,7 +108,7 @@ export default tseslint.config(
           object: 'process',
           property: 'env',
           message:
-            'Read a setting with Env (shared/src/process/env.ts) by its entry in settings-catalogue.ts, so the docs list it.',
+            'Read a setting with Env (shared/src/process/env.ts) by its entry in shared/src/settings/catalogue.ts, so the docs list it.',
         },
       ],
     },

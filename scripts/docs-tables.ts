@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withErrorTable } from '@tokenops/shared/errors/table';
 import { withEventTable } from '@tokenops/shared/events/table';
-import { withEmbeddedSettingsTable, withServerSettingsTable } from '@tokenops/shared/process/settings-table';
+import { withEmbeddedSettingsTable, withServerSettingsTable } from '@tokenops/shared/settings/table';
 
 for (const [name, rewrite] of [
   ['docs/errors.md', withErrorTable],

@@ -4,4 +4,4 @@
  * environment names, and the tracing SDK.
  */
 export * from './process/index';
-export * from './tracing/sdk';
+export * from './process/tracing';

@@ -73,6 +73,13 @@ describe("the rooms' allow-lists", () => {
       "import { store } from '../event-store/postgres';\nexport const s = store;\n",
     'shared/src/application/a-client.ts': "import Redis from 'ioredis';\nexport const r = Redis;\n",
     'shared/src/chain/keys.ts': "import { readFileSync } from 'node:fs';\nexport const k = readFileSync;\n",
+    'shared/src/process/env.ts': 'export const env = {};\n',
+    'shared/src/process/ops.ts': 'export const ops = {};\n',
+    'shared/src/queue/bullmq.ts': "import { env } from '../process/env';\nexport const q = env;\n",
+    'shared/src/chain/rpc-node.ts':
+      "import { ops } from '../process/ops';\nimport { env } from '../process/env';\nexport const n = [ops, env];\n",
+    'shared/src/settings/catalogue.ts':
+      "import { store } from '../event-store/postgres';\nexport const c = store;\n",
   };
   let violations: string[];
 
@@ -121,6 +128,9 @@ describe("the rooms' allow-lists", () => {
         'application-imports-ports-and-rules: shared/src/application/a-client.ts -> ioredis',
         'pure-rooms-do-no-io: shared/src/application/a-client.ts -> ioredis',
         'pure-rooms-do-no-io: shared/src/chain/keys.ts -> fs',
+        'only-the-roof-imports-process: shared/src/queue/bullmq.ts -> shared/src/process/env.ts',
+        'the-chain-node-answers-ops-only: shared/src/chain/rpc-node.ts -> shared/src/process/env.ts',
+        'settings-are-data: shared/src/settings/catalogue.ts -> shared/src/event-store/postgres.ts',
       ].sort(),
     );
   });

@@ -7,11 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
+  Env,
+  type KeySetting,
   webhookSettings,
-  x402Network as readX402Network,
   type WebhookSettings,
-} from '@tokenops/shared/adapters';
-import { Env, type KeySetting } from '@tokenops/shared/process';
+  x402Network as readX402Network,
+} from '@tokenops/shared/process';
 import { executorWiring, type ExecutorWiring } from '@tokenops/executor';
 import { readEdgeSettings, type EdgeSettings } from './http/edge-settings';
 

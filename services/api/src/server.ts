@@ -7,14 +7,7 @@
  */
 import { createServer } from 'node:http';
 import { OutcomeWaiter } from '@tokenops/shared';
-import {
-  RpcChain,
-  aggregatorConfig,
-  systemResolver,
-  webhookSettings,
-  x402Context,
-  x402Network,
-} from '@tokenops/shared/adapters';
+import { RpcChain, systemResolver } from '@tokenops/shared/adapters';
 import {
   Env,
   createLogger,
@@ -28,6 +21,10 @@ import {
   openRedis,
   openDeliveryStore,
   OpenStreams,
+  aggregatorConfig,
+  webhookSettings,
+  x402Context,
+  x402Network,
 } from '@tokenops/shared/process';
 import { LiveViews, ViewGenerations } from '@tokenops/projections';
 import { createApp } from './app';

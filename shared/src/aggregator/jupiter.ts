@@ -27,7 +27,7 @@
  * Nothing here can reach Jupiter: the tests run against a local HTTP server answering the documented
  * shapes (jupiter.int.spec.ts).
  */
-import { SETTINGS } from '../process/settings-catalogue';
+import { SETTINGS } from '../settings/catalogue';
 import { AccountRole, type Address, type Instruction } from '@solana/kit';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import Big from 'big.js';

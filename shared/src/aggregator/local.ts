@@ -14,7 +14,7 @@
  * Every process derives the same keys from the same seed: the embedded process and the executors of
  * the server topology (talking to the chain node over JSON-RPC) sign for the same pools.
  */
-import { SETTINGS } from '../process/settings-catalogue';
+import { SETTINGS } from '../settings/catalogue';
 import Big from 'big.js';
 import type { Chain, LocalChain } from '../chain/port';
 import { receiptSigner } from '../chain/local-fixtures';

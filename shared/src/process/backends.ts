@@ -14,7 +14,7 @@ import type { ChainConfig, EventStoreConfig } from './env';
 import { READINESS_TIMEOUT_MS, type Dependencies } from './readiness';
 import { settingsFor } from './settings';
 import { openMarkets } from './markets';
-import type { AggregatorConfig } from '../aggregator/config';
+import type { AggregatorConfig } from './aggregator';
 
 export async function openEventStore(config: EventStoreConfig): Promise<EventStore> {
   if (config.kind === 'eventstoredb') return EventStoreDbEventStore.connect(config.url);

@@ -1,7 +1,7 @@
 /**
  * Configuration of the processes, from the environment, checked at start: every problem is reported
  * at once, by name, with what is expected (ConfigError). Each process asks only for what it uses, by
- * the setting's entry in settings-catalogue.ts.
+ * the setting's entry in settings/catalogue.ts.
  */
 import bs58 from 'bs58';
 import { isAddress, type Token } from '../domain/tokens';
@@ -19,7 +19,7 @@ import {
   type SettingSpec,
   type TextSetting,
   type UrlSetting,
-} from './settings-catalogue';
+} from '../settings/catalogue';
 
 const KEY_FORMAT = '32 bytes in base64, e.g. `openssl rand -base64 32`';
 
@@ -49,7 +49,7 @@ export interface RpcSettings {
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 /**
- * Reads settings by their catalogue entry (settings-catalogue.ts): the default and the bounds are
+ * Reads settings by their catalogue entry (settings/catalogue.ts): the default and the bounds are
  * the entry's. A process names itself (`role`): reading a setting the catalogue does not give it is a
  * programming error, thrown at once, so the catalogue's processes stay true.
  */
@@ -69,9 +69,7 @@ export class Env {
   private spec(name: SettingName): SettingSpec {
     const spec = settingSpec(name);
     if (this.role && !spec.processes.includes(this.role))
-      throw new Error(
-        `${this.role} reads ${name}, which shared/src/process/settings-catalogue.ts does not give it`,
-      );
+      throw new Error(`${this.role} reads ${name}, which shared/src/settings/catalogue.ts does not give it`);
     return spec;
   }
 

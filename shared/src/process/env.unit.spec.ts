@@ -1,5 +1,5 @@
 import { ConfigError, Env } from './env';
-import { SETTING_NAMES, settingSpec, type IntSetting, type ProcessName } from './settings-catalogue';
+import { SETTING_NAMES, settingSpec, type IntSetting, type ProcessName } from '../settings/catalogue';
 
 const problemsOf = (
   vars: NodeJS.ProcessEnv,

@@ -2,11 +2,11 @@
  * How every process starts and stops: configuration problems are printed and exit 2; SIGTERM or
  * SIGINT stop it gracefully (in-flight work finishes, jobs are released) and a second signal, or a
  * stop that takes longer than `graceMs`, exits at once; an error nothing caught is logged and exits 1.
- * Tracing (tracing/sdk.ts) starts before the process does, when configured, and its last spans are
+ * Tracing (process/tracing.ts) starts before the process does, when configured, and its last spans are
  * exported once the process has stopped.
  */
 import type { Logger } from './logger';
-import { startTracing, type Tracing } from '../tracing/sdk';
+import { startTracing, type Tracing } from './tracing';
 import { ConfigError } from './env';
 
 export interface Running {

@@ -1,6 +1,6 @@
 /** JSON logs (winston). Never a body, a key, a code or a token: only what identifies a request. */
 import winston from 'winston';
-import { SETTINGS } from './settings-catalogue';
+import { SETTINGS } from '../settings/catalogue';
 
 const LEVELS = winston.config.npm.levels;
 

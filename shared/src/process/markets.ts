@@ -7,7 +7,7 @@
 import type { Aggregator } from '../aggregator/port';
 import { LocalAggregator, ensureLocalPools } from '../aggregator/local';
 import { JupiterAggregator } from '../aggregator/jupiter';
-import type { AggregatorConfig } from '../aggregator/config';
+import type { AggregatorConfig } from './aggregator';
 import type { Chain } from '../chain/port';
 import type { LendingVenue } from '../venues/port';
 import { LocalVenue, ensureLocalVenue, type LocalVenueHost } from '../venues/local';

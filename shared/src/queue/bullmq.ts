@@ -7,11 +7,11 @@
  * every worker runs BullMQ's stalled-job check every second, so a killed worker's jobs are back in the
  * queue at most about `lockMs` + 2 s after its death (TAKEOVER).
  */
-import { SETTINGS } from '../process/settings-catalogue';
+import { SETTINGS } from '../settings/catalogue';
 import { ErrorCode, Queue, Worker as BullWorker, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { TAKEOVER } from '../process/takeover';
+import { TAKEOVER } from '../settings/takeover';
 import {
   DEFAULT_RETRY,
   failureEvent,

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
-import { TAKEOVER } from '../process/takeover';
+import { TAKEOVER } from '../settings/takeover';
 import type { CommitGuard } from './redis';
 
 const RENEW_LUA = `

@@ -19,7 +19,7 @@
  *
  * The vault pays interest from an interest reserve minted into it at creation (ensureLocalVenue).
  */
-import { SETTINGS } from '../process/settings-catalogue';
+import { SETTINGS } from '../settings/catalogue';
 import { createNoopSigner, getProgramDerivedAddress, type Address, type Instruction } from '@solana/kit';
 import { getBurnCheckedInstruction, getMintToCheckedInstruction } from '@solana-program/token';
 import bs58 from 'bs58';

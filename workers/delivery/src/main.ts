@@ -5,7 +5,7 @@
  * expiry lease, announces allow-list entries about to expire. Wiring only.
  */
 import { KeyVault, type DeliveryJob } from '@tokenops/shared';
-import { BullJobQueue, WebhookSender, webhookSettings, whileLeader } from '@tokenops/shared/adapters';
+import { BullJobQueue, WebhookSender, whileLeader } from '@tokenops/shared/adapters';
 import {
   Env,
   createLogger,
@@ -21,6 +21,7 @@ import {
   openRedis,
   runProcess,
   serveOps,
+  webhookSettings,
 } from '@tokenops/shared/process';
 import { startDeliveryWorkers, startExpiry, startRelay } from './index';
 import { DELIVERY_QUEUE_RETRY, deliveryRetry } from './wiring';

@@ -3,7 +3,7 @@
  * embedded default, so they are stated once.
  */
 import { DEFAULT_DELIVERY_RETRY, type RetryPolicy, type RetrySettings } from '@tokenops/shared';
-import { type WebhookSettings } from '@tokenops/shared/adapters';
+import { type WebhookSettings } from '@tokenops/shared/process';
 
 /**
  * The delivery queue's own retries of a job (an attempt whose run failed, not a receiver's refusal:

@@ -7,16 +7,7 @@
  * one that died because the chain did not answer runs again once it answers (recover.ts, every
  * CHAIN_RECOVERY_INTERVAL_MS). Wiring only.
  */
-import {
-  BullJobQueue,
-  RpcChain,
-  RedisReadModelStore,
-  aggregatorConfig,
-  outboundGuard,
-  x402Context,
-  x402Network,
-  whileLeader,
-} from '@tokenops/shared/adapters';
+import { BullJobQueue, RpcChain, RedisReadModelStore, whileLeader } from '@tokenops/shared/adapters';
 import {
   Env,
   createLogger,
@@ -32,6 +23,10 @@ import {
   observeOutcomes,
   observeLease,
   watchRelayLag,
+  aggregatorConfig,
+  outboundGuard,
+  x402Context,
+  x402Network,
 } from '@tokenops/shared/process';
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';

@@ -10,7 +10,7 @@ import {
   type PerProcess,
   type ProcessName,
   type SettingSpec,
-} from './settings-catalogue';
+} from './catalogue';
 
 const LABELS: Record<ProcessName, string> = {
   embedded: 'embedded',

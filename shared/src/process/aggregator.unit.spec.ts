@@ -1,5 +1,5 @@
-import { Env } from '../process/env';
-import { aggregatorConfig } from './config';
+import { Env } from './env';
+import { aggregatorConfig } from './aggregator';
 
 describe('the aggregator settings from the environment', () => {
   it('defaults to a 5 s timeout and Jupiter at api.jup.ag/swap/v1, with no API key', () => {

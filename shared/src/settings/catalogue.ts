@@ -3,7 +3,7 @@
  * read it, whether it is a secret, and what it means. `Env` reads a setting by its entry here (so a
  * name that is not here does not compile, and a process that reads a setting the table does not give
  * it fails at start); README.md's and docs/operations.md's tables are generated from it
- * (`npm run docs:tables`, settings-table.ts).
+ * (`npm run docs:tables`, table.ts).
  */
 import { DEFAULT_DELIVERY_RETRY } from '../application/webhooks/deliver';
 import { DEFAULT_RETRY, retrySpan } from '../queue/port';

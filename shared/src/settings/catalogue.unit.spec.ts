@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Env } from './env';
-import { PROCESSES, SETTING_NAMES, defaultFor, settingSpec } from './settings-catalogue';
-import { withEmbeddedSettingsTable, withServerSettingsTable } from './settings-table';
+import { Env } from '../process/env';
+import { PROCESSES, SETTING_NAMES, defaultFor, settingSpec } from './catalogue';
+import { withEmbeddedSettingsTable, withServerSettingsTable } from './table';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -16,7 +16,7 @@ function productionSource(): string {
     .filter(
       (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !/testing|fuzz|node_modules/.test(file),
     )
-    .filter((file) => !file.endsWith('settings-catalogue.ts'))
+    .filter((file) => !file.endsWith('settings/catalogue.ts'))
     .map((file) => readFileSync(join(ROOT, file), 'utf8'))
     .join('\n');
 }
@@ -63,7 +63,7 @@ describe('the settings catalogue', () => {
 
   it('lets a process read only the settings it is listed for: another is a programming error', () => {
     expect(() => Env.of('projector').int('OUTCOME_TIMEOUT_MS')).toThrow(
-      /projector reads OUTCOME_TIMEOUT_MS, which .*settings-catalogue.ts does not give it/,
+      /projector reads OUTCOME_TIMEOUT_MS, which .*settings\/catalogue.ts does not give it/,
     );
     expect(new Env({}, 'api').int('OUTCOME_TIMEOUT_MS')).toBe(30_000);
   });

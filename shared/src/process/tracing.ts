@@ -13,8 +13,8 @@
  */
 import { context, propagation, trace } from '@opentelemetry/api';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import { setTracingOn } from './spans';
-import { Env } from '../process/env';
+import { setTracingOn } from '../tracing/spans';
+import { Env } from './env';
 
 export interface Tracing {
   readonly on: boolean;

@@ -3,11 +3,11 @@
  * and settings) and the network it pays on (X402_NETWORK, a CAIP-2 id of a Solana cluster).
  */
 import type { Context } from '../application/context';
-import type { Env } from '../process/env';
-import { outboundGuard } from '../webhooks/config';
+import type { Env } from './env';
+import { outboundGuard } from './webhooks';
 import type { GuardOptions } from '../net/guarded-agent';
-import { SOLANA_NETWORKS } from './requirements';
-import { ResourceClient } from './resource';
+import { SOLANA_NETWORKS } from '../x402/requirements';
+import { ResourceClient } from '../x402/resource';
 
 export const DEFAULT_X402_NETWORK = SOLANA_NETWORKS.devnet;
 

@@ -8,7 +8,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Env } from '../process/env';
+import { Env } from './env';
 import { allowedHostText, parseAllowedHost } from '../net/allowed-hosts';
 
 export interface WebhookSettings {

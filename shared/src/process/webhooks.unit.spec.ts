@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Env } from '../process/env';
+import { Env } from './env';
 import { testCertificates } from '@tokenops/testing/tls';
-import { webhookSettings } from './config';
+import { webhookSettings } from './webhooks';
 import { allowedPrivate, normaliseHost } from '../net/allowed-hosts';
 
 describe('the webhook settings from the environment', () => {

@@ -3,8 +3,8 @@
  * retries included; 5 s by default), and for Jupiter JUPITER_API_URL and JUPITER_API_KEY (optional,
  * sent as `x-api-key`, never logged).
  */
-import type { Env } from '../process/env';
-import type { JupiterOptions } from './jupiter';
+import type { Env } from './env';
+import type { JupiterOptions } from '../aggregator/jupiter';
 
 export interface AggregatorConfig {
   timeoutMs: number;
