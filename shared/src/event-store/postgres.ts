@@ -24,6 +24,8 @@
  * live subscribers what its appends committed instead, in process, in commit order (feed.ts): they
  * read the log only to catch up.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import type { Sql } from '../sql/sql';
 import { contentHash } from './hash-chain';
@@ -48,189 +50,14 @@ import {
 
 export const CHANNEL = 'es_events';
 
-export const SCHEMA_SQL = `
-CREATE TABLE IF NOT EXISTS es_streams (
-  stream_name text PRIMARY KEY,
-  revision bigint NOT NULL
-);
-CREATE TABLE IF NOT EXISTS es_events (
-  global_position bigserial NOT NULL,
-  transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
-  stream_name text NOT NULL,
-  stream_revision bigint NOT NULL,
-  event_id uuid NOT NULL UNIQUE,
-  event_type text NOT NULL,
-  data jsonb NOT NULL,
-  metadata jsonb NOT NULL,
-  UNIQUE (stream_name, stream_revision),
-  -- The log order is the key: readers walk it, and it is one index less to write than a separate one.
-  PRIMARY KEY (transaction_id, global_position)
-);
--- Tamper evidence (hash-chain.ts): the event's link in its stream's hash chain. NULL for events
--- appended before the chain existed; a stream is verified from its first hashed event.
-ALTER TABLE es_events ADD COLUMN IF NOT EXISTS hash bytea;
--- The events of one intent (their correlation id): the audit's story of an intent without a scan.
-CREATE INDEX IF NOT EXISTS es_events_correlation ON es_events ((metadata->>'correlation_id'))
-  WHERE metadata ? 'correlation_id';
-
--- Appends one batch to its stream at the expected revision: where it landed, or the conflict and the
--- stream's actual revision. The same event ids appended again answer the first append and store
--- nothing. 'stored' is what it stored (each event's position and link, in order), NULL for a conflict
--- or a repeat.
-CREATE OR REPLACE FUNCTION es_append_one(p_stream text, p_expected text, p_events jsonb,
-  OUT next_revision bigint, OUT commit_position xid8, OUT prepare_position bigint,
-  OUT conflict boolean, OUT actual bigint, OUT stored jsonb)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  n int := jsonb_array_length(p_events);
-  new_rev bigint;
-  link bytea;
-  links bytea[] := ARRAY[]::bytea[];
-BEGIN
-  conflict := false;
-  IF EXISTS (SELECT 1 FROM es_events WHERE event_id = (p_events->0->>'id')::uuid) THEN
-    SELECT max(e.stream_revision), max(e.transaction_id::text)::xid8, max(e.global_position)
-      INTO next_revision, commit_position, prepare_position
-    FROM es_events e
-    WHERE e.event_id IN (SELECT (x->>'id')::uuid FROM jsonb_array_elements(p_events) x)
-      AND e.stream_name = p_stream;
-    RETURN;
-  END IF;
-
-  IF p_expected = 'any' THEN
-    INSERT INTO es_streams AS s VALUES (p_stream, n - 1)
-    ON CONFLICT (stream_name) DO UPDATE SET revision = s.revision + n
-    RETURNING s.revision INTO new_rev;
-  ELSIF p_expected = 'no_stream' THEN
-    INSERT INTO es_streams VALUES (p_stream, n - 1) ON CONFLICT DO NOTHING RETURNING revision INTO new_rev;
-  ELSIF p_expected = 'stream_exists' THEN
-    UPDATE es_streams SET revision = revision + n WHERE stream_name = p_stream RETURNING revision INTO new_rev;
-  ELSE
-    UPDATE es_streams SET revision = revision + n
-    WHERE stream_name = p_stream AND revision = p_expected::bigint
-    RETURNING revision INTO new_rev;
-  END IF;
-
-  IF new_rev IS NULL THEN
-    conflict := true;
-    SELECT revision INTO actual FROM es_streams WHERE stream_name = p_stream;
-    RETURN;
-  END IF;
-
-  -- Each event's link: SHA-256 of the previous event's link and its content hash (given by the
-  -- writer as 'h'). The stream's row is locked above, so the previous event is the one before.
-  SELECT e.hash INTO link FROM es_events e WHERE e.stream_name = p_stream AND e.stream_revision = new_rev - n;
-  link := COALESCE(link, decode(repeat('00', 32), 'hex'));
-  FOR k IN 0 .. n - 1 LOOP
-    link := sha256(link || decode(p_events->k->>'h', 'hex'));
-    links := links || link;
-  END LOOP;
-
-  WITH inserted AS (
-    INSERT INTO es_events (stream_name, stream_revision, event_id, event_type, data, metadata, hash)
-    SELECT p_stream, new_rev - n + t.ord, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata', links[t.ord]
-    FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, ord)
-    ORDER BY t.ord
-    RETURNING global_position, stream_revision, hash
-  )
-  SELECT max(global_position), jsonb_agg(jsonb_build_array(global_position::text, encode(hash, 'hex')) ORDER BY stream_revision)
-  INTO prepare_position, stored FROM inserted;
-  next_revision := new_rev;
-  commit_position := pg_current_xact_id();
-END
-$fn$;
-
--- Appends several batches, each to its stream with its own expected revision, in one transaction.
--- A batch ({"s": stream, "x": expected, "e": events}) whose expectation fails is reported (conflict,
--- actual revision) and the others still land. An atomic append ({"all": [batch, ...]}) lands whole or
--- not at all: a conflict on one of its batches undoes the others (the block's subtransaction rolls
--- back) and is reported on that batch alone. Rows are numbered by batch, across both kinds, from 0.
--- A batch stored answers what it stored (appended: each event's position and link, in order), which
--- is what a store that is the log's only writer hands its subscribers (feed.ts); NULL otherwise.
--- The answer's shape changed (appended, issue 28): a function of the old shape is replaced.
-DO $do$ BEGIN
-  IF EXISTS (SELECT 1 FROM pg_proc WHERE oid = to_regprocedure('es_append_batches(jsonb)')
-             AND NOT ('appended' = ANY (proargnames))) THEN
-    DROP FUNCTION es_append_batches(jsonb);
-  END IF;
-END $do$;
-CREATE OR REPLACE FUNCTION es_append_batches(p_items jsonb)
-RETURNS TABLE (item int, next_revision bigint, commit_position xid8, prepare_position bigint, conflict boolean, actual bigint, appended jsonb)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  it jsonb;
-  b jsonb;
-  i int := -1;
-  r record;
-  reached bigint;
-  kinds text[] := ARRAY[]::text[];
-  -- An atomic append's results and what it would announce, kept until all of it landed.
-  all_items int[];
-  all_next bigint[];
-  all_commit xid8[];
-  all_prepare bigint[];
-  all_stored jsonb[];
-  all_reached bigint;
-  all_kinds text[];
-  all_last int;
-  announcement text;
-BEGIN
-  FOR it IN SELECT value FROM jsonb_array_elements(p_items) LOOP
-    IF NOT it ? 'all' THEN
-      i := i + 1;
-      r := es_append_one(it->>'s', it->>'x', it->'e');
-      IF r.stored IS NOT NULL THEN
-        reached := GREATEST(reached, r.prepare_position);
-        kinds := kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(it->'e') x);
-      END IF;
-      RETURN QUERY SELECT i, r.next_revision, r.commit_position, r.prepare_position, r.conflict, r.actual, r.stored;
-      CONTINUE;
-    END IF;
-
-    all_items := ARRAY[]::int[];
-    all_next := ARRAY[]::bigint[];
-    all_commit := ARRAY[]::xid8[];
-    all_prepare := ARRAY[]::bigint[];
-    all_stored := ARRAY[]::jsonb[];
-    all_reached := NULL;
-    all_kinds := ARRAY[]::text[];
-    all_last := i + jsonb_array_length(it->'all');
-    BEGIN
-      FOR b IN SELECT value FROM jsonb_array_elements(it->'all') LOOP
-        i := i + 1;
-        r := es_append_one(b->>'s', b->>'x', b->'e');
-        -- Variables keep their values through the rollback: r says which batch conflicted.
-        IF r.conflict THEN RAISE EXCEPTION USING ERRCODE = 'ES409'; END IF;
-        all_items := all_items || i;
-        all_next := all_next || r.next_revision;
-        all_commit := all_commit || r.commit_position;
-        all_prepare := all_prepare || r.prepare_position;
-        all_stored := all_stored || r.stored;
-        IF r.stored IS NOT NULL THEN
-          all_reached := GREATEST(all_reached, r.prepare_position);
-          all_kinds := all_kinds || ARRAY(SELECT DISTINCT x->>'type' FROM jsonb_array_elements(b->'e') x);
-        END IF;
-      END LOOP;
-      reached := GREATEST(reached, all_reached);
-      kinds := kinds || all_kinds;
-      RETURN QUERY SELECT u.k, u.rev, u.tx, u.pos, false, NULL::bigint, u.st
-        FROM unnest(all_items, all_next, all_commit, all_prepare, all_stored) AS u(k, rev, tx, pos, st);
-    EXCEPTION WHEN SQLSTATE 'ES409' THEN
-      RETURN QUERY SELECT i, NULL::bigint, NULL::xid8, NULL::bigint, true, r.actual, NULL::jsonb;
-    END;
-    i := all_last;
-  END LOOP;
-
-  -- Subscribers are told once this transaction commits, how far it reached and what it held
-  -- (announce.ts): '<transaction>/<position> <type>,<type>...', or '' when that would not fit.
-  IF reached IS NOT NULL THEN
-    announcement := pg_current_xact_id()::text || '/' || reached || ' '
-      || array_to_string(ARRAY(SELECT DISTINCT unnest(kinds)), ',');
-    PERFORM pg_notify('es_events', CASE WHEN length(announcement) < 7900 THEN announcement ELSE '' END);
-  END IF;
-END
-$fn$;
-`;
+/**
+ * The schema and its two functions, as message-db keeps them: SQL files beside this one
+ * (`sql/schema.sql`, `sql/es_append_one.sql`, `sql/es_append_batches.sql`), with their comments,
+ * run in that order at every start (each statement may run again).
+ */
+export const SCHEMA_SQL = ['schema.sql', 'es_append_one.sql', 'es_append_batches.sql']
+  .map((file) => readFileSync(join(__dirname, 'sql', file), 'utf8'))
+  .join('\n');
 
 const SELECT_EVENT = `SELECT global_position, transaction_id::text AS tx, stream_name, stream_revision, event_id, event_type, data, metadata, encode(hash, 'hex') AS hash FROM es_events`;
 
