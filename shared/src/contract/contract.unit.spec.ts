@@ -9,6 +9,9 @@ import { unstorableText } from './text';
 import type { SchemaName } from './validator';
 import { CONTRACT_SCHEMAS } from './agent-openapi';
 import { OPERATOR_SCHEMAS } from './operator-openapi';
+import { TransferResponse } from './agent/intents';
+import { amountFields } from './schemas';
+import { VariantSwapResponse } from './variant-schemas';
 
 const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'; // 44 chars
 const TO = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'; // 44 chars
@@ -430,4 +433,30 @@ describe('every schema', () => {
       }
     },
   );
+});
+
+describe("an answer's amounts (amountFields)", () => {
+  it('are its number properties, nullable ones too; counts and texts are not', () => {
+    const answer = {
+      type: 'object',
+      properties: {
+        tx_sig: { type: 'string' },
+        net_amount: { type: 'number', minimum: 0 },
+        hourly_tx_remaining: { type: 'integer', minimum: 0 },
+        recipient_remaining: { type: ['number', 'null'] },
+      },
+    };
+    expect(amountFields(answer)).toEqual(['net_amount', 'recipient_remaining']);
+  });
+
+  it("are what the transfer's answer has kept exact since it was written by hand", () => {
+    expect(amountFields(TransferResponse)).toEqual(['net_amount', 'protocol_fee', 'daily_remaining']);
+    expect(amountFields(VariantSwapResponse)).toEqual([
+      'amount_sent',
+      'fee',
+      'remaining_today',
+      'recipient_remaining',
+      'output_amount',
+    ]);
+  });
 });

@@ -48,6 +48,18 @@ export const AmountInput = {
 
 /** An amount in a response (always a JSON number, written from its exact decimal). */
 export const AmountOutput = { type: 'number', minimum: 0 } as const;
+/**
+ * An answer's amounts: its properties that are JSON numbers (AmountOutput, a rate; a count is an
+ * integer). A spend keeps them as exact text under its idempotency key and answers them as numbers.
+ */
+export const amountFields = (schema: { properties?: Record<string, unknown> }): string[] =>
+  Object.entries(schema.properties ?? {})
+    .filter(([, field]) => {
+      const type = (field as { type?: unknown }).type;
+      return type === 'number' || (Array.isArray(type) && type.includes('number'));
+    })
+    .map(([name]) => name);
+
 /** A count in an answer. */
 export const Count = { type: 'integer', minimum: 0 } as const;
 

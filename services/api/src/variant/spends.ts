@@ -10,6 +10,7 @@
 import Big from 'big.js';
 import { createHash } from 'node:crypto';
 import {
+  amountFields,
   amountFromText,
   depositKind,
   resolveToken,
@@ -26,6 +27,10 @@ import {
   type VariantSwapRequest,
   type VariantTransferRequest,
   type VariantWithdrawRequest,
+  VariantDepositResponse,
+  VariantSwapResponse,
+  VariantTransferResponse,
+  VariantWithdrawResponse,
 } from '@tokenops/shared';
 
 type Keyed<T> = T & { idempotency_key: string };
@@ -65,9 +70,7 @@ const recipientRemaining = (intent: IntentOf<'transfer'> | IntentOf<'swap'>): Bi
 
 export const variantTransferKind: SpendKind<Keyed<VariantTransferRequest>, 'transfer'> = {
   action: 'transfer',
-  requestSchema: 'VariantTransferRequest',
-  responseSchema: 'VariantTransferResponse',
-  answerAmounts: ['amount_sent', 'fee', 'remaining_today', 'recipient_remaining'],
+  answerAmounts: amountFields(VariantTransferResponse),
 
   async ask(ctx, req, group: GroupState) {
     const ask = await transferKind.ask(ctx, transferRequest(req), group);
@@ -88,9 +91,7 @@ export const variantTransferKind: SpendKind<Keyed<VariantTransferRequest>, 'tran
 
 export const variantSwapKind: SpendKind<Keyed<VariantSwapRequest>, 'swap'> = {
   action: 'swap',
-  requestSchema: 'VariantSwapRequest',
-  responseSchema: 'VariantSwapResponse',
-  answerAmounts: ['amount_sent', 'fee', 'remaining_today', 'recipient_remaining', 'output_amount'],
+  answerAmounts: amountFields(VariantSwapResponse),
   ask: (ctx, req, group) => swapKind.ask(ctx, swapRequest(ctx, req), group),
   lockKey: swapKind.lockKey!,
   build: swapKind.build,
@@ -107,14 +108,12 @@ export const variantSwapKind: SpendKind<Keyed<VariantSwapRequest>, 'swap'> = {
 
 export const variantDepositKind: SpendKind<Keyed<VariantDepositRequest>, 'deposit'> = {
   ...depositKind,
-  requestSchema: 'VariantDepositRequest',
-  responseSchema: 'VariantDepositResponse',
+  answerAmounts: amountFields(VariantDepositResponse),
   ask: (ctx, req, group) => depositKind.ask(ctx, req, group),
 };
 
 export const variantWithdrawKind: SpendKind<Keyed<VariantWithdrawRequest>, 'withdraw'> = {
   ...withdrawKind,
-  requestSchema: 'VariantWithdrawRequest',
-  responseSchema: 'VariantWithdrawResponse',
+  answerAmounts: amountFields(VariantWithdrawResponse),
   ask: (ctx, req, group) => withdrawKind.ask(ctx, req, group),
 };

@@ -3,7 +3,8 @@
  * to the agent in the same transaction (both land or neither). A spend: every check applies, its
  * value counted in the base token. Answers what was deposited.
  */
-import type { DepositRequest } from '../../contract/agent/intents';
+import { DepositResponse, type DepositRequest } from '../../contract/agent/intents';
+import { amountFields } from '../../contract/schemas';
 import { resolveToken } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';
@@ -13,9 +14,7 @@ import { valueInBase } from './valuation';
 
 export const depositKind: SpendKind<DepositRequest, 'deposit'> = {
   action: 'deposit',
-  requestSchema: 'DepositRequest',
-  responseSchema: 'DepositResponse',
-  answerAmounts: ['deposited_amount'],
+  answerAmounts: amountFields(DepositResponse),
   // In the group's base token, valued as it is: nothing to quote.
   localAsk: (req) => req.mint === undefined,
 

@@ -7,7 +7,6 @@
 import type Big from 'big.js';
 import type { Instruction } from '../../chain/port';
 import type { Signer } from '../../chain/keys';
-import type { SchemaName } from '../../contract/validator';
 import type { Action, IntentConfirmed, IntentData, IntentParams, X402Terms } from '../../domain/events';
 import type { GroupState } from '../../domain/group';
 import type { ErrorCode } from '../../errors';
@@ -76,10 +75,10 @@ export interface SpendRequest {
 
 export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Action = Action> {
   readonly action: A;
-  /** The contract's request and answer schemas. */
-  readonly requestSchema: SchemaName;
-  readonly responseSchema: SchemaName;
-  /** Answer fields that are amounts (kept as exact text under the idempotency key, answered as numbers). */
+  /**
+   * Answer fields that are amounts (kept as exact text under the idempotency key, answered as numbers):
+   * `amountFields` of the answer's schema.
+   */
   readonly answerAmounts: readonly string[];
   /** What the request asks, judged against the group (values other tokens at the aggregator's quote). */
   ask(ctx: Context, req: Req, group: GroupState): Promise<Ask>;

@@ -7,7 +7,8 @@
  * counted. A spend: every check applies, its value being the input valued in the base token.
  */
 import { AggregatorUnavailable, BelowMinimum } from '../../aggregator/port';
-import type { SwapRequest } from '../../contract/agent/intents';
+import { SwapResponse, type SwapRequest } from '../../contract/agent/intents';
+import { amountFields } from '../../contract/schemas';
 import { effectiveRate, swapTerms } from '../../domain/swap';
 import { resolveSwapSide } from '../../domain/tokens';
 import { ServiceError, validationError } from '../../errors';
@@ -20,9 +21,7 @@ import { valueInBase } from './valuation';
 
 export const swapKind: SpendKind<SwapRequest, 'swap'> = {
   action: 'swap',
-  requestSchema: 'SwapRequest',
-  responseSchema: 'SwapResponse',
-  answerAmounts: ['received_amount', 'rate', 'daily_remaining'],
+  answerAmounts: amountFields(SwapResponse),
 
   async ask(ctx, req, group) {
     const from = resolveSwapSide(ctx.chain.tokens, req.from_token, req.from_mint, 'from');

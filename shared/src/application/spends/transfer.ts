@@ -4,7 +4,8 @@
  * group's base token. The fee is taken in the token sent.
  */
 import { transferWithFeeInstructions } from '../../chain/transactions';
-import type { SimulateRequest, TransferRequest } from '../../contract/agent/intents';
+import { TransferResponse, type SimulateRequest, type TransferRequest } from '../../contract/agent/intents';
+import { amountFields } from '../../contract/schemas';
 import type { GroupState } from '../../domain/group';
 import { checkRecipient } from '../../domain/tokens';
 import { amountFromText, toBaseUnits } from '../../money';
@@ -16,9 +17,7 @@ import { tokenAsk } from './valuation';
 
 export const transferKind: SpendKind<TransferRequest, 'transfer'> = {
   action: 'transfer',
-  requestSchema: 'TransferRequest',
-  responseSchema: 'TransferResponse',
-  answerAmounts: ['net_amount', 'protocol_fee', 'daily_remaining'],
+  answerAmounts: amountFields(TransferResponse),
   // In the group's base token, valued as it is: nothing to quote.
   localAsk: (req) => req.mint === undefined,
 

@@ -4,7 +4,8 @@
  * position by its underlying (or receipt) token, `amount` the receipt tokens to redeem. Counts toward
  * the hourly cap only. Answers the underlying received.
  */
-import type { WithdrawRequest } from '../../contract/agent/intents';
+import { WithdrawResponse, type WithdrawRequest } from '../../contract/agent/intents';
+import { amountFields } from '../../contract/schemas';
 import { resolveToken } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { amountFromText, parseAmount, toBaseUnits } from '../../money';
@@ -15,9 +16,7 @@ import { valueInBase } from './valuation';
 
 export const withdrawKind: SpendKind<WithdrawRequest, 'withdraw'> = {
   action: 'withdraw',
-  requestSchema: 'WithdrawRequest',
-  responseSchema: 'WithdrawResponse',
-  answerAmounts: ['received_amount'],
+  answerAmounts: amountFields(WithdrawResponse),
   // A position in the group's base token: its receipt tokens valued as that much of it, nothing to quote.
   localAsk: (req) => req.mint === undefined,
 

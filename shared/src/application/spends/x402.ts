@@ -26,7 +26,8 @@ import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402
 import { ata, transferWithFeeInstructions } from '../../chain/transactions';
 import type { Signer } from '../../chain/keys';
 import { VALID_BLOCKS } from '../../chain/port';
-import type { X402PayRequest } from '../../contract/agent/intents';
+import { X402PayResponse, type X402PayRequest } from '../../contract/agent/intents';
+import { amountFields } from '../../contract/schemas';
 import {
   streams,
   type IntentData,
@@ -58,9 +59,7 @@ type X402Intent = IntentOf<'transfer'>;
 
 export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
   action: 'transfer',
-  requestSchema: 'X402PayRequest',
-  responseSchema: 'X402PayResponse',
-  answerAmounts: ['amount', 'protocol_fee', 'daily_remaining'],
+  answerAmounts: amountFields(X402PayResponse),
 
   async ask(ctx, req, group) {
     const x402 = x402Of(ctx);
