@@ -19,6 +19,7 @@ import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } f
 import type { TokenBalance, TransactionView } from './payments';
 import { addressText, isWritableIndex, readMessage, type WireMessage } from './message';
 import { TOKEN_PROGRAMS } from './token-programs';
+import { feeOf } from './compute-budget';
 
 export interface RawAccount {
   lamports: bigint;
@@ -62,8 +63,6 @@ export interface Captured {
 
 const TOKEN_PROGRAM_BYTES = [...TOKEN_PROGRAMS].map((p) => bs58.decode(p));
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
-/** LiteSVM's fee: 5,000 lamports per signature. */
-const LAMPORTS_PER_SIGNATURE = 5_000n;
 
 export class TransactionHistory {
   private readonly bySeq = new Map<number, LandedTransaction>();
@@ -145,7 +144,7 @@ export class TransactionHistory {
       slot: outcome.slot,
       blockTime: outcome.blockTime,
       err: outcome.error === undefined ? null : errorJson(outcome.error),
-      fee: LAMPORTS_PER_SIGNATURE * BigInt(message.header.numRequiredSignatures),
+      fee: feeOf(message).lamports,
       preBalances: captured.preBalances,
       postBalances,
       preTokenBalances: captured.preTokenBalances,

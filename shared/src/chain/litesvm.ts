@@ -42,7 +42,9 @@ import bs58 from 'bs58';
 import type { Token } from '../domain/tokens';
 import { inSpan } from '../tracing/spans';
 import type { Signer } from './keys';
-import { blockhashBytesOf } from './message';
+import { blockhashBytesOf, readMessage } from './message';
+import type { PrioritizationFee } from './compute-budget';
+import { RecentPrioritizationFees } from './prioritization-fees';
 import { StateJournal, type JournalEntry } from './journal';
 import { TRANSACTION_ERRORS, transactionErrorJson, type TransactionErrorJson } from './transaction-error';
 import { TransactionHistory, transactionView, type AccountReader, type Captured } from './history';
@@ -114,6 +116,8 @@ export interface ChainNodeBackend {
   airdrop(address: string, lamports: bigint): Promise<string>;
   /** Runs a transaction without keeping anything it changed (simulateTransaction). */
   simulate(transaction: Transaction, options: SimulateOptions): ChainSimulation;
+  /** getRecentPrioritizationFees: per recent slot, what a transaction writing all of `accounts` paid at least. */
+  prioritizationFees(accounts: readonly string[]): PrioritizationFee[];
   rentExemption(space: bigint): bigint;
   /** A hash naming this chain: the same for one seed across restarts and machines. */
   genesisHash(): string;
@@ -163,6 +167,8 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
   private readonly genesisHash: string;
   /** Who watches which account (watchAccount): told the signature of each transaction that touches it. */
   private readonly watchers = new Map<string, Set<(signature: string) => void>>();
+  /** The compute-unit prices of what executed, by slot and written account (getRecentPrioritizationFees). */
+  private readonly fees = new RecentPrioritizationFees();
 
   private constructor(
     private readonly svm: LiteSVM,
@@ -324,6 +330,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     const captured = this.history?.capture(new Uint8Array(transaction.messageBytes));
     const result = this.svm.sendTransaction(transaction);
     if (!(result instanceof FailedTransactionMetadata)) {
+      this.executed(transaction, captured);
       this.landed(transaction, signature, 'confirmed', captured);
       return { ran: true };
     }
@@ -332,8 +339,26 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
     // A transaction refused before it ran (duplicate, stale blockhash) leaves no trace to record.
     if (/^(AlreadyProcessed|BlockhashNotFound|SignatureFailure|SanitizeFailure)$/.test(error))
       return { ran: false, failure };
+    this.executed(transaction, captured);
     this.landed(transaction, signature, 'failed', captured, error);
     return { ran: true, failure };
+  }
+
+  /** Its compute-unit price, for the slot it ran in and the accounts it wrote (a failed one paid too). */
+  private executed(transaction: Transaction, captured: Captured | undefined): void {
+    const message = captured?.message ?? readMessage(new Uint8Array(transaction.messageBytes));
+    this.fees.executed(this.svm.getClock().slot, message);
+  }
+
+  /** What transactions writing all of `accounts` paid per compute unit in the recent slots, as a node reports it. */
+  async recentPrioritizationFees(accounts: readonly string[]): Promise<PrioritizationFee[]> {
+    return this.fees.recent(accounts, this.svm.getClock().slot);
+  }
+
+  /** The units a signed transaction consumes when run now; undefined when it fails. */
+  async unitsConsumed(tx: SignedTransaction): Promise<bigint | undefined> {
+    const result = this.simulate(tx.transaction, { sigVerify: false, replaceBlockhash: true });
+    return result.err === null ? result.unitsConsumed : undefined;
   }
 
   private landed(
@@ -630,6 +655,7 @@ export class LiteSvmChain implements LocalChain, PaymentSource {
       status: (signature) => this.status(signature),
       airdrop: async (address, amount) => this.airdrop(address, amount),
       simulate: (transaction, options) => this.simulate(transaction, options),
+      prioritizationFees: (accounts) => this.fees.recent(accounts, this.svm.getClock().slot),
       rentExemption: (space) => this.svm.minimumBalanceForRentExemption(space),
       genesisHash: () => this.genesisHash,
       epochInfo: () => ({

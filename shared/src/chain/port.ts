@@ -12,6 +12,7 @@ import type { Token } from '../domain/tokens';
 import type { Signer } from './keys';
 import type { SignedTransaction, TransferWithFee } from './transactions';
 import type { TransactionHistoryReader } from './payments';
+import type { PrioritizationFee } from './compute-budget';
 
 export type SignatureStatus = 'confirmed' | 'failed' | 'unknown';
 
@@ -75,6 +76,16 @@ export interface Chain {
    * never land (an x402 payment someone else holds, say).
    */
   blockHeight(): Promise<bigint>;
+  /**
+   * getRecentPrioritizationFees: per recent slot, the compute-unit price (micro-lamports) a
+   * transaction writing all of `accounts` landed at, at least (what a price must beat to compete).
+   */
+  recentPrioritizationFees(accounts: readonly string[]): Promise<PrioritizationFee[]>;
+  /**
+   * The compute units a signed transaction consumes when run now, its signatures unchecked and its
+   * blockhash as the latest (simulateTransaction); undefined when it fails or the chain cannot tell.
+   */
+  unitsConsumed(tx: SignedTransaction): Promise<bigint | undefined>;
   /** Sends and waits for confirmation; throws ChainFailure when it fails or its blockhash expires. */
   submit(tx: SignedTransaction): Promise<void>;
   status(signature: string): Promise<SignatureStatus>;
@@ -108,4 +119,4 @@ export interface LocalChain extends Chain {
 }
 
 /** An instruction as the chain's codecs build it (@solana/kit's), for those who build them. */
-export type { Instruction, Signer, SignedTransaction, TransferWithFee };
+export type { Instruction, Signer, SignedTransaction, TransferWithFee, PrioritizationFee };

@@ -6,6 +6,8 @@
  * Slots pass on a timer (`slotMs`), each with a new blockhash valid for 150 slots (litesvm.ts); a
  * transaction on another blockhash is refused as BlockhashNotFound. Failed transactions answer as a failed preflight: error -32002 with the logs.
  *
+ * getRecentPrioritizationFees answers from what the chain executed (prioritization-fees.ts).
+ *
  * getSignaturesForAddress and getTransaction (JSON encoding) answer from the chain's transaction
  * history (history.ts), when it keeps one: the newest transactions, kept across a restart. Token
  * balances carry `uiAmountString` and a null `uiAmount` (deprecated, a float); inner instructions and
@@ -30,6 +32,7 @@ import { amountText, fromBaseUnits } from '../money';
 import { answerOps, type OpsOptions } from '../process/ops';
 import { signaturePubsub } from './rpc-pubsub';
 import { TOKEN_PROGRAMS } from './token-programs';
+import { MAX_FEE_ACCOUNTS } from './prioritization-fees';
 
 const decoder = getTransactionDecoder();
 /**
@@ -179,6 +182,16 @@ export async function serveChainRpc(
           }),
         },
       };
+    },
+    getRecentPrioritizationFees: ([addresses]) => {
+      const accounts = addresses ?? [];
+      if (!Array.isArray(accounts) || !accounts.every((a) => typeof a === 'string' && isAddress(a)))
+        throw new RpcError(-32602, 'Invalid param: the accounts must be base58 addresses');
+      if (accounts.length > MAX_FEE_ACCOUNTS)
+        throw new RpcError(-32602, `Too many inputs provided; max ${MAX_FEE_ACCOUNTS}`);
+      return backend
+        .prioritizationFees(accounts as string[])
+        .map((f) => ({ slot: Number(f.slot), prioritizationFee: Number(f.fee) }));
     },
     getGenesisHash: () => backend.genesisHash(),
     getEpochInfo: () => {

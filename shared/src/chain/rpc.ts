@@ -34,6 +34,7 @@ import {
   type TokenAccount,
 } from './port';
 import { Confirmations, type ConfirmationSource } from './confirmations';
+import type { PrioritizationFee } from './compute-budget';
 import { PubsubClient, pubsubUrlFor } from './pubsub';
 import { ata, mintToInstructions, signTransaction, type SignedTransaction } from './transactions';
 import {
@@ -231,6 +232,30 @@ export class RpcChain implements LocalChain, PaymentSource {
       [{ commitment: 'confirmed' }],
     );
     return value;
+  }
+
+  async recentPrioritizationFees(accounts: readonly string[]): Promise<PrioritizationFee[]> {
+    const fees = await this.rpc.call<{ slot: number; prioritizationFee: number }[]>(
+      'getRecentPrioritizationFees',
+      [[...accounts]],
+    );
+    return fees.map((f) => ({ slot: BigInt(f.slot), fee: BigInt(f.prioritizationFee) }));
+  }
+
+  async unitsConsumed(tx: SignedTransaction): Promise<bigint | undefined> {
+    try {
+      const { value } = await this.rpc.call<{ value: { err: unknown; unitsConsumed?: number } }>(
+        'simulateTransaction',
+        [
+          Buffer.from(tx.wire).toString('base64'),
+          { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment: 'confirmed' },
+        ],
+      );
+      return value.err === null && value.unitsConsumed ? BigInt(value.unitsConsumed) : undefined;
+    } catch (err) {
+      if (err instanceof RpcError) return undefined; // a node without simulation: the limit falls back
+      throw err;
+    }
   }
 
   async submit(tx: SignedTransaction): Promise<void> {

@@ -18,3 +18,4 @@ export * from './approval';
 export * from './approval-policy';
 export * from './signatures';
 export * from './preview';
+export * from './priority-fee';
