@@ -17,6 +17,7 @@ export * from './queue/port';
 export * from './chain/port';
 export * from './chain/keys';
 export * from './chain/transactions';
+export * from './chain/compute-budget';
 export * from './venues/port';
 export * from './aggregator/port';
 export * from './deliveries/port';

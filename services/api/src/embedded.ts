@@ -7,6 +7,7 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import {
+  ComputeBudget,
   KeyVault,
   type DeliveryJob,
   OutcomeWaiter,
@@ -209,7 +210,13 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const wiring = options.executor ?? executorWiring();
   const queue = new MemoryJobQueue<ExecuteJob>('execute', wiring.retry);
   const metrics = createMetrics('embedded');
-  const executor = new Executor(ctx, observeOutcomes(metrics), undefined, runLater(queue));
+  const executor = new Executor(
+    ctx,
+    observeOutcomes(metrics),
+    undefined,
+    runLater(queue),
+    new ComputeBudget(wiring.computeBudget),
+  );
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: wiring.concurrency,
     observe: observeJobs(logger, metrics),

@@ -25,7 +25,7 @@ import {
   choosePriorityFee,
   computeUnitLimit,
   transactionFee,
-  type PriorityFeePolicy,
+  type ComputeBudgetPolicy,
 } from '../domain/priority-fee';
 import type { Signer } from './keys';
 import { isWritableIndex, readMessage, type WireMessage } from './message';
@@ -37,11 +37,6 @@ export { COMPUTE_BUDGET_PROGRAM_ADDRESS };
 export interface PrioritizationFee {
   slot: bigint;
   fee: bigint;
-}
-
-export interface ComputeBudgetPolicy extends PriorityFeePolicy {
-  /** What the limit adds to the units a simulation consumed, percent. */
-  marginPercent: number;
 }
 
 /** What the budget reads of the chain (the chain port's part). */
@@ -190,11 +185,3 @@ export class ComputeBudget {
     return units;
   }
 }
-
-/** PRIORITY_FEE's default and its companions' (the settings catalogue states them). */
-export const DEFAULT_COMPUTE_BUDGET: ComputeBudgetPolicy = {
-  setting: { kind: 'auto' },
-  percentile: 75,
-  maxMicroLamports: 1_000_000n,
-  marginPercent: 20,
-};

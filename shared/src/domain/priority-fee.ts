@@ -18,6 +18,19 @@ export interface PriorityFeePolicy {
   maxMicroLamports: bigint;
 }
 
+export interface ComputeBudgetPolicy extends PriorityFeePolicy {
+  /** What the limit adds to the units a simulation consumed, percent. */
+  marginPercent: number;
+}
+
+/** PRIORITY_FEE's default and its companions' (the settings catalogue states them). */
+export const DEFAULT_COMPUTE_BUDGET: ComputeBudgetPolicy = {
+  setting: { kind: 'auto' },
+  percentile: 75,
+  maxMicroLamports: 1_000_000n,
+  marginPercent: 20,
+};
+
 /** The most compute units a transaction may ask for (Solana's MAX_COMPUTE_UNIT_LIMIT). */
 export const MAX_COMPUTE_UNITS = 1_400_000;
 /** What a transaction may use with no limit set: 200,000 per instruction, at most the maximum. */

@@ -8,6 +8,7 @@
 import { DEFAULT_DELIVERY_RETRY } from '../application/webhooks/deliver';
 import { DEFAULT_RETRY, retrySpan } from '../queue/port';
 import { TAKEOVER } from './takeover';
+import { DEFAULT_COMPUTE_BUDGET } from '../domain/priority-fee';
 
 /** How long the default retries take (EXECUTOR_RETRY_ATTEMPTS's meaning says it). */
 const DEFAULT_SPAN = retrySpan(DEFAULT_RETRY);
@@ -359,6 +360,41 @@ export const SETTINGS = {
     min: 1,
     max: 30,
     meaning: `a job's attempts in all, retried with backoff from ${DEFAULT_RETRY.backoffMs} ms doubling, each delay between ${Math.round((1 - DEFAULT_RETRY.jitter) * 100)} % and all of it at random: with ${DEFAULT_RETRY.attempts}, a job's last attempt comes ${seconds(DEFAULT_SPAN.minMs)} to ${seconds(DEFAULT_SPAN.maxMs)} s after its first, ${seconds(DEFAULT_SPAN.medianMs)} s at the median (the sum of its delays); a job that ran out of them because the chain did not answer runs again once it answers (\`CHAIN_RECOVERY_INTERVAL_MS\`)`,
+  },
+  PRIORITY_FEE: {
+    type: 'text',
+    processes: ['embedded', 'executor'],
+    default: 'auto',
+    format: '`auto`, `off` or micro-lamports per compute unit (`25000`)',
+    meaning:
+      'the compute-unit price of every transaction the executor sends: `auto` offers PRIORITY_FEE_PERCENTILE of getRecentPrioritizationFees over the accounts it writes (0 on a quiet chain, the local one among them), at most PRIORITY_FEE_MAX_MICROLAMPORTS; a number is that price; `off` sets none (a congested cluster then drops it first)',
+  },
+  PRIORITY_FEE_PERCENTILE: {
+    type: 'int',
+    processes: ['embedded', 'executor'],
+    default: DEFAULT_COMPUTE_BUDGET.percentile,
+    min: 0,
+    max: 100,
+    meaning:
+      "with PRIORITY_FEE=auto: the percentile of the recent slots' fees offered (75: a price at least three slots in four landed at)",
+  },
+  PRIORITY_FEE_MAX_MICROLAMPORTS: {
+    type: 'int',
+    processes: ['embedded', 'executor'],
+    default: Number(DEFAULT_COMPUTE_BUDGET.maxMicroLamports),
+    min: 0,
+    max: 1_000_000_000_000,
+    meaning:
+      'with PRIORITY_FEE=auto: the most it offers, micro-lamports per compute unit (a transfer of about 30,000 units then pays at most 0.00003 SOL above the base fee)',
+  },
+  COMPUTE_UNIT_MARGIN_PERCENT: {
+    type: 'int',
+    processes: ['embedded', 'executor'],
+    default: DEFAULT_COMPUTE_BUDGET.marginPercent,
+    min: 0,
+    max: 100,
+    meaning:
+      'what the compute-unit limit adds to what a simulation of the transaction consumed (one simulation per shape of transaction); without a simulation the limit is 200,000 units an instruction',
   },
   CHAIN_RECOVERY_INTERVAL_MS: {
     type: 'int',

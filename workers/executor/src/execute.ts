@@ -10,7 +10,9 @@
  *      fail it. Unknown: send the very same signed bytes again (the chain refuses a duplicate, so it
  *      can never be paid twice); if their blockhash expired, they can no longer land: build anew. A
  *      locked build (below) is built anew at once: its output was fixed on reserves since moved.
- *   3. Nothing on record: check the funds, build, sign, record the submission, then send.
+ *   3. Nothing on record: check the funds, build, put the compute budget in front (a compute-unit
+ *      price by PRIORITY_FEE, a limit from a simulation: chain/compute-budget.ts), sign, record the
+ *      submission, then send.
  *
  * A kind that pays before its build (x402: the resource's facilitator lands the payment) pays first,
  * exactly once by its own record (spends/x402.ts); then its build (the protocol fee) takes the steps
@@ -41,6 +43,8 @@ import {
   ServiceError,
   tokenByMint,
   bindContext,
+  ComputeBudget,
+  DEFAULT_COMPUTE_BUDGET,
   type Context,
   type Handoff,
   type IntentData,
@@ -75,6 +79,8 @@ export class Executor {
       undefined,
     private readonly locks: Locks = processLocks(),
     private readonly later?: Later,
+    /** The compute-unit price and limit in front of every transaction it sends (PRIORITY_FEE and companions). */
+    private readonly budget: ComputeBudget = new ComputeBudget(DEFAULT_COMPUTE_BUDGET),
   ) {}
 
   async execute({ intent, trace }: ExecuteJob): Promise<void> {
@@ -222,11 +228,17 @@ export class Executor {
     return this.buildAndSend(kind, intent, tx.signature, this.shortOfFunds(intent, owed), owed, attempt + 1);
   }
 
-  /** The kind's build for the intent, signed by the agent's key (and the build's own signers). */
+  /**
+   * The kind's build for the intent, its compute budget in front, signed by the agent's key (and the
+   * build's own signers).
+   */
   private async sign(kind: SpendKind<never, IntentData['action']>, intent: IntentData) {
     const signer = await this.ctx.wallets.signer(intent.agent_id);
     const built = await kind.build(this.ctx, intent as never, signer);
-    return { built, tx: await this.ctx.chain.prepare(built.instructions, [signer, ...built.signers]) };
+    const tx = await inSpan('executor.budget', () =>
+      this.budget.prepare(this.ctx.chain, built.instructions, [signer, ...built.signers]),
+    );
+    return { built, tx };
   }
 
   /**

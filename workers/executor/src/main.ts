@@ -28,6 +28,7 @@ import {
   x402Context,
   x402Network,
 } from '@tokenops/shared/process';
+import { ComputeBudget } from '@tokenops/shared';
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
 import { RELAY, runLater, startRelay } from './relay';
@@ -74,6 +75,7 @@ runProcess('executor', async () => {
     observeOutcomes(metrics),
     redisLocks(redis, redisConfig.prefix),
     runLater(queue),
+    new ComputeBudget(wiring.computeBudget),
   );
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: wiring.concurrency,

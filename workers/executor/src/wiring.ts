@@ -1,9 +1,16 @@
 /**
  * The executor's policies, read from the environment the same way by its main (the server topology)
- * and by the embedded default, so they are stated once: how many jobs run at once, a job's retries and
- * the payment watcher's intervals.
+ * and by the embedded default, so they are stated once: how many jobs run at once, a job's retries,
+ * the payment watcher's intervals and the compute budget of the transactions it sends.
  */
-import { DEFAULT_RETRY, type RetryPolicy } from '@tokenops/shared';
+import {
+  DEFAULT_COMPUTE_BUDGET,
+  DEFAULT_RETRY,
+  parsePriorityFee,
+  type ComputeBudgetPolicy,
+  type PriorityFeeSetting,
+  type RetryPolicy,
+} from '@tokenops/shared';
 import { Env } from '@tokenops/shared/process';
 
 export interface ExecutorWiring {
@@ -13,6 +20,8 @@ export interface ExecutorWiring {
   retry: RetryPolicy;
   /** The payment watcher: PAYMENT_WATCH_INTERVAL_MS and PAYMENT_SWEEP_INTERVAL_MS. */
   payments: { intervalMs: number; sweepMs: number };
+  /** The compute budget of what it sends: PRIORITY_FEE, its percentile and cap, COMPUTE_UNIT_MARGIN_PERCENT. */
+  computeBudget: ComputeBudgetPolicy;
 }
 
 /** Reads the wiring from `env`; without one, the catalogue's defaults for the embedded default. */
@@ -24,5 +33,20 @@ export function executorWiring(env: Env = new Env({}, 'embedded')): ExecutorWiri
       intervalMs: env.int('PAYMENT_WATCH_INTERVAL_MS'),
       sweepMs: env.int('PAYMENT_SWEEP_INTERVAL_MS'),
     },
+    computeBudget: {
+      setting: priorityFee(env),
+      percentile: env.int('PRIORITY_FEE_PERCENTILE'),
+      maxMicroLamports: BigInt(env.int('PRIORITY_FEE_MAX_MICROLAMPORTS')),
+      marginPercent: env.int('COMPUTE_UNIT_MARGIN_PERCENT'),
+    },
   };
+}
+
+function priorityFee(env: Env): PriorityFeeSetting {
+  try {
+    return parsePriorityFee(env.text('PRIORITY_FEE'));
+  } catch (err) {
+    env.problems.push(`PRIORITY_FEE=${env.text('PRIORITY_FEE')}: ${(err as Error).message}`);
+    return DEFAULT_COMPUTE_BUDGET.setting;
+  }
 }
