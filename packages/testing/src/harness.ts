@@ -146,6 +146,11 @@ export interface WorldOptions {
    * pglite.int.spec.ts runs the adapter's tests on both.
    */
   databaseThread?: boolean;
+  /**
+   * Embedded: the executor's wiring (its compute budget, say), in place of the catalogue's defaults.
+   * The topology's executors run with the stack's settings.
+   */
+  executor?: EmbeddedOptions['executor'];
 }
 
 /** The harness's allowance of failed authentications per minute, unless a world asks for another. */
@@ -202,6 +207,7 @@ async function startService(
       ...(options.webhooks && { webhooks: options.webhooks }),
       ...(options.chainRpc && { chainRpcPort: 0 }),
       databaseThread: options.databaseThread ?? false,
+      ...(options.executor && { executor: options.executor }),
     });
     return {
       service: {

@@ -43,6 +43,12 @@ async function groupOf(ctx: Pick<Context, 'groups'>, groupId: string): Promise<G
 }
 
 /** The owner gives `auditor` read-only access to the group's log (again: nothing new is recorded). */
+/** The SOL fee a confirmation recorded and who paid it; null for one recorded before fees were. */
+function solFeeOf(data: Record<string, unknown>): { lamports: string; payer: string } | null {
+  const { sol_fee_lamports: lamports, fee_payer: payer } = data;
+  return typeof lamports === 'string' && typeof payer === 'string' ? { lamports, payer } : null;
+}
+
 export async function grantAuditor(ctx: Context, owner: string, groupId: string, auditor: string) {
   authorizeOperator(await groupOf(ctx, groupId), owner);
   if (!isAddress(auditor))
@@ -397,6 +403,7 @@ export async function intentStory(
     decision: decision.type === 'intent.accepted' ? 'accepted' : 'blocked',
     signature: submitting ? (dataOf(submitting).signature as string) : null,
     outcome: outcome ? (outcome.type === 'intent.confirmed' ? 'confirmed' : 'failed') : null,
+    sol_fee: outcome?.type === 'intent.confirmed' ? solFeeOf(dataOf(outcome)) : null,
     events: story.map(auditEventOf),
     webhook_events: derived,
     deliveries: sent.map(deliveryView),

@@ -343,6 +343,14 @@ export type IntentConfirmed = Event<
     /** An x402 payment: the transaction of the protocol fee (tx_sig is the payment's), and the resource's answer. */
     fee_tx_sig?: string;
     resource?: ResourceReply;
+    /**
+     * The SOL fee the service's transaction (tx_sig; an x402 payment's: fee_tx_sig) paid, lamports as
+     * decimal text: 5,000 a signature and its compute-unit price × limit; and the account that paid it
+     * (the fee payer). Absent from confirmations recorded before it was recorded, and where the
+     * service sent no transaction of its own (an x402 payment confirmed without its fee's).
+     */
+    sol_fee_lamports?: string;
+    fee_payer?: string;
     at: number;
   }
 >;

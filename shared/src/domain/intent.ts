@@ -432,7 +432,13 @@ export const simulateTransfer = (cmd: Omit<IntentCommand, 'action'>, state: Deci
   simulateIntent({ ...cmd, action: 'transfer' }, state);
 
 export type IntentOutcome =
-  | { status: 'confirmed'; tx_sig: string; received?: { amount: Big; mint: string } }
+  | {
+      status: 'confirmed';
+      tx_sig: string;
+      received?: { amount: Big; mint: string };
+      /** The SOL fee the service's transaction paid (lamports) and its fee payer, read from its signed bytes. */
+      solFee?: { lamports: bigint; payer: string };
+    }
   | { status: 'failed'; code: IntentFailedCode; message: string };
 type IntentFailedCode = Extract<AgentEvent, { type: 'intent.failed' }>['data']['code'];
 
@@ -470,6 +476,10 @@ export function decideSettleIntent(
         ...(confirmed?.received && {
           received_amount: amountText(confirmed.received.amount),
           received_mint: confirmed.received.mint,
+        }),
+        ...(confirmed?.solFee && {
+          sol_fee_lamports: String(confirmed.solFee.lamports),
+          fee_payer: confirmed.solFee.payer,
         }),
       },
     },

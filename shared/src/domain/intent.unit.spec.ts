@@ -552,6 +552,29 @@ describe('the spend decision', () => {
       expect(d.evaluation.hourly_tx_remaining).toBe(10);
     });
 
+    it('a confirmation records the SOL fee and its payer as text; one without them (older) evolves the same', () => {
+      const { cmd, state } = accept('10');
+      const payer = 'FeePayer1111111111111111111111111111111111';
+      const [withFee] = decideSettleIntent(
+        {
+          intent_id: cmd.intent_id,
+          outcome: { status: 'confirmed', tx_sig: 'sig', solFee: { lamports: 10_750n, payer } },
+          now: T0,
+        },
+        state,
+      );
+      expect(withFee).toEqual({
+        type: 'intent.confirmed',
+        data: expect.objectContaining({ tx_sig: 'sig', sol_fee_lamports: '10750', fee_payer: payer }),
+      });
+      const [older] = decideSettleIntent(
+        { intent_id: cmd.intent_id, outcome: { status: 'confirmed', tx_sig: 'sig' }, now: T0 },
+        state,
+      );
+      expect(Object.keys(older!.data)).not.toContain('sol_fee_lamports');
+      expect(evolveAgent(state, older!)).toEqual(evolveAgent(state, withFee!));
+    });
+
     it('settling twice, or settling an unknown intent, yields nothing', () => {
       const { cmd, state } = accept('10');
       const confirmed = decideSettleIntent(

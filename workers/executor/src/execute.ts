@@ -45,6 +45,8 @@ import {
   bindContext,
   ComputeBudget,
   DEFAULT_COMPUTE_BUDGET,
+  feeOf,
+  messageOfWire,
   type Context,
   type Handoff,
   type IntentData,
@@ -122,7 +124,8 @@ export class Executor {
     const previous = item.submission;
     if (previous) {
       const status = await this.ctx.chain.status(previous.signature);
-      if (status === 'confirmed') return this.confirm(intent, previous.signature, previous.receives);
+      if (status === 'confirmed')
+        return this.confirm(intent, previous.signature, Buffer.from(previous.wire, 'base64'), previous.receives);
       if (status === 'failed')
         return this.settle(intent, {
           status: 'failed',
@@ -307,13 +310,13 @@ export class Executor {
   ): Promise<'settled' | 'expired'> {
     try {
       await this.ctx.chain.submit(tx as SignedTransaction);
-      await this.confirm(intent, tx.signature, receives);
+      await this.confirm(intent, tx.signature, tx.wire, receives);
       return 'settled';
     } catch (err) {
       if (!(err instanceof ChainFailure)) throw err; // transport trouble: the job retries and looks again
       const status = await this.ctx.chain.status(tx.signature);
       if (status === 'confirmed') {
-        await this.confirm(intent, tx.signature, receives);
+        await this.confirm(intent, tx.signature, tx.wire, receives);
         return 'settled';
       }
       if (/BlockhashExpired|BlockhashNotFound/.test(err.error) && status === 'unknown') return 'expired';
@@ -322,11 +325,13 @@ export class Executor {
     }
   }
 
-  private confirm(intent: IntentData, signature: string, receives: Receives): Promise<void> {
+  /** Confirms with the SOL fee the landed bytes paid and their fee payer (what the chain took follows from the bytes). */
+  private confirm(intent: IntentData, signature: string, wire: Uint8Array, receives: Receives): Promise<void> {
     return this.settle(intent, {
       status: 'confirmed',
       tx_sig: signature,
       ...(receives && { received: { mint: receives.mint, amount: new Big(receives.amount) } }),
+      solFee: feeOf(messageOfWire(wire)),
     });
   }
 

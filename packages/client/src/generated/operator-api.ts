@@ -14,10 +14,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * A text for the wallet to sign (ed25519), valid five minutes; nothing is stored.
-         * @description Makes a sign-in message for `wallet`: the wallet, a random nonce, its expiry (five minutes) and the service’s MAC over them, so nothing needs storing until it is used. Any wallet may ask; what it may do once signed in depends on what it owns or was granted.
-         */
+        /** A text for the wallet to sign (ed25519), valid five minutes; nothing is stored. */
         post: operations["signInChallenge"];
         delete?: never;
         options?: never;
@@ -34,10 +31,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Exchange a signed challenge (once) for a JWT valid one hour; auditors sign in the same way.
-         * @description Checks the challenge (made by this service, for this wallet, not expired), the ed25519 signature over it, and that it was not used before (its nonce is claimed in the log, so it signs in once across every instance and restart); then answers a JWT for the wallet (HS256, one hour). Any failure is `401 unauthorized` and counts toward the client address’s allowance of failed sign-ins; past it the address is answered `429 rate_limited` with Retry-After.
-         */
+        /** Exchange a signed challenge (once) for a JWT valid one hour; auditors sign in the same way. */
         post: operations["signInToken"];
         delete?: never;
         options?: never;
@@ -52,10 +46,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * The groups the signed-in wallet owns (no one else’s), oldest first.
-         * @description Every group the signed-in wallet owns, each with its base token, its default limits and how many agents and allow-list entries it has, oldest first; a group just created is listed. Groups of other wallets are never listed.
-         */
+        /** The groups the signed-in wallet owns (no one else’s), oldest first. */
         get: operations["listGroups"];
         put?: never;
         /**
@@ -76,10 +67,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left.
-         * @description The group as it stands in the log: its base token and default limits, its agents with their status and limits, and its allow-list with each recipient’s budget: used, reserved by spends not settled yet, and remaining. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left. */
         get: operations["getGroup"];
         put?: never;
         post?: never;
@@ -98,10 +86,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2).
-         * @description Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2). */
         post: operations["addWhitelistEntry"];
         delete?: never;
         options?: never;
@@ -119,10 +104,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /**
-         * Remove an allow-list entry (an agent of the group stays allowed: revoke it instead).
-         * @description Removes the entry: spends to its address are refused (`403 whitelist_violation`) from now on. An agent’s own entry stays (`409 conflict`: revoke the agent instead), and an entry that is not the group’s is `404 not_found`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Remove an allow-list entry (an agent of the group stays allowed: revoke it instead). */
         delete: operations["removeWhitelistEntry"];
         options?: never;
         head?: never;
@@ -138,10 +120,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Invite an agent: a wallet in custody, its limits, and a one-time code (shown once).
-         * @description Makes an agent of the group: its wallet (held by the service), its limits (the group’s defaults for any not given) and a one-time invitation code the agent redeems at POST /register. The code is answered once (`cache-control: no-store`). Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Invite an agent: a wallet in custody, its limits, and a one-time code (shown once). */
         post: operations["inviteAgent"];
         delete?: never;
         options?: never;
@@ -162,10 +141,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /**
-         * Change an agent’s limits (any of them); a revoked agent’s stay.
-         * @description Sets the limits given (the per-transaction and daily limits, the hourly cap, the approval threshold; the others stay); spends decided from now on are held to them, and what was spent in the window still counts. A revoked agent’s limits stay: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
-         */
+        /** Change an agent’s limits (any of them); a revoked agent’s stay. */
         patch: operations["changeLimits"];
         trace?: never;
     };
@@ -178,10 +154,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Revoke an agent: its key is refused from now on, for good.
-         * @description Revokes the agent for good: its key is refused from now on (`401`), no spend of it is decided any more, and held spends of it are rejected. Its tokens stay in its wallet (emergency-withdraw moves them). Revoking a revoked agent changes nothing. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
-         */
+        /** Revoke an agent: its key is refused from now on, for good. */
         post: operations["revokeAgent"];
         delete?: never;
         options?: never;
@@ -218,10 +191,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * A new API key for the agent (shown once); the old one is refused from now on.
-         * @description Gives the agent a new API key, answered once (`cache-control: no-store`); the old key is refused from now on. A revoked agent gets none: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
-         */
+        /** A new API key for the agent (shown once); the old one is refused from now on. */
         post: operations["rotateKey"];
         delete?: never;
         options?: never;
@@ -236,10 +206,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Each agent’s use of its limits now (spent today, operations this hour), balances, last activity.
-         * @description For each agent of the group: what it spent (reserved or confirmed) in the last 24 hours, how many operations it made in the last 60 minutes, its last activity and its balances of each registry token. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Each agent’s use of its limits now (spent today, operations this hour), balances, last activity. */
         get: operations["groupUsage"];
         put?: never;
         post?: never;
@@ -256,10 +223,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log.
-         * @description The group’s confirmed spends over `window` (the last 24 hours, or 7 days), in buckets (hourly over 24 hours, 6-hourly over 7 days), by agent and by recipient, read from the log; refusals are not counted. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log. */
         get: operations["groupSpend"];
         put?: never;
         post?: never;
@@ -356,10 +320,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * One held spend: its terms, the message approvers sign, who signed, its status.
-         * @description One held spend: the intent’s terms, the message an approver signs, the approvers and who signed, its status and when it expires. The group’s owner, its approvers and its auditors may read it; anyone else is `403 forbidden`, an unknown approval `404 not_found`.
-         */
+        /** One held spend: its terms, the message approvers sign, who signed, its status. */
         get: operations["getApproval"];
         put?: never;
         post?: never;
@@ -398,10 +359,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Any approver rejects the held spend: it fails, and what it reserved is released.
-         * @description One approver’s rejection decides: the held spend fails (`403 approval_rejected` to the agent’s retry), nothing is sent, and what it reserved against the limits and the recipient’s budget is released. Only an approver of this approval may (else `403 forbidden`); an approval already decided or expired is `409 conflict`. Answered once the agent views include the release.
-         */
+        /** Any approver rejects the held spend: it fails, and what it reserved is released. */
         post: operations["rejectSpend"];
         delete?: never;
         options?: never;
@@ -416,16 +374,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Every subscription of the group: its fleet webhooks and its agents’ own.
-         * @description The group’s subscriptions, active or disabled (with `status_reason`): its fleet webhooks and each agent’s own; deleted ones are not listed, and secrets are never shown. Answered once the delivery store includes what the log holds now (`503 service_unavailable` with Retry-After when it is too far behind). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Every subscription of the group: its fleet webhooks and its agents’ own. */
         get: operations["listWebhooks"];
         put?: never;
-        /**
-         * Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once.
-         * @description Subscribes `url` to the listed event types of every agent of the group, present and future. Deliveries are signed (Standard Webhooks) with a secret the service makes and answers once (`signing_secret`, `cache-control: no-store`). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once. */
         post: operations["createFleetWebhook"];
         delete?: never;
         options?: never;
@@ -443,10 +395,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /**
-         * Delete a subscription of one of the operator’s groups; nothing more is sent to it.
-         * @description Deletes the subscription (a fleet webhook or an agent’s own): nothing more is delivered to it. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
-         */
+        /** Delete a subscription of one of the operator’s groups; nothing more is sent to it. */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -460,10 +409,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * The delivery log of a subscription, newest first: each delivery with its attempts.
-         * @description The subscription and its deliveries, newest first (at most `limit`, before `before` when given): each event’s payload, its status, and every attempt with its outcome, HTTP status, latency and error. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
-         */
+        /** The delivery log of a subscription, newest first: each delivery with its attempts. */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -482,10 +428,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Send one event (event_id) or every event since a time (since) to the subscription again.
-         * @description Asks for the event `event_id`, or every event since `since`, to be delivered to the subscription again: their deliveries are set pending (attempts counted on) and the delivery worker sends them, signed as any other; answered 202 at once. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
-         */
+        /** Send one event (event_id) or every event since a time (since) to the subscription again. */
         post: operations["redeliver"];
         delete?: never;
         options?: never;
@@ -502,10 +445,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * A new signing secret (shown once); the previous one signs too for grace_seconds.
-         * @description Makes a new signing secret, answered once (`cache-control: no-store`); deliveries carry a signature with each secret until `grace_seconds` (a day by default) have passed, so a receiver can switch without losing one. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
-         */
+        /** A new signing secret (shown once); the previous one signs too for grace_seconds. */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -520,21 +460,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * The wallets that may read the group’s log (the owner only).
-         * @description The wallets granted read access to the group’s log. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** The wallets that may read the group’s log (the owner only). */
         get: operations["listAuditors"];
         put?: never;
-        /**
-         * Give a wallet read-only access to the group’s log (granting twice changes nothing).
-         * @description Grants `wallet` read access to the group’s audit routes (its events, an intent’s story, the log’s verification, and the held spends); it signs in like an operator and may change nothing. Granting twice changes nothing; the owner’s own wallet is `409 conflict` (it reads the log already). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Give a wallet read-only access to the group’s log (granting twice changes nothing). */
         post: operations["grantAuditor"];
-        /**
-         * Take an auditor’s access away (the wallet in the body); its token reads nothing of the group after.
-         * @description Takes the wallet’s access away at once: its token reads nothing of the group after. A wallet that is not an auditor of the group is `404 not_found`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
-         */
+        /** Take an auditor’s access away (the wallet in the body); its token reads nothing of the group after. */
         delete: operations["removeAuditor"];
         options?: never;
         head?: never;
@@ -628,10 +559,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take).
-         * @description The registry: every token the service handles, its symbol, mint and decimals. Public (no key); the same for every caller.
-         */
+        /** The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take). */
         get: operations["listTokens"];
         put?: never;
         post?: never;
@@ -648,10 +576,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * The lending venues (lending_program of deposit and withdraw), each with the mints it takes.
-         * @description The lending venues the service operates (deposit and withdraw name one by `lending_program`), each with the underlying mints it takes. A group’s agents use one only once its operator has allow-listed it. Public (no key).
-         */
+        /** The lending venues (lending_program of deposit and withdraw), each with the mints it takes. */
         get: operations["listVenues"];
         put?: never;
         post?: never;
@@ -668,10 +593,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * The swap aggregator and, on the local chain, its pools with their reserves.
-         * @description The aggregator the swaps go through (null when none) and, for the local chain’s aggregator, its pools now: each pair, its fee and its reserves, in human units (empty with another aggregator). Public (no key).
-         */
+        /** The swap aggregator and, on the local chain, its pools with their reserves. */
         get: operations["listPools"];
         put?: never;
         post?: never;
@@ -951,6 +873,20 @@ export interface components {
             /** @description The new key, shown once; the old one is refused from now on. */
             api_key: string;
         };
+        SpendQuery: {
+            /**
+             * @default 24h
+             * @enum {string}
+             */
+            window?: "24h" | "7d";
+        };
+        GroupEventsQuery: {
+            /**
+             * Format: date-time
+             * @description Only events recorded at or after this time (the console asks for the last day).
+             */
+            since?: string;
+        };
         GroupUsageResponse: {
             agents: {
                 agent_wallet_pda: string;
@@ -993,7 +929,24 @@ export interface components {
             }[];
         };
         AuditEventsResponse: {
-            events: components["schemas"]["AuditEventView"][];
+            events: {
+                /** @description The event’s log position: a cursor to read on after it. */
+                position: string;
+                event_id: string;
+                stream: string;
+                revision: number;
+                type: string;
+                /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
+                data: unknown;
+                metadata: {
+                    correlation_id: string | null;
+                    causation_id: string | null;
+                };
+                /** Format: date-time */
+                recorded_at: string;
+                /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
+                hash: string | null;
+            }[];
             /** @description Pass it as ?cursor= to read on. */
             next_cursor: string;
             has_more: boolean;
@@ -1103,8 +1056,36 @@ export interface components {
                 would: string;
             }[];
         };
+        ApprovalsQuery: {
+            /** @enum {string} */
+            status?: "pending" | "approved" | "rejected" | "expired";
+        };
         ApprovalListResponse: {
-            approvals: components["schemas"]["Approval"][];
+            approvals: {
+                approval_id: string;
+                group_config_pda: string;
+                agent_wallet_pda: string;
+                /** @enum {string} */
+                action: "transfer" | "swap" | "deposit" | "withdraw";
+                /** @description An exact decimal, in human units. */
+                amount: string;
+                mint: string;
+                /** @description An exact decimal, in human units. */
+                value_in_base: string;
+                counterparty: string;
+                idempotency_key: string | null;
+                /** Format: date-time */
+                requested_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                /** @enum {string} */
+                status: "pending" | "approved" | "rejected" | "expired";
+                quorum: number;
+                /** @description The approvers who signed, in order. */
+                approved_by: string[];
+                /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
+                message: string;
+            }[];
         };
         Approval: {
             approval_id: string;
@@ -1167,15 +1148,54 @@ export interface components {
             previous_secret_valid_until?: string;
         };
         WebhookListResponse: {
-            webhooks: components["schemas"]["WebhookSubscriptionView"][];
+            webhooks: {
+                webhook_id: string;
+                /** @enum {string} */
+                scope: "agent" | "group";
+                agent_wallet_pda?: string;
+                group_config_pda: string;
+                url: string;
+                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+                /** @enum {string} */
+                status: "active" | "disabled" | "deleted";
+                status_reason?: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                previous_secret_valid_until?: string;
+            }[];
         };
         WebhookDeletedResponse: {
             webhook_id: string;
             /** @constant */
             status: "deleted";
         };
+        DeliveriesQuery: {
+            /**
+             * Format: int32
+             * @default 20
+             */
+            limit?: number;
+            /** Format: date-time */
+            before?: string;
+        };
         DeliveriesResponse: {
-            webhook: components["schemas"]["WebhookSubscriptionView"];
+            webhook: {
+                webhook_id: string;
+                /** @enum {string} */
+                scope: "agent" | "group";
+                agent_wallet_pda?: string;
+                group_config_pda: string;
+                url: string;
+                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
+                /** @enum {string} */
+                status: "active" | "disabled" | "deleted";
+                status_reason?: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                previous_secret_valid_until?: string;
+            };
             deliveries: {
                 event_id: string;
                 /** @enum {string} */
@@ -1237,6 +1257,12 @@ export interface components {
             /** @description The wallets granted read access, oldest first. */
             auditors: string[];
         };
+        ReconciliationQuery: {
+            /** Format: date-time */
+            from?: string;
+            /** Format: date-time */
+            to?: string;
+        };
         ReconciliationResponse: {
             group_id: string;
             /** Format: date-time */
@@ -1259,6 +1285,31 @@ export interface components {
                 difference?: string;
                 message: string;
             }[];
+        };
+        AuditEventsQuery: {
+            /**
+             * Format: date-time
+             * @description Recorded at or after this time.
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Recorded before this time.
+             */
+            to?: string;
+            agent?: string;
+            /** @description One event type of the log (`intent.blocked`, `x402.payment_settled`), or several separated by commas. */
+            type?: string;
+            cursor?: string;
+            /**
+             * Format: int32
+             * @default 100
+             */
+            limit?: number;
+        };
+        VerificationQuery: {
+            /** @description Checkpoints an earlier verification gave, each `events:digest`: the running digest after that many events of the group must be the same. */
+            expect?: string;
         };
         VerificationResponse: {
             /** @description The group verified. */
@@ -1297,7 +1348,31 @@ export interface components {
             signature: string | null;
             /** @enum {string|null} */
             outcome: "confirmed" | "failed" | null;
-            events: components["schemas"]["AuditEventView"][];
+            /** @description The SOL fee the service’s transaction paid on confirmation, and by whom; null before a confirmation, or for one recorded before fees were. */
+            sol_fee: {
+                /** @description Lamports, decimal text: 5,000 a signature plus the compute-unit price × limit. */
+                lamports: string;
+                /** @description The fee payer: the account the chain took the fee from. */
+                payer: string;
+            } | null;
+            events: {
+                /** @description The event’s log position: a cursor to read on after it. */
+                position: string;
+                event_id: string;
+                stream: string;
+                revision: number;
+                type: string;
+                /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
+                data: unknown;
+                metadata: {
+                    correlation_id: string | null;
+                    causation_id: string | null;
+                };
+                /** Format: date-time */
+                recorded_at: string;
+                /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
+                hash: string | null;
+            }[];
             webhook_events: {
                 /** @enum {string} */
                 kind: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
@@ -1381,6 +1456,14 @@ export interface components {
                 issue: string;
             }[];
         };
+        PathParams: {
+            group?: string;
+            entry?: string;
+            agent?: string;
+            approval?: string;
+            webhook?: string;
+            intent?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1406,14 +1489,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1423,42 +1498,12 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
                     };
                 };
             };
@@ -1506,14 +1551,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1523,14 +1560,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1557,14 +1586,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1616,14 +1637,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1633,14 +1646,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1667,14 +1672,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1736,14 +1733,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1753,14 +1742,6 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1787,14 +1768,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1807,14 +1780,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1868,14 +1833,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1885,14 +1842,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1919,14 +1868,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1939,14 +1880,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,14 +1892,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2030,14 +1955,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2047,14 +1964,6 @@ export interface operations {
             /** @description Invalid input: invalid_amount, recipient_invalid, validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2081,14 +1990,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2101,14 +2002,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2121,14 +2014,6 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2141,14 +2026,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2209,14 +2086,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2226,14 +2095,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2260,14 +2121,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,14 +2133,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2300,14 +2145,6 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2320,14 +2157,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2391,14 +2220,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2408,14 +2229,6 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2442,14 +2255,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2462,14 +2267,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2482,14 +2279,6 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2502,14 +2291,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2573,14 +2354,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2590,14 +2363,6 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2624,14 +2389,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2644,14 +2401,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2664,14 +2413,6 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2684,14 +2425,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2755,14 +2488,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2772,14 +2497,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2806,14 +2523,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2826,14 +2535,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,14 +2547,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2917,14 +2610,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2934,14 +2619,6 @@ export interface operations {
             /** @description Invalid input: recipient_invalid, validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2968,14 +2645,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2988,14 +2657,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3008,14 +2669,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3079,14 +2732,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3096,14 +2741,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3130,14 +2767,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,14 +2779,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3170,14 +2791,6 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3190,14 +2803,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3251,14 +2856,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3268,14 +2865,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3302,14 +2891,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3322,14 +2903,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,14 +2915,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3405,14 +2970,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3422,14 +2979,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3456,14 +3005,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3476,14 +3017,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3496,14 +3029,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3559,14 +3084,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,14 +3094,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3611,14 +3120,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3631,14 +3132,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3651,14 +3144,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3722,14 +3207,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3739,14 +3216,6 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3773,14 +3242,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3793,14 +3254,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3813,14 +3266,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3878,14 +3323,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3895,14 +3332,6 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3929,14 +3358,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3949,14 +3370,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3969,14 +3382,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4032,14 +3437,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4049,14 +3446,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4083,14 +3472,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4103,14 +3484,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4123,14 +3496,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4184,14 +3549,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4201,14 +3558,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4235,14 +3584,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,14 +3596,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4275,14 +3608,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4340,14 +3665,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4357,14 +3674,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4391,14 +3700,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4411,14 +3712,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4431,14 +3724,6 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4451,14 +3736,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4516,14 +3793,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4533,14 +3802,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4567,14 +3828,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4587,14 +3840,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,14 +3852,6 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4627,14 +3864,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4688,14 +3917,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4705,14 +3926,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4739,14 +3952,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4759,14 +3964,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4779,14 +3976,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4844,14 +4033,6 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4861,14 +4042,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4895,14 +4068,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4915,14 +4080,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4935,14 +4092,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4996,14 +4145,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5013,14 +4154,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5047,14 +4180,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5067,14 +4192,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5087,14 +4204,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5151,14 +4260,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5168,14 +4269,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5202,14 +4295,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5222,14 +4307,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5242,14 +4319,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5307,14 +4376,6 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5324,14 +4385,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5358,14 +4411,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5378,14 +4423,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5398,14 +4435,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5463,14 +4492,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5480,14 +4501,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5514,14 +4527,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,14 +4539,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5554,14 +4551,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5615,14 +4604,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5632,14 +4613,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5666,14 +4639,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5686,14 +4651,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5706,14 +4663,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5771,14 +4720,6 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5788,14 +4729,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5822,14 +4755,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5842,14 +4767,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5862,14 +4779,6 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5882,14 +4791,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5947,14 +4848,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5964,14 +4857,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5998,14 +4883,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6018,14 +4895,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6038,14 +4907,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6102,14 +4963,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6119,14 +4972,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6153,14 +4998,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6173,14 +5010,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6193,14 +5022,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6261,14 +5082,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6279,14 +5092,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6313,14 +5118,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6333,14 +5130,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6353,14 +5142,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6416,14 +5197,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6433,14 +5206,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6467,14 +5232,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6487,14 +5244,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6507,14 +5256,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6568,14 +5309,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6585,14 +5318,6 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6619,14 +5344,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6639,14 +5356,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6659,14 +5368,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -6718,14 +5419,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6735,42 +5428,12 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
                     };
                 };
             };
@@ -6814,14 +5477,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6831,42 +5486,12 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
                     };
                 };
             };
@@ -6910,14 +5535,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6927,42 +5544,12 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
-                    };
-                };
-            };
-            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
-            429: {
-                headers: {
-                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "rate_limited";
                     };
                 };
             };
@@ -7016,14 +5603,6 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7033,14 +5612,6 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, token_not_in_registry, recipient_invalid, validation_error. */
             400: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7067,14 +5638,6 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7087,14 +5650,6 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7107,14 +5662,6 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
-                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window frees a request. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
-                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;

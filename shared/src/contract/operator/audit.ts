@@ -167,6 +167,21 @@ export const IntentStoryResponse = object({
   decision: { type: 'string', enum: ['accepted', 'blocked'] },
   signature: NullableText,
   outcome: { type: ['string', 'null'], enum: ['confirmed', 'failed', null] },
+  sol_fee: {
+    anyOf: [
+      object({
+        lamports: {
+          type: 'string',
+          pattern: '^[0-9]+$',
+          description: 'Lamports, decimal text: 5,000 a signature plus the compute-unit price × limit.',
+        },
+        payer: { ...Identifier, description: 'The fee payer: the account the chain took the fee from.' },
+      }),
+      { type: 'null' },
+    ],
+    description:
+      'The SOL fee the service’s transaction paid on confirmation, and by whom; null before a confirmation, or for one recorded before fees were.',
+  },
   events: { type: 'array', items: AuditEventView },
   webhook_events: {
     type: 'array',
