@@ -125,7 +125,12 @@ export class Executor {
     if (previous) {
       const status = await this.ctx.chain.status(previous.signature);
       if (status === 'confirmed')
-        return this.confirm(intent, previous.signature, Buffer.from(previous.wire, 'base64'), previous.receives);
+        return this.confirm(
+          intent,
+          previous.signature,
+          Buffer.from(previous.wire, 'base64'),
+          previous.receives,
+        );
       if (status === 'failed')
         return this.settle(intent, {
           status: 'failed',
@@ -326,7 +331,12 @@ export class Executor {
   }
 
   /** Confirms with the SOL fee the landed bytes paid and their fee payer (what the chain took follows from the bytes). */
-  private confirm(intent: IntentData, signature: string, wire: Uint8Array, receives: Receives): Promise<void> {
+  private confirm(
+    intent: IntentData,
+    signature: string,
+    wire: Uint8Array,
+    receives: Receives,
+  ): Promise<void> {
     return this.settle(intent, {
       status: 'confirmed',
       tx_sig: signature,
