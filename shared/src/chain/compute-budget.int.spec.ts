@@ -10,6 +10,8 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { DEFAULT_COMPUTE_BUDGET, computeUnitLimit, type ComputeBudgetPolicy } from '../domain/priority-fee';
 import { generateSigner } from './keys';
 import { LiteSvmChain } from './litesvm';
+import { RpcChain } from './rpc';
+import { serveChainRpc } from './rpc-node';
 import {
   ComputeBudget,
   budgetOf,
@@ -135,4 +137,27 @@ it('falls back to 200,000 units an instruction when the chain cannot simulate, a
   await chain.submit(tx); // enough to land
   await budget.prepare(blind, ixs, []);
   expect(simulations).toBe(2);
+});
+
+it("over JSON-RPC (the topology's executors, a cluster): the same price from the node and the same simulated limit", async () => {
+  const node = await serveChainRpc(chain.node(), { port: 0 });
+  const rpc = RpcChain.local(node.url, 'compute-budget');
+  try {
+    const busy = generateSigner().address;
+    await chain.passSlots(1);
+    await chain.submit(await chain.prepare([...computeBudgetInstructions(10_000, 7_000n), ...pay(busy)], []));
+    const budget = policy({ setting: { kind: 'auto' }, percentile: 100 });
+    const overRpc = budgetOf(
+      messageOfWire((await new ComputeBudget(budget).prepare(rpc, pay(busy), [])).wire),
+    );
+    const inProcess = budgetOf(
+      messageOfWire((await new ComputeBudget(budget).prepare(chain, pay(busy), [])).wire),
+    );
+    expect(overRpc).toEqual(inProcess);
+    expect(overRpc.microLamports).toBe(7_000n);
+    expect(overRpc.units).toBeLessThan(200_000);
+  } finally {
+    await rpc.close();
+    await node.close();
+  }
 });
