@@ -84,6 +84,7 @@ export interface Chain {
   /**
    * The compute units a signed transaction consumes when run now, its signatures unchecked and its
    * blockhash as the latest (simulateTransaction); undefined when it fails or the chain cannot tell.
+   * A trial: the transaction sent is signed anew, with the limit the trial sized.
    */
   unitsConsumed(tx: SignedTransaction): Promise<bigint | undefined>;
   /** Sends and waits for confirmation; throws ChainFailure when it fails or its blockhash expires. */

@@ -242,7 +242,9 @@ export class RpcChain implements LocalChain, PaymentSource {
     return fees.map((f) => ({ slot: BigInt(f.slot), fee: BigInt(f.prioritizationFee) }));
   }
 
+  /** A simulated transaction is a trial (compute-budget.ts signs another to send): what it would create is forgotten. */
   async unitsConsumed(tx: SignedTransaction): Promise<bigint | undefined> {
+    this.creates.delete(tx.signature);
     try {
       const { value } = await this.rpc.call<{ value: { err: unknown; unitsConsumed?: number } }>(
         'simulateTransaction',
