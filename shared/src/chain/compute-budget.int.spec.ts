@@ -1,12 +1,14 @@
 /**
  * The compute budget the executor puts in front of its transactions, on the local chain (LiteSVM):
  * `auto` offers the percentile of what transactions writing the same accounts paid recently, capped;
- * a fixed price is that price; `off` none; the limit is what a simulation consumed plus the margin (one
- * simulation per shape), or 200,000 units an instruction when the chain cannot simulate; and what the
+ * a fixed price is that price; `off` none; the limit is what a simulation of the transaction consumed
+ * plus the margin, or 200,000 units an instruction when the chain cannot simulate; and what the
  * chain charged is what the signed bytes say.
  */
 import { createNoopSigner, type Address, type Instruction } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
+import { getCreateAssociatedTokenIdempotentInstruction } from '@solana-program/token';
+import { ata } from './transactions';
 import { DEFAULT_COMPUTE_BUDGET, computeUnitLimit, type ComputeBudgetPolicy } from '../domain/priority-fee';
 import { generateSigner } from './keys';
 import { LiteSvmChain } from './litesvm';
@@ -83,7 +85,7 @@ it('a fixed price is that price; off sets a limit and no price', async () => {
   expect(unpriced).toEqual({ units: expect.any(Number), others: 1 });
 });
 
-it('asks the units a simulation consumed plus the margin, simulating each shape once; the chain charges what the bytes say', async () => {
+it('asks the units a simulation consumed plus the margin, simulating each transaction; the chain charges what the bytes say', async () => {
   let simulations = 0;
   const counting: BudgetChain = {
     feePayer: chain.feePayer,
@@ -116,7 +118,7 @@ it('asks the units a simulation consumed plus the margin, simulating each shape 
   expect(before - (await chain.readAccount(chain.feePayer))!.lamports).toBe(1_000_000n + fee.lamports);
 
   await budget.prepare(counting, pay(generateSigner().address), []);
-  expect(simulations).toBe(1);
+  expect(simulations).toBe(2);
 });
 
 it('falls back to 200,000 units an instruction when the chain cannot simulate, and simulates again next time', async () => {
@@ -160,4 +162,28 @@ it("over JSON-RPC (the topology's executors, a cluster): the same price from the
     await rpc.close();
     await node.close();
   }
+});
+
+it('sizes each transaction by its own simulation: an idempotent token-account creation that creates lands after one that did not', async () => {
+  const budget = new ComputeBudget(policy({ setting: { kind: 'off' } }));
+  const mint = chain.tokens[0]!.mint;
+  const create = async (owner: string) => [
+    getCreateAssociatedTokenIdempotentInstruction({
+      payer: createNoopSigner(chain.feePayer as Address),
+      ata: await ata(owner, mint),
+      owner: owner as Address,
+      mint: mint as Address,
+    }),
+  ];
+  const owner = generateSigner().address;
+  await chain.submit(await chain.prepare(await create(owner), [])); // no budget: the account is there
+  // The account there: its creation costs a few thousand units.
+  const again = await budget.prepare(chain, await create(owner), []);
+  await chain.submit(again);
+  // Another owner's: the creation costs far more, and it lands all the same.
+  const fresh = await budget.prepare(chain, await create(generateSigner().address), []);
+  expect(budgetOf(messageOfWire(fresh.wire)).units!).toBeGreaterThan(
+    budgetOf(messageOfWire(again.wire)).units!,
+  );
+  await chain.submit(fresh);
 });

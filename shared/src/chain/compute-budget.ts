@@ -5,10 +5,11 @@
  * SetComputeUnitLimit and SetComputeUnitPrice instructions in front of the transaction's own. The
  * rules are domain/priority-fee.ts; this reads the chain for them and builds the instructions.
  *
- * A simulation costs a call and a run on the node: transactions of one shape (the same programs, with
- * data of the same lengths, on the same number of accounts) consume the same units within a few, so
- * one simulation per shape sizes them all, the margin covering the rest. The recent fees of a set of
- * accounts are asked once a second at most (a slot is 400 ms; the node reports the last 150).
+ * Every transaction is simulated: what one consumes depends on the state it meets, not only on its
+ * instructions (an idempotent token-account creation costs about 25,000 units when it creates and a
+ * few thousand when the account exists; a venue's deposit accrues interest first), so a limit sized
+ * for one transaction of a shape fails another (ProgramFailedToComplete). The recent fees of a set
+ * of accounts are asked once a second at most (a slot is 400 ms; the node reports the last 150).
  *
  * The fee a transaction pays follows from its signed bytes alone (`feeOf`): the executor records it
  * with the confirmation from the very bytes it sent, first time or resent.
@@ -114,15 +115,8 @@ export function writableKeys(message: WireMessage): string[] {
   return message.accountKeys.filter((_, i) => isWritableIndex(message, i));
 }
 
-// A shape: the programs, in order, with their data lengths and account counts.
-const shapeOf = (instructions: readonly Instruction[]) =>
-  instructions
-    .map((ix) => `${ix.programAddress}:${ix.data?.length ?? 0}:${ix.accounts?.length ?? 0}`)
-    .join(',');
-
 /** Prepares the service's transactions with their compute budget in front (the policy's price and a simulated limit). */
 export class ComputeBudget {
-  private readonly units = new Map<string, number>();
   private readonly fees = new Map<string, { at: number; value: Promise<PrioritizationFee[]> }>();
 
   constructor(readonly policy: ComputeBudgetPolicy) {}
@@ -166,9 +160,6 @@ export class ComputeBudget {
     signers: readonly Signer[],
     price: bigint | undefined,
   ): Promise<number> {
-    const shape = shapeOf(instructions);
-    const known = this.units.get(shape);
-    if (known !== undefined) return known;
     // Simulated with the most units it may ask and the price it will carry: what it consumes then is
     // what it consumes with a smaller limit (the budget instructions' own units included).
     const trial = await chain.prepare(
@@ -176,12 +167,6 @@ export class ComputeBudget {
       signers,
     );
     const consumed = await chain.unitsConsumed(trial);
-    const units = computeUnitLimit(consumed, this.policy.marginPercent, instructions.length);
-    // A simulation that failed (funds short, the node away) sizes nothing for the next ones.
-    if (consumed !== undefined) {
-      if (this.units.size > 10_000) this.units.clear();
-      this.units.set(shape, units);
-    }
-    return units;
+    return computeUnitLimit(consumed, this.policy.marginPercent, instructions.length);
   }
 }
