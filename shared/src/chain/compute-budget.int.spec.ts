@@ -1,8 +1,8 @@
 /**
  * The compute budget the executor puts in front of its transactions, on the local chain (LiteSVM):
  * `auto` offers the percentile of what transactions writing the same accounts paid recently, capped;
- * a fixed price is that price; `off` none; the limit is what a simulation of the transaction consumed
- * plus the margin, or 200,000 units an instruction when the chain cannot simulate; and what the
+ * a fixed price is that price; `off` none; the limit is what a simulation consumed plus the margin (one
+ * simulation per shape, each time for a transaction creating a token account), or 200,000 units an instruction when the chain cannot simulate; and what the
  * chain charged is what the signed bytes say.
  */
 import { createNoopSigner, type Address, type Instruction } from '@solana/kit';
@@ -85,7 +85,7 @@ it('a fixed price is that price; off sets a limit and no price', async () => {
   expect(unpriced).toEqual({ units: expect.any(Number), others: 1 });
 });
 
-it('asks the units a simulation consumed plus the margin, simulating each transaction; the chain charges what the bytes say', async () => {
+it('asks the units a simulation consumed plus the margin, simulating each shape once; the chain charges what the bytes say', async () => {
   let simulations = 0;
   const counting: BudgetChain = {
     feePayer: chain.feePayer,
@@ -118,7 +118,7 @@ it('asks the units a simulation consumed plus the margin, simulating each transa
   expect(before - (await chain.readAccount(chain.feePayer))!.lamports).toBe(1_000_000n + fee.lamports);
 
   await budget.prepare(counting, pay(generateSigner().address), []);
-  expect(simulations).toBe(2);
+  expect(simulations).toBe(1); // one per shape
 });
 
 it('falls back to 200,000 units an instruction when the chain cannot simulate, and simulates again next time', async () => {
@@ -164,7 +164,7 @@ it("over JSON-RPC (the topology's executors, a cluster): the same price from the
   }
 });
 
-it('sizes each transaction by its own simulation: an idempotent token-account creation that creates lands after one that did not', async () => {
+it('simulates each transaction with a token-account creation: one that creates lands after one that did not', async () => {
   const budget = new ComputeBudget(policy({ setting: { kind: 'off' } }));
   const mint = chain.tokens[0]!.mint;
   const create = async (owner: string) => [

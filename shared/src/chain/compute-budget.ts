@@ -5,16 +5,19 @@
  * SetComputeUnitLimit and SetComputeUnitPrice instructions in front of the transaction's own. The
  * rules are domain/priority-fee.ts; this reads the chain for them and builds the instructions.
  *
- * Every transaction is simulated: what one consumes depends on the state it meets, not only on its
- * instructions (an idempotent token-account creation costs about 25,000 units when it creates and a
- * few thousand when the account exists; a venue's deposit accrues interest first), so a limit sized
- * for one transaction of a shape fails another (ProgramFailedToComplete). The recent fees of a set
+ * A simulation costs a call, a run on the node and a signing: transactions of one shape (the same
+ * programs, with data of the same lengths, on the same number of accounts) consume the same units
+ * within the margin, so one simulation sizes the shape, except where the cost depends on the state:
+ * an idempotent token-account creation costs about 25,000 units more when it creates than when the
+ * account exists, so a transaction with one is simulated each time (a limit sized on one that found
+ * its account failed the next that created it: ProgramFailedToComplete). The recent fees of a set
  * of accounts are asked once a second at most (a slot is 400 ms; the node reports the last 150).
  *
  * The fee a transaction pays follows from its signed bytes alone (`feeOf`): the executor records it
  * with the confirmation from the very bytes it sent, first time or resent.
  */
 import type { Instruction } from '@solana/kit';
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import {
   COMPUTE_BUDGET_PROGRAM_ADDRESS,
   getSetComputeUnitLimitInstruction,
@@ -115,11 +118,19 @@ export function writableKeys(message: WireMessage): string[] {
   return message.accountKeys.filter((_, i) => isWritableIndex(message, i));
 }
 
+// A shape: the programs, in order, with their data lengths and account counts.
+const shapeOf = (instructions: readonly Instruction[]) =>
+  instructions
+    .map((ix) => `${ix.programAddress}:${ix.data?.length ?? 0}:${ix.accounts?.length ?? 0}`)
+    .join(',');
+
 /** Prepares the service's transactions with their compute budget in front (the policy's price and a simulated limit). */
 export class ComputeBudget {
   private readonly fees = new Map<string, { at: number; value: Promise<PrioritizationFee[]> }>();
 
   constructor(readonly policy: ComputeBudgetPolicy) {}
+
+  private readonly units = new Map<string, number>();
 
   /** The instructions with the compute budget in front, signed; nothing is sent. */
   async prepare(
@@ -160,6 +171,11 @@ export class ComputeBudget {
     signers: readonly Signer[],
     price: bigint | undefined,
   ): Promise<number> {
+    const shape = instructions.some((ix) => ix.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS)
+      ? undefined
+      : shapeOf(instructions);
+    const known = shape && this.units.get(shape);
+    if (known) return known;
     // Simulated with the most units it may ask and the price it will carry: what it consumes then is
     // what it consumes with a smaller limit (the budget instructions' own units included).
     const trial = await chain.prepare(
@@ -167,6 +183,12 @@ export class ComputeBudget {
       signers,
     );
     const consumed = await chain.unitsConsumed(trial);
-    return computeUnitLimit(consumed, this.policy.marginPercent, instructions.length);
+    const units = computeUnitLimit(consumed, this.policy.marginPercent, instructions.length);
+    // A simulation that failed (the node away, a program error) sizes nothing for the next ones.
+    if (shape && consumed !== undefined) {
+      if (this.units.size > 10_000) this.units.clear();
+      this.units.set(shape, units);
+    }
+    return units;
   }
 }

@@ -394,7 +394,7 @@ export const SETTINGS = {
     min: 0,
     max: 100,
     meaning:
-      'what the compute-unit limit adds to what a simulation of the transaction consumed (each transaction is simulated); without a simulation the limit is 200,000 units an instruction',
+      'what the compute-unit limit adds to what a simulation of the transaction consumed (one simulation per shape of transaction, and each transaction that creates a token account); without a simulation the limit is 200,000 units an instruction',
   },
   CHAIN_RECOVERY_INTERVAL_MS: {
     type: 'int',
