@@ -98,12 +98,13 @@ module.exports = {
     {
       name: 'settings-are-data',
       comment:
-        'settings/ is the ground: the catalogue of settings (names, types, defaults, bounds, meanings), its tables for the docs and the take-over timings, as data. It names two defaults where the code keeps them: the job retry (queue/port.ts) and the delivery retry (application/webhooks/deliver.ts).',
+        'settings/ is the ground: the catalogue of settings (names, types, defaults, bounds, meanings), its tables for the docs and the take-over timings, as data, beside the domain, whose defaults it may name. It names two defaults of higher rooms where the code keeps them: the job retry (queue/port.ts) and the delivery retry (application/webhooks/deliver.ts).',
       severity: 'error',
       from: { path: '^shared/src/settings/', pathNot: SPECS },
       to: {
         pathNot: [
-          '^shared/src/settings/',
+          // The ground beside it: defaults the domain keeps (the compute budget's), amounts.
+          '^shared/src/(settings|domain|money)/',
           '^shared/src/docs/generated-table\\.ts$',
           '^shared/src/queue/port\\.ts$',
           '^shared/src/application/webhooks/deliver\\.ts$',

@@ -14,7 +14,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A text for the wallet to sign (ed25519), valid five minutes; nothing is stored. */
+        /**
+         * A text for the wallet to sign (ed25519), valid five minutes; nothing is stored.
+         * @description Makes a sign-in message for `wallet`: the wallet, a random nonce, its expiry (five minutes) and the service’s MAC over them, so nothing needs storing until it is used. Any wallet may ask; what it may do once signed in depends on what it owns or was granted.
+         */
         post: operations["signInChallenge"];
         delete?: never;
         options?: never;
@@ -31,7 +34,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a signed challenge (once) for a JWT valid one hour; auditors sign in the same way. */
+        /**
+         * Exchange a signed challenge (once) for a JWT valid one hour; auditors sign in the same way.
+         * @description Checks the challenge (made by this service, for this wallet, not expired), the ed25519 signature over it, and that it was not used before (its nonce is claimed in the log, so it signs in once across every instance and restart); then answers a JWT for the wallet (HS256, one hour). Any failure is `401 unauthorized` and counts toward the client address’s allowance of failed sign-ins; past it the address is answered `429 rate_limited` with Retry-After.
+         */
         post: operations["signInToken"];
         delete?: never;
         options?: never;
@@ -46,7 +52,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The groups the signed-in wallet owns (no one else’s), oldest first. */
+        /**
+         * The groups the signed-in wallet owns (no one else’s), oldest first.
+         * @description Every group the signed-in wallet owns, each with its base token, its default limits and how many agents and allow-list entries it has, oldest first; a group just created is listed. Groups of other wallets are never listed.
+         */
         get: operations["listGroups"];
         put?: never;
         /**
@@ -67,7 +76,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left. */
+        /**
+         * The group: default limits, agents with their status and limits, the allow-list with what each budget used and has left.
+         * @description The group as it stands in the log: its base token and default limits, its agents with their status and limits, and its allow-list with each recipient’s budget: used, reserved by spends not settled yet, and remaining. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["getGroup"];
         put?: never;
         post?: never;
@@ -86,7 +98,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2). */
+        /**
+         * Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2).
+         * @description Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         post: operations["addWhitelistEntry"];
         delete?: never;
         options?: never;
@@ -104,7 +119,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove an allow-list entry (an agent of the group stays allowed: revoke it instead). */
+        /**
+         * Remove an allow-list entry (an agent of the group stays allowed: revoke it instead).
+         * @description Removes the entry: spends to its address are refused (`403 whitelist_violation`) from now on. An agent’s own entry stays (`409 conflict`: revoke the agent instead), and an entry that is not the group’s is `404 not_found`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         delete: operations["removeWhitelistEntry"];
         options?: never;
         head?: never;
@@ -120,7 +138,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invite an agent: a wallet in custody, its limits, and a one-time code (shown once). */
+        /**
+         * Invite an agent: a wallet in custody, its limits, and a one-time code (shown once).
+         * @description Makes an agent of the group: its wallet (held by the service), its limits (the group’s defaults for any not given) and a one-time invitation code the agent redeems at POST /register. The code is answered once (`cache-control: no-store`). Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         post: operations["inviteAgent"];
         delete?: never;
         options?: never;
@@ -141,7 +162,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an agent’s limits (any of them); a revoked agent’s stay. */
+        /**
+         * Change an agent’s limits (any of them); a revoked agent’s stay.
+         * @description Sets the limits given (the per-transaction and daily limits, the hourly cap, the approval threshold; the others stay); spends decided from now on are held to them, and what was spent in the window still counts. A revoked agent’s limits stay: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
+         */
         patch: operations["changeLimits"];
         trace?: never;
     };
@@ -154,7 +178,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an agent: its key is refused from now on, for good. */
+        /**
+         * Revoke an agent: its key is refused from now on, for good.
+         * @description Revokes the agent for good: its key is refused from now on (`401`), no spend of it is decided any more, and held spends of it are rejected. Its tokens stay in its wallet (emergency-withdraw moves them). Revoking a revoked agent changes nothing. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
+         */
         post: operations["revokeAgent"];
         delete?: never;
         options?: never;
@@ -191,7 +218,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new API key for the agent (shown once); the old one is refused from now on. */
+        /**
+         * A new API key for the agent (shown once); the old one is refused from now on.
+         * @description Gives the agent a new API key, answered once (`cache-control: no-store`); the old key is refused from now on. A revoked agent gets none: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
+         */
         post: operations["rotateKey"];
         delete?: never;
         options?: never;
@@ -206,7 +236,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Each agent’s use of its limits now (spent today, operations this hour), balances, last activity. */
+        /**
+         * Each agent’s use of its limits now (spent today, operations this hour), balances, last activity.
+         * @description For each agent of the group: what it spent (reserved or confirmed) in the last 24 hours, how many operations it made in the last 60 minutes, its last activity and its balances of each registry token. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["groupUsage"];
         put?: never;
         post?: never;
@@ -223,7 +256,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log. */
+        /**
+         * Confirmed spends over the last 24 hours or 7 days, by agent and by recipient, from the log.
+         * @description The group’s confirmed spends over `window` (the last 24 hours, or 7 days), in buckets (hourly over 24 hours, 6-hourly over 7 days), by agent and by recipient, read from the log; refusals are not counted. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["groupSpend"];
         put?: never;
         post?: never;
@@ -320,7 +356,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One held spend: its terms, the message approvers sign, who signed, its status. */
+        /**
+         * One held spend: its terms, the message approvers sign, who signed, its status.
+         * @description One held spend: the intent’s terms, the message an approver signs, the approvers and who signed, its status and when it expires. The group’s owner, its approvers and its auditors may read it; anyone else is `403 forbidden`, an unknown approval `404 not_found`.
+         */
         get: operations["getApproval"];
         put?: never;
         post?: never;
@@ -359,7 +398,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Any approver rejects the held spend: it fails, and what it reserved is released. */
+        /**
+         * Any approver rejects the held spend: it fails, and what it reserved is released.
+         * @description One approver’s rejection decides: the held spend fails (`403 approval_rejected` to the agent’s retry), nothing is sent, and what it reserved against the limits and the recipient’s budget is released. Only an approver of this approval may (else `403 forbidden`); an approval already decided or expired is `409 conflict`. Answered once the agent views include the release.
+         */
         post: operations["rejectSpend"];
         delete?: never;
         options?: never;
@@ -374,10 +416,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every subscription of the group: its fleet webhooks and its agents’ own. */
+        /**
+         * Every subscription of the group: its fleet webhooks and its agents’ own.
+         * @description The group’s subscriptions, active or disabled (with `status_reason`): its fleet webhooks and each agent’s own; deleted ones are not listed, and secrets are never shown. Answered once the delivery store includes what the log holds now (`503 service_unavailable` with Retry-After when it is too far behind). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once. */
+        /**
+         * Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once.
+         * @description Subscribes `url` to the listed event types of every agent of the group, present and future. Deliveries are signed (Standard Webhooks) with a secret the service makes and answers once (`signing_secret`, `cache-control: no-store`). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         post: operations["createFleetWebhook"];
         delete?: never;
         options?: never;
@@ -395,7 +443,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a subscription of one of the operator’s groups; nothing more is sent to it. */
+        /**
+         * Delete a subscription of one of the operator’s groups; nothing more is sent to it.
+         * @description Deletes the subscription (a fleet webhook or an agent’s own): nothing more is delivered to it. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -409,7 +460,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The delivery log of a subscription, newest first: each delivery with its attempts. */
+        /**
+         * The delivery log of a subscription, newest first: each delivery with its attempts.
+         * @description The subscription and its deliveries, newest first (at most `limit`, before `before` when given): each event’s payload, its status, and every attempt with its outcome, HTTP status, latency and error. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -428,7 +482,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one event (event_id) or every event since a time (since) to the subscription again. */
+        /**
+         * Send one event (event_id) or every event since a time (since) to the subscription again.
+         * @description Asks for the event `event_id`, or every event since `since`, to be delivered to the subscription again: their deliveries are set pending (attempts counted on) and the delivery worker sends them, signed as any other; answered 202 at once. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
+         */
         post: operations["redeliver"];
         delete?: never;
         options?: never;
@@ -445,7 +502,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret (shown once); the previous one signs too for grace_seconds. */
+        /**
+         * A new signing secret (shown once); the previous one signs too for grace_seconds.
+         * @description Makes a new signing secret, answered once (`cache-control: no-store`); deliveries carry a signature with each secret until `grace_seconds` (a day by default) have passed, so a receiver can switch without losing one. Only the owner of its group: another’s is `403 forbidden`; an unknown or deleted one `404 not_found`.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -460,12 +520,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallets that may read the group’s log (the owner only). */
+        /**
+         * The wallets that may read the group’s log (the owner only).
+         * @description The wallets granted read access to the group’s log. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         get: operations["listAuditors"];
         put?: never;
-        /** Give a wallet read-only access to the group’s log (granting twice changes nothing). */
+        /**
+         * Give a wallet read-only access to the group’s log (granting twice changes nothing).
+         * @description Grants `wallet` read access to the group’s audit routes (its events, an intent’s story, the log’s verification, and the held spends); it signs in like an operator and may change nothing. Granting twice changes nothing; the owner’s own wallet is `409 conflict` (it reads the log already). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         post: operations["grantAuditor"];
-        /** Take an auditor’s access away (the wallet in the body); its token reads nothing of the group after. */
+        /**
+         * Take an auditor’s access away (the wallet in the body); its token reads nothing of the group after.
+         * @description Takes the wallet’s access away at once: its token reads nothing of the group after. A wallet that is not an auditor of the group is `404 not_found`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         */
         delete: operations["removeAuditor"];
         options?: never;
         head?: never;
@@ -559,7 +628,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take). */
+        /**
+         * The tokens of the registry: symbol, mint, decimals (what from_mint, to_mint and mint take).
+         * @description The registry: every token the service handles, its symbol, mint and decimals. Public (no key); the same for every caller.
+         */
         get: operations["listTokens"];
         put?: never;
         post?: never;
@@ -576,7 +648,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The lending venues (lending_program of deposit and withdraw), each with the mints it takes. */
+        /**
+         * The lending venues (lending_program of deposit and withdraw), each with the mints it takes.
+         * @description The lending venues the service operates (deposit and withdraw name one by `lending_program`), each with the underlying mints it takes. A group’s agents use one only once its operator has allow-listed it. Public (no key).
+         */
         get: operations["listVenues"];
         put?: never;
         post?: never;
@@ -593,7 +668,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The swap aggregator and, on the local chain, its pools with their reserves. */
+        /**
+         * The swap aggregator and, on the local chain, its pools with their reserves.
+         * @description The aggregator the swaps go through (null when none) and, for the local chain’s aggregator, its pools now: each pair, its fee and its reserves, in human units (empty with another aggregator). Public (no key).
+         */
         get: operations["listPools"];
         put?: never;
         post?: never;
@@ -873,20 +951,6 @@ export interface components {
             /** @description The new key, shown once; the old one is refused from now on. */
             api_key: string;
         };
-        SpendQuery: {
-            /**
-             * @default 24h
-             * @enum {string}
-             */
-            window?: "24h" | "7d";
-        };
-        GroupEventsQuery: {
-            /**
-             * Format: date-time
-             * @description Only events recorded at or after this time (the console asks for the last day).
-             */
-            since?: string;
-        };
         GroupUsageResponse: {
             agents: {
                 agent_wallet_pda: string;
@@ -929,24 +993,7 @@ export interface components {
             }[];
         };
         AuditEventsResponse: {
-            events: {
-                /** @description The event’s log position: a cursor to read on after it. */
-                position: string;
-                event_id: string;
-                stream: string;
-                revision: number;
-                type: string;
-                /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
-                data: unknown;
-                metadata: {
-                    correlation_id: string | null;
-                    causation_id: string | null;
-                };
-                /** Format: date-time */
-                recorded_at: string;
-                /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
-                hash: string | null;
-            }[];
+            events: components["schemas"]["AuditEventView"][];
             /** @description Pass it as ?cursor= to read on. */
             next_cursor: string;
             has_more: boolean;
@@ -1056,36 +1103,8 @@ export interface components {
                 would: string;
             }[];
         };
-        ApprovalsQuery: {
-            /** @enum {string} */
-            status?: "pending" | "approved" | "rejected" | "expired";
-        };
         ApprovalListResponse: {
-            approvals: {
-                approval_id: string;
-                group_config_pda: string;
-                agent_wallet_pda: string;
-                /** @enum {string} */
-                action: "transfer" | "swap" | "deposit" | "withdraw";
-                /** @description An exact decimal, in human units. */
-                amount: string;
-                mint: string;
-                /** @description An exact decimal, in human units. */
-                value_in_base: string;
-                counterparty: string;
-                idempotency_key: string | null;
-                /** Format: date-time */
-                requested_at: string;
-                /** Format: date-time */
-                expires_at: string;
-                /** @enum {string} */
-                status: "pending" | "approved" | "rejected" | "expired";
-                quorum: number;
-                /** @description The approvers who signed, in order. */
-                approved_by: string[];
-                /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
-                message: string;
-            }[];
+            approvals: components["schemas"]["Approval"][];
         };
         Approval: {
             approval_id: string;
@@ -1148,54 +1167,15 @@ export interface components {
             previous_secret_valid_until?: string;
         };
         WebhookListResponse: {
-            webhooks: {
-                webhook_id: string;
-                /** @enum {string} */
-                scope: "agent" | "group";
-                agent_wallet_pda?: string;
-                group_config_pda: string;
-                url: string;
-                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
-                /** @enum {string} */
-                status: "active" | "disabled" | "deleted";
-                status_reason?: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                previous_secret_valid_until?: string;
-            }[];
+            webhooks: components["schemas"]["WebhookSubscriptionView"][];
         };
         WebhookDeletedResponse: {
             webhook_id: string;
             /** @constant */
             status: "deleted";
         };
-        DeliveriesQuery: {
-            /**
-             * Format: int32
-             * @default 20
-             */
-            limit?: number;
-            /** Format: date-time */
-            before?: string;
-        };
         DeliveriesResponse: {
-            webhook: {
-                webhook_id: string;
-                /** @enum {string} */
-                scope: "agent" | "group";
-                agent_wallet_pda?: string;
-                group_config_pda: string;
-                url: string;
-                event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided")[];
-                /** @enum {string} */
-                status: "active" | "disabled" | "deleted";
-                status_reason?: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: date-time */
-                previous_secret_valid_until?: string;
-            };
+            webhook: components["schemas"]["WebhookSubscriptionView"];
             deliveries: {
                 event_id: string;
                 /** @enum {string} */
@@ -1257,12 +1237,6 @@ export interface components {
             /** @description The wallets granted read access, oldest first. */
             auditors: string[];
         };
-        ReconciliationQuery: {
-            /** Format: date-time */
-            from?: string;
-            /** Format: date-time */
-            to?: string;
-        };
         ReconciliationResponse: {
             group_id: string;
             /** Format: date-time */
@@ -1285,31 +1259,6 @@ export interface components {
                 difference?: string;
                 message: string;
             }[];
-        };
-        AuditEventsQuery: {
-            /**
-             * Format: date-time
-             * @description Recorded at or after this time.
-             */
-            from?: string;
-            /**
-             * Format: date-time
-             * @description Recorded before this time.
-             */
-            to?: string;
-            agent?: string;
-            /** @description One event type of the log (`intent.blocked`, `x402.payment_settled`), or several separated by commas. */
-            type?: string;
-            cursor?: string;
-            /**
-             * Format: int32
-             * @default 100
-             */
-            limit?: number;
-        };
-        VerificationQuery: {
-            /** @description Checkpoints an earlier verification gave, each `events:digest`: the running digest after that many events of the group must be the same. */
-            expect?: string;
         };
         VerificationResponse: {
             /** @description The group verified. */
@@ -1355,24 +1304,7 @@ export interface components {
                 /** @description The fee payer: the account the chain took the fee from. */
                 payer: string;
             } | null;
-            events: {
-                /** @description The event’s log position: a cursor to read on after it. */
-                position: string;
-                event_id: string;
-                stream: string;
-                revision: number;
-                type: string;
-                /** @description The event’s data as the log recorded it (sealed webhook secrets left out). */
-                data: unknown;
-                metadata: {
-                    correlation_id: string | null;
-                    causation_id: string | null;
-                };
-                /** Format: date-time */
-                recorded_at: string;
-                /** @description Its link in its stream’s hash chain (docs/audit.md); null for events older than the chain. */
-                hash: string | null;
-            }[];
+            events: components["schemas"]["AuditEventView"][];
             webhook_events: {
                 /** @enum {string} */
                 kind: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided";
@@ -1456,14 +1388,6 @@ export interface components {
                 issue: string;
             }[];
         };
-        PathParams: {
-            group?: string;
-            entry?: string;
-            agent?: string;
-            approval?: string;
-            webhook?: string;
-            intent?: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -1489,6 +1413,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1498,12 +1430,42 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
                     };
                 };
             };
@@ -1551,6 +1513,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1560,6 +1530,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1586,6 +1564,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1637,6 +1623,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1646,6 +1640,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1672,6 +1674,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1733,6 +1743,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1742,6 +1760,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1768,6 +1794,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1780,6 +1814,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1833,6 +1875,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1842,6 +1892,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1868,6 +1926,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1880,6 +1946,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1892,6 +1966,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -1955,6 +2037,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,6 +2054,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, recipient_invalid, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1990,6 +2088,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2002,6 +2108,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2014,6 +2128,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2026,6 +2148,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2086,6 +2216,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2095,6 +2233,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2121,6 +2267,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2133,6 +2287,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2145,6 +2307,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2157,6 +2327,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2220,6 +2398,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2229,6 +2415,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2255,6 +2449,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2267,6 +2469,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2279,6 +2489,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2291,6 +2509,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2354,6 +2580,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2363,6 +2597,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2389,6 +2631,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2401,6 +2651,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2413,6 +2671,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2425,6 +2691,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2488,6 +2762,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2497,6 +2779,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2523,6 +2813,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2535,6 +2833,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2547,6 +2853,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2610,6 +2924,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2619,6 +2941,14 @@ export interface operations {
             /** @description Invalid input: recipient_invalid, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2645,6 +2975,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2657,6 +2995,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2669,6 +3015,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2732,6 +3086,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2741,6 +3103,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +3137,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2779,6 +3157,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,6 +3177,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2803,6 +3197,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2856,6 +3258,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2865,6 +3275,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,6 +3309,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2903,6 +3329,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2915,6 +3349,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2970,6 +3412,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2979,6 +3429,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3005,6 +3463,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3017,6 +3483,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3029,6 +3503,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3084,6 +3566,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,6 +3584,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3120,6 +3618,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3132,6 +3638,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3144,6 +3658,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3207,6 +3729,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3216,6 +3746,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3242,6 +3780,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3254,6 +3800,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3266,6 +3820,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3323,6 +3885,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3332,6 +3902,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3358,6 +3936,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3370,6 +3956,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3382,6 +3976,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3437,6 +4039,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3446,6 +4056,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3472,6 +4090,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3484,6 +4110,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3496,6 +4130,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3549,6 +4191,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3558,6 +4208,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3584,6 +4242,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3596,6 +4262,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3608,6 +4282,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3665,6 +4347,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3674,6 +4364,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3700,6 +4398,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3712,6 +4418,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3724,6 +4438,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3736,6 +4458,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3793,6 +4523,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3802,6 +4540,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3828,6 +4574,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3840,6 +4594,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3852,6 +4614,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3864,6 +4634,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3917,6 +4695,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3926,6 +4712,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3952,6 +4746,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3964,6 +4766,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3976,6 +4786,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4033,6 +4851,14 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4042,6 +4868,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4068,6 +4902,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4080,6 +4922,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4092,6 +4942,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4145,6 +5003,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4154,6 +5020,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4180,6 +5054,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4192,6 +5074,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4204,6 +5094,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4260,6 +5158,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4269,6 +5175,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4295,6 +5209,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4307,6 +5229,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4319,6 +5249,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4376,6 +5314,14 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,6 +5331,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4411,6 +5365,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4423,6 +5385,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4435,6 +5405,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4492,6 +5470,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4501,6 +5487,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4527,6 +5521,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4539,6 +5541,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4551,6 +5561,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4604,6 +5622,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4613,6 +5639,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4639,6 +5673,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4651,6 +5693,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4663,6 +5713,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4720,6 +5778,14 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4729,6 +5795,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4755,6 +5829,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4767,6 +5849,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4779,6 +5869,14 @@ export interface operations {
             /** @description Conflict with an operation in flight or the state: conflict. */
             409: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4791,6 +5889,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4848,6 +5954,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4857,6 +5971,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4883,6 +6005,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4895,6 +6025,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4907,6 +6045,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4963,6 +6109,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,6 +6126,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4998,6 +6160,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5010,6 +6180,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5022,6 +6200,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5082,6 +6268,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5092,6 +6286,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5118,6 +6320,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5130,6 +6340,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5142,6 +6360,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5197,6 +6423,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5206,6 +6440,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5232,6 +6474,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5244,6 +6494,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5256,6 +6514,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5309,6 +6575,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5318,6 +6592,14 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5344,6 +6626,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5356,6 +6646,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5368,6 +6666,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5419,6 +6725,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5428,12 +6742,42 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
                     };
                 };
             };
@@ -5477,6 +6821,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5486,12 +6838,42 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
                     };
                 };
             };
@@ -5535,6 +6917,14 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5544,12 +6934,42 @@ export interface operations {
             /** @description Invalid input: validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the client address may make per window (PUBLIC_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
                     };
                 };
             };
@@ -5603,6 +7023,14 @@ export interface operations {
                     "X-Data-Position"?: string;
                     /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
                     "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5612,6 +7040,14 @@ export interface operations {
             /** @description Invalid input: invalid_amount, invalid_mint, token_not_in_registry, recipient_invalid, validation_error. */
             400: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5638,6 +7074,14 @@ export interface operations {
             /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
             403: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5650,6 +7094,14 @@ export interface operations {
             /** @description No such route or resource: not_found. */
             404: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5662,6 +7114,14 @@ export interface operations {
             /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
             429: {
                 headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
