@@ -181,7 +181,17 @@ describe('the HTTP edge', () => {
   });
   it('serves health and readiness', async () => {
     expect((await world.client.call('GET', '/healthz')).status).toBe(200);
-    expect((await world.client.call('GET', '/readyz')).body).toEqual({ status: 'ready' });
+    // Over JSON-RPC (the topology) readiness names the chain's node, healthy (docs/chain-node.md).
+    expect((await world.client.call('GET', '/readyz')).body).toEqual(
+      world.service.rpcUrl === undefined
+        ? { status: 'ready' }
+        : {
+            status: 'ready',
+            nodes: {
+              chain: [expect.objectContaining({ node: new URL(world.service.rpcUrl).host, healthy: true })],
+            },
+          },
+    );
   });
 });
 
