@@ -42,8 +42,9 @@ export const AGENT_ROUTES: { readonly [Tag in AgentTagName]: (deps: ApiDeps) => 
 function limitedByAddress(deps: ApiDeps, route: Route): Route {
   const { operation, handler } = route;
   if (!operation.public) return route;
-  const limit = operation.signIn ? deps.limits.signIn : deps.limits.public;
   return defineRoute(operation, async (call) => {
+    // Read at the call: building the routes closes over their dependencies and reads none.
+    const limit = operation.signIn ? deps.limits.signIn : deps.limits.public;
     if (!isOwnCall(call.req)) await limit.consume(clientAddress(call.req), call.res);
     return handler(call);
   });
