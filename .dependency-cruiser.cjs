@@ -19,6 +19,7 @@ const PURE_NODE = '^(node:)?(crypto|zlib|async_hooks)$';
 const CODECS = [
   'chain/transactions', // instructions and messages, by value
   'chain/keys', // signers from seeds
+  'chain/compute-budget', // the compute budget in front of a transaction, asked of the chain port
   'chain/payments', // the payment watcher's port: what a payment is, read from a transaction
   'venues/klend', // klend's instruction layouts
   'x402/requirements', // reading a 402's payment requirements

@@ -189,6 +189,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       ? undefined
       : // On loopback whatever HOST says: like a local validator's, it takes any transaction and airdrop.
         await serveChainRpc(chain.node(), { port: options.chainRpcPort, host: '127.0.0.1' });
+  const wiring = options.executor ?? executorWiring();
   const ctx = createContext({
     store,
     chain,
@@ -198,6 +199,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     settings: defaultSettings(options.outcomeTimeoutMs),
     singleWriter: true,
     ...(options.now && { now: options.now }),
+    // One compute budget for what it sends: the executor's spends and the emergency sweeps.
+    computeBudget: new ComputeBudget(wiring.computeBudget),
   });
 
   // Projections: rebuilt from the whole log into memory, then live; read on every request, kept frozen.
@@ -207,16 +210,9 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
 
   // Executor: a relay from the log feeds the queue (an accepted intent survives any crash: on start
   // the relay walks the log again, and the executor skips what has settled).
-  const wiring = options.executor ?? executorWiring();
   const queue = new MemoryJobQueue<ExecuteJob>('execute', wiring.retry);
   const metrics = createMetrics('embedded');
-  const executor = new Executor(
-    ctx,
-    observeOutcomes(metrics),
-    undefined,
-    runLater(queue),
-    new ComputeBudget(wiring.computeBudget),
-  );
+  const executor = new Executor(ctx, observeOutcomes(metrics), undefined, runLater(queue));
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: wiring.concurrency,
     observe: observeJobs(logger, metrics),

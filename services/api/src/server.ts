@@ -22,6 +22,7 @@ import {
   openDeliveryStore,
   OpenStreams,
   aggregatorConfig,
+  computeBudgetPolicy,
   webhookSettings,
   x402Context,
   x402Network,
@@ -51,6 +52,8 @@ runProcess('api', async () => {
   const deliveryDb = env.deliveryDatabase(eventStore);
   const hooks = webhookSettings(env);
   const network = x402Network(env);
+  // The emergency sweeps this API sends carry the compute budget the executor's spends carry.
+  const computeBudget = computeBudgetPolicy(env);
   env.check();
 
   const logger = createLogger(logLevel, 'api');
@@ -64,6 +67,7 @@ runProcess('api', async () => {
     keyEncryptionKey: kek,
     outcomeTimeoutMs,
     aggregator,
+    computeBudget,
     x402: x402Context(
       { allowedPrivateHosts: hooks.allowedPrivateHosts, ...(hooks.ca && { ca: hooks.ca }) },
       network,

@@ -3,6 +3,8 @@
  * clock. Built once per process by its entry point.
  */
 import type { LocalChain, Chain } from '../chain/port';
+import { ComputeBudget } from '../chain/compute-budget';
+import { DEFAULT_COMPUTE_BUDGET } from '../domain/priority-fee';
 import type { EventStore } from '../event-store/port';
 import { reportingAppends } from '../event-store/appends';
 import { tracedAppends } from '../tracing/traced-store';
@@ -53,6 +55,11 @@ export interface Context {
   venues: readonly LendingVenue[];
   /** x402 payments: the guarded client of paid resources, and the network (CAIP-2) the service pays on. */
   x402?: { resources: ResourceFetcher; network: string };
+  /**
+   * The compute-unit price and limit put in front of every transaction the service sends (PRIORITY_FEE
+   * and companions): the executor's spends and the operator's emergency sweeps.
+   */
+  computeBudget: ComputeBudget;
 }
 
 /** Requests to x402 resources (x402/resource.ts's ResourceClient). */
@@ -71,6 +78,7 @@ export function createContext(deps: {
   aggregator?: Aggregator;
   venues?: readonly LendingVenue[];
   x402?: Context['x402'];
+  computeBudget?: ComputeBudget;
 }): Context {
   const single = deps.singleWriter ?? false;
   // Every append reports where it landed to the work it ran for (collectAppends), and is traced.
@@ -90,6 +98,7 @@ export function createContext(deps: {
     ...(deps.aggregator && { aggregator: deps.aggregator }),
     venues: deps.venues ?? [],
     ...(deps.x402 && { x402: deps.x402 }),
+    computeBudget: deps.computeBudget ?? new ComputeBudget(DEFAULT_COMPUTE_BUDGET),
   };
 }
 

@@ -87,7 +87,7 @@ export async function emergencyWithdraw(
         receiptAmount: position.receipt,
         reference: `${reference}:redeem`,
       });
-      const tx = await ctx.chain.prepare(plan.instructions, [signer, ...plan.signers]);
+      const tx = await ctx.computeBudget.prepare(ctx.chain, plan.instructions, [signer, ...plan.signers]);
       await ctx.chain.submit(tx);
       redeemed.push({
         lending_program: venue.program,
@@ -114,7 +114,7 @@ export async function emergencyWithdraw(
         tokenTransfer(await ata(agentId, mint), to.account, agentId, mint, units, token.decimals),
       );
     }
-    const tx = await ctx.chain.prepare(instructions, [signer]);
+    const tx = await ctx.computeBudget.prepare(ctx.chain, instructions, [signer]);
     try {
       await ctx.chain.submit(tx);
     } catch (err) {

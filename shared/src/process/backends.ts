@@ -15,6 +15,8 @@ import { READINESS_TIMEOUT_MS, type Dependencies } from './readiness';
 import { settingsFor } from './settings';
 import { openMarkets } from './markets';
 import type { AggregatorConfig } from './aggregator';
+import { ComputeBudget } from '../chain/compute-budget';
+import type { ComputeBudgetPolicy } from '../domain/priority-fee';
 
 export async function openEventStore(config: EventStoreConfig): Promise<EventStore> {
   if (config.kind === 'eventstoredb') return EventStoreDbEventStore.connect(config.url);
@@ -51,6 +53,8 @@ export async function openContext(config: {
   aggregator?: AggregatorConfig;
   /** x402 payments (API and executor): the guarded resource client and the network. */
   x402?: Context['x402'];
+  /** The compute budget of what it sends (API: emergency sweeps; executor: spends). */
+  computeBudget?: ComputeBudgetPolicy;
 }): Promise<Context> {
   const chain = openChain(config.chain);
   return createContext({
@@ -60,6 +64,7 @@ export async function openContext(config: {
     vault: new KeyVault(config.keyEncryptionKey),
     settings: settingsFor(config.chain, config.outcomeTimeoutMs),
     ...(await openMarkets(chain, config.chain, config.aggregator)),
+    ...(config.computeBudget && { computeBudget: new ComputeBudget(config.computeBudget) }),
   });
 }
 

@@ -13,3 +13,4 @@ export * from '../settings/takeover';
 export * from './aggregator';
 export * from './webhooks';
 export { x402Context, x402Network, DEFAULT_X402_NETWORK } from './x402';
+export * from './compute-budget';

@@ -363,15 +363,15 @@ export const SETTINGS = {
   },
   PRIORITY_FEE: {
     type: 'text',
-    processes: ['embedded', 'executor'],
+    processes: ['embedded', 'executor', 'api'],
     default: 'auto',
     format: '`auto`, `off` or micro-lamports per compute unit (`25000`)',
     meaning:
-      'the compute-unit price of every transaction the executor sends: `auto` offers PRIORITY_FEE_PERCENTILE of getRecentPrioritizationFees over the accounts it writes (0 on a quiet chain, the local one among them), at most PRIORITY_FEE_MAX_MICROLAMPORTS; a number is that price; `off` sets none (a congested cluster then drops it first)',
+      'the compute-unit price of every transaction the service sends (the spends of the executor, the emergency sweeps of the API): `auto` offers PRIORITY_FEE_PERCENTILE of getRecentPrioritizationFees over the accounts it writes (0 on a quiet chain, the local one among them), at most PRIORITY_FEE_MAX_MICROLAMPORTS; a number is that price; `off` sets none (a congested cluster then drops it first)',
   },
   PRIORITY_FEE_PERCENTILE: {
     type: 'int',
-    processes: ['embedded', 'executor'],
+    processes: ['embedded', 'executor', 'api'],
     default: DEFAULT_COMPUTE_BUDGET.percentile,
     min: 0,
     max: 100,
@@ -380,7 +380,7 @@ export const SETTINGS = {
   },
   PRIORITY_FEE_MAX_MICROLAMPORTS: {
     type: 'int',
-    processes: ['embedded', 'executor'],
+    processes: ['embedded', 'executor', 'api'],
     default: Number(DEFAULT_COMPUTE_BUDGET.maxMicroLamports),
     min: 0,
     max: 1_000_000_000_000,
@@ -389,7 +389,7 @@ export const SETTINGS = {
   },
   COMPUTE_UNIT_MARGIN_PERCENT: {
     type: 'int',
-    processes: ['embedded', 'executor'],
+    processes: ['embedded', 'executor', 'api'],
     default: DEFAULT_COMPUTE_BUDGET.marginPercent,
     min: 0,
     max: 100,

@@ -43,8 +43,6 @@ import {
   ServiceError,
   tokenByMint,
   bindContext,
-  ComputeBudget,
-  DEFAULT_COMPUTE_BUDGET,
   feeOf,
   messageOfWire,
   type Context,
@@ -81,8 +79,6 @@ export class Executor {
       undefined,
     private readonly locks: Locks = processLocks(),
     private readonly later?: Later,
-    /** The compute-unit price and limit in front of every transaction it sends (PRIORITY_FEE and companions). */
-    private readonly budget: ComputeBudget = new ComputeBudget(DEFAULT_COMPUTE_BUDGET),
   ) {}
 
   async execute({ intent, trace }: ExecuteJob): Promise<void> {
@@ -244,7 +240,7 @@ export class Executor {
     const signer = await this.ctx.wallets.signer(intent.agent_id);
     const built = await kind.build(this.ctx, intent as never, signer);
     const tx = await inSpan('executor.budget', () =>
-      this.budget.prepare(this.ctx.chain, built.instructions, [signer, ...built.signers]),
+      this.ctx.computeBudget.prepare(this.ctx.chain, built.instructions, [signer, ...built.signers]),
     );
     return { built, tx };
   }

@@ -28,7 +28,6 @@ import {
   x402Context,
   x402Network,
 } from '@tokenops/shared/process';
-import { ComputeBudget } from '@tokenops/shared';
 import { redisLocks } from './locks';
 import { Executor, type ExecuteJob } from './execute';
 import { RELAY, runLater, startRelay } from './relay';
@@ -61,6 +60,7 @@ runProcess('executor', async () => {
     keyEncryptionKey: kek,
     aggregator,
     x402: x402Context(guard, network),
+    computeBudget: wiring.computeBudget,
   });
   const { store } = ctx;
   const redis = openRedis(redisConfig.url);
@@ -75,7 +75,6 @@ runProcess('executor', async () => {
     observeOutcomes(metrics),
     redisLocks(redis, redisConfig.prefix),
     runLater(queue),
-    new ComputeBudget(wiring.computeBudget),
   );
   const worker = queue.process((job) => executor.execute(job.data), {
     concurrency: wiring.concurrency,

@@ -3,15 +3,8 @@
  * and by the embedded default, so they are stated once: how many jobs run at once, a job's retries,
  * the payment watcher's intervals and the compute budget of the transactions it sends.
  */
-import {
-  DEFAULT_COMPUTE_BUDGET,
-  DEFAULT_RETRY,
-  parsePriorityFee,
-  type ComputeBudgetPolicy,
-  type PriorityFeeSetting,
-  type RetryPolicy,
-} from '@tokenops/shared';
-import { Env } from '@tokenops/shared/process';
+import { DEFAULT_RETRY, type ComputeBudgetPolicy, type RetryPolicy } from '@tokenops/shared';
+import { Env, computeBudgetPolicy } from '@tokenops/shared/process';
 
 export interface ExecutorWiring {
   /** Jobs in flight at once: EXECUTOR_CONCURRENCY. */
@@ -33,20 +26,6 @@ export function executorWiring(env: Env = new Env({}, 'embedded')): ExecutorWiri
       intervalMs: env.int('PAYMENT_WATCH_INTERVAL_MS'),
       sweepMs: env.int('PAYMENT_SWEEP_INTERVAL_MS'),
     },
-    computeBudget: {
-      setting: priorityFee(env),
-      percentile: env.int('PRIORITY_FEE_PERCENTILE'),
-      maxMicroLamports: BigInt(env.int('PRIORITY_FEE_MAX_MICROLAMPORTS')),
-      marginPercent: env.int('COMPUTE_UNIT_MARGIN_PERCENT'),
-    },
+    computeBudget: computeBudgetPolicy(env),
   };
-}
-
-function priorityFee(env: Env): PriorityFeeSetting {
-  try {
-    return parsePriorityFee(env.text('PRIORITY_FEE'));
-  } catch (err) {
-    env.problems.push(`PRIORITY_FEE=${env.text('PRIORITY_FEE')}: ${(err as Error).message}`);
-    return DEFAULT_COMPUTE_BUDGET.setting;
-  }
 }

@@ -5,6 +5,7 @@
  * paid it. Read through the chain's JSON-RPC with `@solana/web3.js`, as anyone checking would.
  * Embedded, the executor runs with a fixed price; on the topology its executors run with the stack's
  * settings (PRIORITY_FEE=auto, which offers 0 on the local chain, where every transaction pays 0).
+ * The operator's emergency sweep, sent by the API, carries the same budget.
  */
 import { Connection, type VersionedTransactionResponse } from '@solana/web3.js';
 import { DEFAULT_COMPUTE_BUDGET, streams } from '@tokenops/shared';
@@ -136,4 +137,24 @@ it('a blocked intent has no fee in its story', async () => {
     token: world.operator.token,
   });
   expect(story.body.sol_fee).toBeNull();
+});
+
+it("an emergency withdrawal's sweep carries the same compute budget (the API sends it, not the executor)", async () => {
+  const agent = await world.agent();
+  const drained = await world.client.call<{ moved: { token: string; tx_sig: string }[] }>(
+    'POST',
+    `/api/v1/orchestrator/agents/${agent.id}/emergency-withdraw`,
+    { token: world.operator.token, body: {} },
+  );
+  expect(drained.status).toBe(200);
+  expect(drained.body.moved.length).toBeGreaterThan(0);
+  for (const { tx_sig } of drained.body.moved) {
+    const tx = await connection.getTransaction(tx_sig, { maxSupportedTransactionVersion: 0 });
+    const budget = budgetOf(tx!);
+    expect(budget.programs.slice(0, 2)).toEqual([COMPUTE_BUDGET, COMPUTE_BUDGET]);
+    expect(budget.microLamports).toBe(price);
+    expect(budget.units).toBeGreaterThan(1_000);
+    expect(budget.units).toBeLessThan(200_000 * budget.instructions);
+    expect(tx!.meta!.err).toBeNull();
+  }
 });
