@@ -24,6 +24,10 @@ import {
   type VariantSchemaName,
 } from './variant-schemas';
 
+/** What every variant spend's description says of the one pipeline, shared with /api/v1. */
+const VARIANT_SPEND_RULES =
+  'The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.';
+
 /** The variant's schemas of one tag (variant-schemas.ts holds them all, as docs/variant.md maps them). */
 const pick = <const Names extends VariantSchemaName>(...names: Names[]) =>
   Object.fromEntries(names.map((n) => [n, VARIANT_SCHEMAS[n]])) as Pick<typeof VARIANT_SCHEMAS, Names>;
@@ -72,7 +76,8 @@ export const VARIANT_INTENTS = contractTag({
       operationId: 'transfer',
       summary: 'Send the default stablecoin to an allow-listed recipient; a 0.10 % fee is deducted.',
       description:
-        'Sends `amount` of the default stablecoin (the group’s base token) to `recipient`, less the 0.10 % protocol fee (`fee`); `amount_sent` is what the recipient receives and `recipient_remaining` what remains of its allow-list budget (null without one). A `memo` (at most 200 bytes of UTF-8) is kept in the log and its SHA-256 is put on chain. The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.',
+        'Sends `amount` of the default stablecoin (the group’s base token) to `recipient`, less the 0.10 % protocol fee (`fee`); `amount_sent` is what the recipient receives and `recipient_remaining` what remains of its allow-list budget (null without one). A `memo` (at most 200 bytes of UTF-8) is kept in the log and its SHA-256 is put on chain. ' +
+        VARIANT_SPEND_RULES,
       request: 'VariantTransferRequest',
       response: 'VariantTransferResponse',
       idempotent: true,
@@ -84,7 +89,8 @@ export const VARIANT_INTENTS = contractTag({
       operationId: 'swap',
       summary: 'Swap through the configured aggregator under the spend limits, with a minimum output.',
       description:
-        'Sells `input_amount` of `input_mint` for `output_mint` through the aggregator, never below `min_output` (by default the quote less `slippage_bps`); below it nothing is submitted and the answer is `502 aggregator_unavailable`. The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.',
+        'Sells `input_amount` of `input_mint` for `output_mint` through the aggregator, never below `min_output` (by default the quote less `slippage_bps`); below it nothing is submitted and the answer is `502 aggregator_unavailable`. ' +
+        VARIANT_SPEND_RULES,
       request: 'VariantSwapRequest',
       response: 'VariantSwapResponse',
       idempotent: true,
@@ -96,7 +102,8 @@ export const VARIANT_INTENTS = contractTag({
       operationId: 'deposit',
       summary: 'Deposit into an allow-listed lending venue.',
       description:
-        'Pays `amount` into an allow-listed lending venue (`lending_program`), as POST /api/v1/deposit does, with the same answer. The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.',
+        'Pays `amount` into an allow-listed lending venue (`lending_program`), as POST /api/v1/deposit does, with the same answer. ' +
+        VARIANT_SPEND_RULES,
       request: 'VariantDepositRequest',
       response: 'VariantDepositResponse',
       idempotent: true,
@@ -108,7 +115,8 @@ export const VARIANT_INTENTS = contractTag({
       operationId: 'withdraw',
       summary: 'Withdraw from an allow-listed lending venue.',
       description:
-        'Redeems receipt tokens at an allow-listed lending venue (`lending_program`), as POST /api/v1/withdraw does, with the same answer; it counts toward the hourly cap only. The same spend as under /api/v1, counted once across both prefixes: the allow-list entry (its TTL and budget), the per-transaction limit, the daily limit (the last 24 hours) and the hourly cap are checked in one decision, and a refusal is 403 with its code (`whitelist_violation`, `whitelist_expired`, `whitelist_amount_exhausted`, `per_tx_limit_exceeded`, `daily_limit_exceeded`, `hourly_freq_exceeded`); a spend above the approval threshold is `409 approval_required` until an approver decides. Answered once confirmed on chain. The `Idempotency-Key` header (a UUID) is required: a replay within 24 hours answers the original response with no second operation; the same key with another request is `409 idempotency_key_reused`.',
+        'Redeems receipt tokens at an allow-listed lending venue (`lending_program`), as POST /api/v1/withdraw does, with the same answer; it counts toward the hourly cap only. ' +
+        VARIANT_SPEND_RULES,
       request: 'VariantWithdrawRequest',
       response: 'VariantWithdrawResponse',
       idempotent: true,
