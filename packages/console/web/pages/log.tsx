@@ -357,12 +357,17 @@ function Log({ d, route }: { d: GroupData; route: Route }) {
   const [more, setMore] = useState<{ key: string; events: LogEvent[]; cursor?: string; more: boolean }>();
   // The intents the counterparty filter follows, from the first page on (one set per filter).
   const intents = useMemo(() => new Set<string>(), [key]);
-  const first = useLoad(() => readOn(d.id, f, counterparty, intents), [d.id, key]);
+  // Each page read says which filters it was read under: while the next filters load, the last
+  // filters' events are not shown under them.
+  const first = useLoad(
+    async () => ({ key, ...(await readOn(d.id, f, counterparty, intents)) }),
+    [d.id, key],
+  );
   const [story, setStory] = useState<string>();
   const act = useAction();
   const exporting = useAction();
   const [exported, setExported] = useState<string>();
-  const current = more?.key === key ? more : first.data && { key, ...first.data };
+  const current = more?.key === key ? more : first.data?.key === key ? first.data : undefined;
   const events = current?.events ?? [];
   const name = `group-${d.id.slice(0, 8)}-log`;
   const exportAs = (format: 'csv' | 'ndjson') =>
