@@ -28,7 +28,10 @@ describe('PRIORITY_FEE', () => {
     ['off', { kind: 'off' }],
     ['0', { kind: 'fixed', microLamports: 0n }],
     ['25000', { kind: 'fixed', microLamports: 25_000n }],
-  ])('reads %s', (text, setting) => {
+    // As an env file or a shell may leave it.
+    [' auto ', { kind: 'auto' }],
+    ['25000\n', { kind: 'fixed', microLamports: 25_000n }],
+  ])('reads %j', (text, setting) => {
     expect(parsePriorityFee(text)).toEqual(setting);
   });
 
