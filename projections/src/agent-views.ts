@@ -14,7 +14,17 @@
  * from the start into an empty store builds the same views.
  */
 import Big from 'big.js';
-import type { Action, IntentData, LimitsData, RecordedEvent, ReadModelOp, Token } from '@tokenops/shared';
+import type {
+  Action,
+  HistoryEntry,
+  IntentData,
+  Known,
+  LimitsData,
+  RecordedEvent,
+  ReadModelOp,
+  Shape,
+  Token,
+} from '@tokenops/shared';
 import { DAY_MS, HOUR_MS, decodeEvent, toBaseUnits, tokenByMint } from '@tokenops/shared';
 
 export const PROJECTION = 'agent-views';
@@ -36,22 +46,18 @@ export interface AgentView {
   limits: LimitsData;
 }
 
-export interface HistoryEntryView {
-  tx_sig: string;
+/**
+ * A history entry as kept: the contract's (HistoryEntry), for every action (the route answers those the
+ * contract lists), and what came back to the agent (swap output, receipt tokens, underlying) and in
+ * which token.
+ */
+export type HistoryEntryView = Omit<HistoryEntryShape, 'action'> & {
   action: Action;
-  amount: number;
-  timestamp: number;
-  memo?: string;
-  net_amount?: number;
-  protocol_fee?: number;
-  task_id?: string;
-  to?: string;
-  token?: string;
-  /** What came back to the agent (swap output, receipt tokens, underlying), and in which token. */
   received_amount?: number;
   received_token?: string;
-}
+};
 
+type HistoryEntryShape = Known<Shape<typeof HistoryEntry>>;
 type Balances = Record<string, string>;
 
 interface Reader {

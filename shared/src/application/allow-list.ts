@@ -3,19 +3,15 @@
  * and a lifetime, or a protocol) or removes one; the rules are the group's decider (domain/group.ts).
  */
 import { decideAddEntry, decideRemoveEntry } from '../domain/group';
-import { streams, type EntryType } from '../domain/events';
+import { streams } from '../domain/events';
 import { checkRecipient } from '../domain/tokens';
+import type { WhitelistRequest } from '../contract/operator/allow-list';
 import type { Context } from './context';
 import { newId } from './credentials';
 import { ownedGroup } from './groups';
 
-export interface EntryInput {
-  address: string;
-  type: EntryType;
-  label?: string;
-  approved_amount?: unknown;
-  ttl_seconds?: unknown;
-}
+/** An entry as the operator asks for it: the allow-list route's request (contract/operator/allow-list.ts). */
+export type EntryInput = WhitelistRequest;
 
 export async function addWhitelistEntry(ctx: Context, wallet: string, groupId: string, input: EntryInput) {
   await ownedGroup(ctx, wallet, groupId);

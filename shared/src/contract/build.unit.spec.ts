@@ -1,4 +1,5 @@
-import { object } from './build';
+import { object, openObject } from './build';
+import { SimulateResponse, TransferRequest } from './agent/intents';
 import { LimitsInputSchema } from './operator/common';
 import { ChallengeRequest } from './operator/sign-in';
 
@@ -23,5 +24,29 @@ describe('object(): a closed object schema said once', () => {
       description: 'd',
       minProperties: 1,
     });
+  });
+});
+
+describe('openObject(): an object schema of the agent contract, which allows other properties', () => {
+  it('requires every property but the optional ones, and says nothing of others', () => {
+    const schema = openObject({ a: { type: 'string' }, b: { type: 'integer' } }, ['b'], { description: 'd' });
+    expect(schema).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'integer' } },
+      required: ['a'],
+      description: 'd',
+    });
+    expect('additionalProperties' in schema).toBe(false);
+  });
+
+  it('builds the agent contract’s bodies as the spec lists them', () => {
+    expect(TransferRequest.required).toEqual(['to', 'amount', 'idempotency_key']);
+    expect('additionalProperties' in TransferRequest).toBe(false);
+    expect(SimulateResponse.required).toEqual([
+      'would_succeed',
+      'daily_remaining',
+      'hourly_tx_remaining',
+      'estimated_fee',
+    ]);
   });
 });

@@ -15,6 +15,7 @@
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ERROR_CODES } from '../errors';
+import { openObject } from './build';
 
 // ---- building blocks -------------------------------------------------------------------------
 
@@ -76,14 +77,10 @@ export const Text = { type: 'string' } as const;
 /** The failures of a validation_error, one per failing field (both contracts' error bodies). */
 export const ErrorDetails = {
   type: 'array',
-  items: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'JSON Pointer to the failing field.' },
-      issue: { type: 'string' },
-    },
-    required: ['path', 'issue'],
-  },
+  items: openObject({
+    path: { type: 'string', description: 'JSON Pointer to the failing field.' },
+    issue: { type: 'string' },
+  }),
 } as const;
 
 /**
@@ -99,15 +96,12 @@ export const errorFields = <const Codes extends readonly string[]>(codes: Codes)
 
 const { code: errorCode, ...errorText } = errorFields(ERROR_CODES);
 
-export const ErrorBody = {
-  type: 'object',
-  properties: { error: errorCode, ...errorText },
-  required: ['error', 'message'],
+export const ErrorBody = openObject({ error: errorCode, ...errorText }, ['details'], {
   // `details` is present only on validation_error.
   if: { properties: { error: { const: 'validation_error' } } },
   then: { properties: { details: ErrorDetails }, required: ['details'] },
   else: { not: { properties: { details: ErrorDetails }, required: ['details'] } },
-} as const satisfies JSONSchema;
+});
 
 // ---- the types the handlers see (derived from the schemas, never written twice) ----------------
 
@@ -119,3 +113,6 @@ export type Shape<S extends JSONSchema> = FromSchema<
 >;
 
 export type ErrorBodyShape = Shape<typeof ErrorBody>;
+
+/** The named fields of a shape, without the index signature an open object's shape carries. */
+export type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };

@@ -7,8 +7,7 @@
  * The variant's error envelope nests the code (`{"error": {"code", "message", "details"?}}`) and
  * renames two codes (VARIANT_CODE_NAMES); everything else about errors is the primary's catalogue.
  */
-import type { JSONSchema } from 'json-schema-to-ts';
-import { object } from './build';
+import { object, openObject } from './build';
 import { validate as isUuid } from 'uuid';
 import { ERROR_CODES, validationError, type ErrorCode, type ValidationDetail } from '../errors';
 import { EVENT_KINDS } from '../events/catalogue';
@@ -141,28 +140,25 @@ export const VariantWithdrawResponse = object({
   received_amount: AmountOutput,
 });
 
-export const VariantSimulateRequest = {
-  type: 'object',
-  properties: { type: { type: 'string', enum: ['transfer', 'swap'] } },
-  required: ['type'],
-  if: { properties: { type: { const: 'swap' } } },
-  then: {
-    properties: { type: true, ...SwapFields },
-    required: ['input_mint', 'output_mint', 'input_amount'],
-    additionalProperties: false,
+export const VariantSimulateRequest = openObject(
+  { type: { type: 'string', enum: ['transfer', 'swap'] } },
+  [],
+  {
+    if: { properties: { type: { const: 'swap' } } },
+    then: {
+      properties: { type: true, ...SwapFields },
+      required: ['input_mint', 'output_mint', 'input_amount'],
+      additionalProperties: false,
+    },
+    else: {
+      properties: { type: true, ...TransferFields },
+      required: ['recipient', 'amount'],
+      additionalProperties: false,
+    },
   },
-  else: {
-    properties: { type: true, ...TransferFields },
-    required: ['recipient', 'amount'],
-    additionalProperties: false,
-  },
-} as const satisfies JSONSchema;
+);
 
-const VariantErrorObject = {
-  type: 'object',
-  properties: errorFields(VARIANT_ERROR_CODES),
-  required: ['code', 'message'],
-} as const satisfies JSONSchema;
+const VariantErrorObject = openObject(errorFields(VARIANT_ERROR_CODES), ['details']);
 
 const VariantReason = {
   ...VariantErrorObject,

@@ -3,7 +3,7 @@
  * of a transfer, and paying an HTTP resource that asks for it (x402, docs/x402.md). Each spend is a
  * spend kind of the one pipeline (shared/src/application/spends).
  */
-import type { JSONSchema } from 'json-schema-to-ts';
+import { openObject } from '../build';
 import { ERROR_CODES } from '../../errors';
 import { contractTag } from '../openapi';
 import {
@@ -52,9 +52,8 @@ const TokenMint = described(
   'The token (its mint, see the token registry); the group base token when absent.',
 );
 
-export const TransferRequest = {
-  type: 'object',
-  properties: {
+export const TransferRequest = openObject(
+  {
     to: described(Identifier, 'The recipient address; it must be on the operator allow-list.'),
     amount: AmountInput,
     idempotency_key: SpendKey,
@@ -62,21 +61,17 @@ export const TransferRequest = {
     memo: Memo,
     task_id: TaskId,
   },
-  required: ['to', 'amount', 'idempotency_key'],
-} as const satisfies JSONSchema;
+  ['mint', 'memo', 'task_id'],
+);
 
-export const TransferResponse = {
-  type: 'object',
-  properties: {
-    tx_sig: { type: 'string' },
-    status: Confirmed,
-    net_amount: AmountOutput,
-    protocol_fee: AmountOutput,
-    daily_remaining: AmountOutput,
-    hourly_tx_remaining: Count,
-  },
-  required: ['tx_sig', 'status', 'net_amount', 'protocol_fee', 'daily_remaining', 'hourly_tx_remaining'],
-} as const satisfies JSONSchema;
+export const TransferResponse = openObject({
+  tx_sig: { type: 'string' },
+  status: Confirmed,
+  net_amount: AmountOutput,
+  protocol_fee: AmountOutput,
+  daily_remaining: AmountOutput,
+  hourly_tx_remaining: Count,
+});
 
 const SwapAmount = {
   ...AmountInput,
@@ -89,9 +84,8 @@ const MinimumAmountOut = {
   description: 'The least amount of to_token to accept; by default the quote less slippage_bps.',
 } as const;
 
-export const SwapRequest = {
-  type: 'object',
-  properties: {
+export const SwapRequest = openObject(
+  {
     from_token: { type: 'string', minLength: 1, maxLength: 32, description: 'Symbol of the token sold.' },
     to_token: { type: 'string', minLength: 1, maxLength: 32, description: 'Symbol of the token bought.' },
     from_mint: described(Identifier, 'Mint of the token sold (see the token registry).'),
@@ -109,25 +103,20 @@ export const SwapRequest = {
     },
     task_id: TaskId,
   },
-  required: ['from_token', 'to_token', 'from_mint', 'to_mint', 'amount', 'idempotency_key'],
-} as const satisfies JSONSchema;
+  ['minimum_amount_out', 'slippage_bps', 'task_id'],
+);
 
-export const SwapResponse = {
-  type: 'object',
-  properties: {
-    tx_sig: { type: 'string' },
-    status: Confirmed,
-    received_amount: AmountOutput,
-    rate: { type: 'number', minimum: 0, description: 'Effective rate: received_amount / amount.' },
-    daily_remaining: AmountOutput,
-    hourly_tx_remaining: Count,
-  },
-  required: ['tx_sig', 'status', 'received_amount', 'rate', 'daily_remaining', 'hourly_tx_remaining'],
-} as const satisfies JSONSchema;
+export const SwapResponse = openObject({
+  tx_sig: { type: 'string' },
+  status: Confirmed,
+  received_amount: AmountOutput,
+  rate: { type: 'number', minimum: 0, description: 'Effective rate: received_amount / amount.' },
+  daily_remaining: AmountOutput,
+  hourly_tx_remaining: Count,
+});
 
-const LendingRequest = {
-  type: 'object',
-  properties: {
+const LendingRequest = openObject(
+  {
     amount: AmountInput,
     lending_program: described(
       Identifier,
@@ -142,57 +131,56 @@ const LendingRequest = {
       description: 'Opaque instruction body forwarded to the venue.',
     },
   },
-  required: ['amount', 'lending_program', 'idempotency_key'],
-} as const satisfies JSONSchema;
+  ['mint', 'cpi_data'],
+);
 
 export const DepositRequest = LendingRequest;
 export const WithdrawRequest = LendingRequest;
 
-export const DepositResponse = {
-  type: 'object',
-  properties: { tx_sig: { type: 'string' }, status: Confirmed, deposited_amount: AmountOutput },
-  required: ['tx_sig', 'status', 'deposited_amount'],
-} as const satisfies JSONSchema;
+export const DepositResponse = openObject({
+  tx_sig: { type: 'string' },
+  status: Confirmed,
+  deposited_amount: AmountOutput,
+});
 
-export const WithdrawResponse = {
-  type: 'object',
-  properties: { tx_sig: { type: 'string' }, status: Confirmed, received_amount: AmountOutput },
-  required: ['tx_sig', 'status', 'received_amount'],
-} as const satisfies JSONSchema;
+export const WithdrawResponse = openObject({
+  tx_sig: { type: 'string' },
+  status: Confirmed,
+  received_amount: AmountOutput,
+});
 
-export const SimulateRequest = {
-  type: 'object',
-  properties: {
+export const SimulateRequest = openObject(
+  {
     amount: AmountInput,
     mint: TokenMint,
     to: described(Identifier, 'The recipient to check against the allow-list.'),
   },
-  required: ['amount'],
-} as const satisfies JSONSchema;
+  ['mint', 'to'],
+);
 
 const Reason = { type: 'string', enum: ERROR_CODES } as const;
 
-export const SimulateResponse = {
-  type: 'object',
-  properties: {
+export const SimulateResponse = openObject(
+  {
     would_succeed: { type: 'boolean' },
     daily_remaining: AmountOutput,
     hourly_tx_remaining: Count,
     estimated_fee: AmountOutput,
     reason: Reason,
   },
-  required: ['would_succeed', 'daily_remaining', 'hourly_tx_remaining', 'estimated_fee'],
-  // `reason` is present only when would_succeed is false.
-  if: { properties: { would_succeed: { const: false } } },
-  then: { properties: { reason: Reason }, required: ['reason'] },
-  else: { not: { properties: { reason: Reason }, required: ['reason'] } },
-} as const satisfies JSONSchema;
+  ['reason'],
+  {
+    // `reason` is present only when would_succeed is false.
+    if: { properties: { would_succeed: { const: false } } },
+    then: { properties: { reason: Reason }, required: ['reason'] },
+    else: { not: { properties: { reason: Reason }, required: ['reason'] } },
+  },
+);
 
 // ---- x402 ------------------------------------------------------------------------------------
 
-export const X402PayRequest = {
-  type: 'object',
-  properties: {
+export const X402PayRequest = openObject(
+  {
     url: {
       // No `^https://` pattern here: a URL the service will not request (not https, credentials in it,
       // port 0, an address the SSRF guard refuses) is one answer, 400 x402_url_refused (x402/resource.ts).
@@ -224,12 +212,11 @@ export const X402PayRequest = {
     idempotency_key: SpendKey,
     task_id: TaskId,
   },
-  required: ['url', 'max_amount', 'idempotency_key'],
-} as const satisfies JSONSchema;
+  ['method', 'headers', 'body', 'task_id'],
+);
 
-export const X402Resource = {
-  type: 'object',
-  properties: {
+export const X402Resource = openObject(
+  {
     status: { type: 'integer', format: 'int32', minimum: 100, maximum: 599 },
     headers: {
       type: 'object',
@@ -239,13 +226,14 @@ export const X402Resource = {
     body: { type: 'string', description: 'The body as text (UTF-8), at most 64 KiB.' },
     truncated: { type: 'boolean', description: 'Present (true) when the body was cut at 64 KiB.' },
   },
-  required: ['status', 'headers', 'body'],
-  description: "The resource's answer to the paid request.",
-} as const satisfies JSONSchema;
+  ['truncated'],
+  {
+    description: "The resource's answer to the paid request.",
+  },
+);
 
-export const X402PayResponse = {
-  type: 'object',
-  properties: {
+export const X402PayResponse = openObject(
+  {
     tx_sig: { type: 'string', description: 'The payment’s transaction (the facilitator’s settlement).' },
     status: Confirmed,
     amount: { ...AmountOutput, description: 'The price paid to pay_to.' },
@@ -258,16 +246,8 @@ export const X402PayResponse = {
     daily_remaining: AmountOutput,
     hourly_tx_remaining: Count,
   },
-  required: [
-    'tx_sig',
-    'status',
-    'amount',
-    'protocol_fee',
-    'pay_to',
-    'daily_remaining',
-    'hourly_tx_remaining',
-  ],
-} as const satisfies JSONSchema;
+  ['resource'],
+);
 
 export const AGENT_INTENTS = contractTag({
   name: 'intents',

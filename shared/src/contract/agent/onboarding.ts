@@ -1,6 +1,5 @@
 /** The agent contract's onboarding (spec/agent-api.md): an invitation code for an API key, shown once. */
-import type { JSONSchema } from 'json-schema-to-ts';
-import { object } from '../build';
+import { object, openObject } from '../build';
 import { contractTag } from '../openapi';
 import type { Shape } from '../schemas';
 
@@ -13,11 +12,10 @@ export const RegisterRequest = object({
   },
 });
 
-export const RegisterResponse = {
-  type: 'object',
-  properties: { agent_wallet_pda: { type: 'string' }, api_key: { type: 'string' } },
-  required: ['agent_wallet_pda', 'api_key'],
-} as const satisfies JSONSchema;
+export const RegisterResponse = openObject({
+  agent_wallet_pda: { type: 'string' },
+  api_key: { type: 'string' },
+});
 
 export const AGENT_ONBOARDING = contractTag({
   name: 'onboarding',

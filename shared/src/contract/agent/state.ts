@@ -2,7 +2,7 @@
  * The agent contract's state reads (spec/agent-api.md): balances, limits and their headroom, the
  * history; answered from the agent views, with the freshness headers (VIEW_HEADERS).
  */
-import type { JSONSchema } from 'json-schema-to-ts';
+import { openObject } from '../build';
 import { contractTag } from '../openapi';
 import { AmountOutput, Count, type Shape } from '../schemas';
 
@@ -14,38 +14,15 @@ const LimitFields = {
   hourly_tx_remaining: Count,
 } as const;
 
-export const BalanceResponse = {
-  type: 'object',
-  properties: {
-    balances: { type: 'object', additionalProperties: AmountOutput },
-    ...LimitFields,
-  },
-  required: [
-    'balances',
-    'daily_limit',
-    'daily_remaining',
-    'per_tx_limit',
-    'hourly_tx_cap',
-    'hourly_tx_remaining',
-  ],
-} as const satisfies JSONSchema;
+export const BalanceResponse = openObject({
+  balances: { type: 'object', additionalProperties: AmountOutput },
+  ...LimitFields,
+});
 
-export const LimitsResponse = {
-  type: 'object',
-  properties: { ...LimitFields, group_id: { type: 'string' } },
-  required: [
-    'daily_limit',
-    'daily_remaining',
-    'per_tx_limit',
-    'hourly_tx_cap',
-    'hourly_tx_remaining',
-    'group_id',
-  ],
-} as const satisfies JSONSchema;
+export const LimitsResponse = openObject({ ...LimitFields, group_id: { type: 'string' } });
 
-export const HistoryQuery = {
-  type: 'object',
-  properties: {
+export const HistoryQuery = openObject(
+  {
     limit: {
       type: 'integer',
       format: 'int32',
@@ -55,11 +32,11 @@ export const HistoryQuery = {
       description: 'How many entries at most.',
     },
   },
-} as const satisfies JSONSchema;
+  ['limit'],
+);
 
-export const HistoryEntry = {
-  type: 'object',
-  properties: {
+export const HistoryEntry = openObject(
+  {
     tx_sig: { type: 'string' },
     action: { type: 'string', enum: ['transfer', 'swap'] },
     amount: AmountOutput,
@@ -71,14 +48,10 @@ export const HistoryEntry = {
     to: { type: 'string' },
     token: { type: 'string' },
   },
-  required: ['tx_sig', 'action', 'amount', 'timestamp'],
-} as const satisfies JSONSchema;
+  ['memo', 'net_amount', 'protocol_fee', 'task_id', 'to', 'token'],
+);
 
-export const HistoryResponse = {
-  type: 'object',
-  properties: { transactions: { type: 'array', items: HistoryEntry } },
-  required: ['transactions'],
-} as const satisfies JSONSchema;
+export const HistoryResponse = openObject({ transactions: { type: 'array', items: HistoryEntry } });
 
 export const AGENT_STATE = contractTag({
   name: 'state',

@@ -2,39 +2,33 @@
  * The agent contract's webhooks (spec/agent-api.md: register one), and the service's own for agents:
  * list and delete its subscriptions. The subscription's view is the operator's too (operator/webhooks.ts).
  */
-import type { JSONSchema } from 'json-schema-to-ts';
-import { object } from '../build';
+import { object, openObject } from '../build';
 import { EVENT_KINDS } from '../../events/catalogue';
 import { SIGNED_IN_ERRORS, contractTag } from '../openapi';
 import { Identifier, Text, Timestamp, type Shape } from '../schemas';
 
-export const WebhookRequest = {
-  type: 'object',
-  properties: {
-    url: {
-      type: 'string',
-      format: 'uri',
-      pattern: '^https://',
-      maxLength: 2048,
-      description: 'The HTTPS URL that receives the events.',
-    },
-    event_types: {
-      type: 'array',
-      minItems: 1,
-      maxItems: EVENT_KINDS.length,
-      uniqueItems: true,
-      items: { type: 'string', enum: EVENT_KINDS },
-      description: 'Event kinds of the catalogue (docs/events.md), distinct, at least one.',
-    },
+export const WebhookRequest = openObject({
+  url: {
+    type: 'string',
+    format: 'uri',
+    pattern: '^https://',
+    maxLength: 2048,
+    description: 'The HTTPS URL that receives the events.',
   },
-  required: ['url', 'event_types'],
-} as const satisfies JSONSchema;
+  event_types: {
+    type: 'array',
+    minItems: 1,
+    maxItems: EVENT_KINDS.length,
+    uniqueItems: true,
+    items: { type: 'string', enum: EVENT_KINDS },
+    description: 'Event kinds of the catalogue (docs/events.md), distinct, at least one.',
+  },
+});
 
-export const WebhookResponse = {
-  type: 'object',
-  properties: { webhook_id: { type: 'string' }, signing_secret: { type: 'string' } },
-  required: ['webhook_id', 'signing_secret'],
-} as const satisfies JSONSchema;
+export const WebhookResponse = openObject({
+  webhook_id: { type: 'string' },
+  signing_secret: { type: 'string' },
+});
 
 /** A subscription's id in an answer. */
 export const WebhookId = { type: 'string', pattern: '^wh_' } as const;
