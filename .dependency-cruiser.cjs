@@ -78,6 +78,17 @@ module.exports = {
       },
     },
     {
+      name: 'spend-kinds-take-a-narrow-context',
+      comment:
+        'A spend kind (spends/<kind>.ts and its helpers) reaches the chain, the aggregator, the venues and the clock through SpendContext (the x402 payer also its vault, resource client and agent stream: PayerContext), both in spends/kind.ts: it imports no Context, repository or other use case. The pipeline, the idempotency and the refusals are the shared part and take the Context.',
+      severity: 'error',
+      from: {
+        path: '^shared/src/application/spends/',
+        pathNot: ['^shared/src/application/spends/(kind|pipeline|idempotency|refused|index)\\.ts$', SPECS],
+      },
+      to: { path: '^shared/src/application/[^/]+\\.ts$' },
+    },
+    {
       name: 'only-the-roof-imports-process',
       comment:
         "process/ is the roof: the wiring of a process, reading its settings (Env) and opening its adapters. Nothing under it imports it; the one named exception is the next rule's.",

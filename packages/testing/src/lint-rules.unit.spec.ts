@@ -78,6 +78,13 @@ describe("the rooms' allow-lists", () => {
     'shared/src/queue/bullmq.ts': "import { env } from '../process/env';\nexport const q = env;\n",
     'shared/src/chain/rpc-node.ts':
       "import { ops } from '../process/ops';\nimport { env } from '../process/env';\nexport const n = [ops, env];\n",
+    'shared/src/application/context.ts': 'export interface Context { now(): number }\n',
+    'shared/src/application/spends/kind.ts':
+      "import type { Context } from '../context';\nexport type SpendContext = Pick<Context, 'now'>;\n",
+    'shared/src/application/spends/narrow.ts':
+      "import type { SpendContext } from './kind';\nexport const n = (c: SpendContext) => c.now();\n",
+    'shared/src/application/spends/wide.ts':
+      "import type { Context } from '../context';\nexport const w = (c: Context) => c.now();\n",
     'shared/src/settings/catalogue.ts':
       "import { store } from '../event-store/postgres';\nexport const c = store;\n",
   };
@@ -131,6 +138,7 @@ describe("the rooms' allow-lists", () => {
         'only-the-roof-imports-process: shared/src/queue/bullmq.ts -> shared/src/process/env.ts',
         'the-chain-node-answers-ops-only: shared/src/chain/rpc-node.ts -> shared/src/process/env.ts',
         'settings-are-data: shared/src/settings/catalogue.ts -> shared/src/event-store/postgres.ts',
+        'spend-kinds-take-a-narrow-context: shared/src/application/spends/wide.ts -> shared/src/application/context.ts',
       ].sort(),
     );
   });

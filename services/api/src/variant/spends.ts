@@ -17,9 +17,9 @@ import {
   swapKind,
   transferKind,
   withdrawKind,
-  type Context,
   type GroupState,
   type IntentOf,
+  type SpendContext,
   type SpendKind,
   type SwapRequest,
   type TransferRequest,
@@ -47,7 +47,7 @@ export const transferRequest = (req: Keyed<VariantTransferRequest>): TransferReq
 });
 
 /** The variant swap as the primary's request: each side named by its mint (the registry gives the symbol). */
-export function swapRequest(ctx: Context, req: Keyed<VariantSwapRequest>): SwapRequest {
+export function swapRequest(ctx: SpendContext, req: Keyed<VariantSwapRequest>): SwapRequest {
   const from = resolveToken(ctx.chain.tokens, req.input_mint, req.input_mint);
   const to = resolveToken(ctx.chain.tokens, req.output_mint, req.output_mint);
   return {

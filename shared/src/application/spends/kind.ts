@@ -12,6 +12,18 @@ import type { GroupState } from '../../domain/group';
 import type { ErrorCode } from '../../errors';
 import type { Context } from '../context';
 
+/**
+ * What a spend kind may reach: the chain, the aggregator, the lending venues and the clock. Never the
+ * event store or a repository: the decision, the idempotency and the records are the pipeline's.
+ */
+export type SpendContext = Pick<Context, 'chain' | 'aggregator' | 'venues' | 'now'>;
+
+/**
+ * The x402 payer's, besides: the key vault (the request is sealed in the log), the resource client, and
+ * the agent's stream, where the payment it signs is recorded before it is sent (exactly once).
+ */
+export type PayerContext = SpendContext & Pick<Context, 'vault' | 'x402' | 'agents'>;
+
 /** What a request asks the decision to judge. */
 export interface Ask {
   /** In the mint's human units: what the agent pays (a withdrawal: the receipt tokens it redeems). */
@@ -73,7 +85,11 @@ export interface SpendRequest {
   idempotency_key: string;
 }
 
-export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Action = Action> {
+export interface SpendKind<
+  Req extends SpendRequest = SpendRequest,
+  A extends Action = Action,
+  C extends SpendContext = SpendContext,
+> {
   readonly action: A;
   /**
    * Answer fields that are amounts (kept as exact text under the idempotency key, answered as numbers):
@@ -81,7 +97,7 @@ export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Ac
    */
   readonly answerAmounts: readonly string[];
   /** What the request asks, judged against the group (values other tokens at the aggregator's quote). */
-  ask(ctx: Context, req: Req, group: GroupState): Promise<Ask>;
+  ask(ctx: C, req: Req, group: GroupState): Promise<Ask>;
   /**
    * Whether `ask` calls nothing outside this process for `req` (no quote, no venue's rate, no resource).
    * Then a new key is claimed in the decision's own append instead of in one of its own before the ask
@@ -97,9 +113,9 @@ export interface SpendKind<Req extends SpendRequest = SpendRequest, A extends Ac
    * Resolves once it settled; throws BuildRefused when it was refused and nothing was paid, and
    * PaymentPending while it was refused but may still land.
    */
-  pay?(ctx: Context, intent: IntentOf<A>, agent: Signer): Promise<void>;
+  pay?(ctx: C, intent: IntentOf<A>, agent: Signer): Promise<void>;
   /** What goes on chain; the agent signs besides the signers it names. */
-  build(ctx: Context, intent: IntentOf<A>, agent: Signer): Promise<Built>;
+  build(ctx: C, intent: IntentOf<A>, agent: Signer): Promise<Built>;
   /** The agent's answer once confirmed. */
   answer(intent: IntentOf<A>, confirmed: IntentConfirmed['data']): Record<string, unknown>;
 }

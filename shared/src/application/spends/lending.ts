@@ -8,17 +8,16 @@ import { ServiceError, validationError } from '../../errors';
 import type { LendingVenue, VenueAction } from '../../venues/port';
 import { VenueRefused } from '../../venues/port';
 import { cpiDataBytes } from '../../venues/klend';
-import type { Context } from '../context';
 import type { Signer } from '../../chain/keys';
 import type { GroupState } from '../../domain/group';
 import { ENTRY_TYPE } from '../../domain/events';
 import { amountFromText, toBaseUnits } from '../../money';
-import { BuildRefused, type Ask, type Built, type IntentOf } from './kind';
+import { BuildRefused, type Ask, type Built, type IntentOf, type SpendContext } from './kind';
 import { tokenOf } from './tokens';
 import { tokenAsk } from './valuation';
 
 /** The venue behind `lending_program`; one this service cannot operate is refused on that field. */
-export function venueOf(ctx: Context, program: string): LendingVenue {
+export function venueOf(ctx: SpendContext, program: string): LendingVenue {
   const venue = ctx.venues.find((v) => v.program === program);
   if (!venue)
     throw validationError([
@@ -32,7 +31,11 @@ export function venueOf(ctx: Context, program: string): LendingVenue {
  * as a venue (type 2) and this service knows no venue there: the decision then refuses it. A program
  * the group allow-lists that is no lending venue of this service (the aggregator) is refused on the field.
  */
-export function requestedVenue(ctx: Context, program: string, group: GroupState): LendingVenue | undefined {
+export function requestedVenue(
+  ctx: SpendContext,
+  program: string,
+  group: GroupState,
+): LendingVenue | undefined {
   const known = ctx.venues.some((v) => v.program === program);
   return known || group.entries.get(program)?.type === ENTRY_TYPE.protocol
     ? venueOf(ctx, program)
@@ -41,7 +44,7 @@ export function requestedVenue(ctx: Context, program: string, group: GroupState)
 
 /** The ask of a deposit or withdrawal at a program that is not allow-listed: only what the decision needs to refuse it. */
 export async function unlistedProgramAsk(
-  ctx: Context,
+  ctx: SpendContext,
   req: { lending_program: string; amount: unknown; mint?: string },
   group: GroupState,
 ): Promise<Ask> {
@@ -87,7 +90,7 @@ export function refusedAtBuild(err: unknown): unknown {
 
 /** What a deposit or a withdrawal puts on chain: the venue's plan, and what comes back to the agent. */
 export async function buildAtVenue(
-  ctx: Context,
+  ctx: SpendContext,
   intent: IntentOf<'deposit'> | IntentOf<'withdraw'>,
   agent: Signer,
 ): Promise<Built> {

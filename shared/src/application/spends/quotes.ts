@@ -1,4 +1,5 @@
 /** Quotes for the spend pipeline: the aggregator's answer, or `aggregator_unavailable` (502) with nothing reserved. */
+import type { SpendContext } from './kind';
 import {
   AggregatorUnavailable,
   NoRoute,
@@ -6,10 +7,9 @@ import {
   type AggregatorQuoteRequest,
 } from '../../aggregator/port';
 import { ServiceError } from '../../errors';
-import type { Context } from '../context';
 
 export async function quoteOrUnavailable(
-  ctx: Context,
+  ctx: SpendContext,
   request: AggregatorQuoteRequest,
 ): Promise<AggregatorQuote> {
   if (!ctx.aggregator)

@@ -13,8 +13,7 @@ import { effectiveRate, swapTerms } from '../../domain/swap';
 import { resolveSwapSide } from '../../domain/tokens';
 import { ServiceError, validationError } from '../../errors';
 import { amountFromText, amountText, fromBaseUnits, parseAmount, toBaseUnits } from '../../money';
-import type { Context } from '../context';
-import { BuildRefused, type SpendKind } from './kind';
+import { BuildRefused, type SpendKind, type SpendContext } from './kind';
 import { quoteOrUnavailable } from './quotes';
 import { tokenOf } from './tokens';
 import { valueInBase } from './valuation';
@@ -117,7 +116,7 @@ export const swapKind: SpendKind<SwapRequest, 'swap'> = {
   },
 };
 
-function aggregatorOf(ctx: Context) {
+function aggregatorOf(ctx: SpendContext) {
   if (!ctx.aggregator)
     throw new ServiceError('aggregator_unavailable', 'No swap aggregator is configured on this service.');
   return ctx.aggregator;

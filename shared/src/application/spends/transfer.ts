@@ -9,8 +9,7 @@ import { amountFields } from '../../contract/schemas';
 import type { GroupState } from '../../domain/group';
 import { checkRecipient } from '../../domain/tokens';
 import { amountFromText, toBaseUnits } from '../../money';
-import type { Context } from '../context';
-import type { SpendKind } from './kind';
+import type { SpendKind, SpendContext } from './kind';
 import type { DryRunAsk } from './pipeline';
 import { tokenOf } from './tokens';
 import { tokenAsk } from './valuation';
@@ -68,7 +67,7 @@ export const transferKind: SpendKind<TransferRequest, 'transfer'> = {
 
 /** What a dry run of a transfer asks (`simulate`): the same as a transfer, the recipient optional. */
 export async function transferDryRun(
-  ctx: Context,
+  ctx: SpendContext,
   req: SimulateRequest,
   group: GroupState,
 ): Promise<DryRunAsk> {

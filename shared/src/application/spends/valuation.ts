@@ -11,11 +11,15 @@ import { underlyingForReceipt } from '../../domain/venue';
 import { resolveToken, tokenByMint, type Token } from '../../domain/tokens';
 import { ServiceError } from '../../errors';
 import { fromBaseUnits, parseAmount, toBaseUnits } from '../../money';
-import type { Context } from '../context';
-import type { Ask } from './kind';
+import type { Ask, SpendContext } from './kind';
 import { quoteOrUnavailable } from './quotes';
 
-export async function valueInBase(ctx: Context, token: Token, amount: Big, baseMint: string): Promise<Big> {
+export async function valueInBase(
+  ctx: SpendContext,
+  token: Token,
+  amount: Big,
+  baseMint: string,
+): Promise<Big> {
   if (token.mint === baseMint) return amount;
   const venue = ctx.venues.find((v) => v.underlyingOf(token.mint) && !v.receiptMint(token.mint));
   const underlying = venue && tokenByMint(ctx.chain.tokens, venue.underlyingOf(token.mint)!);
@@ -43,7 +47,7 @@ export async function valueInBase(ctx: Context, token: Token, amount: Big, baseM
  * asks of the decision: the amount, its value in the base token, the mint and its decimals.
  */
 export async function tokenAsk(
-  ctx: Context,
+  ctx: SpendContext,
   req: { amount: unknown; mint?: string },
   group: GroupState,
 ): Promise<Pick<Ask, 'amount' | 'value' | 'mint' | 'decimals'>> {

@@ -49,15 +49,14 @@ import {
 } from '../../x402/requirements';
 import { signPayment } from '../../x402/payment';
 import type { ResourceAnswer, ResourceRequest } from '../../x402/port';
-import type { Context } from '../context';
-import { BuildRefused, PaymentPending, type IntentOf, type SpendKind } from './kind';
+import { BuildRefused, PaymentPending, type IntentOf, type PayerContext, type SpendKind } from './kind';
 import type { WindowItem } from '../../domain/windows';
 import { tokenOf } from './tokens';
 import { valueInBase } from './valuation';
 
 type X402Intent = IntentOf<'transfer'>;
 
-export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
+export const x402Kind: SpendKind<X402PayRequest, 'transfer', PayerContext> = {
   action: 'transfer',
   answerAmounts: amountFields(X402PayResponse),
 
@@ -139,14 +138,14 @@ export const x402Kind: SpendKind<X402PayRequest, 'transfer'> = {
 /** The vault's context of a sealed request: binds it to its URL. */
 const sealedFor = (url: string) => `x402-request:${url}`;
 
-function sealRequest(ctx: Context, request: ResourceRequest): string {
+function sealRequest(ctx: PayerContext, request: ResourceRequest): string {
   const { headers, body } = request;
   const text = JSON.stringify({ ...(headers && { headers }), ...(body !== undefined && { body }) });
   return ctx.vault.seal(new TextEncoder().encode(text), sealedFor(request.url));
 }
 
 /** The request an intent's terms make, its sealed headers and body opened. */
-function openRequest(ctx: Context, terms: X402Terms): ResourceRequest {
+function openRequest(ctx: PayerContext, terms: X402Terms): ResourceRequest {
   const opened = terms.sealed_request
     ? (JSON.parse(
         Buffer.from(ctx.vault.open(terms.sealed_request, sealedFor(terms.url))).toString('utf8'),
@@ -165,7 +164,7 @@ function openRequest(ctx: Context, terms: X402Terms): ResourceRequest {
  * as the resource would have refused it: `x402_payment_refused`, nothing paid.
  */
 async function missingPayeeAccount(
-  ctx: Context,
+  ctx: PayerContext,
   payTo: string,
   token: { symbol: string; mint: string },
 ): Promise<{ code: 'x402_payment_refused'; message: string } | undefined> {
@@ -177,14 +176,14 @@ async function missingPayeeAccount(
   };
 }
 
-function x402Of(ctx: Context): NonNullable<Context['x402']> {
+function x402Of(ctx: PayerContext): NonNullable<PayerContext['x402']> {
   if (!ctx.x402)
     throw new ServiceError('internal_error', 'x402 payments are not configured in this process.');
   return ctx.x402;
 }
 
 /** The payment of an accepted x402 intent, exactly once (see the header); resolves once it is settled. */
-async function payOnce(ctx: Context, intent: X402Intent, agent: Signer): Promise<void> {
+async function payOnce(ctx: PayerContext, intent: X402Intent, agent: Signer): Promise<void> {
   const terms = intent.x402!;
   const stream = streams.agent(intent.agent_id);
   let signed = (await ctx.agents.load(stream)).state.intents.get(intent.intent_id)?.x402;
@@ -265,7 +264,7 @@ type Refused = NonNullable<Signed['refused']>;
  * search finds is final.
  */
 async function untilExpired(
-  ctx: Context,
+  ctx: PayerContext,
   intent: X402Intent,
   signed: { signature: string; lastValidBlockHeight: string; refused?: Refused },
 ): Promise<void> {
@@ -311,7 +310,7 @@ const PAGE = 100;
  * is not missed for being older than its newest hundred.
  */
 async function findPayment(
-  ctx: Context,
+  ctx: PayerContext,
   intent: X402Intent,
   signed: { signature: string; lastValidBlockHeight: string },
 ): Promise<string | undefined> {
@@ -356,7 +355,7 @@ const paymentOf = (intent: X402Intent) => ({
  * not settled (nothing once it is, nothing twice: `record` answers undefined for what is recorded).
  */
 async function recordPayment(
-  ctx: Context,
+  ctx: PayerContext,
   intent: X402Intent,
   record: (x402: Signed) => X402PaymentSettled | X402PaymentRefused | undefined,
 ): Promise<void> {
@@ -369,7 +368,7 @@ async function recordPayment(
 }
 
 const recordSettled = (
-  ctx: Context,
+  ctx: PayerContext,
   intent: X402Intent,
   txSig: string,
   answer?: ResourceAnswer | ResourceReply,
@@ -385,7 +384,7 @@ const recordSettled = (
   }));
 
 /** The refusal of a payment that may still land: recorded once; what is on record is what holds. */
-async function recordRefused(ctx: Context, intent: X402Intent, refusal: string, answer: ResourceAnswer) {
+async function recordRefused(ctx: PayerContext, intent: X402Intent, refusal: string, answer: ResourceAnswer) {
   const resource = replyOf(answer);
   await recordPayment(ctx, intent, (x402) =>
     x402.refused
