@@ -125,7 +125,11 @@ export function deliveryStoreContract(name: string, open: () => Promise<Delivery
       expect(again).toEqual([delivery('wh-1', 'e-2', 5_000)]);
       const kept = await one('wh-1', 'e-1');
       expect(kept).toEqual(
-        expect.objectContaining({ payload: delivery('wh-1', 'e-1').payload, created_at: 2_000, status: 'delivered' }),
+        expect.objectContaining({
+          payload: delivery('wh-1', 'e-1').payload,
+          created_at: 2_000,
+          status: 'delivered',
+        }),
       );
       expect(await store.deliveries('wh-1', { limit: 10 })).toHaveLength(2);
     });
@@ -148,9 +152,7 @@ export function deliveryStoreContract(name: string, open: () => Promise<Delivery
 
     it('lands nothing when another relay moved the checkpoint: RelayFenced', async () => {
       await commit({ subscriptions: [subscription('wh-1')], deliveries: [delivery('wh-1', 'e-1')] });
-      await store.recordAttempts([
-        attempt(delivery('wh-1', 'e-1'), 1, 'delivered', { status: 'delivered' }),
-      ]);
+      await store.recordAttempts([attempt(delivery('wh-1', 'e-1'), 1, 'delivered', { status: 'delivered' })]);
       const current = (await store.relayCheckpoint())!;
       const batch = {
         to: { commit: current.commit + 50n, prepare: current.prepare + 50n },
@@ -200,7 +202,7 @@ export function deliveryStoreContract(name: string, open: () => Promise<Delivery
       await store.recordAttempts([
         attempt(delivery('wh-1', 'e-1'), 1, 'delivered', { status: 'delivered' }),
         attempt(delivery('wh-1', 'e-2'), 1, 'failed', { status: 'failed', next_attempt_at: 20_000 }),
-        attempt(delivery('wh-1', 'e-2'), 2, 'failed', { status: 'dead' }),
+        attempt(delivery('wh-1', 'e-2'), 2, 'failed', { status: 'failed', next_attempt_at: 30_000 }),
         attempt(delivery('wh-1', 'e-3'), 1, 'delivered', { status: 'delivered' }),
         attempt(delivery('wh-2', 'e-1'), 1, 'delivered', { status: 'delivered' }),
       ]);
@@ -217,9 +219,13 @@ export function deliveryStoreContract(name: string, open: () => Promise<Delivery
         { ...delivery('wh-2', 'e-1', 2_000), attempts: 1, redelivery: 'r-3' },
       ]);
       expect(await one('wh-1', 'e-2')).toEqual(
-        expect.objectContaining({ status: 'pending', attempts: 2, log: [expect.anything(), expect.anything()] }),
+        expect.objectContaining({
+          status: 'pending',
+          attempts: 2,
+          log: [expect.anything(), expect.anything()],
+        }),
       );
-      expect((await one('wh-1', 'e-2')).next_attempt_at).toBeUndefined();
+      expect((await one('wh-1', 'e-2')).next_attempt_at).toBeUndefined(); // due now, not at the old retry
       expect((await one('wh-1', 'e-1')).status).toBe('delivered'); // not asked for
       expect(keys(await store.pending(100)).sort()).toEqual(['wh-1/e-2', 'wh-1/e-3', 'wh-2/e-1']);
     });
@@ -256,12 +262,18 @@ export function deliveryStoreContract(name: string, open: () => Promise<Delivery
       expect(ids(await store.subscriptions({ agentId: 'agent-1' }))).toEqual(['agent-1a']);
       expect(ids(await store.subscriptions({ groupId: 'g-1', agentId: 'agent-2' }))).toEqual(['agent-2a']);
       expect(await store.subscriptions({ groupId: 'g-none' })).toEqual([]);
-      const byId = (a: WebhookSubscription, b: WebhookSubscription) => a.webhook_id.localeCompare(b.webhook_id);
+      const byId = (a: WebhookSubscription, b: WebhookSubscription) =>
+        a.webhook_id.localeCompare(b.webhook_id);
       expect((await store.subscriptions({ groupId: 'g-2' })).sort(byId)).toEqual([
         subscription('other-agent', { group: 'g-2', agent: 'agent-3' }),
         subscription('other-fleet', { group: 'g-2' }),
       ]);
-      expect(ids(await store.activeSubscriptions())).toEqual(['agent-1a', 'fleet-1', 'other-agent', 'other-fleet']);
+      expect(ids(await store.activeSubscriptions())).toEqual([
+        'agent-1a',
+        'fleet-1',
+        'other-agent',
+        'other-fleet',
+      ]);
       // deleted later: gone from the lists, still read by id
       await commit({ subscriptions: [subscription('fleet-1', { group: 'g-1', status: 'deleted' })] });
       expect(ids(await store.subscriptions({ groupId: 'g-1' }))).not.toContain('fleet-1');
@@ -271,7 +283,11 @@ export function deliveryStoreContract(name: string, open: () => Promise<Delivery
 
     it('disables a subscription at once, with its reason; not one already deleted', async () => {
       await commit({
-        subscriptions: [subscription('wh-1'), subscription('wh-2'), subscription('wh-3', { status: 'deleted' })],
+        subscriptions: [
+          subscription('wh-1'),
+          subscription('wh-2'),
+          subscription('wh-3', { status: 'deleted' }),
+        ],
       });
       await store.disable('wh-1', 'the receiver answered 410 Gone');
       await store.disable('wh-3', 'the receiver answered 410 Gone');
@@ -355,10 +371,7 @@ export function deliveryStoreContract(name: string, open: () => Promise<Delivery
       const times = [2_000, 3_000, 4_000, 5_000, 6_000];
       await commit({
         subscriptions: [subscription('wh-1'), subscription('wh-2')],
-        deliveries: [
-          ...times.map((t) => delivery('wh-1', `e-${t}`, t)),
-          delivery('wh-2', 'e-other', 7_000),
-        ],
+        deliveries: [...times.map((t) => delivery('wh-1', `e-${t}`, t)), delivery('wh-2', 'e-other', 7_000)],
       });
       await store.recordAttempts([
         attempt(delivery('wh-1', 'e-5000'), 1, 'delivered', { status: 'delivered' }, { status_code: 204 }),
