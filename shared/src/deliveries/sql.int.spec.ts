@@ -42,7 +42,9 @@ async function emptiedPglite(): Promise<Sql> {
 
 // The stores do not own their connection (as when it is shared with the event store): closing one
 // leaves the database to the next.
-deliveryStoreContract('SQL on a PostgreSQL server', async () => SqlDeliveryStore.open(await serverDatabase()));
+deliveryStoreContract('SQL on a PostgreSQL server', async () =>
+  SqlDeliveryStore.open(await serverDatabase()),
+);
 deliveryStoreContract('SQL on PGlite (embedded)', async () => SqlDeliveryStore.open(await emptiedPglite()));
 
 const databases: [string, () => Promise<Sql>][] = [
