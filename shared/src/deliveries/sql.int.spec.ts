@@ -1,12 +1,13 @@
 /**
- * The webhook relay's commit on the SQL delivery store, on a PostgreSQL server and on PGlite: a batch
- * lands whole in one statement (checkpoint, subscriptions, deliveries, redeliveries), answers what is
- * to be sent, and lands nothing when another relay moved the checkpoint (its lease lost).
+ * The SQL delivery store on a PostgreSQL server and on PGlite: the delivery store's contract
+ * (contract.ts) on both, then what is the SQL adapter's own: its tables are created when missing and
+ * kept when there, by stores opened at once on one database.
  */
 import { embeddedSql, serverSql, type Sql } from '../sql/sql';
 import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers';
 import { databaseTemplate } from '@tokenops/testing/database-template';
-import { RelayFenced, type NewDelivery, type WebhookSubscription } from './port';
+import { deliveryStoreContract } from './contract';
+import type { NewDelivery } from './port';
 import { SqlDeliveryStore } from './sql';
 
 const opened: Sql[] = [];
@@ -16,114 +17,63 @@ afterAll(async () => {
   for (const schema of schemas) await dropSchema(schema);
 });
 
+/** A database of its own on the server: a fresh schema each time. */
+async function serverDatabase(): Promise<Sql> {
+  const schema = uniqueName('deliveries');
+  schemas.push(schema);
+  const sql = await serverSql({ connectionString: DATABASE_URL, schema });
+  opened.push(sql);
+  return sql;
+}
+
+// A PGlite database takes a second or more to start: the contract's stores share one, emptied before
+// each (its tables dropped; the store creates them again).
+let pglite: Sql | undefined;
+async function emptiedPglite(): Promise<Sql> {
+  if (!pglite) {
+    pglite = await embeddedSql(undefined, await databaseTemplate());
+    opened.push(pglite);
+  }
+  await pglite.exec(
+    'DROP TABLE IF EXISTS webhook_relay, webhook_subscriptions, webhook_deliveries, webhook_attempts',
+  );
+  return pglite;
+}
+
+// The stores do not own their connection (as when it is shared with the event store): closing one
+// leaves the database to the next.
+deliveryStoreContract('SQL on a PostgreSQL server', async () =>
+  SqlDeliveryStore.open(await serverDatabase()),
+);
+deliveryStoreContract('SQL on PGlite (embedded)', async () => SqlDeliveryStore.open(await emptiedPglite()));
+
 const databases: [string, () => Promise<Sql>][] = [
-  [
-    'PostgreSQL server',
-    async () => {
-      const schema = uniqueName('deliveries');
-      schemas.push(schema);
-      return serverSql({ connectionString: DATABASE_URL, schema });
-    },
-  ],
-  ['PGlite (embedded)', async () => embeddedSql(undefined, await databaseTemplate())],
+  ['PostgreSQL server', serverDatabase],
+  ['PGlite (embedded)', emptiedPglite],
 ];
 
-const subscription = (webhook_id: string, status: WebhookSubscription['status']) =>
-  ({
-    webhook_id,
-    group_id: 'group-1',
-    url: `https://hooks.example/${webhook_id}`,
-    event_types: ['transfer.confirmed'],
-    status,
-    created_at: 1_000,
-  }) as unknown as WebhookSubscription;
-
-const delivery = (webhook_id: string, event_id: string): NewDelivery => ({
-  webhook_id,
-  event_id,
-  event: 'transfer.confirmed',
-  payload: JSON.stringify({ id: event_id }),
-  created_at: 2_000,
-});
-
-describe.each(databases)('the relay commit on %s', (_name, open) => {
-  let store: SqlDeliveryStore;
-  beforeAll(async () => {
+describe.each(databases)('the SQL delivery store on %s', (_name, open) => {
+  it('creates its tables when missing and keeps what they hold when opened again, by several stores at once', async () => {
     const sql = await open();
-    opened.push(sql);
-    store = await SqlDeliveryStore.open(sql);
-  });
-
-  it('lands a batch whole and answers the deliveries to send; the same ones again are not answered twice', async () => {
-    const to = { commit: 10n, prepare: 5n };
-    const added = await store.commitRelay({
+    const first = await SqlDeliveryStore.open(sql);
+    const d: NewDelivery = {
+      webhook_id: 'wh-1',
+      event_id: 'e-1',
+      event: 'transfer.confirmed',
+      payload: '{}',
+      created_at: 2_000,
+    };
+    await first.commitRelay({
       from: undefined,
-      to,
-      subscriptions: [subscription('wh-1', 'active'), subscription('wh-2', 'active')],
-      deliveries: [delivery('wh-1', 'e-1'), delivery('wh-2', 'e-1')],
-      redeliver: [],
-    });
-    expect(added).toEqual([delivery('wh-1', 'e-1'), delivery('wh-2', 'e-1')]);
-    expect(await store.relayCheckpoint()).toEqual(to);
-    expect((await store.activeSubscriptions()).map((s) => s.webhook_id).sort()).toEqual(['wh-1', 'wh-2']);
-
-    // A subscription written twice in one batch: the last one stands. A delivery already there is not new.
-    const next = { commit: 11n, prepare: 6n };
-    const again = await store.commitRelay({
-      from: to,
-      to: next,
-      subscriptions: [subscription('wh-2', 'active'), subscription('wh-2', 'disabled')],
-      deliveries: [delivery('wh-1', 'e-1'), delivery('wh-1', 'e-2')],
-      redeliver: [],
-    });
-    expect(again).toEqual([delivery('wh-1', 'e-2')]);
-    expect((await store.activeSubscriptions()).map((s) => s.webhook_id)).toEqual(['wh-1']);
-    expect(await store.relayCheckpoint()).toEqual(next);
-  });
-
-  it('sets deliveries pending again on a redelivery request and answers each with the request', async () => {
-    const from = await store.relayCheckpoint();
-    const to = { commit: 12n, prepare: 7n };
-    const added = await store.commitRelay({
-      from,
-      to,
+      to: { commit: 3n, prepare: 2n },
       subscriptions: [],
-      deliveries: [],
-      redeliver: [
-        { request_id: 'r-1', webhook_id: 'wh-1', event_ids: ['e-2'] },
-        { request_id: 'r-2', webhook_id: 'wh-2' },
-      ],
-    });
-    expect(added).toEqual([
-      { ...delivery('wh-1', 'e-2'), attempts: 0, redelivery: 'r-1' },
-      { ...delivery('wh-2', 'e-1'), attempts: 0, redelivery: 'r-2' },
-    ]);
-    expect(await store.relayCheckpoint()).toEqual(to);
-  });
-
-  it('lands nothing when another relay moved the checkpoint: RelayFenced', async () => {
-    const current = (await store.relayCheckpoint())!;
-    const stale = { commit: current.commit - 1n, prepare: current.prepare };
-    const fenced = store.commitRelay({
-      from: stale,
-      to: { commit: 99n, prepare: 99n },
-      subscriptions: [subscription('wh-3', 'active')],
-      deliveries: [delivery('wh-3', 'e-9')],
+      deliveries: [d],
       redeliver: [],
     });
-    await expect(fenced).rejects.toBeInstanceOf(RelayFenced);
-    // A first commit where a checkpoint exists is fenced too.
-    await expect(
-      store.commitRelay({
-        from: undefined,
-        to: { commit: 99n, prepare: 99n },
-        subscriptions: [],
-        deliveries: [delivery('wh-3', 'e-9')],
-        redeliver: [],
-      }),
-    ).rejects.toBeInstanceOf(RelayFenced);
-    expect(await store.relayCheckpoint()).toEqual(current);
-    expect((await store.activeSubscriptions()).map((s) => s.webhook_id)).toEqual(['wh-1']);
-    expect(await store.pending(100)).not.toContainEqual(expect.objectContaining({ event_id: 'e-9' }));
+    const again = await Promise.all([SqlDeliveryStore.open(sql), SqlDeliveryStore.open(sql)]);
+    for (const store of again) {
+      expect(await store.relayCheckpoint()).toEqual({ commit: 3n, prepare: 2n });
+      expect(await store.pending(10)).toEqual([{ ...d, attempts: 0 }]);
+    }
   });
 });

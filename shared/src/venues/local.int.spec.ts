@@ -1,16 +1,18 @@
 /**
  * The local lending venue on the local chain: real SPL Token transactions on LiteSVM, in process and
  * through the chain node over JSON-RPC (as executors use it), where the rate must come out the same
- * from the chain alone.
+ * from the chain alone. The lending venue's contract (contract.ts) on both, then what is the local
+ * venue's own: its configuration account, its tokens and yearly rate, klend's `cpi_data`, and
+ * conservation of every mint.
  */
-import { classifyChainFailure } from '../domain/chain-outcome';
 import { SECONDS_PER_YEAR } from '../domain/venue';
 import { generateSigner, type Signer } from '../chain/keys';
 import { LiteSvmChain } from '../chain/litesvm';
 import { localFixtures } from '../chain/local-fixtures';
-import { ChainFailure, type LocalChain } from '../chain/port';
+import type { LocalChain } from '../chain/port';
 import { RpcChain } from '../chain/rpc';
 import { serveChainRpc } from '../chain/rpc-node';
+import { lendingVenueContract } from './contract';
 import { klendInstructionData } from './klend';
 import {
   LocalVenue,
@@ -39,9 +41,9 @@ async function inProcess(seed: string, options: EnsureLocalVenueOptions = {}): P
   return { chain: host, host, venue: await LocalVenue.open(host, { seed }), seed, close: () => host.close() };
 }
 
-async function overRpc(seed: string): Promise<World> {
+async function overRpc(seed: string, options: EnsureLocalVenueOptions = {}): Promise<World> {
   const host = await LiteSvmChain.open({ seed });
-  await ensureLocalVenue(host, { seed, apyBps: 500 });
+  await ensureLocalVenue(host, { seed, apyBps: 500, ...options });
   const node = await serveChainRpc(host.node(), { port: 0 });
   const chain = RpcChain.local(node.url, seed);
   return {
@@ -56,6 +58,16 @@ async function overRpc(seed: string): Promise<World> {
     },
   };
 }
+
+// A fresh chain for each suite, each of its own seed; `noInterestReserve`: a vault holding only deposits.
+let worlds = 0;
+for (const [name, open] of [
+  ['the local venue on LiteSVM in process', inProcess],
+  ['the local venue through the chain node over JSON-RPC', overRpc],
+] as const)
+  lendingVenueContract(name, (options) =>
+    open(`venue-contract-${++worlds}`, options?.noInterestReserve ? { interestReserve: 0n } : {}),
+  );
 
 const supply = async (chain: LocalChain, mint: string) =>
   Buffer.from((await chain.readAccount(mint))!.data).readBigUInt64LE(36);
@@ -154,60 +166,6 @@ describe.each([
     expect(await vault(usdc())).toBe(1_000_000n * USDC);
   });
 
-  it('deposits in one transaction: the vault gains the amount, the agent gets receipt tokens at the rate, exactly', async () => {
-    const agent = await funded(1_000n * USDC);
-    const before = { vault: await vault(), supply: await supply(w.chain, kusdc()) };
-    const { plan, signature } = await deposit(agent, 250n * USDC);
-    expect(plan.receiptAmount).toBe(250n * USDC); // the rate is 1 at creation
-    expect(await w.chain.status(signature)).toBe('confirmed');
-    expect(await balance(agent, usdc())).toBe(750n * USDC);
-    expect(await balance(agent, kusdc())).toBe(250n * USDC);
-    expect(await vault()).toBe(before.vault + 250n * USDC);
-    expect(await supply(w.chain, kusdc())).toBe(before.supply + 250n * USDC);
-    expect((await w.chain.balances(agent.address)).get(kusdc())).toBe(250n * USDC); // balance shows the position
-    expect(await w.venue.position(agent.address, usdc())).toEqual({
-      underlyingMint: usdc(),
-      receiptMint: kusdc(),
-      receipt: 250n * USDC,
-      underlying: 250n * USDC,
-    });
-  });
-
-  it('withdraws in one transaction: burns the receipt tokens and pays the underlying from the vault', async () => {
-    const agent = await funded(100n * USDC);
-    await deposit(agent, 100n * USDC);
-    const before = { vault: await vault(), supply: await supply(w.chain, kusdc()) };
-    // named by the receipt mint this time: both name the same position
-    const { plan, signature } = await withdraw(agent, 40n * USDC, kusdc());
-    expect(plan.underlyingAmount).toBe(40n * USDC);
-    expect(await w.chain.status(signature)).toBe('confirmed');
-    expect(await balance(agent, kusdc())).toBe(60n * USDC);
-    expect(await balance(agent, usdc())).toBe(40n * USDC);
-    expect(await vault()).toBe(before.vault - 40n * USDC);
-    expect(await supply(w.chain, kusdc())).toBe(before.supply - 40n * USDC);
-  });
-
-  it('fails on chain with insufficient funds and moves nothing, for a deposit or a withdrawal above the balance', async () => {
-    const agent = await funded(10n * USDC);
-    await deposit(agent, 5n * USDC);
-    const snapshot = async () => [
-      await balance(agent, usdc()),
-      await balance(agent, kusdc()),
-      await vault(),
-      await supply(w.chain, kusdc()),
-    ];
-    const before = await snapshot();
-    for (const attempt of [() => deposit(agent, 6n * USDC), () => withdraw(agent, 5n * USDC + 1n)]) {
-      const err = await attempt().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(ChainFailure);
-      expect(classifyChainFailure(err as ChainFailure)).toBe('insufficient_balance');
-      expect(await snapshot()).toEqual(before);
-    }
-  });
-
   it("takes cpi_data as klend's instruction for the same action and amount, and refuses anything else before signing", async () => {
     const agent = await funded(10n * USDC);
     const { plan } = await deposit(agent, 3n * USDC, usdc(), klendInstructionData('deposit', 3n * USDC));
@@ -238,19 +196,6 @@ describe.each([
       expect(await refusal(attempt)).toBeInstanceOf(VenueDataRejected);
     }
     expect(await balance(agent, usdc())).toBe(before);
-  });
-
-  it('refuses what it does not take: a receipt token or an unknown mint to deposit, a zero amount', async () => {
-    const agent = await funded(1n * USDC);
-    const ask = (mint: string, amount: bigint) =>
-      w.venue.deposit({ agent: agent.address, mint, amount, reference: 'x' });
-    expect((await refusal(ask(kusdc(), 1n))).reason).toBe('mint');
-    expect((await refusal(ask(generateSigner().address, 1n))).reason).toBe('mint');
-    expect((await refusal(ask(usdc(), 0n))).reason).toBe('amount');
-    expect((await refusal(ask(usdc(), 1n << 64n))).reason).toBe('amount');
-    const out = (mint: string) =>
-      w.venue.withdraw({ agent: agent.address, mint, receiptAmount: 1n, reference: 'x' });
-    expect((await refusal(out(generateSigner().address))).reason).toBe('mint');
   });
 
   it('a year on the chain clock later, the same receipt tokens pay the yearly rate more; new deposits mint fewer', async () => {
@@ -290,45 +235,6 @@ describe.each([
       let held = 0n;
       for (const owner of holders) held += (await w.chain.tokenAccount(owner, mint)).amount;
       expect({ mint, held }).toEqual({ mint, held: await supply(w.chain, mint) });
-    }
-  });
-});
-
-describe('the interest reserve', () => {
-  it('pays the interest: a venue created without one cannot pay a year of interest, and says so before signing', async () => {
-    const w = await inProcess('venue-test-no-reserve', { interestReserve: 0n });
-    try {
-      const f = localFixtures(w.seed);
-      const usdc = f.mints[0]!.mint;
-      const agent = generateSigner();
-      await w.chain.mintTo(agent.address, usdc, 100n * USDC, 'airdrop');
-      const plan = await w.venue.deposit({
-        agent: agent.address,
-        mint: usdc,
-        amount: 100n * USDC,
-        reference: 'd',
-      });
-      await w.chain.submit(await w.chain.prepare(plan.instructions, [agent, ...plan.signers]));
-      await w.chain.warp(SECONDS_PER_YEAR);
-      const all = w.venue.withdraw({
-        agent: agent.address,
-        mint: usdc,
-        receiptAmount: 100n * USDC,
-        reference: 'w',
-      });
-      expect((await refusal(all)).reason).toBe('liquidity');
-      // what the vault holds it pays: 95 receipt tokens are worth 99.75
-      const part = await w.venue.withdraw({
-        agent: agent.address,
-        mint: usdc,
-        receiptAmount: 95n * USDC,
-        reference: 'w',
-      });
-      expect(part.underlyingAmount).toBe(99_750_000n);
-      await w.chain.submit(await w.chain.prepare(part.instructions, [agent, ...part.signers]));
-      expect((await w.chain.tokenAccount(f.venue.authority.address, usdc)).amount).toBe(250_000n);
-    } finally {
-      await w.close();
     }
   });
 });
