@@ -9,13 +9,19 @@ import type { JSONSchema } from 'json-schema-to-ts';
 
 type Properties = Readonly<Record<string, JSONSchema>>;
 
-/** The object schema `object(properties, optional, more)` builds. */
-export type ObjectSchema<P extends Properties, O extends keyof P, M extends object = object> = {
+/** The open object schema `openObject(properties, optional, more)` builds. */
+export type OpenObjectSchema<P extends Properties, O extends keyof P, M extends object = object> = {
   readonly type: 'object';
   readonly properties: P;
   readonly required: readonly Exclude<keyof P & string, O>[];
-  readonly additionalProperties: false;
 } & M;
+
+/** The object schema `object(properties, optional, more)` builds: the open one, closed. */
+export type ObjectSchema<
+  P extends Properties,
+  O extends keyof P,
+  M extends object = object,
+> = OpenObjectSchema<P, O, { readonly additionalProperties: false } & M>;
 
 /**
  * An object schema: `properties`, each required unless named in `optional`, no other property;
@@ -28,13 +34,6 @@ export function object<
 >(properties: P, optional: readonly O[] = [], more?: M): ObjectSchema<P, O, M> {
   return build(properties, optional, { additionalProperties: false, ...more }) as ObjectSchema<P, O, M>;
 }
-
-/** The open object schema `openObject(properties, optional, more)` builds. */
-export type OpenObjectSchema<P extends Properties, O extends keyof P, M extends object = object> = {
-  readonly type: 'object';
-  readonly properties: P;
-  readonly required: readonly Exclude<keyof P & string, O>[];
-} & M;
 
 /** As `object`, but other properties are allowed (and ignored by the service). */
 export function openObject<
