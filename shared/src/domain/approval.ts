@@ -29,6 +29,7 @@ import type { AgentState } from './agent';
 import type { AllowEntry, GroupState } from './group';
 import type { Fold } from './decider';
 import { verifySignature } from './signatures';
+import { groupScopedId, parseGroupScopedId } from './group-scoped-id';
 
 /** The rule that applies to one agent: the group's policy, its threshold overridden by the agent's own. */
 export function approvalRule(group: GroupState, agent: AgentState): ApprovalPolicy {
@@ -127,15 +128,11 @@ export const foldApprovals = (events: readonly ApprovalEvent[]): ApprovalsState 
   events.reduce(evolveApprovals, initialApprovalsState());
 
 /** An approval's id names its group and its intent, so any route can find its stream. */
-export const approvalIdOf = (groupId: string, intentId: string): string => `${groupId}_${intentId}`;
+export const approvalIdOf = (groupId: string, intentId: string): string => groupScopedId(groupId, intentId);
 
 export function parseApprovalId(approvalId: string): { groupId: string; intentId: string } | undefined {
-  const at = approvalId.lastIndexOf('_');
-  const groupId = approvalId.slice(0, at);
-  const intentId = approvalId.slice(at + 1);
-  return at > 0 && /^[\w-]+$/.test(groupId) && /^[0-9a-z-]+$/.test(intentId)
-    ? { groupId, intentId }
-    : undefined;
+  const parsed = parseGroupScopedId(approvalId);
+  return parsed && { groupId: parsed.groupId, intentId: parsed.id };
 }
 
 type MessageFields = Pick<
