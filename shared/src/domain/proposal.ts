@@ -206,8 +206,9 @@ export function proposalStatusAt(
 
 /** Whether the service executes the proposal now: ready, and its delay passed. */
 export function isDue(record: ProposalRecord, governance: GovernanceState, now: number): boolean {
+  if (record.closed || now >= record.proposed.expires_at) return false;
   const at = readyAt(record, governance);
-  return proposalStatusAt(record, governance, now) === 'ready' && at !== undefined && now >= at;
+  return at !== undefined && now >= at;
 }
 
 /** What the scheduler acts on at `now`: the proposals due for execution and those to record as expired. */
