@@ -114,7 +114,7 @@ export const bullmqAlone: WebhookBenchLine = {
       async deliver() {
         const id = `job_${(sent += 1)}`;
         const finished = new Promise<void>((r) => done.set(id, r));
-        await queue.enqueue('noop', { id }, { dedup: { id, ttlMs: 60_000 } });
+        await queue.enqueue('noop', { id }, { dedup: { id } });
         await finished;
         done.delete(id);
         return true;

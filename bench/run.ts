@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,confirm,http,spends,server,rebuild,webhooks,audit,preview
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,confirm,http,spends,server,rebuild,webhooks,audit,preview,retention
  * to choose. The soak (`BENCH_ONLY=soak`, an hour by default: SOAK_MINUTES, SOAK_RATE) runs only when
  * named, never in `npm run bench` alone.
  */
@@ -12,6 +12,7 @@ import { confirmBench } from './confirm.bench';
 import { eventStoreBench } from './event-store.bench';
 import { httpBench } from './http.bench';
 import { rebuildBench } from './rebuild.bench';
+import { retentionBench } from './retention.bench';
 import { serverBench } from './server.bench';
 import { soakBench } from './soak.bench';
 import { spendsBench } from './spends.bench';
@@ -29,6 +30,7 @@ const all: Record<string, () => Promise<string>> = {
   webhooks: () => webhooksBench([deliveryWorker, bullmqAlone]),
   audit: auditBench,
   preview: previewBench,
+  retention: retentionBench,
   soak: soakBench,
 };
 /** Run only when BENCH_ONLY names them: they take an hour. */

@@ -9,19 +9,21 @@
  *
  * Every interval (a tenth of the run, at most a minute; SOAK_INTERVAL_SECONDS to choose) it records
  * the resident memory of each process (/proc/<pid>/status VmRSS; PostgreSQL's private memory summed
- * over its processes, RssAnon, and Redis's VmRSS: both shared with whatever else uses them), the
- * interval's p50 and p99 (all requests and by kind), answers other than 2xx, webhooks delivered, the
+ * over its processes, RssAnon, and Redis's VmRSS and the data it holds, INFO used_memory: both
+ * servers shared with whatever else uses them), the interval's p50 and p99 (all requests and by kind), answers other than 2xx, webhooks delivered, the
  * machine's cores busy (and stolen by its host), and each process's CPU per request answered: so a
  * rising p99 says whether each request cost more or the machine was taken.
  * BENCH_SERVICE_NODE_ARGS passes flags to every process's node, as in the server bench (a CPU profile
  * of each: `--cpu-prof --cpu-prof-dir=DIR`, written when the process stops).
  * The report: those as tables, memory per process, p99 and CPU a request as text charts, and the
  * verdict as numbers: each memory curve's slope over the second half (least squares, MB per 10
- * minutes), and the median interval p99 and CPU a request of the second half over the first's.
+ * minutes), and the median interval p99 and CPU a request of the second half over the first's; and
+ * what the topology's keys in Redis hold at the end, by kind of key (what grows, named).
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { plot } from 'asciichart';
+import Redis from 'ioredis';
 import { Client } from '@tokenops/testing/harness';
 import { Topology } from '@tokenops/testing/topology';
 import { fundedGroup, load, loadPaced, type IntervalStats, type MixSpec, type RequestKind } from './load';
@@ -77,6 +79,41 @@ function serversMb(): Record<string, number | undefined> {
     if (comm.startsWith('redis-server')) redis = (redis ?? 0) + (statusMb(pid, 'VmRSS') ?? 0);
   }
   return { 'postgres (private)': postgres, redis };
+}
+
+/** The data Redis holds (INFO used_memory, MB): what its keys take, where its RSS also counts the allocator's slack. */
+async function redisDataMb(redis: Redis): Promise<number | undefined> {
+  const used = /used_memory:(\d+)/.exec(await redis.info('memory').catch(() => ''))?.[1];
+  return used === undefined ? undefined : Number(used) / 2 ** 20;
+}
+
+/** A key's kind: its ids (uuids, base58 addresses, numbers) left out. Pure. */
+export const keyKind = (key: string, prefix: string): string =>
+  key
+    .slice(prefix.length + 1)
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    .replace(/[1-9A-HJ-NP-Za-km-z]{32,44}/g, '<address>')
+    .replace(/\d+/g, '<n>');
+
+/** The topology's keys in Redis by kind, with what they take (MEMORY USAGE), the largest first. */
+async function redisKeysByKind(redis: Redis, prefix: string): Promise<string> {
+  const kinds = new Map<string, { keys: number; bytes: number }>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    const sizes = await Promise.all(keys.map((k) => redis.memory('USAGE', k)));
+    keys.forEach((k, i) => {
+      const kind = kinds.get(keyKind(k, prefix)) ?? { keys: 0, bytes: 0 };
+      kinds.set(keyKind(k, prefix), { keys: kind.keys + 1, bytes: kind.bytes + Number(sizes[i] ?? 0) });
+    });
+  } while (cursor !== '0');
+  const rows = [...kinds].sort((a, b) => b[1].bytes - a[1].bytes);
+  return [
+    '| key (under the prefix) | keys | MB |',
+    '|---|---:|---:|',
+    ...rows.map(([kind, k]) => `| \`${kind}\` | ${k.keys} | ${(k.bytes / 2 ** 20).toFixed(2)} |`),
+  ].join('\n');
 }
 
 /** Least-squares slope of y over x; 0 with fewer than two points. Pure. */
@@ -216,6 +253,7 @@ export async function soakBench(): Promise<string> {
   const caFile = join(topology.logDir, 'webhook-ca.pem');
   writeFileSync(caFile, receiver.ca);
   topology.env.WEBHOOK_CA_FILE = caFile;
+  const redis = new Redis(topology.env.REDIS_URL!);
   try {
     await topology.start();
     const urls = topology.apis.map((p) => p.url);
@@ -298,7 +336,8 @@ export async function soakBench(): Promise<string> {
       confirmedSpends += (stats.byKind.transfer?.confirmed ?? 0) + (stats.byKind.swap?.confirmed ?? 0);
       const spends = confirmedSpends;
       sampling.push(
-        receiver.count().then((n) => {
+        Promise.all([receiver.count(), redisDataMb(redis)]).then(([n, data]) => {
+          memory['redis (data)'] = data;
           const row = { stats, memory, cpu, cores, delivered: n - deliveredBefore, confirmedSpends: spends };
           rows.push(row);
           console.log(
@@ -336,6 +375,7 @@ export async function soakBench(): Promise<string> {
     if (rows.length < 2)
       throw new Error(`only ${rows.length} intervals: run longer, or shorten SOAK_INTERVAL_SECONDS`);
     const table = report(rows, { rate, found, minutes, interval });
+    const keys = await redisKeysByKind(redis, topology.prefix);
     const total = [
       `Whole run: ${soak.confirmed} 2xx (${Object.entries(soak.confirmedBy)
         .map(([k, n]) => `${k} ${n}`)
@@ -344,10 +384,11 @@ export async function soakBench(): Promise<string> {
         )}), other answers ${JSON.stringify(soak.others)}, p50 ${soak.latency.p50.toFixed(1)} ms, p99 ${soak.latency.p99.toFixed(1)} ms, max ${soak.latency.max.toFixed(0)} ms; ` +
         `webhooks delivered ${delivered} of ${expected} confirmed transfers and swaps (60 s allowed after the load).`,
     ].join('\n');
-    const out = `${table}\n\n${total}`;
+    const out = `${table}\n\n${total}\n\n#### Redis at the end, by key\n\n${keys}`;
     console.log(`\n${out}\n`);
     return out;
   } finally {
+    redis.disconnect();
     await topology.destroy();
     await receiver.close();
   }

@@ -1,7 +1,9 @@
 /**
- * The job queue on BullMQ (Redis). Deduplication uses BullMQ's `deduplication` option in throttle mode
- * (an id and a TTL), which holds whether the first job is waiting, done or already removed — unlike a
- * custom jobId, which stops deduplicating once the completed job is cleaned up. Retries use BullMQ's
+ * The job queue on BullMQ (Redis). Deduplication uses BullMQ's `deduplication` option in simple mode
+ * (an id, no TTL): its key lives while the job waits, is delayed or runs, and BullMQ deletes it when
+ * the job completes or fails for good, so Redis holds the ids of the jobs it holds and no more (in
+ * throttle mode, a TTL of a day, every intent's id stayed a day: the hour's soak grew Redis 10 MB
+ * every 10 minutes). Retries use BullMQ's
  * exponential backoff with jitter. Stalled jobs (a worker that died) are put back by BullMQ itself,
  * within seconds: a job's lock lasts `lockMs` (3 s by default) and is renewed every third of it, and
  * every worker runs BullMQ's stalled-job check every second, so a killed worker's jobs are back in the
@@ -105,7 +107,7 @@ export class BullJobQueue<T> implements JobQueue<T> {
       },
       removeOnFail: false,
       ...(options.delayMs !== undefined && { delay: options.delayMs }),
-      ...(options.dedup && { deduplication: { id: options.dedup.id, ttl: options.dedup.ttlMs } }),
+      ...(options.dedup && { deduplication: { id: options.dedup.id } }),
     };
     const job = await this.queue.add(name, data, opts);
     return { jobId: job.id ?? jobId, deduplicated: job.id !== jobId };

@@ -29,21 +29,53 @@ export function jobQueueContract(
       expect(seen[0]).toEqual(expect.objectContaining({ name: 'transfer', data: { n: 7 }, attempt: 1 }));
     });
 
-    it('adds a job once per deduplication id, even after the first completed', async () => {
+    it('adds a job once per deduplication id while one waits or runs', async () => {
       const seen: number[] = [];
-      const worker = queue.process(async (job) => void seen.push(job.data.n));
-      const first = await queue.enqueue('x', { n: 1 }, { dedup: { id: 'intent-1', ttlMs: 60_000 } });
-      await waitFor(() => seen.length === 1);
-      await new Promise((r) => setTimeout(r, 50));
-      const again = await queue.enqueue('x', { n: 2 }, { dedup: { id: 'intent-1', ttlMs: 60_000 } });
-      const other = await queue.enqueue('x', { n: 3 }, { dedup: { id: 'intent-2', ttlMs: 60_000 } });
+      const first = await queue.enqueue('x', { n: 1 }, { dedup: { id: 'intent-1' }, delayMs: 150 });
+      const again = await queue.enqueue('x', { n: 2 }, { dedup: { id: 'intent-1' } });
+      const other = await queue.enqueue('x', { n: 3 }, { dedup: { id: 'intent-2' } });
+      let release!: () => void;
+      const running = new Promise<void>((r) => (release = r));
+      const worker = queue.process(
+        async (job) => {
+          seen.push(job.data.n);
+          if (job.data.n === 1) await running;
+        },
+        { concurrency: 2 },
+      );
       await waitFor(() => seen.length === 2);
+      const whileRunning = await queue.enqueue('x', { n: 4 }, { dedup: { id: 'intent-1' } });
+      release();
       await new Promise((r) => setTimeout(r, 100));
       await worker.close();
       expect(first.deduplicated).toBe(false);
-      expect(again.deduplicated).toBe(true);
+      expect(again).toEqual({ jobId: first.jobId, deduplicated: true });
       expect(other.deduplicated).toBe(false);
-      expect(seen).toEqual([1, 3]);
+      expect(whileRunning).toEqual({ jobId: first.jobId, deduplicated: true });
+      expect(seen.sort()).toEqual([1, 3]);
+    });
+
+    it('frees a deduplication id once its job finished, done or failed for good', async () => {
+      const seen: number[] = [];
+      const worker = queue.process(async (job) => {
+        seen.push(job.data.n);
+        if (job.data.n === 2) throw new Error('no');
+      });
+      await queue.enqueue('x', { n: 1 }, { dedup: { id: 'intent-1' } });
+      await waitFor(() => seen.length === 1);
+      await new Promise((r) => setTimeout(r, 50));
+      const afterDone = await queue.enqueue(
+        'x',
+        { n: 2 },
+        { dedup: { id: 'intent-1' }, retry: { attempts: 1 } },
+      );
+      await waitFor(async () => (await queue.failed()).length === 1);
+      const afterFailed = await queue.enqueue('x', { n: 3 }, { dedup: { id: 'intent-1' } });
+      await waitFor(() => seen.length === 3);
+      await worker.close();
+      expect(afterDone.deduplicated).toBe(false);
+      expect(afterFailed.deduplicated).toBe(false);
+      expect(seen).toEqual([1, 2, 3]);
     });
 
     it('retries a failing job with growing delays, then succeeds', async () => {

@@ -20,6 +20,7 @@ import {
 
 interface Entry<T> {
   job: Job<T>;
+  dedupId?: string;
   policy: RetryPolicy;
   readyAt: number;
   error?: string;
@@ -29,7 +30,8 @@ export class MemoryJobQueue<T> implements JobQueue<T> {
   private readonly ready: Entry<T>[] = [];
   private readonly delayed = new Set<Entry<T>>();
   private readonly failedJobs: Entry<T>[] = [];
-  private readonly dedup = new Map<string, { jobId: string; until: number }>();
+  /** Deduplication ids of the jobs held (waiting, delayed or running), and their job's id. */
+  private readonly dedup = new Map<string, string>();
   private readonly workers = new Set<() => void>();
   private active = 0;
   private closed = false;
@@ -42,11 +44,12 @@ export class MemoryJobQueue<T> implements JobQueue<T> {
   async enqueue(name: string, data: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     const now = Date.now();
     const seen = options.dedup && this.dedup.get(options.dedup.id);
-    if (seen && seen.until > now) return { jobId: seen.jobId, deduplicated: true };
+    if (seen) return { jobId: seen, deduplicated: true };
     const id = randomUUID();
-    if (options.dedup) this.dedup.set(options.dedup.id, { jobId: id, until: now + options.dedup.ttlMs });
+    if (options.dedup) this.dedup.set(options.dedup.id, id);
     const entry: Entry<T> = {
       job: { id, name, data, attempt: 1 },
+      ...(options.dedup && { dedupId: options.dedup.id }),
       policy: { ...this.defaults, ...options.retry },
       readyAt: now + (options.delayMs ?? 0),
     };
@@ -110,10 +113,12 @@ export class MemoryJobQueue<T> implements JobQueue<T> {
   ): Promise<void> {
     try {
       await handler({ ...entry.job });
+      this.finished(entry);
     } catch (err) {
       entry.error = err instanceof Error ? err.message : String(err);
       observe?.(failureEvent(this.name, entry.job, entry.policy.attempts, err));
       if (entry.job.attempt >= entry.policy.attempts) {
+        this.finished(entry);
         this.failedJobs.unshift(entry);
         return;
       }
@@ -121,6 +126,13 @@ export class MemoryJobQueue<T> implements JobQueue<T> {
       entry.job = { ...entry.job, attempt: entry.job.attempt + 1 };
       entry.readyAt = Date.now() + delay;
       this.schedule(entry);
+    }
+  }
+
+  /** A job done or failed for good frees its deduplication id (as BullMQ deletes its key). */
+  private finished(entry: Entry<T>): void {
+    if (entry.dedupId !== undefined && this.dedup.get(entry.dedupId) === entry.job.id) {
+      this.dedup.delete(entry.dedupId);
     }
   }
 

@@ -17,8 +17,12 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, backoffMs: 500, jitter: 0.5 };
 
 export interface EnqueueOptions {
-  /** Jobs with the same id are added once while `ttlMs` runs, whatever became of the first. */
-  dedup?: { id: string; ttlMs: number };
+  /**
+   * A job with this id is added once while one waits, is delayed or runs: a second is dropped. Once
+   * it finished (done, or failed for good) the id is free again, so the queue remembers only the ids of
+   * the jobs it holds (a day of remembered ids grew Redis without bound: docs/performance.md).
+   */
+  dedup?: { id: string };
   delayMs?: number;
   retry?: Partial<RetryPolicy>;
 }

@@ -78,8 +78,12 @@ it('two executors’ passes over a few hundred dead jobs at once: each job put b
   const chain = RpcChain.local(node.url, seed);
   const prefix = uniqueName('recover');
   let putting = 0;
+  // The first executor, having put its first job back, waits until the second reads the failed set:
+  // the two passes overlap on every run, however fast the first would be alone.
+  let secondRead!: () => void;
+  const secondReading = new Promise<void>((resolve) => (secondRead = resolve));
   // Two executors: each its own queue client (connections) on the same queue, a worker and a recovery.
-  const executors = [0, 1].map(() => {
+  const executors = [0, 1].map((i) => {
     const queue = new BullJobQueue<{ n: number }>('execute', {
       url: REDIS_URL,
       prefix,
@@ -89,10 +93,14 @@ it('two executors’ passes over a few hundred dead jobs at once: each job put b
     const errors: unknown[] = [];
     // The queue as the recovery sees it, telling the test when it puts a job back.
     const view = {
-      failed: (limit?: number) => queue.failed(limit),
+      failed: async (limit?: number) => {
+        const failed = await queue.failed(limit);
+        if (i === 1) secondRead();
+        return failed;
+      },
       retry: async (id: string) => {
         const back = await queue.retry(id);
-        if (back) putting += 1;
+        if (back && ++putting === 1 && i === 0) await secondReading;
         return back;
       },
     };
@@ -130,12 +138,14 @@ it('two executors’ passes over a few hundred dead jobs at once: each job put b
         if (i === 1) await until(10_000, async () => putting > 0);
         const results: { waiting: number; retried: number; movedOn: number }[] = [];
         const deadline = Date.now() + 30_000;
-        while ((await queue.counts()).failed > 0 && Date.now() < deadline)
+        // One pass at least (the second's read lets the first go on), then until the failed set is empty.
+        do
           results.push(
             await recovery
               .pass()
               .catch((err: unknown) => (errors.push(err), { waiting: -1, retried: 0, movedOn: 0 })),
           );
+        while ((await queue.counts()).failed > 0 && Date.now() < deadline);
         return results;
       }),
     );

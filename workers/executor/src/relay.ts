@@ -2,8 +2,9 @@
  * Turns accepted intents in the log into executor jobs. It follows the log from its checkpoint, so an
  * intent accepted just before an API instance died is still executed. The checkpoint is written at
  * most every CHECKPOINT_MS (and on stop), not per event: after a crash the relay goes over at most
- * that much of the log again, and the jobs it enqueues again are deduplicated by intent id for a day
- * (the executor is idempotent anyway).
+ * that much of the log again, and the jobs it enqueues again are deduplicated by intent id while the
+ * first waits or runs; one enqueued again after the first finished finds its intent settled and does
+ * nothing (the executor is idempotent).
  *
  * A held intent (waiting for a person) is not executed on its acceptance: its job is queued when its
  * approval is decided (`approval.decided`: approved, it runs; rejected or expired, the executor fails
@@ -30,7 +31,6 @@ import {
 import type { ExecuteJob, Later } from './execute';
 
 export const RELAY = 'executor-relay';
-const DAY_MS = 24 * 60 * 60 * 1000;
 const CHECKPOINT_MS = 250;
 const MAX_IN_FLIGHT = 64;
 
@@ -73,7 +73,7 @@ export async function startRelay(
         const job = inSpanFrom(
           event.metadata,
           'relay.pickup',
-          () => queue.enqueue('execute', jobOf(intent), { dedup: { id, ttlMs: DAY_MS } }),
+          () => queue.enqueue('execute', jobOf(intent), { dedup: { id } }),
           { startTime: Date.parse(event.metadata.timestamp) },
         )
           .catch((err: unknown) => (failure ??= err))
@@ -100,13 +100,14 @@ export async function startRelay(
 
 /**
  * Runs an intent again after a delay: its job queued with it. Runs asking within one delay of each
- * other are one job (a refused x402 payment asked about by two runs at once is asked about once).
+ * other are one job while it waits (a refused x402 payment asked about by two runs at once is asked
+ * about once).
  */
 export const runLater =
   (queue: JobQueue<ExecuteJob>): Later =>
   async (intent, delayMs) => {
     const id = `${intent.intent_id}:later:${Math.floor(Date.now() / delayMs)}`;
-    await queue.enqueue('execute', jobOf(intent), { delayMs, dedup: { id, ttlMs: delayMs } });
+    await queue.enqueue('execute', jobOf(intent), { delayMs, dedup: { id } });
   };
 
 /** The acceptance of an intent, from its agent's stream. */

@@ -52,20 +52,14 @@ export function retryDelay(settings: RetrySettings, n: number, random: number): 
 }
 
 /**
- * How long the queue remembers an attempt's job id: longer than the longest wait before an attempt
- * (an hour), so an attempt enqueued again (a relay that starts) while its job still waits is dropped;
- * past that, a second job only means one more attempt. Short enough that the ids of millions of
- * deliveries do not pile up in Redis for the days a delivery may be retried.
- */
-const ATTEMPT_ID_TTL_MS = 2 * 60 * 60 * 1000;
-
-/**
- * A job per attempt, each attempt once: the queue drops a second job of the same attempt. A
+ * A job per attempt, each attempt once: the queue drops a second job of the same attempt while the
+ * first waits (up to an hour before a retry) or runs, so a relay that starts enqueues nothing twice.
+ * Once the attempt finished it is on record and a relay enqueues the next one; a job of the same
+ * attempt after that only means one more attempt (the receiver deduplicates by `webhook-id`). A
  * redelivery is a job of its own (its request's id in the job id), even while a retry is scheduled.
  */
 const attemptOnce = (webhookId: string, eventId: string, attempt: number, redelivery?: string) => ({
   id: `${webhookId}:${eventId}:${attempt}${redelivery ? `:${redelivery}` : ''}`,
-  ttlMs: ATTEMPT_ID_TTL_MS,
 });
 
 export async function enqueueDelivery(
