@@ -31,8 +31,13 @@ afterAll(async () => {
 
 describe('tokenops approvals', () => {
   it('turns approvals on, lists a held spend, approves it by signing, rejects another', async () => {
+    expect(await out('policy', 'show', world.groupId)).toMatch(/^nothing is held by the group/);
     const set = JSON.parse(await out('--json', 'approvals', 'policy', world.groupId, '--threshold', '25'));
     expect(set).toMatchObject({ threshold: '25', approvers: [world.operator.wallet.address], quorum: 1 });
+    expect(await out('policy', 'show', world.groupId)).toBe(
+      'held: spends valued above 25 in the base token\n' +
+        `decided by 1 of 1 approver(s) within 86400 s: ${world.operator.wallet.address}\n`,
+    );
 
     const agent = await world.agent({ per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 10 });
     const send = (idempotency_key: string, amount: number) =>

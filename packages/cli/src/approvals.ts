@@ -2,7 +2,8 @@
  * `tokenops approvals`: spends held for a person (design.md "Approvals"). `policy` sets which spends of
  * a group wait (owner only); `list` and `show` read them; `approve` signs an approval's message with
  * the keypair file's wallet (ed25519) and sends the signature; `reject` refuses it. `tokenops policy
- * preview` replays a proposed policy over the group's spends of a window (nothing is written).
+ * show` reads the policy in force; `tokenops policy preview` replays a proposed policy over the
+ * group's spends of a window (nothing is written).
  */
 import bs58 from 'bs58';
 import type { OperatorClient } from '@tokenops/client';
@@ -40,9 +41,31 @@ export const previewLines = (r: Preview): string =>
     ),
   ].join('\n');
 
+type PolicyInForce = Awaited<ReturnType<OperatorClient['getApprovalPolicy']>>;
+
+/** What the policy in force holds, and who decides. */
+export const policyLines = (p: PolicyInForce): string =>
+  [
+    p.threshold === null && !p.new_recipients
+      ? 'nothing is held by the group (no threshold, no first-spend holds); an agent’s own approval threshold still holds'
+      : `held: ${p.threshold === null ? 'no threshold' : `spends valued above ${p.threshold} in the base token`}` +
+        (p.new_recipients ? ', and the first spend to each allow-list entry' : ''),
+    `decided by ${p.quorum} of ${p.approvers.length} approver(s) within ${p.ttl_seconds} s: ${p.approvers.join(', ')}`,
+  ].join('\n');
+
 export function approvalCommands(p: Command, cli: Cli): void {
-  p.command('policy')
-    .description('try a policy on the log before turning it on')
+  const policy = p.command('policy').description('the approval policy in force, and trying one on the log');
+  policy
+    .command('show')
+    .description("the group's approval policy in force: which spends wait for a person, who decides")
+    .argument('<group>')
+    .action(
+      cli.authed(
+        async (api, group: string) => api.getApprovalPolicy(group),
+        (answer) => policyLines(answer),
+      ),
+    );
+  policy
     .command('preview')
     .description("what a proposed policy would have done to the group's real spends (writes nothing)")
     .argument('<group>')

@@ -264,6 +264,12 @@ export class OperatorClient {
 
   // ---- approvals of held spends ------------------------------------------------------------------
 
+  /** The group's approval policy in force (none set: the one that holds nothing). */
+  getApprovalPolicy(group: string) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/approval-policy', { params }));
+  }
+
   /** Sets which spends of the group wait for a person (owner only). */
   setApprovalPolicy(group: string, body: Schemas['ApprovalPolicyRequest']) {
     const params = { path: { group } };

@@ -65,6 +65,7 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   verifyGroupLog: (c) => c.verifyGroupLog('g'),
   intentStory: (c) => c.intentStory('i'),
   previewPolicy: (c) => c.previewPolicy('g', { approval_threshold: '50' }),
+  getApprovalPolicy: (c) => c.getApprovalPolicy('g'),
   setApprovalPolicy: (c) => c.setApprovalPolicy('g', { threshold: '50' }),
   listApprovals: (c) => c.listApprovals('g', { status: 'pending' }),
   getApproval: (c) => c.getApproval('a'),

@@ -21,6 +21,7 @@ import {
   evolveApprovals,
   policyFromData,
   parseApprovalId,
+  groupApprovalPolicy,
   policyToWire,
   refusedHold,
   statusAt,
@@ -55,6 +56,16 @@ export async function setApprovalPolicy(
     return { events, result: events[0]!.data };
   });
   return policyToWire(groupId, policyFromData(set));
+}
+
+/**
+ * The group's approval policy in force (none set: one that holds nothing), for whoever may read its
+ * approvals: a change starts from what holds, not from an empty form.
+ */
+export async function getApprovalPolicy(ctx: Context, wallet: string, groupId: string) {
+  const group = (await ctx.groups.load(streams.group(groupId))).state;
+  mayRead(group, wallet);
+  return policyToWire(groupId, groupApprovalPolicy(group));
 }
 
 /** Who may read a group's approvals: its owner, its auditors, and the wallets its policy names. */

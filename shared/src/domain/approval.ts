@@ -31,17 +31,26 @@ import type { Fold } from './decider';
 import { verifySignature } from './signatures';
 import { groupScopedId, parseGroupScopedId } from './group-scoped-id';
 
+/**
+ * The group's approval policy in force: the one set, or, while none is, one that holds nothing (no
+ * threshold, no first-spend holds), with the owner to approve what an agent's own threshold holds.
+ */
+export function groupApprovalPolicy(group: GroupState): ApprovalPolicy {
+  return (
+    group.approvalPolicy ?? {
+      threshold: null,
+      approvers: [group.ownerWallet],
+      quorum: 1,
+      ttlSeconds: DEFAULT_APPROVAL_TTL_SECONDS,
+      newRecipients: false,
+    }
+  );
+}
+
 /** The rule that applies to one agent: the group's policy, its threshold overridden by the agent's own. */
 export function approvalRule(group: GroupState, agent: AgentState): ApprovalPolicy {
-  const policy = group.approvalPolicy;
-  const own = agent.limits.approval_threshold;
-  return {
-    threshold: own ?? policy?.threshold ?? null,
-    approvers: policy?.approvers ?? [group.ownerWallet],
-    quorum: policy?.quorum ?? 1,
-    ttlSeconds: policy?.ttlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS,
-    newRecipients: policy?.newRecipients ?? false,
-  };
+  const policy = groupApprovalPolicy(group);
+  return { ...policy, threshold: agent.limits.approval_threshold ?? policy.threshold };
 }
 
 /**

@@ -12,7 +12,7 @@
 import Big from 'big.js';
 import { amountText, parseAmount } from '../money';
 import { evolveAgent, initialAgentState, type AgentState } from './agent';
-import { evolveApprovals, initialApprovalsState, type ApprovalsState } from './approval';
+import { evolveApprovals, groupApprovalPolicy, initialApprovalsState, type ApprovalsState } from './approval';
 import { evolveBudget, initialBudgetState, type BudgetState } from './budget';
 import {
   ENTRY_TYPE,
@@ -217,13 +217,11 @@ function proposed(group: GroupState, p: PolicyProposal): GroupState {
     };
     entries.set(add.address, entry);
   }
-  const policy = group.approvalPolicy;
+  const policy = groupApprovalPolicy(group);
   const approvalPolicy = {
-    threshold: p.approval_threshold === undefined ? (policy?.threshold ?? null) : p.approval_threshold,
-    approvers: policy?.approvers ?? [group.ownerWallet],
-    quorum: policy?.quorum ?? 1,
-    ttlSeconds: policy?.ttlSeconds ?? 86_400,
-    newRecipients: p.new_recipients ?? policy?.newRecipients ?? false,
+    ...policy,
+    threshold: p.approval_threshold === undefined ? policy.threshold : p.approval_threshold,
+    newRecipients: p.new_recipients ?? policy.newRecipients,
   };
   return { ...group, entries, approvalPolicy };
 }

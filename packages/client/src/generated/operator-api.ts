@@ -296,7 +296,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The approval policy in force: which spends wait for a person, who decides, how many, how long.
+         * @description For the owner, the approvers and the auditors of the group. A group that never set one answers the policy that holds nothing: no threshold, no first-spend holds, the owner as the approver of what an agent’s own approval_threshold holds.
+         */
+        get: operations["getApprovalPolicy"];
         /**
          * Which spends wait for a person: above a threshold, or the first to each recipient; m of n approvers.
          * @description Owner only. An agent’s own approval_threshold (its limits) overrides the group’s threshold. Withdrawals are never held.
@@ -3579,6 +3583,158 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AuditEventsResponse"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicyResponse"];
                 };
             };
             /** @description Invalid input: validation_error. */

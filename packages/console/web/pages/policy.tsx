@@ -1,12 +1,12 @@
 /**
- * What a group's policies are: its default limits for new agents, and its approval policy, previewed
- * over the group's real spends (policy-preview) before it is applied. The service has no route that
- * reads the approval policy back yet (governance brings it): the form starts empty, and the policy
- * shows here once set in this page. The governance and guard policies join this page with their routes.
+ * What a group's policies are: its default limits for new agents, and its approval policy as it is in
+ * force (read back from the service, and where a change starts), previewed over the group's real
+ * spends (policy-preview) before it is applied. The governance and guard policies join this page with
+ * their routes.
  */
 import { useRef, useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api';
-import { Address, Field, FormBox, Section, Table, useForm, type Names } from '../ui';
+import { Address, Field, FormBox, Section, Table, failureText, useForm, useLoad, type Names } from '../ui';
 import { GroupFrame, type GroupData } from './frame';
 
 type Preview = Schemas['PolicyPreviewResponse'];
@@ -100,57 +100,106 @@ function proposal(f: Record<string, string>): { policy: Policy; preview: Preview
   return { policy, preview };
 }
 
+type InForce = Schemas['ApprovalPolicyResponse'];
+
+/** A policy in words: what it holds, and who decides within how long. */
+function PolicyText({ p, d }: { p: InForce; d: GroupData }) {
+  return (
+    <>
+      {p.threshold === null ? 'no threshold' : `spends above ${p.threshold} ${d.base} are held`}
+      {p.new_recipients && ', and the first spend to each recipient'}; {p.quorum} of {p.approvers.length}{' '}
+      approver(s) decide within {p.ttl_seconds / 3600} hours:{' '}
+      {p.approvers.map((w) => (
+        <Address key={w} id={w} names={d.names} />
+      ))}
+      .
+    </>
+  );
+}
+
 function ApprovalPolicy({ d }: { d: GroupData }) {
   const path = { params: { path: { group: d.id } } };
   const form = useForm(POLICY_FIELDS);
+  const inForce = useLoad(() => ok(api.GET('/orchestrator/groups/{group}/approval-policy', path)), [d.id]);
   const [previewed, setPreviewed] = useState<{ policy: Policy; answer: Preview }>();
-  const [applied, setApplied] = useState<Schemas['ApprovalPolicyResponse']>();
+  const [applied, setApplied] = useState<InForce>();
   const [applying, setApplying] = useState(false);
   const proposed = useRef<Policy>();
+  const now = inForce.data;
   return (
     <Section title="Approval policy">
       <p>
         Spends (transfers, swaps, deposits; never withdrawals) valued above the threshold wait for the
-        approvers; an agent’s own approval threshold overrides it. Preview the policy over the group’s real
-        spends, then apply it. The service does not tell the current policy yet: it shows here once set.
+        approvers; an agent’s own approval threshold overrides it. The form starts from the policy in force:
+        preview a change over the group’s real spends, then apply it.
       </p>
-      <FormBox
-        form={form}
-        label="Approval policy"
-        onChange={() => setPreviewed(undefined)}
-        onSubmit={(e) => {
-          setPreviewed(undefined);
-          void form.submit(
-            (f) => {
-              const { policy, preview } = proposal(f);
-              proposed.current = policy;
-              return api.POST('/orchestrator/groups/{group}/policy-preview', { ...path, body: preview });
-            },
-            (answer) => setPreviewed({ policy: proposed.current!, answer }),
-            { reset: false },
-          )(e);
-        }}
-      >
-        <Field form={form} name="threshold" hint={`${d.base}; empty: none`} />
-        <Field form={form} name="approvers" hint="wallets, separated by spaces or commas; empty: you" />
-        <Field form={form} name="quorum" defaultValue="1" />
-        <Field form={form} name="ttl_hours" defaultValue="24" />
-        <div class="field check">
-          <label>
-            <input name="new_recipients" type="checkbox" /> Hold the first spend to each recipient
-          </label>
-        </div>
-        <fieldset>
-          <legend>Preview only</legend>
-          <Field form={form} name="window_days" defaultValue="7" />
-          <Field form={form} name="per_tx_limit" hint={d.base} />
-          <Field form={form} name="daily_limit" hint={d.base} />
-          <Field form={form} name="hourly_tx_cap" />
-        </fieldset>
-        <button type="submit" disabled={form.busy}>
-          Preview
-        </button>
-      </FormBox>
+      <p data-testid="policy-in-force">
+        <strong>In force:</strong>{' '}
+        {now ? (
+          now.threshold === null && !now.new_recipients ? (
+            'nothing is held but what an agent’s own approval threshold holds (no threshold is set).'
+          ) : (
+            <PolicyText p={now} d={d} />
+          )
+        ) : inForce.error ? (
+          failureText(inForce.error)
+        ) : (
+          'loading…'
+        )}
+      </p>
+      {inForce.loading ? null : (
+        <FormBox
+          // Filled from the policy in force (shown once it is read, so nothing typed is lost): a new one,
+          // applied or read again, fills it afresh.
+          key={now ? JSON.stringify(now) : 'unread'}
+          form={form}
+          label="Approval policy"
+          onChange={() => setPreviewed(undefined)}
+          onSubmit={(e) => {
+            setPreviewed(undefined);
+            void form.submit(
+              (f) => {
+                const { policy, preview } = proposal(f);
+                proposed.current = policy;
+                return api.POST('/orchestrator/groups/{group}/policy-preview', { ...path, body: preview });
+              },
+              (answer) => setPreviewed({ policy: proposed.current!, answer }),
+              { reset: false },
+            )(e);
+          }}
+        >
+          <Field
+            form={form}
+            name="threshold"
+            hint={`${d.base}; empty: none`}
+            defaultValue={now?.threshold ?? ''}
+          />
+          <Field
+            form={form}
+            name="approvers"
+            hint="wallets, separated by spaces or commas; empty: you"
+            defaultValue={now?.approvers.join(' ') ?? ''}
+          />
+          <Field form={form} name="quorum" defaultValue={String(now?.quorum ?? 1)} />
+          <Field form={form} name="ttl_hours" defaultValue={String((now?.ttl_seconds ?? 86_400) / 3600)} />
+          <div class="field check">
+            <label>
+              <input name="new_recipients" type="checkbox" defaultChecked={now?.new_recipients ?? false} />{' '}
+              Hold the first spend to each recipient
+            </label>
+          </div>
+          <fieldset>
+            <legend>Preview only</legend>
+            <Field form={form} name="window_days" defaultValue="7" />
+            <Field form={form} name="per_tx_limit" hint={d.base} />
+            <Field form={form} name="daily_limit" hint={d.base} />
+            <Field form={form} name="hourly_tx_cap" />
+          </fieldset>
+          <button type="submit" disabled={form.busy}>
+            Preview
+          </button>
+        </FormBox>
+      )}
       {previewed && (
         <>
           <PreviewAnswer preview={previewed.answer} names={d.names} d={d} />
@@ -173,6 +222,7 @@ function ApprovalPolicy({ d }: { d: GroupData }) {
                   ),
                 );
                 setPreviewed(undefined);
+                inForce.reload();
               } catch (err) {
                 form.refused(err);
               } finally {
@@ -186,16 +236,7 @@ function ApprovalPolicy({ d }: { d: GroupData }) {
       )}
       {applied && (
         <p role="status" data-testid="policy-applied">
-          Policy set:{' '}
-          {applied.threshold === null
-            ? 'no threshold'
-            : `spends above ${applied.threshold} ${d.base} are held`}
-          {applied.new_recipients && ', and the first spend to each recipient'}; {applied.quorum} of{' '}
-          {applied.approvers.length} approver(s) decide within {applied.ttl_seconds / 3600} hours:{' '}
-          {applied.approvers.map((w) => (
-            <Address key={w} id={w} names={d.names} />
-          ))}
-          .
+          Policy set: <PolicyText p={applied} d={d} />
         </p>
       )}
     </Section>

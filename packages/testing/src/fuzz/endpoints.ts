@@ -260,6 +260,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
     }),
     // The approvals: after the spends are fuzzed (the contract's endpoints come first), so that a
     // policy the fuzzer sets holds none of them.
+    operator('GET', '/orchestrator/groups/:group/approval-policy', { auth: 'operator', params: group }),
     operator('PUT', '/orchestrator/groups/:group/approval-policy', {
       auth: 'operator',
       params: group,

@@ -911,6 +911,17 @@ describe('the console in a browser', () => {
       .getByTestId('policy-applied')
       .getByText(/spends above 20 USDC are held; 1 of 1 approver\(s\) decide within 24 hours/)
       .waitFor();
+    // Away and back: the page reads the policy in force from the service, and the form starts from it.
+    await tab('Overview').click();
+    await tab('Policy').click();
+    await page
+      .getByTestId('policy-in-force')
+      .getByText(/spends above 20 USDC are held; 1 of 1 approver\(s\) decide within 24 hours/)
+      .waitFor();
+    const again = page.getByRole('form', { name: 'Approval policy' });
+    expect(await again.getByLabel('Threshold').inputValue()).toBe('20');
+    expect(await again.getByLabel('Quorum').inputValue()).toBe('1');
+    expect(await again.getByLabel('Wait (hours)').inputValue()).toBe('24');
   });
 
   /** The agent's transfer answered, and (for a held one) its card in the inbox once it came. */

@@ -205,6 +205,19 @@ export const OPERATOR_APPROVALS = contractTag({
       response: 'ApprovalPolicyResponse',
       errors: [...OWNER, 'invalid_amount'],
     },
+    getApprovalPolicy: {
+      method: 'get',
+      path: '/orchestrator/groups/{group}/approval-policy',
+      tag: 'approvals',
+      operationId: 'getApprovalPolicy',
+      summary:
+        'The approval policy in force: which spends wait for a person, who decides, how many, how long.',
+      description:
+        'For the owner, the approvers and the auditors of the group. A group that never set one answers the policy that holds nothing: no threshold, no first-spend holds, the owner as the approver of what an agent’s own approval_threshold holds.',
+      security: READERS,
+      response: 'ApprovalPolicyResponse',
+      errors: OWNER,
+    },
     previewPolicy: {
       method: 'post',
       path: '/orchestrator/groups/{group}/policy-preview',

@@ -328,6 +328,48 @@ describe('spends held for approval', () => {
     expect(notOwner.status).toBe(403);
   });
 
+  it('the policy in force reads back: none set holds nothing; once set, what was set; only its readers see it', async () => {
+    const read = (group: string, token: string) =>
+      world.client.call('GET', `/api/v1/orchestrator/groups/${group}/approval-policy`, { token });
+    const fresh = await world.client.call<{ group_config_pda: string }>(
+      'POST',
+      '/api/v1/orchestrator/groups',
+      {
+        token: bob.token,
+        body: {},
+      },
+    );
+    const group = fresh.body.group_config_pda;
+    expect(await read(group, bob.token)).toMatchObject({
+      status: 200,
+      body: {
+        group_config_pda: group,
+        threshold: null,
+        approvers: [bob.wallet.address],
+        quorum: 1,
+        ttl_seconds: 86_400,
+        new_recipients: false,
+      },
+    });
+    const set = await world.client.call('PUT', `/api/v1/orchestrator/groups/${group}/approval-policy`, {
+      token: bob.token,
+      body: { threshold: '12.5', approvers: [carol.wallet.address], ttl_seconds: 600, new_recipients: true },
+    });
+    expect(set.status).toBe(200);
+    // The owner, an approver the policy names: the same answer as the change's.
+    expect(await read(group, bob.token)).toEqual(expect.objectContaining({ status: 200, body: set.body }));
+    expect(await read(group, carol.token)).toEqual(expect.objectContaining({ status: 200, body: set.body }));
+    expect((set.body as { threshold: string }).threshold).toBe('12.5');
+    // Neither owner, approver nor auditor; a group that does not exist; an id that cannot be one.
+    expect((await read(group, world.operator.token)).body).toMatchObject({ error: 'forbidden' });
+    const unknown = await read(derivedSigner(randomUUID(), 'none').address, bob.token);
+    expect(unknown).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    expect((await read('not-a-group', bob.token)).status).toBe(400);
+    expect(
+      (await world.client.call('GET', `/api/v1/orchestrator/groups/${group}/approval-policy`)).status,
+    ).toBe(401);
+  });
+
   it('bad input is the error envelope, never a 500', async () => {
     const owner = world.operator.token;
     const put = (body: unknown, token = owner) =>

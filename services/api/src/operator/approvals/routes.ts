@@ -1,6 +1,6 @@
 /**
  * Approvals of held spends (design.md "Approvals"): the owner sets the group's policy; the owner, the
- * approvers and the auditors read the held spends; an approver approves by signing an approval's
+ * approvers and the auditors read it and the held spends; an approver approves by signing an approval's
  * message with its wallet, or rejects; the owner previews a proposed policy over the group's log.
  * Bodies, queries and path parameters pass their schemas before anything is read. The rules are
  * shared/src/domain/approval.ts, the flow shared/src/application/approvals.ts.
@@ -8,6 +8,7 @@
 import {
   OPERATOR_APPROVALS,
   getApproval,
+  getApprovalPolicy,
   listApprovals,
   previewGroupPolicy,
   rejectApproval,
@@ -35,6 +36,9 @@ export function approvalRoutes(deps: ApiDeps): Route[] {
       const b = body<ApprovalPolicyRequest>();
       reply(await visible(res, () => setApprovalPolicy(ctx, w, param('group'), b)));
     }),
+    defineRoute(rows.getApprovalPolicy, async ({ req, param, reply }) =>
+      reply(await getApprovalPolicy(ctx, await wallet(req), param('group'))),
+    ),
     // Nothing is written: the answer is the replay's.
     defineRoute(rows.previewPolicy, async ({ req, param, body, reply }) => {
       const w = await wallet(req);
