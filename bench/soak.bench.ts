@@ -8,10 +8,11 @@
  * /limits, /history in turn) and 1 swap, spread over both instances (load-runner.ts `paced`, `mix`).
  *
  * Every interval (a tenth of the run, at most a minute; SOAK_INTERVAL_SECONDS to choose) it records
- * the resident memory of each process (/proc/<pid>/status VmRSS; PostgreSQL's private memory summed
- * over its processes, RssAnon, and Redis's VmRSS and the data it holds, INFO used_memory: both
- * servers shared with whatever else uses them), the interval's p50 and p99 (all requests and by kind), answers other than 2xx, webhooks delivered, the
- * machine's cores busy (and stolen by its host), and each process's CPU per request answered: so a
+ * the resident memory of each process (/proc/<pid>/status VmRSS) and its V8 heap in use (its /metrics),
+ * PostgreSQL's private memory summed over its processes (RssAnon), Redis's VmRSS and the data it
+ * holds (INFO used_memory; both servers shared with whatever else uses them), the interval's p50 and
+ * p99 (all requests and by kind), answers other than 2xx, webhooks delivered, the machine's cores busy
+ * (and stolen by its host), and each process's CPU per request answered: so a
  * rising p99 says whether each request cost more or the machine was taken.
  * BENCH_SERVICE_NODE_ARGS passes flags to every process's node, as in the server bench (a CPU profile
  * of each: `--cpu-prof --cpu-prof-dir=DIR`, written when the process stops).
@@ -20,6 +21,7 @@
  * minutes), and the median interval p99 and CPU a request of the second half over the first's; and
  * what the topology's keys in Redis hold at the end, by kind of key (what grows, named).
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { plot } from 'asciichart';
@@ -114,6 +116,24 @@ async function redisKeysByKind(redis: Redis, prefix: string): Promise<string> {
     '|---|---:|---:|',
     ...rows.map(([kind, k]) => `| \`${kind}\` | ${k.keys} | ${(k.bytes / 2 ** 20).toFixed(2)} |`),
   ].join('\n');
+}
+
+/**
+ * A process's V8 heap in use (MB), from its Prometheus `/metrics` (`nodejs_heap_size_used_bytes`; the
+ * API serves it to the bearer of METRICS_TOKEN): what it holds, where its RSS also counts the room V8
+ * keeps above it. Undefined when it does not answer.
+ */
+async function heapMb(url: string, token: string): Promise<number | undefined> {
+  try {
+    const res = await fetch(`${url}/metrics`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(2000),
+    });
+    const line = (await res.text()).split('\n').find((l) => l.startsWith('nodejs_heap_size_used_bytes'));
+    return line === undefined ? undefined : Number(line.split(' ').at(-1)) / 2 ** 20;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Least-squares slope of y over x; 0 with fewer than two points. Pure. */
@@ -235,6 +255,7 @@ export async function soakBench(): Promise<string> {
     process.env.SOAK_INTERVAL_SECONDS ?? Math.min(60, Math.max(5, (minutes * 60) / 10)),
   );
   const receiver = await startBenchReceiver();
+  const metricsToken = randomBytes(16).toString('hex');
   const topology = new Topology({
     apis: 2,
     executors: 2,
@@ -244,6 +265,7 @@ export async function soakBench(): Promise<string> {
       RATE_LIMIT_PER_MINUTE: '1000000',
       EXECUTOR_CONCURRENCY: '64',
       LOG_LEVEL: 'error',
+      METRICS_TOKEN: metricsToken, // the API instances' /metrics (each process's heap)
       // The receiver's port only: not the API's, the chain node's or anything else on loopback.
       WEBHOOK_ALLOWED_PRIVATE_HOSTS: new URL(receiver.url).host,
       // Flags for every process's node, as the server bench takes them (e.g. --cpu-prof).
@@ -336,8 +358,13 @@ export async function soakBench(): Promise<string> {
       confirmedSpends += (stats.byKind.transfer?.confirmed ?? 0) + (stats.byKind.swap?.confirmed ?? 0);
       const spends = confirmedSpends;
       sampling.push(
-        Promise.all([receiver.count(), redisDataMb(redis)]).then(([n, data]) => {
+        Promise.all([
+          receiver.count(),
+          redisDataMb(redis),
+          Promise.all(topology.procs.map((p) => heapMb(p.url, metricsToken))),
+        ]).then(([n, data, heaps]) => {
           memory['redis (data)'] = data;
+          topology.procs.forEach((p, i) => (memory[`${p.name} heap`] = heaps[i]));
           const row = { stats, memory, cpu, cores, delivered: n - deliveredBefore, confirmedSpends: spends };
           rows.push(row);
           console.log(
