@@ -68,6 +68,9 @@ describe('tokenops approvals', () => {
     const second = (await out('approvals', 'list', world.groupId, '--status', 'pending')).split(/ {2,}/)[0]!;
     expect(await out('approvals', 'reject', second, '--reason', 'too much')).toContain('status: rejected');
     expect((await send(other, 40)).body).toMatchObject({ error: 'approval_rejected' });
+    expect(await out('approvals', 'list', world.groupId, '--status', 'rejected')).toContain(
+      `rejected by ${world.operator.wallet.address} (too much)`,
+    );
     // A second decision is refused, and says why.
     await expect(out('approvals', 'approve', second)).rejects.toMatchObject({
       stderr: expect.stringContaining('409 conflict'),

@@ -13,7 +13,7 @@ import type { Cli } from './session';
 type Approval = Awaited<ReturnType<OperatorClient['getApproval']>>;
 type Status = 'pending' | 'approved' | 'rejected' | 'expired';
 
-/** One line per approval: what it moves, to whom, its status and signatures, its expiry. */
+/** One line per approval: what it moves, to whom, its status and signatures, its expiry; who rejected it and why. */
 export const approvalLines = ({ approvals }: { approvals: Approval[] }): string =>
   approvals.length === 0
     ? 'no approvals'
@@ -21,7 +21,10 @@ export const approvalLines = ({ approvals }: { approvals: Approval[] }): string 
         .map(
           (a) =>
             `${a.approval_id}  ${a.status}  ${a.action} ${a.amount} (${a.value_in_base} in base) to ${a.counterparty}` +
-            `  agent ${a.agent_wallet_pda}  signed ${a.approved_by.length}/${a.quorum}  expires ${a.expires_at}`,
+            `  agent ${a.agent_wallet_pda}  signed ${a.approved_by.length}/${a.quorum}  expires ${a.expires_at}` +
+            (a.status === 'rejected'
+              ? `  rejected by ${a.rejected_by ?? 'the service'}${a.reason ? ` (${a.reason})` : ''}`
+              : ''),
         )
         .join('\n');
 

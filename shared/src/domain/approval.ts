@@ -342,5 +342,25 @@ export function approvalView(record: ApprovalRecord, now: number) {
     quorum: r.quorum,
     approved_by: [...record.signatures.keys()],
     message: r.message,
+    ...decisionView(record, now),
+  };
+}
+
+/**
+ * When and how an approval was decided: when, the person who rejected it (none for a rejection the
+ * service made: the agent revoked, its emergency withdrawal), and why. An approval whose time ran out
+ * is expired at its expiry, recorded or not yet.
+ */
+function decisionView(record: ApprovalRecord, now: number) {
+  const d = record.decided;
+  const expired = !d && statusAt(record, now) === 'expired';
+  return {
+    decided_at: d
+      ? new Date(d.at).toISOString()
+      : expired
+        ? new Date(record.requested.expires_at).toISOString()
+        : null,
+    rejected_by: d?.decision === 'rejected' ? (d.by[0] ?? null) : null,
+    reason: d?.reason ?? null,
   };
 }

@@ -1134,6 +1134,15 @@ export interface components {
             approved_by: string[];
             /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
             message: string;
+            /**
+             * Format: date-time
+             * @description When it was decided (an expiry: when its time ran out); null while pending.
+             */
+            decided_at: string | null;
+            /** @description The approver who rejected it; null otherwise, and for a rejection the service made (its agent revoked, or its emergency withdrawal). */
+            rejected_by: string | null;
+            /** @description Why it was rejected: the approver’s reason, or `agent revoked` / `emergency withdrawal`; null otherwise. */
+            reason: string | null;
         };
         ApproveRequest: {
             signature: string;

@@ -12,6 +12,7 @@ import {
   LimitProperties,
   NullableAmount,
   NullableText,
+  NullableTimestamp,
   OWNER,
   READERS,
   WRITE_HEADERS,
@@ -132,6 +133,20 @@ export const Approval = object({
     type: 'string',
     description:
       'What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry.',
+  },
+  decided_at: {
+    ...NullableTimestamp,
+    description: 'When it was decided (an expiry: when its time ran out); null while pending.',
+  },
+  rejected_by: {
+    anyOf: [Identifier, { type: 'null' }],
+    description:
+      'The approver who rejected it; null otherwise, and for a rejection the service made (its agent revoked, or its emergency withdrawal).',
+  },
+  reason: {
+    ...NullableText,
+    description:
+      'Why it was rejected: the approver’s reason, or `agent revoked` / `emergency withdrawal`; null otherwise.',
   },
 });
 

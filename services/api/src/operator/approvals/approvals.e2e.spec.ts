@@ -191,7 +191,16 @@ describe('spends held for approval', () => {
     const id = approvalIdIn(held.body.message);
     expect((await transfer(agent, 40)).body.error).toBe('daily_limit_exceeded');
     expect(await vendorReserved()).toBe('70');
-    expect((await reject(id, carol, 'not this week')).body).toMatchObject({ status: 'rejected' });
+    expect((await approval(id)).body).toMatchObject({ decided_at: null, rejected_by: null, reason: null });
+    const rejected = await reject(id, carol, 'not this week');
+    // Who rejected it and why, and when: in the answer and in every read after.
+    expect(rejected.body).toMatchObject({
+      status: 'rejected',
+      rejected_by: carol.wallet.address,
+      reason: 'not this week',
+      decided_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect((await approval(id)).body).toEqual(rejected.body);
     expect(await vendorReserved()).toBe('0');
     expect((await reject(id, bob)).status).toBe(409);
     const again = await transfer(agent, 70, k);
@@ -265,7 +274,13 @@ describe('spends held for approval', () => {
       token: world.operator.token,
       body: {},
     });
-    expect((await approval(id)).body.status).toBe('rejected');
+    // A rejection no person made: nobody rejected it, the revocation did.
+    expect((await approval(id)).body).toMatchObject({
+      status: 'rejected',
+      rejected_by: null,
+      reason: 'agent revoked',
+      approved_by: [],
+    });
     const events = await until(() => {
       const mine = receiver.requests
         .map((r) => JSON.parse(r.body) as Record<string, unknown>)
