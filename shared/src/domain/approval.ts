@@ -326,6 +326,7 @@ export function refusedHold(
 /** The operator surface's Approval object. */
 export function approvalView(record: ApprovalRecord, now: number) {
   const r = record.requested;
+  const status = statusAt(record, now);
   return {
     approval_id: r.approval_id,
     group_config_pda: r.group_id,
@@ -338,11 +339,11 @@ export function approvalView(record: ApprovalRecord, now: number) {
     idempotency_key: r.idempotency_key ?? null,
     requested_at: new Date(r.requested_at).toISOString(),
     expires_at: new Date(r.expires_at).toISOString(),
-    status: statusAt(record, now),
+    status,
     quorum: r.quorum,
     approved_by: [...record.signatures.keys()],
     message: r.message,
-    ...decisionView(record, now),
+    ...decisionView(record, status),
   };
 }
 
@@ -351,9 +352,9 @@ export function approvalView(record: ApprovalRecord, now: number) {
  * service made: the agent revoked, its emergency withdrawal), and why. An approval whose time ran out
  * is expired at its expiry, recorded or not yet.
  */
-function decisionView(record: ApprovalRecord, now: number) {
+function decisionView(record: ApprovalRecord, status: ApprovalStatus) {
   const d = record.decided;
-  const expired = !d && statusAt(record, now) === 'expired';
+  const expired = !d && status === 'expired';
   return {
     decided_at: d
       ? new Date(d.at).toISOString()

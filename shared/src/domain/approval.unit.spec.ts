@@ -22,12 +22,15 @@ import { derivedSigner } from '../chain/keys';
 import { thrownBy } from '@tokenops/testing/errors';
 import {
   approvalMessage,
+  approvalRule,
+  approvalView,
   approvalsFold,
   decideApprove,
   decideExpire,
   decideReject,
   decideRejectAgentHolds,
   foldApprovals,
+  groupApprovalPolicy,
   parseApprovalId,
   refusedHold,
   statusAt,
@@ -426,6 +429,83 @@ describe('approvals: the quorum, rejection and expiry', () => {
     const one = approve(ALICE, [requested]);
     const both = [requested, ...one, ...approve(BOB, [requested, ...one])];
     expect(foldApprovals(both).approvedCounterparties.has(req.counterparty)).toBe(true);
+  });
+});
+
+describe('approvals: the policy in force, and how an approval was decided', () => {
+  it('none set holds nothing, with the owner to approve; once set, it is what was set; an agent’s own threshold overrides', () => {
+    expect(groupApprovalPolicy(group())).toEqual({
+      threshold: null,
+      approvers: [OWNER],
+      quorum: 1,
+      ttlSeconds: DEFAULT_APPROVAL_TTL_SECONDS,
+      newRecipients: false,
+    });
+    const set = groupWith({ threshold: '50', approvers: [ALICE.address], quorum: 1, ttl_seconds: 600 });
+    expect(groupApprovalPolicy(set)).toEqual({
+      threshold: new Big(50),
+      approvers: [ALICE.address],
+      quorum: 1,
+      ttlSeconds: 600,
+      newRecipients: false,
+    });
+    const own = agentA({ ...LIMITS, approval_threshold: '7' });
+    expect(approvalRule(set, own)).toEqual({ ...groupApprovalPolicy(set), threshold: new Big(7) });
+    expect(approvalRule(set, agentA())).toEqual(groupApprovalPolicy(set));
+  });
+
+  it('says when, who rejected and why: a person, the service, an expiry by time, an approval', () => {
+    const req = held(two);
+    const requested: ApprovalEvent = { type: 'approval.requested', data: req };
+    const view = (events: ApprovalEvent[], now = T0 + MINUTE) =>
+      approvalView(foldApprovals(events).approvals.get(req.approval_id)!, now);
+    const decision = (events: ApprovalEvent[], now?: number) => {
+      const { status, decided_at, rejected_by, reason } = view(events, now);
+      return { status, decided_at, rejected_by, reason };
+    };
+    expect(decision([requested])).toEqual({
+      status: 'pending',
+      decided_at: null,
+      rejected_by: null,
+      reason: null,
+    });
+    const at = T0 + 2 * MINUTE;
+    const byCarol = decideReject(
+      { approval_id: req.approval_id, approver: CAROL.address, reason: 'too big', now: at },
+      foldApprovals([requested]),
+    );
+    expect(decision([requested, ...byCarol])).toEqual({
+      status: 'rejected',
+      decided_at: new Date(at).toISOString(),
+      rejected_by: CAROL.address,
+      reason: 'too big',
+    });
+    const byService = decideRejectAgentHolds(
+      { agent_id: AGENT_A, reason: 'agent revoked', now: at },
+      foldApprovals([requested]),
+    );
+    expect(decision([requested, ...byService])).toMatchObject({ rejected_by: null, reason: 'agent revoked' });
+    // Its time ran out and nothing recorded it yet: expired at its expiry.
+    expect(decision([requested], req.expires_at + 1)).toEqual({
+      status: 'expired',
+      decided_at: new Date(req.expires_at).toISOString(),
+      rejected_by: null,
+      reason: null,
+    });
+    const signed = decideApprove(
+      { approval_id: req.approval_id, approver: ALICE.address, signature: sign(ALICE, req.message), now: at },
+      foldApprovals([requested]),
+    );
+    const approved = decideApprove(
+      { approval_id: req.approval_id, approver: BOB.address, signature: sign(BOB, req.message), now: at + 1 },
+      foldApprovals([requested, ...signed]),
+    );
+    expect(decision([requested, ...signed, ...approved])).toEqual({
+      status: 'approved',
+      decided_at: new Date(at + 1).toISOString(),
+      rejected_by: null,
+      reason: null,
+    });
   });
 });
 
