@@ -506,6 +506,11 @@ describe('approvals: the policy in force, and how an approval was decided', () =
       rejected_by: null,
       reason: null,
     });
+    // Who signed, in order, and the key the agent retries with.
+    expect(view([requested, ...signed, ...approved])).toMatchObject({
+      approved_by: [ALICE.address, BOB.address],
+      idempotency_key: 'k-1',
+    });
   });
 });
 
