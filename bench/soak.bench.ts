@@ -106,8 +106,9 @@ async function redisKeysByKind(redis: Redis, prefix: string): Promise<string> {
     cursor = next;
     const sizes = await Promise.all(keys.map((k) => redis.memory('USAGE', k)));
     keys.forEach((k, i) => {
-      const kind = kinds.get(keyKind(k, prefix)) ?? { keys: 0, bytes: 0 };
-      kinds.set(keyKind(k, prefix), { keys: kind.keys + 1, bytes: kind.bytes + Number(sizes[i] ?? 0) });
+      const kind = keyKind(k, prefix);
+      const sum = kinds.get(kind) ?? { keys: 0, bytes: 0 };
+      kinds.set(kind, { keys: sum.keys + 1, bytes: sum.bytes + Number(sizes[i] ?? 0) });
     });
   } while (cursor !== '0');
   const rows = [...kinds].sort((a, b) => b[1].bytes - a[1].bytes);
