@@ -26,6 +26,7 @@ export * from './tracing/spans';
 export * from './application/budgets';
 export * from './application/settle';
 export * from './application/emergency';
+export * from './application/freeze';
 export * from './application/context';
 export * from './application/credentials';
 export * from './application/repository';

@@ -169,6 +169,18 @@ export class OperatorClient {
     );
   }
 
+  /** Freezes an agent: every spend of it is refused (agent_frozen) at once. Any admin. */
+  freezeAgent(agent: string, body: Schemas['FreezeRequest'] = {}) {
+    const params = { path: { agent } };
+    return this.c.result(this.c.api.POST('/orchestrator/agents/{agent}/freeze', { params, body }));
+  }
+
+  /** Freezes a group: every spend of every agent of it is refused (group_frozen) at once. Any admin. */
+  freezeGroup(group: string, body: Schemas['FreezeRequest'] = {}) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.POST('/orchestrator/groups/{group}/freeze', { params, body }));
+  }
+
   /** A new API key for the agent (shown once); the old one is refused from now on. */
   rotateKey(agent: string) {
     const params = { path: { agent } };

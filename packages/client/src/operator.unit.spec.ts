@@ -52,6 +52,8 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   revokeAgent: (c) => c.revokeAgent('a'),
   emergencyWithdraw: (c) => c.emergencyWithdraw('a'),
   rotateKey: (c) => c.rotateKey('a'),
+  freezeAgent: (c) => c.freezeAgent('a', { reason: 'r' }),
+  freezeGroup: (c) => c.freezeGroup('g'),
   createFleetWebhook: (c) => c.createFleetWebhook('g', hook),
   listWebhooks: (c) => c.listWebhooks('g'),
   deleteWebhook: (c) => c.deleteWebhook('w'),

@@ -10,8 +10,9 @@ import { reportingAppends } from '../event-store/appends';
 import { tracedAppends } from '../tracing/traced-store';
 import { agentFold, type AgentState } from '../domain/agent';
 import { budgetFold, type BudgetState } from '../domain/budget';
-import type { AgentEvent, ApprovalEvent, BudgetEvent, GroupEvent } from '../domain/events';
+import type { AgentEvent, ApprovalEvent, BudgetEvent, GroupEvent, ProposalEvent } from '../domain/events';
 import { approvalsFold, type ApprovalsState } from '../domain/approval';
+import { proposalsFold, type ProposalsState } from '../domain/proposal';
 import { groupFold, type GroupState } from '../domain/group';
 import type { IdempotencyRecord } from '../domain/idempotency';
 import { idempotencyFold, type IdempotencyEvent } from '../domain/idempotency-events';
@@ -48,6 +49,8 @@ export interface Context {
   idempotency: Repository<IdempotencyRecord | undefined, IdempotencyEvent>;
   /** Each group's held spends and their approvals (`approvals-<group_id>`). */
   approvals: Repository<ApprovalsState, ApprovalEvent>;
+  /** Each group's governance proposals (`proposals-<group_id>`). */
+  proposals: Repository<ProposalsState, ProposalEvent>;
   wallets: Wallets;
   /** The swap aggregator: quotes (valuing other tokens, swaps), and the executor builds swaps with it. */
   aggregator?: Aggregator;
@@ -94,6 +97,7 @@ export function createContext(deps: {
     budgets: new Repository(store, budgetFold, 50_000, single),
     idempotency: new Repository(store, idempotencyFold, 50_000, single),
     approvals: new Repository(store, approvalsFold, 50_000, single),
+    proposals: new Repository(store, proposalsFold, 10_000, single),
     wallets: new Wallets(store, deps.vault),
     ...(deps.aggregator && { aggregator: deps.aggregator }),
     venues: deps.venues ?? [],

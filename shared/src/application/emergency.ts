@@ -21,15 +21,14 @@ import Big from 'big.js';
 import { ata, ensureTokenAccount, referenceMemo, tokenTransfer } from '../chain/transactions';
 import { ChainFailure, type Instruction } from '../chain/port';
 import { decideEmergencyStop, decideEmergencyWithdrawn } from '../domain/agent';
-import { decodeEvent, streams, type AgentEmergencyWithdraw, type IntentData } from '../domain/events';
+import { streams, type AgentEmergencyWithdraw } from '../domain/events';
 import { checkRecipient, tokenByMint } from '../domain/tokens';
 import { ServiceError } from '../errors';
 import { fromBaseUnits, amountText } from '../money';
 import type { Context } from './context';
 import { ownedAgent } from './agents';
 import { PaymentLog } from './payments';
-import { settleBudget } from './settle';
-import { rejectAgentHolds } from './approvals';
+import { stopAgent } from './freeze';
 
 type Drained = AgentEmergencyWithdraw['data'];
 
@@ -42,28 +41,19 @@ export async function emergencyWithdraw(
   agentId: string,
   input: { destination?: string } = {},
 ) {
-  const agent = await ownedAgent(ctx, wallet, agentId);
+  await ownedAgent(ctx, wallet, agentId);
   const destination = input.destination ?? wallet;
   checkRecipient(destination);
   if (destination === agentId)
     throw new ServiceError('recipient_invalid', 'The destination must be another wallet than the agent.');
 
-  // 1. Stop.
-  const stopped = await ctx.agents.handle(streams.agent(agentId), (state) => {
-    const events = decideEmergencyStop({ now: ctx.now() }, state);
-    return { events, result: events };
-  });
-  const failedIds = new Set(stopped.flatMap((e) => (e.type === 'intent.failed' ? [e.data.intent_id] : [])));
-  if (failedIds.size > 0) {
-    for (const recorded of await ctx.store.readStream(streams.agent(agentId))) {
-      const e = decodeEvent(recorded);
-      if (e?.type === 'intent.accepted' && failedIds.has(e.data.intent_id))
-        await settleBudget(ctx, e.data as IntentData, false);
-    }
-  }
-
-  // Held spends are the approvers' to refuse: they are rejected, their reservations released.
-  await rejectAgentHolds(ctx, agent.state.groupId, agentId, 'emergency withdrawal');
+  // 1. Stop (freeze.ts): revoked, what was not submitted failed, held spends rejected.
+  const { failed } = await stopAgent(
+    ctx,
+    agentId,
+    (state) => decideEmergencyStop({ now: ctx.now() }, state),
+    'emergency withdrawal',
+  );
 
   const signer = await ctx.wallets.signer(agentId);
   const reference = `emergency:${agentId}:${ctx.now()}`;
@@ -149,7 +139,7 @@ export async function emergencyWithdraw(
     agent_wallet_pda: agentId,
     is_active: 'revoked',
     destination,
-    failed_intents: failedIds.size,
+    failed_intents: failed,
     redeemed: redeemed.map((r) => ({
       ...r,
       token: symbol(r.mint),

@@ -12,6 +12,7 @@ import { checkRecipient } from '../domain/tokens';
 import { amountText } from '../money';
 import type { Context } from './context';
 import { newId } from './credentials';
+import { agentFreeze, groupFreeze } from './freeze';
 
 export async function ownedGroup(ctx: Context, wallet: string, groupId: string): Promise<GroupState> {
   const { state } = await ctx.groups.load(streams.group(groupId));
@@ -69,6 +70,7 @@ export async function describeGroup(ctx: Context, wallet: string, groupId: strin
         label: i.label ?? null,
         status: registered ? state.status : 'invited',
         limits: limitsToData(registered ? state.limits : i.limits),
+        frozen: agentFreeze(state),
       };
     }),
   );
@@ -97,6 +99,7 @@ export async function describeGroup(ctx: Context, wallet: string, groupId: strin
     owner_wallet: g.ownerWallet,
     base_mint: g.baseMint,
     default_limits: limitsToData(g.defaultLimits),
+    frozen: groupFreeze(g),
     agents,
     whitelist,
   };

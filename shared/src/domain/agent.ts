@@ -1,10 +1,10 @@
 /**
  * One agent: registration (only the API key's digest is kept), limits, key rotation, revocation,
- * emergency withdrawal, and the intents it has in the rolling windows. Pure: no I/O, no clock.
+ * freezing, emergency withdrawal, and the intents it has in the rolling windows. Pure: no I/O, no clock.
  */
 import Big from 'big.js';
 import { ServiceError } from '../errors';
-import type { Action, AgentEmergencyWithdraw, AgentEvent } from './events';
+import type { Action, AgentEmergencyWithdraw, AgentEvent, FreezeCode } from './events';
 import type { GroupState } from './group';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import { sameDigest } from './secrets';
@@ -30,6 +30,15 @@ export interface AgentState {
   intents: Windows;
   /** When its latest operation was accepted, however long ago. */
   lastOperationAt?: number;
+  /** Set while an admin has frozen it: every spend is refused (reads go on). */
+  frozen?: Freeze;
+}
+
+/** Who froze an agent or a group, why, and when. */
+export interface Freeze {
+  by: string;
+  reason?: string;
+  at: number;
 }
 
 /** How long a settled intent is kept past the daily window: covers clocks that disagree. */
@@ -67,6 +76,14 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
     case 'agent.revoked':
     case 'agent.emergency_withdraw':
       return { ...state, status: 'revoked' };
+    case 'agent.frozen': {
+      const { by, reason, at } = event.data;
+      return { ...state, frozen: { by, ...(reason !== undefined && { reason }), at } };
+    }
+    case 'agent.unfrozen': {
+      const { frozen: _lifted, ...rest } = state;
+      return rest;
+    }
     case 'intent.accepted': {
       const d = event.data;
       const item: WindowItem = {
@@ -240,28 +257,103 @@ export function decideRevoke(cmd: { reason?: string; now: number }, agent: Agent
 }
 
 /**
- * The emergency brake, first step: the agent is revoked (nothing new is accepted) and every accepted
- * intent that no executor has submitted yet fails, so none reaches the chain after the drain. An
- * intent already submitted is left to its executor: it lands before the drain, or fails on chain
- * for want of funds after it. May be repeated on a revoked agent (to drain again). Held intents are
- * left to their approvals, which the stop rejects (application/approvals.ts: approval_rejected).
+ * The failure of every accepted intent that no executor has submitted yet: none of them reaches the
+ * chain afterwards, since an executor records a submission only on an intent still reserved. An intent
+ * already submitted, or an x402 payment signed (it may reach the chain as a submission may), is left to
+ * its executor. Held intents are left to their approvals, which the caller rejects
+ * (application/approvals.ts `rejectAgentHolds`): the approvers' record says why.
  */
-export function decideEmergencyStop(cmd: { now: number }, agent: AgentState): AgentEvent[] {
-  mustBeRegistered(agent);
-  const failed: AgentEvent[] = [...agent.intents.values()]
-    // A signed x402 payment may reach the chain as a submission may: left to its executor too.
+export function failUnsubmitted(
+  agent: AgentState,
+  failure: { code: 'unauthorized' | FreezeCode; message: string },
+  now: number,
+): AgentEvent[] {
+  return [...agent.intents.values()]
     .filter((item) => item.status === 'reserved' && !item.submission && !item.x402 && !item.held)
     .map((item) => ({
       type: 'intent.failed',
+      data: { intent_id: item.intentId, agent_id: agent.agentId, ...failure, at: now },
+    }));
+}
+
+/**
+ * The emergency brake, first step: the agent is revoked (nothing new is accepted) and every accepted
+ * intent that no executor has submitted yet fails (`failUnsubmitted`), so none reaches the chain after
+ * the drain. An intent already submitted lands before the drain, or fails on chain for want of funds
+ * after it. May be repeated on a revoked agent (to drain again).
+ */
+export function decideEmergencyStop(cmd: { now: number }, agent: AgentState): AgentEvent[] {
+  mustBeRegistered(agent);
+  const failed = failUnsubmitted(
+    agent,
+    {
+      code: 'unauthorized',
+      message: 'The operator stopped this agent (emergency withdrawal) before the operation was submitted.',
+    },
+    cmd.now,
+  );
+  return [...decideRevoke({ reason: 'emergency_withdraw', now: cmd.now }, agent), ...failed];
+}
+
+/**
+ * The kill switch of one agent (narrowing: any one admin, at once): from this event on, every spend it
+ * asks is refused `agent_frozen`, and what it had accepted but not submitted fails now. Freezing a
+ * frozen agent again records nothing new but still fails what is left open. A revoked agent spends
+ * nothing: there is nothing to freeze.
+ */
+export function decideFreezeAgent(
+  cmd: { by: string; reason?: string; now: number },
+  agent: AgentState,
+): AgentEvent[] {
+  mustBeRegistered(agent);
+  if (agent.status === 'revoked') return [];
+  const frozen: AgentEvent[] = agent.frozen
+    ? []
+    : [
+        {
+          type: 'agent.frozen',
+          data: {
+            agent_id: agent.agentId,
+            group_id: agent.groupId,
+            by: cmd.by,
+            ...(cmd.reason !== undefined && { reason: cmd.reason }),
+            at: cmd.now,
+          },
+        },
+      ];
+  return [...frozen, ...failUnsubmitted(agent, FROZEN.agent_frozen(cmd.reason), cmd.now)];
+}
+
+/** What an intent failed by a freeze says: which switch, and the admin's reason. */
+export const FROZEN: Record<FreezeCode, (reason?: string) => { code: FreezeCode; message: string }> = {
+  agent_frozen: (reason) => ({
+    code: 'agent_frozen',
+    message: `An admin froze this agent before the operation was submitted${reason ? `: ${reason}` : ''}.`,
+  }),
+  group_frozen: (reason) => ({
+    code: 'group_frozen',
+    message: `An admin froze the agent's group before the operation was submitted${reason ? `: ${reason}` : ''}.`,
+  }),
+};
+
+/** Unfreezing widens what the agent may spend: it is executed by a proposal (proposal.ts). */
+export function decideUnfreezeAgent(
+  cmd: { proposal_id?: string; now: number },
+  agent: AgentState,
+): AgentEvent[] {
+  mustBeRegistered(agent);
+  if (!agent.frozen) throw new ServiceError('conflict', 'The agent is not frozen.');
+  return [
+    {
+      type: 'agent.unfrozen',
       data: {
-        intent_id: item.intentId,
         agent_id: agent.agentId,
-        code: 'unauthorized',
-        message: 'The operator stopped this agent (emergency withdrawal) before the operation was submitted.',
+        group_id: agent.groupId,
+        ...(cmd.proposal_id !== undefined && { proposal_id: cmd.proposal_id }),
         at: cmd.now,
       },
-    }));
-  return [...decideRevoke({ reason: 'emergency_withdraw', now: cmd.now }, agent), ...failed];
+    },
+  ];
 }
 
 /** The emergency brake, last step: what the drain moved to `destination`, on record. */

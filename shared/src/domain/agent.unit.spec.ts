@@ -2,10 +2,13 @@ import Big from 'big.js';
 import { codeOf, thrownBy } from '@tokenops/testing/errors';
 import {
   acceptsKey,
+  dailyRemaining,
   decideChangeLimits,
   decideEmergencyStop,
   decideEmergencyWithdrawn,
+  decideFreezeAgent,
   decideRegister,
+  decideUnfreezeAgent,
   decideRevoke,
   decideRotateKey,
   decideKeyRefused,
@@ -487,5 +490,86 @@ describe('a spend refused for its key', () => {
     expect(heldKey(state, secretDigest('second'))).toBe(true);
     expect(heldKey(state, secretDigest('third'))).toBe(false);
     expect(heldKey(foldAgent([]), foldAgent([]).apiKeyHash)).toBe(false);
+  });
+});
+
+describe('the kill switch of one agent', () => {
+  const history = [
+    registered(AGENT_A),
+    accepted('queued', '5', T0),
+    accepted('on-chain', '7', T0),
+    submitting('on-chain', T0),
+  ];
+
+  it('a freeze records who froze it and why, and fails what was accepted but not submitted', () => {
+    const events = decideFreezeAgent({ by: OWNER, reason: 'looping', now: T0 + SECOND }, agent(history));
+    expect(events).toEqual([
+      {
+        type: 'agent.frozen',
+        data: { agent_id: AGENT_A, group_id: GROUP, by: OWNER, reason: 'looping', at: T0 + SECOND },
+      },
+      {
+        type: 'intent.failed',
+        data: {
+          intent_id: 'queued',
+          agent_id: AGENT_A,
+          code: 'agent_frozen',
+          message: 'An admin froze this agent before the operation was submitted: looping.',
+          at: T0 + SECOND,
+        },
+      },
+    ]);
+    const frozen = foldAgent([...history, ...events]);
+    expect(frozen.frozen).toEqual({ by: OWNER, reason: 'looping', at: T0 + SECOND });
+    expect(frozen.intents.get('queued')!.status).toBe('failed');
+    expect(frozen.intents.get('on-chain')!.status).toBe('reserved');
+    // Its room is given back: the failed intent no longer counts toward the day, the submitted one does.
+    expect(dailyRemaining(frozen, T0 + SECOND)).toEqual(new Big(1000 - 7));
+  });
+
+  it('every spend of a frozen agent is refused agent_frozen, naming when and why', () => {
+    const frozen = agent([
+      registered(AGENT_A),
+      ...decideFreezeAgent({ by: OWNER, reason: 'looping', now: T0 }, agent([registered(AGENT_A)])),
+    ]);
+    const d = decideIntent(transfer('1', { now: T0 + MINUTE }), { group: group(), agent: frozen });
+    expect(d.accepted).toBe(false);
+    expect(d.code).toBe('agent_frozen');
+    expect(d.message).toBe(
+      `An admin froze this agent at ${new Date(T0).toISOString()} (looping): every spend is refused until it is unfrozen.`,
+    );
+    expect(d.agentEvents.map((e) => e.type)).toEqual(['intent.blocked']);
+  });
+
+  it('freezing again records nothing new but fails what is still open; a revoked agent has nothing to freeze', () => {
+    const once = [...history, ...decideFreezeAgent({ by: OWNER, now: T0 }, agent(history))];
+    const later = [...once, accepted('late', '1', T0)];
+    expect(decideFreezeAgent({ by: OWNER, now: T0 }, agent(later)).map((e) => e.type)).toEqual([
+      'intent.failed',
+    ]);
+    expect(decideFreezeAgent({ by: OWNER, now: T0 }, agent(once))).toEqual([]);
+    const revoked = [registered(AGENT_A), ...decideRevoke({ now: T0 }, agent([registered(AGENT_A)]))];
+    expect(decideFreezeAgent({ by: OWNER, now: T0 }, agent(revoked))).toEqual([]);
+    expect(() => decideFreezeAgent({ by: OWNER, now: T0 }, agent([]))).toThrow();
+  });
+
+  it('an unfreeze (a proposal executing) lifts it, carrying the proposal; an agent not frozen is a conflict', () => {
+    const frozen = [
+      registered(AGENT_A),
+      ...decideFreezeAgent({ by: OWNER, now: T0 }, agent([registered(AGENT_A)])),
+    ];
+    const events = decideUnfreezeAgent({ proposal_id: 'p-1', now: T0 + MINUTE }, agent(frozen));
+    expect(events).toEqual([
+      {
+        type: 'agent.unfrozen',
+        data: { agent_id: AGENT_A, group_id: GROUP, proposal_id: 'p-1', at: T0 + MINUTE },
+      },
+    ]);
+    const lifted = foldAgent([...frozen, ...events]);
+    expect(lifted).not.toHaveProperty('frozen');
+    expect(
+      decideIntent(transfer('1', { now: T0 + MINUTE }), { group: group(), agent: lifted }).accepted,
+    ).toBe(true);
+    expect(thrownBy(() => decideUnfreezeAgent({ now: T0 }, lifted)).code).toBe('conflict');
   });
 });

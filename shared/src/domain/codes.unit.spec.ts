@@ -7,7 +7,8 @@ import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../errors';
 import { thrownBy } from '@tokenops/testing/errors';
 import { parseAmount } from '../money';
 import { validate } from '../contract';
-import { decideRegister } from './agent';
+import { decideFreezeAgent, decideRegister } from './agent';
+import { decideFreezeGroup } from './governance';
 import { checkFunds, classifyChainFailure } from './chain-outcome';
 import { authorizeOperator, decideRemoveEntry } from './group';
 import { decideIdempotency, inProgress } from './idempotency';
@@ -81,6 +82,17 @@ const PATHS: Record<string, () => ErrorCode> = {
       active(...Array.from({ length: 10 }, () => ['1', T0] as Parameters<typeof spent>)),
     ),
   unauthorized: () => blocked(transfer('1'), agent([])),
+  agent_frozen: () => {
+    const a = active();
+    return blocked(
+      transfer('1'),
+      agent([registered(AGENT_A), ...decideFreezeAgent({ by: 'x', now: T0 }, a)]),
+    );
+  },
+  group_frozen: () => {
+    const frozen = group([...groupEvents(), ...decideFreezeGroup({ by: 'x', now: T0 }, group().governance)]);
+    return decideIntent(transfer('1'), { group: frozen, agent: active(), budget: foldBudget([]) }).code!;
+  },
   invalid_amount: () => thrownCode(() => parseAmount('1.0000001')),
   invalid_mint: () => thrownCode(() => resolveToken([], '1'.repeat(33), BASE_MINT)),
   invalid_token_account: () => classifyChainFailure({ logs: ['custom program error: 0x4'] }),

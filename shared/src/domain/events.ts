@@ -2,13 +2,15 @@
  * Every event of the product, by stream. Event data is plain JSON: amounts as exact decimal text,
  * times as Unix epoch milliseconds (`at`). The streams, every name built here and nowhere else:
  *
- *   group-<group_id>            the group: defaults, allow-list, invitations, auditors
+ *   group-<group_id>            the group: defaults, allow-list, invitations, auditors, members,
+ *                               its governance policy and freeze
  *   agent-<agent_id>            one agent: registration, key, limits, its intents and their outcomes
  *   budget-<entry_id>           the approved budget of one type-1 allow-list entry, shared by the group's agents
  *   idem-<agent>-<key digest>   one idempotency key of one agent (idempotency-events.ts)
  *   wallet-<address>            an agent wallet's sealed seed (application/wallets.ts)
  *   payments-<address>          outside payments to an address (the local chain's airdrop, the payment watcher)
  *   approvals-<group_id>        the group's held spends: requested, signed by approvers, decided
+ *   proposals-<group_id>        the group's governance proposals: made, signed by admins, executed or closed
  *   webhooks-agent-<agent_id>,  webhook subscriptions of an agent, of a group
  *   webhooks-group-<group_id>
  */
@@ -27,6 +29,7 @@ export const streams = {
   wallet: (address: string) => `wallet-${address}`,
   payments: (address: string) => `payments-${address}`,
   approvals: (groupId: string) => `approvals-${groupId}`,
+  proposals: (groupId: string) => `proposals-${groupId}`,
   webhooks: (owner: { agentId?: string; groupId?: string }) =>
     owner.agentId ? `webhooks-agent-${owner.agentId}` : `webhooks-group-${owner.groupId}`,
 };
@@ -107,7 +110,40 @@ export type ApprovalPolicySet = Event<
 export type AuditorGranted = Event<'auditor.granted', { group_id: string; wallet: string; at: number }>;
 /** The owner took an auditor's access away. */
 export type AuditorRemoved = Event<'auditor.removed', { group_id: string; wallet: string; at: number }>;
+/** A member's role (governance.ts): admin, approver, viewer. */
+export type MemberRole = 'admin' | 'approver' | 'viewer';
+/** `proposal_id`: the proposal whose execution made the change (every widening change has one). */
+type ByProposal = { proposal_id?: string };
+/** A wallet became a member of the group, or a member's role changed. */
+export type MemberAdded = Event<
+  'member.added',
+  { group_id: string; wallet: string; role: MemberRole; at: number } & ByProposal
+>;
+export type MemberRemoved = Event<
+  'member.removed',
+  { group_id: string; wallet: string; at: number } & ByProposal
+>;
+/** The group's governance policy: how many admins sign a widening change, its delay, the safe destination. */
+export type GovernancePolicySet = Event<
+  'governance.policy_set',
+  {
+    group_id: string;
+    quorum: number;
+    delay_seconds: number;
+    safe_destination: string;
+    at: number;
+  } & ByProposal
+>;
+/** An admin froze the whole group: every spend of its agents is refused until it is unfrozen. */
+export type GroupFrozen = Event<
+  'group.frozen',
+  { group_id: string; by: string; reason?: string; at: number }
+>;
+export type GroupUnfrozen = Event<'group.unfrozen', { group_id: string; at: number } & ByProposal>;
+export type GovernanceEvent = MemberAdded | MemberRemoved | GovernancePolicySet | GroupFrozen | GroupUnfrozen;
+
 export type GroupEvent =
+  | GovernanceEvent
   | GroupCreated
   | WhitelistEntryAdded
   | WhitelistEntryRemoved
@@ -132,6 +168,15 @@ export type AgentLimitsChanged = Event<
 export type AgentApiKeyRotated = Event<
   'agent.api_key_rotated',
   { agent_id: string; api_key_hash: string; at: number }
+>;
+/** An admin froze the agent: every spend of it is refused until it is unfrozen (its key still reads). */
+export type AgentFrozen = Event<
+  'agent.frozen',
+  { agent_id: string; group_id: string; by: string; reason?: string; at: number }
+>;
+export type AgentUnfrozen = Event<
+  'agent.unfrozen',
+  { agent_id: string; group_id: string; at: number } & ByProposal
 >;
 export type AgentRevoked = Event<'agent.revoked', { agent_id: string; reason: string; at: number }>;
 export type AgentEmergencyWithdraw = Event<
@@ -372,6 +417,8 @@ export type LimitThreshold = Event<
 >;
 export type AgentEvent =
   | AgentRegistered
+  | AgentFrozen
+  | AgentUnfrozen
   | AgentLimitsChanged
   | AgentApiKeyRotated
   | AgentRevoked
@@ -388,7 +435,9 @@ export type AgentEvent =
   | LimitThreshold;
 
 /** Why an intent was blocked by the decision: a policy check, or the agent/amount/recipient itself. */
-export type BlockCode = PolicyCode | 'unauthorized' | 'invalid_amount' | 'recipient_invalid';
+export type BlockCode = PolicyCode | 'unauthorized' | 'invalid_amount' | 'recipient_invalid' | FreezeCode;
+/** The codes of a freeze (governance.ts): the agent's own, or its whole group's. */
+export type FreezeCode = 'agent_frozen' | 'group_frozen';
 
 // ---- budget of a type-1 allow-list entry ----
 
@@ -483,7 +532,58 @@ export type ApprovalDecided = Event<
 >;
 export type ApprovalEvent = ApprovalRequested | ApprovalSigned | ApprovalDecided;
 
-export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent | ApprovalEvent;
+// ---- proposals of a group's governance (proposal.ts) ----
+
+export type ProposalMade = Event<
+  'governance.proposed',
+  {
+    proposal_id: string;
+    group_id: string;
+    /** What the change is (a row of the application's governed actions: `member.add`, ...). */
+    action: string;
+    /** The change's parameters, as the route took them (no secret: a secret is made at execution). */
+    params: Record<string, unknown>;
+    /** What each admin signs (proposalMessage). */
+    message: string;
+    proposed_by: string;
+    expires_at: number;
+    at: number;
+  }
+>;
+export type ProposalSigned = Event<
+  'governance.signed',
+  { proposal_id: string; group_id: string; wallet: string; signature: string; at: number }
+>;
+export type ProposalExecuted = Event<
+  'governance.executed',
+  {
+    proposal_id: string;
+    group_id: string;
+    /** The admins whose signatures made the quorum in force at execution. */
+    signers: string[];
+    quorum: number;
+    /** What the change answered (the entry, the member, ...), with no secret in it. */
+    result?: unknown;
+    at: number;
+  }
+>;
+export type ProposalCancelled = Event<
+  'governance.cancelled',
+  { proposal_id: string; group_id: string; by: string; reason?: string; at: number }
+>;
+export type ProposalExpired = Event<
+  'governance.expired',
+  { proposal_id: string; group_id: string; at: number }
+>;
+export type ProposalFailed = Event<
+  'governance.failed',
+  { proposal_id: string; group_id: string; reason: string; at: number }
+>;
+
+export type ProposalEvent =
+  ProposalMade | ProposalSigned | ProposalExecuted | ProposalCancelled | ProposalExpired | ProposalFailed;
+
+export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent | ApprovalEvent | ProposalEvent;
 export type EventType = DomainEvent['type'];
 
 // Keyed by the union, so the compiler keeps it whole: a type added to DomainEvent must be listed here.
@@ -496,6 +596,13 @@ const LISTED: Record<EventType, true> = {
   'auditor.granted': true,
   'auditor.removed': true,
   'group.approval_policy_set': true,
+  'member.added': true,
+  'member.removed': true,
+  'governance.policy_set': true,
+  'group.frozen': true,
+  'group.unfrozen': true,
+  'agent.frozen': true,
+  'agent.unfrozen': true,
   'agent.registered': true,
   'agent.limits_changed': true,
   'agent.api_key_rotated': true,
@@ -519,6 +626,12 @@ const LISTED: Record<EventType, true> = {
   'approval.requested': true,
   'approval.signed': true,
   'approval.decided': true,
+  'governance.proposed': true,
+  'governance.signed': true,
+  'governance.executed': true,
+  'governance.cancelled': true,
+  'governance.expired': true,
+  'governance.failed': true,
 };
 /** Every type of the domain's events, each once. */
 export const DOMAIN_EVENT_TYPES = Object.keys(LISTED) as readonly EventType[];

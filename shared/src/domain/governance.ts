@@ -12,15 +12,25 @@
  */
 import type Big from 'big.js';
 import { ServiceError, validationError } from '../errors';
-import type { Event, GroupCreated } from './events';
+import type {
+  GovernanceEvent,
+  GovernancePolicySet,
+  GroupCreated,
+  GroupFrozen,
+  GroupUnfrozen,
+  MemberAdded,
+  MemberRemoved,
+  MemberRole,
+} from './events';
+
 import type { Limits } from './limits';
 import type { ApprovalPolicy } from './approval-policy';
 import { isAddress } from './tokens';
 
 // ---- members and roles ----
 
-export const ROLES = ['admin', 'approver', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export const ROLES = ['admin', 'approver', 'viewer'] as const satisfies readonly MemberRole[];
+export type Role = MemberRole;
 
 /**
  * What a member may do: `admin` changes the group (and proposes and signs what widens it), `approve`
@@ -40,30 +50,6 @@ const LEAST_ROLE: Record<Capability, Role> = { admin: 'admin', approve: 'approve
 
 export const roleCan = (role: Role | undefined, capability: Capability): boolean =>
   role !== undefined && CAPABILITIES[role].has(capability);
-
-// ---- the events ----
-
-type Because = { proposal_id?: string };
-
-export type MemberAdded = Event<
-  'member.added',
-  { group_id: string; wallet: string; role: Role; at: number } & Because
->;
-export type MemberRemoved = Event<
-  'member.removed',
-  { group_id: string; wallet: string; at: number } & Because
->;
-export type GovernancePolicySet = Event<
-  'governance.policy_set',
-  { group_id: string; quorum: number; delay_seconds: number; safe_destination: string; at: number } & Because
->;
-export type GroupFrozen = Event<
-  'group.frozen',
-  { group_id: string; by: string; reason?: string; at: number }
->;
-export type GroupUnfrozen = Event<'group.unfrozen', { group_id: string; at: number } & Because>;
-
-export type GovernanceEvent = MemberAdded | MemberRemoved | GovernancePolicySet | GroupFrozen | GroupUnfrozen;
 
 // ---- the state ----
 

@@ -3,7 +3,7 @@ import bs58 from 'bs58';
 import { derivedSigner } from '../chain/keys';
 import { codeOf, thrownBy } from '@tokenops/testing/errors';
 import { T0, SECOND } from '@tokenops/testing/domain/fixtures';
-import type { GroupCreated } from './events';
+import type { GovernanceEvent, GroupCreated, ProposalEvent } from './events';
 import {
   approvalPolicyWidens,
   authorizeMember,
@@ -15,7 +15,6 @@ import {
   foldGovernance,
   limitsWiden,
   thresholdWidens,
-  type GovernanceEvent,
 } from './governance';
 import {
   PROPOSAL_TTL_MS,
@@ -31,7 +30,6 @@ import {
   proposalMessage,
   proposalView,
   proposalsDue,
-  type ProposalEvent,
 } from './proposal';
 
 const CREATOR = derivedSigner('governance', 'creator');

@@ -1,6 +1,7 @@
 /**
  * The group: its owner, base token and default limits, its allow-list, its invitations and its
- * auditors (wallets that may read the group's log and do nothing else).
+ * auditors (wallets that may read the group's log and do nothing else); its members, governance
+ * policy and freeze are governance.ts's, folded from the same stream.
  * Pure: `evolveGroup` folds events into state, the `decide…` functions turn a command and the state
  * into new events or throw a ServiceError. No I/O, no clock: `now` comes in with the command.
  */
@@ -21,6 +22,7 @@ import {
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import type { Fold } from './decider';
 import { policyFromData, type ApprovalPolicy } from './approval-policy';
+import { evolveGovernance, initialGovernanceState, type GovernanceState } from './governance';
 
 export interface AllowEntry {
   entryId: string;
@@ -57,6 +59,8 @@ export interface GroupState {
   auditors: ReadonlySet<string>;
   /** Which spends are held for a person (absent: none, unless an agent has its own threshold). */
   approvalPolicy?: ApprovalPolicy;
+  /** Its members and roles, its governance policy and its freeze (governance.ts). */
+  governance: GovernanceState;
 }
 
 export const initialGroupState = (): GroupState => ({
@@ -68,9 +72,17 @@ export const initialGroupState = (): GroupState => ({
   entries: new Map(),
   invitations: new Map(),
   auditors: new Set(),
+  governance: initialGovernanceState(),
 });
 
 export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
+  const governance = evolveGovernance(state.governance, event);
+  const next = evolveOwn(state, event);
+  return governance === state.governance ? next : { ...next, governance };
+}
+
+/** What the group stream says beyond governance. */
+function evolveOwn(state: GroupState, event: GroupEvent): GroupState {
   switch (event.type) {
     case 'group.created':
       return {
@@ -128,6 +140,8 @@ export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
     }
     case 'group.approval_policy_set':
       return { ...state, approvalPolicy: policyFromData(event.data) };
+    default:
+      return state;
   }
 }
 

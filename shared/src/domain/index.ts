@@ -19,3 +19,5 @@ export * from './approval-policy';
 export * from './signatures';
 export * from './preview';
 export * from './priority-fee';
+export * from './governance';
+export * from './proposal';

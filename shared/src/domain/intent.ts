@@ -6,6 +6,8 @@
  *
  * The checks run in this order; the first that fails is the answer:
  *   agent_active      the agent is registered and not revoked                 unauthorized
+ *   group_not_frozen  no admin has frozen the agent's group                   group_frozen
+ *   agent_not_frozen  no admin has frozen the agent                           agent_frozen
  *   amount_positive   the amount is more than zero                            invalid_amount
  *   fee_carried       a transfer's 0.10 % fee is at least one base unit       invalid_amount
  *                     (money/fee.ts: 0.0005 of a 6-decimal token at least)
@@ -30,7 +32,14 @@
 import Big from 'big.js';
 import { ERROR_CATALOGUE } from '../errors';
 import { amountText, feeOnTop, minimumTransfer, splitFee, type FeeSplit } from '../money';
-import { dailyRemaining, hourlyRemaining, opsInHour, spentInDay, type AgentState } from './agent';
+import {
+  dailyRemaining,
+  hourlyRemaining,
+  opsInHour,
+  spentInDay,
+  type AgentState,
+  type Freeze,
+} from './agent';
 import { budgetRemaining, type BudgetState, initialBudgetState } from './budget';
 import {
   ENTRY_TYPE,
@@ -84,6 +93,8 @@ export interface DecisionState {
 
 export type CheckName =
   | 'agent_active'
+  | 'group_not_frozen'
+  | 'agent_not_frozen'
   | 'amount_positive'
   | 'fee_carried'
   | 'recipient_valid'
@@ -131,6 +142,10 @@ const ALLOWED_TYPES: Record<Action, readonly EntryType[]> = {
 
 const spends = (action: Action): boolean => action !== 'withdraw';
 
+/** Which switch refused the spend, since when, and the admin's reason. */
+const frozenMessage = (what: 'agent' | 'group', freeze: Freeze): string =>
+  `An admin froze ${what === 'agent' ? 'this agent' : "this agent's group"} at ${new Date(freeze.at).toISOString()}${freeze.reason ? ` (${freeze.reason})` : ''}: every spend is refused until it is unfrozen.`;
+
 export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evaluation {
   const { agent, group } = state;
   const now = cmd.now;
@@ -139,6 +154,14 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
     checks.push({ name, ok, code, ...(message !== undefined && { message }) });
 
   check('agent_active', agent.status === 'active' && agent.groupId === group.groupId, 'unauthorized');
+  const groupFrozen = group.governance.frozen;
+  check('group_not_frozen', !groupFrozen, 'group_frozen', groupFrozen && frozenMessage('group', groupFrozen));
+  check(
+    'agent_not_frozen',
+    !agent.frozen,
+    'agent_frozen',
+    agent.frozen && frozenMessage('agent', agent.frozen),
+  );
   check('amount_positive', cmd.amount.gt(0), 'invalid_amount');
   const fee =
     cmd.action !== 'transfer'

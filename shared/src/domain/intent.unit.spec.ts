@@ -27,6 +27,8 @@ import {
   transfer,
 } from '@tokenops/testing/domain/fixtures';
 import { ERROR_CATALOGUE } from '../errors';
+import { decideFreezeGroup, decideUnfreezeGroup } from './governance';
+import { foldGroup } from './group';
 import { settleBudget, settleIntent, spend } from '@tokenops/testing/domain/deciders';
 import { DeciderSpecification } from '@tokenops/testing/domain/specification';
 
@@ -504,6 +506,8 @@ describe('the spend decision', () => {
       });
       expect(d.evaluation.checks.map((c) => c.name)).toEqual([
         'agent_active',
+        'group_not_frozen',
+        'agent_not_frozen',
         'amount_positive',
         'whitelisted',
         'per_tx',
@@ -706,6 +710,8 @@ describe('the spend decision', () => {
       expect(sim).not.toHaveProperty('reason');
       expect(sim.checks.map((c) => c.name)).toEqual([
         'agent_active',
+        'group_not_frozen',
+        'agent_not_frozen',
         'amount_positive',
         'fee_carried',
         'per_tx',
@@ -751,6 +757,38 @@ describe('the spend decision', () => {
     const state = foldAgent([registered(AGENT_A), ...old, ...spent('1', T0)]);
     expect(state.intents.size).toBe(1);
     expect(BASE_MINT).toBeDefined();
+  });
+});
+
+describe('a frozen group', () => {
+  const frozenEvents = () => {
+    const events = groupEvents();
+    return [
+      ...events,
+      ...decideFreezeGroup({ by: 'admin', reason: 'key leaked', now: T0 }, foldGroup(events).governance),
+    ];
+  };
+
+  it('refuses every spend of every agent of it, withdrawals too, and simulate names the switch', () => {
+    const frozen = foldGroup(frozenEvents());
+    for (const cmd of [transfer('1'), transfer('1', { action: 'withdraw', counterparty: VENUE })]) {
+      const d = decideIntent(cmd, { group: frozen, agent: activeA() });
+      expect([d.accepted, d.code]).toEqual([false, 'group_frozen']);
+    }
+    const sim = simulateIntent(transfer('1'), { group: frozen, agent: activeA() });
+    expect(sim.would_succeed).toBe(false);
+    expect(sim.reason).toBe('group_frozen');
+    expect(sim.checks.find((c) => !c.ok)?.name).toBe('group_not_frozen');
+    expect(sim.message).toContain('(key leaked)');
+  });
+
+  it('spends again once the freeze is lifted', () => {
+    const events = frozenEvents();
+    const lifted = foldGroup([
+      ...events,
+      ...decideUnfreezeGroup({ proposal_id: 'p', now: T0 }, foldGroup(events).governance),
+    ]);
+    expect(decideIntent(transfer('1'), { group: lifted, agent: activeA() }).accepted).toBe(true);
   });
 });
 

@@ -19,7 +19,14 @@
  * decide a proposal once.
  */
 import { ServiceError, validationError } from '../errors';
-import type { Event } from './events';
+import type {
+  ProposalCancelled,
+  ProposalEvent,
+  ProposalExecuted,
+  ProposalExpired,
+  ProposalFailed,
+  ProposalMade,
+} from './events';
 import type { Fold } from './decider';
 import { canonicalJson } from './canonical-json';
 import { adminsOf, authorizeMember, type GovernanceState } from './governance';
@@ -31,57 +38,6 @@ export const PROPOSAL_TTL_MS = 7 * 86_400_000;
 
 export type ProposalStatus = 'pending' | 'ready' | 'executed' | 'cancelled' | 'expired' | 'failed';
 type Closed = Exclude<ProposalStatus, 'pending' | 'ready'>;
-
-// ---- the events ----
-
-export type ProposalMade = Event<
-  'governance.proposed',
-  {
-    proposal_id: string;
-    group_id: string;
-    /** What the change is (a row of the application's governed actions: `member.add`, ...). */
-    action: string;
-    /** The change's parameters, as the route took them (no secret: a secret is made at execution). */
-    params: Record<string, unknown>;
-    /** What each admin signs (proposalMessage). */
-    message: string;
-    proposed_by: string;
-    expires_at: number;
-    at: number;
-  }
->;
-export type ProposalSigned = Event<
-  'governance.signed',
-  { proposal_id: string; group_id: string; wallet: string; signature: string; at: number }
->;
-export type ProposalExecuted = Event<
-  'governance.executed',
-  {
-    proposal_id: string;
-    group_id: string;
-    /** The admins whose signatures made the quorum in force at execution. */
-    signers: string[];
-    quorum: number;
-    /** What the change answered (the entry, the member, ...), with no secret in it. */
-    result?: unknown;
-    at: number;
-  }
->;
-export type ProposalCancelled = Event<
-  'governance.cancelled',
-  { proposal_id: string; group_id: string; by: string; reason?: string; at: number }
->;
-export type ProposalExpired = Event<
-  'governance.expired',
-  { proposal_id: string; group_id: string; at: number }
->;
-export type ProposalFailed = Event<
-  'governance.failed',
-  { proposal_id: string; group_id: string; reason: string; at: number }
->;
-
-export type ProposalEvent =
-  ProposalMade | ProposalSigned | ProposalExecuted | ProposalCancelled | ProposalExpired | ProposalFailed;
 
 // ---- the state ----
 

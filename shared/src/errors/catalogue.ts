@@ -119,6 +119,20 @@ export const ERROR_CATALOGUE = {
     message: 'The resource is not in a state that allows this operation.',
     why: 'Operator surface only: the change contradicts the state (a revoked agent is final, an agent already invited, an agent entry removed from the allow-list); no spec code describes a state conflict.',
   },
+  agent_frozen: {
+    status: 403,
+    origin: 'service',
+    message:
+      'An admin of the group froze this agent: every spend is refused until it is unfrozen (reads go on).',
+    why: 'The kill switch (docs/governance.md): no limit was reached, and unauthorized would tell the agent its key is wrong when the operator stopped it on purpose.',
+  },
+  group_frozen: {
+    status: 403,
+    origin: 'service',
+    message:
+      "An admin froze this agent's whole group: every spend is refused until it is unfrozen (reads go on).",
+    why: 'The kill switch for a fleet: like agent_frozen, but the whole group is stopped, so an operator reading the log sees which switch refused the spend.',
+  },
   approval_required: {
     status: 409,
     origin: 'service',

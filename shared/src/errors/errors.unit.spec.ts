@@ -57,11 +57,13 @@ describe('the error catalogue', () => {
       });
     }
     expect(ERROR_CODES.filter((c) => ERROR_CATALOGUE[c].origin === 'service').sort()).toEqual([
+      'agent_frozen',
       'approval_expired',
       'approval_rejected',
       'approval_required',
       'conflict',
       'forbidden',
+      'group_frozen',
       'idempotency_key_reused',
       'not_found',
       'rate_limited',

@@ -3,9 +3,10 @@
  * (shared/src/application/spends) says what goes on chain; this says how it gets there safely. A job
  * may run twice (BullMQ is at least once, a worker may die mid-job), so every step is safe to repeat:
  *
- *   1. The intent settled already: nothing to do (an intent an emergency stop failed has its budget
- *      reservation released here too, in case the stop died before it did). A held intent runs only
- *      once its approval is approved; rejected or expired, it fails (application/approvals.ts).
+ *   1. The intent settled already: nothing to do (an intent an emergency stop or a freeze failed has
+ *      its budget reservation released here too, in case the stop died before it did). A held intent
+ *      runs only once its approval is approved; rejected or expired, it fails (application/approvals.ts).
+ *      The agent's group is frozen: it fails (group_frozen), nothing signed.
  *   2. A submission is on record: ask the chain about its signature. Landed: confirm it. Failed:
  *      fail it. Unknown: send the very same signed bytes again (the chain refuses a duplicate, so it
  *      can never be paid twice); if their blockhash expired, they can no longer land: build anew. A
@@ -26,6 +27,7 @@
 import Big from 'big.js';
 import {
   BuildRefused,
+  FROZEN,
   ChainFailure,
   PaymentPending,
   SLOT_TARGET_MS,
@@ -99,12 +101,20 @@ export class Executor {
     // signing, and a job with nothing to do (settled already, a submission on record) drops the answer.
     let funds = this.shortOfFunds(intent);
     funds.catch(() => undefined);
+    // The group is read beside the agent, for its freeze (below).
+    const group = this.ctx.groups.load(streams.group(intent.group_id));
+    group.catch(() => undefined);
     const agent = await inSpan('executor.load', () => this.ctx.agents.load(streams.agent(intent.agent_id)));
     let item = agent.state.intents.get(intent.intent_id);
     if (!item) return;
     if (item.status === 'failed') return settleBudget(this.ctx, intent, false);
     if (item.status !== 'reserved') return;
     if (item.held && !(await this.approved(intent))) return;
+    // A frozen group: an intent accepted on a read made just before the freeze landed fails here, before
+    // anything is signed (application/freeze.ts). One already submitted or paid is the chain's.
+    const frozen = (await group).state.governance.frozen;
+    if (frozen && !item.submission && !item.x402)
+      return this.settle(intent, { status: 'failed', ...FROZEN.group_frozen(frozen.reason) });
 
     if (kind?.pay && !item.x402?.settled) {
       item = await this.payFirst(kind, intent, item.x402 ? undefined : funds);

@@ -229,6 +229,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orchestrator/agents/{agent}/freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Freeze an agent: every spend of it is refused (`403 agent_frozen`), at once.
+         * @description Every spend decided from now on is refused, whichever API instance decides it; accepted intents not yet submitted fail and give their room back (an intent already submitted is the chain’s); held spends are rejected. Reads, webhooks and the log go on. Freezing again changes nothing but fails what is still open. Lifting a freeze widens what agents may spend: it is a proposal of the group’s admins, not this route. A revoked agent spends nothing: `409 conflict`. Any admin of the agent’s group: anyone else is `403 forbidden`, an unknown agent `404 not_found`.
+         */
+        post: operations["freezeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/groups/{group}/freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Freeze a group: every spend of every agent of it is refused (`403 group_frozen`), at once.
+         * @description Every spend decided from now on is refused, whichever API instance decides it; accepted intents not yet submitted fail and give their room back (an intent already submitted is the chain’s); held spends are rejected. Reads, webhooks and the log go on. Freezing again changes nothing but fails what is still open. Lifting a freeze widens what agents may spend: it is a proposal of the group’s admins, not this route. Any admin of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.
+         */
+        post: operations["freezeGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orchestrator/groups/{group}/usage": {
         parameters: {
             query?: never;
@@ -799,6 +839,14 @@ export interface components {
                 /** @description An exact decimal, in human units. */
                 approval_threshold?: string;
             };
+            /** @description The group’s freeze: every spend of its agents is refused while set. */
+            frozen: {
+                /** @description The admin’s wallet. */
+                by: string;
+                reason: string | null;
+                /** Format: date-time */
+                at: string;
+            } | null;
             agents: {
                 agent_wallet_pda: string;
                 label: string | null;
@@ -817,6 +865,14 @@ export interface components {
                     /** @description An exact decimal, in human units. */
                     approval_threshold?: string;
                 };
+                /** @description Who froze it, why and when; null while it is not frozen. */
+                frozen: {
+                    /** @description The admin’s wallet. */
+                    by: string;
+                    reason: string | null;
+                    /** Format: date-time */
+                    at: string;
+                } | null;
             }[];
             whitelist: {
                 whitelist_entry_pda: string;
@@ -954,6 +1010,36 @@ export interface components {
             agent_wallet_pda: string;
             /** @description The new key, shown once; the old one is refused from now on. */
             api_key: string;
+        };
+        FreezeRequest: {
+            reason?: string;
+        };
+        AgentFreezeResponse: {
+            agent_wallet_pda: string;
+            group_config_pda: string;
+            /** @description Who froze it, why and when; null while it is not frozen. */
+            frozen: {
+                /** @description The admin’s wallet. */
+                by: string;
+                reason: string | null;
+                /** Format: date-time */
+                at: string;
+            } | null;
+            /** @description Accepted intents not yet submitted, failed by this freeze (their room given back). */
+            failed_intents: number;
+        };
+        GroupFreezeResponse: {
+            group_config_pda: string;
+            /** @description Who froze it, why and when; null while it is not frozen. */
+            frozen: {
+                /** @description The admin’s wallet. */
+                by: string;
+                reason: string | null;
+                /** Format: date-time */
+                at: string;
+            } | null;
+            /** @description Accepted intents not yet submitted, failed by this freeze (their room given back). */
+            failed_intents: number;
         };
         GroupUsageResponse: {
             agents: {
@@ -1393,7 +1479,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
             message: string;
             details?: {
                 /** @description JSON Pointer to the failing field. */
@@ -3204,6 +3290,350 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "conflict";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    freezeAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FreezeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back. */
+                    "X-Data-Stale"?: "true" | "false";
+                    /** @description On a stale answer: the log position the views include (opaque). */
+                    "X-Data-Position"?: string;
+                    /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
+                    "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentFreezeResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict with an operation in flight or the state: conflict. */
+            409: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    freezeGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FreezeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back. */
+                    "X-Data-Stale"?: "true" | "false";
+                    /** @description On a stale answer: the log position the views include (opaque). */
+                    "X-Data-Position"?: string;
+                    /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
+                    "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupFreezeResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
                     };
                 };
             };

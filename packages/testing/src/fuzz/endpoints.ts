@@ -139,6 +139,7 @@ export const OPERATOR_SCHEMAS = {
     required: ['to', 'amount'],
   },
   EmergencyWithdraw: { type: 'object', properties: { destination: Identifier } },
+  Freeze: { type: 'object', properties: { reason: { type: 'string', maxLength: 200 } } },
 } as const satisfies Record<string, Schema>;
 
 export function endpoints(f: Fixtures): Endpoint[] {
@@ -351,6 +352,20 @@ export function endpoints(f: Fixtures): Endpoint[] {
       params: { agent: [f.revokeTarget] },
       body: s.EmergencyWithdraw,
       examples: [json({ destination: f.addresses[3] })],
+    }),
+    // The kill switch: the revoked agent (409) and another wallet's group (403), so that no fuzzed
+    // spend is refused for a freeze.
+    operator('POST', '/orchestrator/agents/:agent/freeze', {
+      auth: 'operator',
+      params: { agent: [f.revokeTarget] },
+      body: s.Freeze,
+      examples: [json({ reason: 'fuzz' })],
+    }),
+    operator('POST', '/orchestrator/groups/:group/freeze', {
+      auth: 'operator',
+      params: { group: [f.foreignGroupId] },
+      body: s.Freeze,
+      examples: [json({})],
     }),
     operator('GET', '/tokens', { auth: 'none' }),
     operator('GET', '/venues', { auth: 'none' }),

@@ -14,6 +14,7 @@ import { allowListRoutes } from './allow-list/routes';
 import { approvalRoutes } from './approvals/routes';
 import { auditRoutes } from './audit/routes';
 import { auditorRoutes } from './auditors/routes';
+import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
 import { airdropRoutes } from './reference/routes';
 import { signInRoutes } from './sign-in/routes';
@@ -24,6 +25,7 @@ export const OPERATOR_ROUTES: { readonly [Tag in OperatorTagName]: (deps: ApiDep
   groups: groupRoutes,
   'allow-list': allowListRoutes,
   agents: agentRoutes,
+  governance: governanceRoutes,
   activity: activityRoutes,
   approvals: approvalRoutes,
   webhooks: fleetWebhookRoutes,

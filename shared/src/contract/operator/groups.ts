@@ -6,6 +6,7 @@ import { object } from '../build';
 import { contractTag } from '../openapi';
 import { Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
 import { WhitelistEntryResponse } from './allow-list';
+import { FreezeState } from './governance';
 import {
   LIMIT_NAMES,
   LimitProperties,
@@ -37,6 +38,10 @@ export const GroupResponse = object({
   owner_wallet: Identifier,
   base_mint: Identifier,
   default_limits: LimitsData,
+  frozen: {
+    ...FreezeState,
+    description: 'The group’s freeze: every spend of its agents is refused while set.',
+  },
   agents: {
     type: 'array',
     items: object({
@@ -49,6 +54,7 @@ export const GroupResponse = object({
           '`invited`: its code is not redeemed yet; `active`: registered, its key spends; `revoked`: final.',
       },
       limits: { ...LimitsData, description: 'Its limits now (the invitation’s until it registers).' },
+      frozen: FreezeState,
     }),
   },
   whitelist: {
