@@ -181,6 +181,42 @@ export class OperatorClient {
     return this.c.result(this.c.api.POST('/orchestrator/groups/{group}/freeze', { params, body }));
   }
 
+  /** Proposes to lift an agent's freeze (202: a proposal, executed once a quorum of admins signed it). */
+  unfreezeAgent(agent: string) {
+    const params = { path: { agent } };
+    return this.c.result(this.c.api.POST('/orchestrator/agents/{agent}/unfreeze', { params, body: {} }));
+  }
+
+  /** Proposes to lift a group's freeze (202: a proposal, executed once a quorum of admins signed it). */
+  unfreezeGroup(group: string) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.POST('/orchestrator/groups/{group}/unfreeze', { params, body: {} }));
+  }
+
+  /** The group's proposals, newest first (by status when given). */
+  listProposals(group: string, query: Query<'listProposals'> = {}) {
+    const params = { path: { group }, query };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/proposals', { params }));
+  }
+
+  /** One proposal as it stands. */
+  getProposal(proposal: string) {
+    const params = { path: { proposal } };
+    return this.c.result(this.c.api.GET('/orchestrator/proposals/{proposal}', { params }));
+  }
+
+  /** Signs a proposal: `signature` is the admin wallet's ed25519 signature (base58) of its `message`. */
+  signProposal(proposal: string, body: Schemas['SignProposalRequest']) {
+    const params = { path: { proposal } };
+    return this.c.result(this.c.api.POST('/orchestrator/proposals/{proposal}/sign', { params, body }));
+  }
+
+  /** Cancels a pending or ready proposal. */
+  cancelProposal(proposal: string, body: Schemas['CancelProposalRequest'] = {}) {
+    const params = { path: { proposal } };
+    return this.c.result(this.c.api.POST('/orchestrator/proposals/{proposal}/cancel', { params, body }));
+  }
+
   /** A new API key for the agent (shown once); the old one is refused from now on. */
   rotateKey(agent: string) {
     const params = { path: { agent } };

@@ -259,6 +259,7 @@ function plans(e: Endpoint, family: Family): fc.Arbitrary<Plan> {
       'agents',
       'activity',
       'approvals',
+      'governance',
       'reference',
     ] as const;
     const served = new Set<object>([

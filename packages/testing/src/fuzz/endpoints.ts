@@ -6,7 +6,7 @@
  * invitation code, a signed sign-in), realistic values taken from the running service.
  *
  * The schemas below describe the operator bodies as design.md documents them, for generating
- * requests only (the approvals' are the contract's own).
+ * requests only (the approvals' and the proposals' are the contract's own).
  */
 import fc from 'fast-check';
 import {
@@ -14,11 +14,14 @@ import {
   ApprovalPolicyRequest,
   ApprovalsQuery,
   ApproveRequest,
+  CancelProposalRequest,
   CONTRACT_SCHEMAS,
   Identifier,
   OPERATIONS,
   PolicyPreviewRequest,
+  ProposalsQuery,
   RejectRequest,
+  SignProposalRequest,
   WebhookRequest,
 } from '@tokenops/shared';
 import { fromValue, str, type Json } from './json-text';
@@ -226,6 +229,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
     ...more,
   });
   const group = { group: [f.groupId, f.foreignGroupId] };
+  const proposal = { proposal: [`${f.groupId}_00000000-0000-4000-8000-000000000000`] };
   const s = OPERATOR_SCHEMAS;
   const surface: Endpoint[] = [
     operator('POST', '/orchestrator/auth/challenge', {
@@ -366,6 +370,32 @@ export function endpoints(f: Fixtures): Endpoint[] {
       params: { group: [f.foreignGroupId] },
       body: s.Freeze,
       examples: [json({})],
+    }),
+    // Proposals: lifting the revoked agent's freeze (409), another's group's (403); a proposal of the
+    // group that does not exist (404), so nothing the fuzzer sends executes.
+    operator('POST', '/orchestrator/agents/:agent/unfreeze', {
+      auth: 'operator',
+      params: { agent: [f.revokeTarget] },
+    }),
+    operator('POST', '/orchestrator/groups/:group/unfreeze', {
+      auth: 'operator',
+      params: { group: [f.foreignGroupId] },
+    }),
+    operator('GET', '/orchestrator/groups/:group/proposals', {
+      auth: 'operator',
+      params: group,
+      query: ProposalsQuery as Schema,
+    }),
+    operator('GET', '/orchestrator/proposals/:proposal', { auth: 'operator', params: proposal }),
+    operator('POST', '/orchestrator/proposals/:proposal/sign', {
+      auth: 'operator',
+      params: proposal,
+      body: SignProposalRequest as Schema,
+    }),
+    operator('POST', '/orchestrator/proposals/:proposal/cancel', {
+      auth: 'operator',
+      params: proposal,
+      body: CancelProposalRequest as Schema,
     }),
     operator('GET', '/tokens', { auth: 'none' }),
     operator('GET', '/venues', { auth: 'none' }),

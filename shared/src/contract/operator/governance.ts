@@ -1,11 +1,13 @@
 /**
- * Governance (docs/governance.md): the kill switch. Any one admin freezes an agent or its whole group
- * at once; every spend is refused from then on (`agent_frozen`, `group_frozen`).
+ * Governance (docs/governance.md): the kill switch, and proposals. Any one admin freezes an agent or
+ * its whole group at once; every spend is refused from then on (`agent_frozen`, `group_frozen`).
+ * Lifting a freeze widens what agents may spend: the route answers 202 with a proposal, which executes
+ * once a quorum of the group's admins has signed its message with their wallets.
  */
 import { object } from '../build';
 import { contractTag } from '../openapi';
 import { Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
-import { NullableText, OWNER, WRITE_HEADERS } from './common';
+import { NullableText, NullableTimestamp, OWNER, WRITE_HEADERS } from './common';
 
 /** Why the admin froze it: shown to the agent in every refusal, and kept in the log. */
 export const FreezeRequest = object({ reason: { type: 'string', minLength: 1, maxLength: 200 } }, ['reason']);
@@ -41,14 +43,84 @@ export const GroupFreezeResponse = object({
   failed_intents: FailedIntents,
 });
 
+/** Lifting a freeze takes no input: an empty object, or no body. */
+export const UnfreezeRequest = { type: 'object', additionalProperties: false } as const;
+
+/** An admin's signature: its wallet's ed25519 signature (base58) of the proposal's `message`. */
+export const SignProposalRequest = object({
+  signature: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' },
+});
+
+export const CancelProposalRequest = object({ reason: { type: 'string', minLength: 1, maxLength: 200 } }, [
+  'reason',
+]);
+
+const PROPOSAL_STATUSES = ['pending', 'ready', 'executed', 'cancelled', 'expired', 'failed'] as const;
+
+export const ProposalsQuery = object({ status: { type: 'string', enum: PROPOSAL_STATUSES } }, ['status']);
+
+export const Proposal = object({
+  proposal_id: Text,
+  group_config_pda: Identifier,
+  action: { type: 'string', enum: ['group.unfreeze', 'agent.unfreeze'], description: 'The change it makes.' },
+  params: { type: 'object', description: 'The change’s parameters (`agent.unfreeze`: `{agent}`).' },
+  status: {
+    type: 'string',
+    enum: PROPOSAL_STATUSES,
+    description:
+      '`pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).',
+  },
+  message: {
+    type: 'string',
+    description:
+      'What each admin signs (UTF-8, ed25519): the group, the action, its parameters (canonical JSON), the proposal and its expiry.',
+  },
+  signatures_required: {
+    ...Count,
+    description: 'The quorum in force: distinct admins whose signatures it needs.',
+  },
+  signatures: {
+    type: 'array',
+    items: object({ wallet: Identifier, signed_at: Timestamp }),
+    description: 'The admins who signed, in order.',
+  },
+  proposed_by: Identifier,
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  ready_at: { ...NullableTimestamp, description: 'When it executes; null until the quorum.' },
+  result: { description: 'What the change answered once executed; null otherwise.' },
+  reason: { ...NullableText, description: 'Why it was cancelled or failed; null otherwise.' },
+});
+
+export const ProposalListResponse = object({ proposals: { type: 'array', items: Proposal } });
+
+const PROPOSAL_ID = {
+  type: 'string',
+  maxLength: 81,
+  pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+} as const;
+
+const PROPOSED =
+  'Lifting a freeze widens what agents may spend, so it is not made here: the answer is `202` with the proposal, and nothing changes until a quorum of the group’s admins has signed its `message` (POST /orchestrator/proposals/{proposal}/sign). With the default governance (quorum 1, no delay) the proposer’s own signature executes it. Bad input is `400` and a change that does not apply (nothing is frozen) `409` at once: a proposal is only ever made of a valid change.';
+
 const FREEZE_EFFECT =
   'Every spend decided from now on is refused, whichever API instance decides it; accepted intents not yet submitted fail and give their room back (an intent already submitted is the chain’s); held spends are rejected. Reads, webhooks and the log go on. Freezing again changes nothing but fails what is still open. Lifting a freeze widens what agents may spend: it is a proposal of the group’s admins, not this route.';
 
 export const OPERATOR_GOVERNANCE = contractTag({
   name: 'governance',
   description: 'The kill switch: freeze an agent or a whole group, at once, by any one admin.',
-  schemas: { FreezeRequest, AgentFreezeResponse, GroupFreezeResponse },
-  parameters: {},
+  schemas: {
+    FreezeRequest,
+    AgentFreezeResponse,
+    GroupFreezeResponse,
+    UnfreezeRequest,
+    Proposal,
+    ProposalListResponse,
+    ProposalsQuery,
+    SignProposalRequest,
+    CancelProposalRequest,
+  },
+  parameters: { proposal: PROPOSAL_ID },
   operations: {
     freezeAgent: {
       method: 'post',
@@ -76,7 +148,84 @@ export const OPERATOR_GOVERNANCE = contractTag({
       response: 'GroupFreezeResponse',
       errors: OWNER,
     },
+    unfreezeAgent: {
+      method: 'post',
+      path: '/orchestrator/agents/{agent}/unfreeze',
+      tag: 'governance',
+      operationId: 'unfreezeAgent',
+      summary: 'Propose to lift an agent’s freeze (a proposal: `202`).',
+      description: `${PROPOSED} Any admin of the agent’s group.`,
+      request: 'UnfreezeRequest',
+      optionalBody: true,
+      response: 'Proposal',
+      status: 202,
+      errors: [...OWNER, 'conflict'],
+    },
+    unfreezeGroup: {
+      method: 'post',
+      path: '/orchestrator/groups/{group}/unfreeze',
+      tag: 'governance',
+      operationId: 'unfreezeGroup',
+      summary: 'Propose to lift a group’s freeze (a proposal: `202`).',
+      description: `${PROPOSED} Any admin of the group.`,
+      request: 'UnfreezeRequest',
+      optionalBody: true,
+      response: 'Proposal',
+      status: 202,
+      errors: [...OWNER, 'conflict'],
+    },
+    listProposals: {
+      method: 'get',
+      path: '/orchestrator/groups/{group}/proposals',
+      tag: 'governance',
+      operationId: 'listProposals',
+      summary: 'The group’s proposals, newest first, by status.',
+      description: 'Any member of the group reads them; anyone else is `403 forbidden`.',
+      query: 'ProposalsQuery',
+      response: 'ProposalListResponse',
+      errors: OWNER,
+    },
+    getProposal: {
+      method: 'get',
+      path: '/orchestrator/proposals/{proposal}',
+      tag: 'governance',
+      operationId: 'getProposal',
+      summary: 'One proposal as it stands: its status, message, signatures and result.',
+      description:
+        'Any member of its group; anyone else is `403 forbidden`, an unknown proposal `404 not_found`.',
+      response: 'Proposal',
+      errors: OWNER,
+    },
+    signProposal: {
+      method: 'post',
+      path: '/orchestrator/proposals/{proposal}/sign',
+      tag: 'governance',
+      operationId: 'signProposal',
+      headers: WRITE_HEADERS,
+      summary: 'Sign a proposal’s message as an admin; the signature that makes the quorum executes it.',
+      description:
+        'The signature must be the signed-in admin’s own ed25519 signature (base58) of the proposal’s `message` (`400` otherwise); the same admin again counts once. Answered `200` with the proposal as it stands: executed, with its `result`, when this signature made the quorum and no delay applies. A proposal that is over is `409 conflict`. Only admins of the group: anyone else is `403 forbidden`.',
+      request: 'SignProposalRequest',
+      response: 'Proposal',
+      errors: [...OWNER, 'conflict'],
+    },
+    cancelProposal: {
+      method: 'post',
+      path: '/orchestrator/proposals/{proposal}/cancel',
+      tag: 'governance',
+      operationId: 'cancelProposal',
+      summary: 'Cancel a pending or ready proposal (any one admin).',
+      description:
+        'A proposal that is over is `409 conflict`. Only admins of the group: anyone else is `403 forbidden`.',
+      request: 'CancelProposalRequest',
+      optionalBody: true,
+      response: 'Proposal',
+      errors: [...OWNER, 'conflict'],
+    },
   },
 });
 
 export type FreezeRequest = Shape<typeof FreezeRequest>;
+export type SignProposalRequest = Shape<typeof SignProposalRequest>;
+export type CancelProposalRequest = Shape<typeof CancelProposalRequest>;
+export type ProposalsQuery = Shape<typeof ProposalsQuery>;

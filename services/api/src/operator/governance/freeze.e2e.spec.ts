@@ -5,9 +5,12 @@
  * none after the freeze's answer. Anyone but an admin is refused and changes nothing. After each test,
  * every unit is held (testing/conservation.ts).
  *
- * The group's freeze is the file's last test: nothing lifts it but a proposal.
+ * Lifting a freeze is a proposal: 202, nothing changes until an admin signs its message; then it
+ * executes once (parallel signatures, a cancel, a signature past the end decide nothing more).
  */
 import { randomUUID } from 'node:crypto';
+import bs58 from 'bs58';
+import type { Signer } from '@tokenops/shared';
 import { openBooks } from '@tokenops/testing/conservation';
 import { approvalIdIn, key, signIn, startWorld, until, type World } from '@tokenops/testing/harness';
 
@@ -51,6 +54,28 @@ const group = async () =>
       { token: world.operator.token },
     )
   ).body;
+type Proposal = {
+  proposal_id: string;
+  status: string;
+  message: string;
+  action: string;
+  params: Record<string, unknown>;
+  signatures: { wallet: string }[];
+  signatures_required: number;
+  result: unknown;
+  reason: string | null;
+};
+const signed = (wallet: Signer, message: string) => bs58.encode(wallet.sign(Buffer.from(message, 'utf8')));
+const sign = (p: Proposal, wallet: Signer = world.operator.wallet, token = world.operator.token) =>
+  world.client.call<Proposal>('POST', `/api/v1/orchestrator/proposals/${p.proposal_id}/sign`, {
+    token,
+    body: { signature: signed(wallet, p.message) },
+  });
+const unfreezeAgent = (agentId: string) =>
+  world.client.call<Proposal>('POST', `/api/v1/orchestrator/agents/${agentId}/unfreeze`, {
+    token: world.operator.token,
+    body: {},
+  });
 const typesIn = async (stream: string) =>
   (await world.log()).filter((e) => e.stream === stream).map((e) => e.type);
 
@@ -161,6 +186,122 @@ describe('freezing an agent', () => {
   }, 60_000);
 });
 
+describe('lifting a freeze: a proposal', () => {
+  it('answers 202 and changes nothing until an admin signs its message; then it executes once, carrying its id', async () => {
+    const agent = await world.agent({ per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 50 });
+    await freezeAgent(agent.id, { reason: 'check' });
+    const proposed = await unfreezeAgent(agent.id);
+    expect(proposed.status).toBe(202);
+    expect(proposed.body).toMatchObject({
+      action: 'agent.unfreeze',
+      params: { agent: agent.id },
+      status: 'pending',
+      signatures: [],
+      signatures_required: 1,
+      result: null,
+    });
+    const p = proposed.body;
+    for (const term of [world.groupId, 'agent.unfreeze', agent.id, p.proposal_id])
+      expect(p.message).toContain(term);
+    expect((await transfer(agent, 1)).body.error).toBe('agent_frozen');
+
+    // A signature of another text, another wallet's, or a stranger: refused, nothing recorded.
+    const stranger = await signIn(world.client);
+    const forged = await world.client.call<Refusal>(
+      'POST',
+      `/api/v1/orchestrator/proposals/${p.proposal_id}/sign`,
+      {
+        token: world.operator.token,
+        body: { signature: signed(world.operator.wallet, `${p.message}!`) },
+      },
+    );
+    expect([forged.status, forged.body.error]).toEqual([400, 'validation_error']);
+    expect((await sign(p, stranger.wallet)).status).toBe(400);
+    expect((await sign(p, stranger.wallet, stranger.token)).status).toBe(403);
+    const read = await world.client.call<Proposal>('GET', `/api/v1/orchestrator/proposals/${p.proposal_id}`, {
+      token: world.operator.token,
+    });
+    expect(read.body).toEqual(p);
+
+    // The admin signs, several times at once: executed once.
+    const signatures = await Promise.all([sign(p), sign(p), sign(p)]);
+    const executed = signatures.filter((r) => r.status === 200 && r.body.status === 'executed');
+    expect(executed.length).toBeGreaterThan(0);
+    for (const r of signatures) expect([200, 409]).toContain(r.status);
+    expect(executed[0]!.body).toMatchObject({
+      status: 'executed',
+      signatures: [{ wallet: world.operator.wallet.address }],
+      result: { agent_wallet_pda: agent.id, frozen: null },
+    });
+    expect((await transfer(agent, 1)).status).toBe(200);
+
+    const log = await world.log();
+    const unfrozen = log.filter((e) => e.type === 'agent.unfrozen' && e.stream === `agent-${agent.id}`);
+    expect(unfrozen.map((e) => (e.data as { proposal_id?: string }).proposal_id)).toEqual([p.proposal_id]);
+    const closings = log.filter(
+      (e) =>
+        e.type === 'governance.executed' && (e.data as { proposal_id: string }).proposal_id === p.proposal_id,
+    );
+    expect(closings).toHaveLength(1);
+    // Over: a signature or a cancel now is a conflict.
+    expect((await sign(p)).status).toBe(409);
+    const cancel = await world.client.call('POST', `/api/v1/orchestrator/proposals/${p.proposal_id}/cancel`, {
+      token: world.operator.token,
+      body: {},
+    });
+    expect(cancel.status).toBe(409);
+  }, 60_000);
+
+  it('a cancelled proposal never executes; a change that does not apply is refused at once; the list filters by status', async () => {
+    const agent = await world.agent();
+    const notFrozen = await unfreezeAgent(agent.id);
+    expect([notFrozen.status, (notFrozen.body as unknown as Refusal).error]).toEqual([409, 'conflict']);
+
+    await freezeAgent(agent.id);
+    const p = (await unfreezeAgent(agent.id)).body;
+    const cancelled = await world.client.call<Proposal>(
+      'POST',
+      `/api/v1/orchestrator/proposals/${p.proposal_id}/cancel`,
+      {
+        token: world.operator.token,
+        body: { reason: 'not yet' },
+      },
+    );
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', reason: 'not yet' });
+    expect((await sign(p)).status).toBe(409);
+    expect((await transfer(agent, 1)).body.error).toBe('agent_frozen');
+
+    const list = async (status?: string) =>
+      (
+        await world.client.call<{ proposals: Proposal[] }>(
+          'GET',
+          `/api/v1/orchestrator/groups/${world.groupId}/proposals${status ? `?status=${status}` : ''}`,
+          { token: world.operator.token },
+        )
+      ).body.proposals.map((x) => x.proposal_id);
+    expect(await list('cancelled')).toContain(p.proposal_id);
+    expect(await list('pending')).not.toContain(p.proposal_id);
+    expect(await list()).toContain(p.proposal_id);
+    const bad = await world.client.call<Refusal>(
+      'GET',
+      `/api/v1/orchestrator/groups/${world.groupId}/proposals?status=maybe`,
+      {
+        token: world.operator.token,
+      },
+    );
+    expect([bad.status, bad.body.error]).toEqual([400, 'validation_error']);
+    const stranger = await signIn(world.client);
+    const foreign = await world.client.call<Refusal>(
+      'GET',
+      `/api/v1/orchestrator/proposals/${p.proposal_id}`,
+      {
+        token: stranger.token,
+      },
+    );
+    expect(foreign.status).toBe(403);
+  }, 60_000);
+});
+
 describe('freezing the group', () => {
   it('refuses every spend of every agent, on every instance, from its answer on; spends racing it are each confirmed or refused', async () => {
     const agents = await Promise.all(
@@ -208,5 +349,19 @@ describe('freezing the group', () => {
       const settled = log.filter((e) => e.type === 'intent.confirmed' || e.type === 'intent.failed').length;
       return accepted === settled;
     });
+
+    // Lifted by a proposal the admin signs: the agents spend again.
+    const proposed = await world.client.call<Proposal>(
+      'POST',
+      `/api/v1/orchestrator/groups/${world.groupId}/unfreeze`,
+      {
+        token: world.operator.token,
+      },
+    );
+    expect([proposed.status, proposed.body.action]).toEqual([202, 'group.unfreeze']);
+    expect((await transfer(agents[0]!, 1)).body.error).toBe('group_frozen');
+    expect((await sign(proposed.body)).body.status).toBe('executed');
+    expect((await group()).frozen).toBeNull();
+    expect((await transfer(agents[0]!, 1)).status).toBe(200);
   }, 90_000);
 });
