@@ -357,3 +357,27 @@ export const approvalIdIn = (message: unknown): string => {
   if (!found) throw new Error(`no approval named in: ${String(message)}`);
   return found[1]!;
 };
+
+/** A proposal as the operator surface answers it (the fields a test reads). */
+export interface ProposalReply {
+  proposal_id: string;
+  status: string;
+  message: string;
+  action: string;
+  params: Record<string, unknown>;
+  signatures: { wallet: string; signed_at: string }[];
+  signatures_required: number;
+  result: unknown;
+  reason: string | null;
+}
+
+/** An admin signs a proposal's message with its wallet: what the CLI and the console do for one. */
+export const signProposal = (
+  client: Client,
+  admin: Operator,
+  proposal: { proposal_id: string; message: string },
+) =>
+  client.call<ProposalReply>('POST', `/api/v1/orchestrator/proposals/${proposal.proposal_id}/sign`, {
+    token: admin.token,
+    body: { signature: bs58.encode(admin.wallet.sign(Buffer.from(proposal.message, 'utf8'))) },
+  });

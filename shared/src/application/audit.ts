@@ -152,7 +152,8 @@ export class GroupScope {
     if (
       stream === this.groupStream ||
       stream === streams.webhooks({ groupId: this.groupId }) ||
-      stream === streams.approvals(this.groupId)
+      stream === streams.approvals(this.groupId) ||
+      stream === streams.proposals(this.groupId)
     )
       return true;
     const [prefix, id] = splitStream(stream);

@@ -437,6 +437,165 @@ export const EVENT_CATALOGUE = {
       },
     }),
   }),
+  'agent.frozen': row({
+    origin: 'service',
+    meaning:
+      'An admin froze the agent (the kill switch): every spend of it is refused (agent_frozen) until a proposal lifts it; what it had accepted and not submitted failed.',
+    fields: ['agent_wallet_pda', 'group_config_pda', 'by', 'reason', 'frozen_at'],
+    from: 'agent.frozen',
+    derive: (e) => ({
+      agentId: e.data.agent_id,
+      groupId: e.data.group_id,
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        group_config_pda: e.data.group_id,
+        by: e.data.by,
+        reason: e.data.reason ?? null,
+        frozen_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'agent.unfrozen': row({
+    origin: 'service',
+    meaning: 'A proposal of the group’s admins lifted the agent’s freeze: it spends again.',
+    fields: ['agent_wallet_pda', 'group_config_pda', 'proposal_id', 'unfrozen_at'],
+    from: 'agent.unfrozen',
+    derive: (e) => ({
+      agentId: e.data.agent_id,
+      groupId: e.data.group_id,
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        group_config_pda: e.data.group_id,
+        proposal_id: e.data.proposal_id ?? null,
+        unfrozen_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'group.frozen': row({
+    origin: 'service',
+    meaning:
+      'An admin froze the whole group (the kill switch): every spend of every agent of it is refused (group_frozen) until a proposal lifts it.',
+    fields: ['group_config_pda', 'by', 'reason', 'frozen_at'],
+    from: 'group.frozen',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        group_config_pda: e.data.group_id,
+        by: e.data.by,
+        reason: e.data.reason ?? null,
+        frozen_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'group.unfrozen': row({
+    origin: 'service',
+    meaning: 'A proposal of the group’s admins lifted the group’s freeze: its agents spend again.',
+    fields: ['group_config_pda', 'proposal_id', 'unfrozen_at'],
+    from: 'group.unfrozen',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        group_config_pda: e.data.group_id,
+        proposal_id: e.data.proposal_id ?? null,
+        unfrozen_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'governance.proposed': row({
+    origin: 'service',
+    meaning:
+      'An admin proposed a change that widens what agents may spend; it executes once a quorum of admins signed its message.',
+    fields: ['proposal_id', 'group_config_pda', 'action', 'params', 'proposed_by', 'expires_at'],
+    from: 'governance.proposed',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        proposal_id: e.data.proposal_id,
+        group_config_pda: e.data.group_id,
+        action: e.data.action,
+        params: e.data.params,
+        proposed_by: e.data.proposed_by,
+        expires_at: iso(e.data.expires_at),
+      },
+    }),
+  }),
+  'governance.signed': row({
+    origin: 'service',
+    meaning: 'An admin signed a proposal’s message with its wallet.',
+    fields: ['proposal_id', 'group_config_pda', 'wallet', 'signed_at'],
+    from: 'governance.signed',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        proposal_id: e.data.proposal_id,
+        group_config_pda: e.data.group_id,
+        wallet: e.data.wallet,
+        signed_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'governance.executed': row({
+    origin: 'service',
+    meaning: 'A proposal had its quorum and its delay passed: the service made its change.',
+    fields: ['proposal_id', 'group_config_pda', 'signers', 'quorum', 'executed_at'],
+    from: 'governance.executed',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        proposal_id: e.data.proposal_id,
+        group_config_pda: e.data.group_id,
+        signers: e.data.signers,
+        quorum: e.data.quorum,
+        executed_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'governance.cancelled': row({
+    origin: 'service',
+    meaning: 'An admin cancelled a proposal before it executed: nothing changed.',
+    fields: ['proposal_id', 'group_config_pda', 'by', 'reason', 'cancelled_at'],
+    from: 'governance.cancelled',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        proposal_id: e.data.proposal_id,
+        group_config_pda: e.data.group_id,
+        by: e.data.by,
+        reason: e.data.reason ?? null,
+        cancelled_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'governance.failed': row({
+    origin: 'service',
+    meaning:
+      'A proposal was due but its change no longer applied (what it lifts is not frozen any more, its agent revoked): nothing changed.',
+    fields: ['proposal_id', 'group_config_pda', 'reason', 'failed_at'],
+    from: 'governance.failed',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        proposal_id: e.data.proposal_id,
+        group_config_pda: e.data.group_id,
+        reason: e.data.reason,
+        failed_at: iso(e.data.at),
+      },
+    }),
+  }),
+  'governance.expired': row({
+    origin: 'service',
+    meaning: 'A proposal reached its expiry (7 days) without executing: nothing changed.',
+    fields: ['proposal_id', 'group_config_pda', 'expired_at'],
+    from: 'governance.expired',
+    derive: (e) => ({
+      groupId: e.data.group_id,
+      fields: {
+        proposal_id: e.data.proposal_id,
+        group_config_pda: e.data.group_id,
+        expired_at: iso(e.data.at),
+      },
+    }),
+  }),
 } as const;
 
 export type EventKind = keyof typeof EVENT_CATALOGUE;

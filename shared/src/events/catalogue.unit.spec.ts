@@ -9,7 +9,7 @@ describe('the event catalogue', () => {
     expect(withEventTable(doc)).toBe(doc);
   });
 
-  it("holds the spec's eleven kinds, the three confirmations of the other spend operations, the approvals' two and x402's settlement", () => {
+  it("holds the spec's eleven kinds, the three confirmations of the other spend operations, the approvals' two, x402's settlement, and governance's freezes and proposals", () => {
     expect(EVENT_KINDS.filter((k) => EVENT_CATALOGUE[k].origin === 'spec').sort()).toEqual(
       [
         'transfer.confirmed',
@@ -26,9 +26,19 @@ describe('the event catalogue', () => {
       ].sort(),
     );
     expect(EVENT_KINDS.filter((k) => EVENT_CATALOGUE[k].origin === 'service').sort()).toEqual([
+      'agent.frozen',
+      'agent.unfrozen',
       'approval.decided',
       'approval.requested',
       'deposit.confirmed',
+      'governance.cancelled',
+      'governance.executed',
+      'governance.expired',
+      'governance.failed',
+      'governance.proposed',
+      'governance.signed',
+      'group.frozen',
+      'group.unfrozen',
       'swap.confirmed',
       'withdraw.confirmed',
       'x402.payment_refused',
@@ -76,5 +86,29 @@ describe('the event catalogue', () => {
       {},
     );
     expect(other.map((e) => e.kind)).toEqual(['policy.transfer_blocked']);
+  });
+
+  it("a proposal's expiry reaches the group's webhooks with its id and when", () => {
+    const [event] = derivePublicEvents(
+      {
+        id: '0190c3a4-0000-7000-8000-000000000009',
+        event: {
+          type: 'governance.expired',
+          data: { proposal_id: 'G_p', group_id: 'G', at: Date.UTC(2026, 11, 9) },
+        },
+      },
+      {},
+    );
+    expect(event).toMatchObject({
+      kind: 'governance.expired',
+      groupId: 'G',
+      payload: {
+        event: 'governance.expired',
+        proposal_id: 'G_p',
+        group_config_pda: 'G',
+        expired_at: '2026-12-09T00:00:00.000Z',
+      },
+    });
+    expect(event).not.toHaveProperty('agentId');
   });
 });

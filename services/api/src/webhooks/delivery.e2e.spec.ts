@@ -8,7 +8,15 @@
 import { Webhook } from 'standardwebhooks';
 import { EVENT_CATALOGUE, EVENT_KINDS, verifyWebhook, type EventKind } from '@tokenops/shared';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
-import { RECEIVER_HOST, stackWebhookTls, startWorld, key, type World } from '@tokenops/testing/harness';
+import {
+  RECEIVER_HOST,
+  signProposal,
+  stackWebhookTls,
+  startWorld,
+  key,
+  type ProposalReply,
+  type World,
+} from '@tokenops/testing/harness';
 
 /** On the server topology the delivery worker is a process of its own, with the stack's CA. */
 const topologyTls = stackWebhookTls();
@@ -110,6 +118,32 @@ describe('webhook delivery', () => {
     });
     expect((await call('/api/v1/transfer', { to: small, amount: 9 })).status).toBe(200);
     expect((await call('/api/v1/transfer', { to: small, amount: 1 })).status).toBe(200);
+    // the kill switch and proposals: an agent frozen and lifted by a signed proposal, another proposal
+    // cancelled, the group frozen and lifted, and a proposal that no longer applies when signed
+    const op = (path: string, body: Record<string, unknown> = {}) =>
+      world.client.call<ProposalReply>('POST', `/api/v1/orchestrator${path}`, {
+        token: world.operator.token,
+        body,
+      });
+    const signed = async (path: string) => {
+      const proposed = await op(path);
+      expect(proposed.status).toBe(202);
+      return signProposal(world.client, world.operator, proposed.body);
+    };
+    expect((await op(`/agents/${agent.id}/freeze`, { reason: 'webhooks' })).status).toBe(200);
+    const cancelled = await op(`/agents/${agent.id}/unfreeze`);
+    expect((await op(`/proposals/${cancelled.body.proposal_id}/cancel`, { reason: 'later' })).status).toBe(
+      200,
+    );
+    expect((await signed(`/agents/${agent.id}/unfreeze`)).body.status).toBe('executed');
+    expect((await op(`/groups/${world.groupId}/freeze`)).status).toBe(200);
+    expect((await signed(`/groups/${world.groupId}/unfreeze`)).body.status).toBe('executed');
+    const other = await world.agent({}, 0);
+    await op(`/agents/${other.id}/freeze`);
+    const stale = await op(`/agents/${other.id}/unfreeze`);
+    await op(`/agents/${other.id}/revoke`);
+    expect((await signProposal(world.client, world.operator, stale.body)).body.status).toBe('failed');
+
     // the operator's acts
     await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/rotate-key`, {
       token: world.operator.token,
@@ -122,8 +156,11 @@ describe('webhook delivery', () => {
 
     // swap.confirmed, deposit.confirmed and withdraw.confirmed: in the spend operations' test below;
     // approval.requested and approval.decided: in operator/approvals/approvals.e2e.spec.ts;
-    // x402.payment_settled and x402.payment_refused: in intents/x402.e2e.spec.ts (a paid resource)
+    // x402.payment_settled and x402.payment_refused: in intents/x402.e2e.spec.ts (a paid resource);
+    // governance.expired is recorded only once a proposal is 7 days old: its payload is
+    // events/catalogue.unit.spec.ts's
     const elsewhere = [
+      'governance.expired',
       'x402.payment_settled',
       'x402.payment_refused',
       'swap.confirmed',
