@@ -75,7 +75,7 @@ export const OPERATOR_OPERATIONS: readonly OperatorOperation[] = operationsOf(OP
 export const OPERATOR_CONTRACT: ContractDescription<OperatorSchemaName, OperatorTagName> = {
   title: 'Token operations: operator API',
   description:
-    'What an operator does: sign in with a wallet, run groups (limits, allow-list, invitations), act on agents (limits, revoke, rotate, emergency withdrawal), subscribe to the fleet’s events, grant auditors, read the audit log and reconcile it with the chain.',
+    'What an operator does: sign in with a wallet, run groups (limits, allow-list, invitations), act on agents (limits, revoke, rotate, emergency withdrawal), freeze an agent or a group at once and lift a freeze by a proposal its admins sign, subscribe to the fleet’s events, grant auditors, read the audit log and reconcile it with the chain.',
   serverUrl: OPERATOR_SERVER_URL,
   operations: OPERATOR_OPERATIONS,
   schemas: OPERATOR_SCHEMAS,
