@@ -10,6 +10,7 @@ import { generateSigner } from '@tokenops/shared';
 import { createCli, describeFailure, processIo, type Cli, type Global, type Io } from './session';
 import { webhookCommands } from './webhooks';
 import { approvalCommands } from './approvals';
+import { governanceCommands } from './governance';
 import { reconcileCommand } from './reconcile';
 import { verifyCommand } from './verify';
 
@@ -204,6 +205,7 @@ export function program(io: Io = processIo()): Command {
     .action(authed(async (api, id: string, wallet: string) => api.removeAuditor(id, { wallet })));
   webhookCommands(p, cli);
   approvalCommands(p, cli);
+  governanceCommands(p, cli);
   const audit = p.command('audit').description('audit the log: its hash chains, and against the chain');
   reconcileCommand(audit, cli);
   verifyCommand(audit, cli);

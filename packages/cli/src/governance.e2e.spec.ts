@@ -1,0 +1,85 @@
+/**
+ * The operator CLI's kill switch and proposals, run against the service as an operator would: freeze
+ * an agent (its spends refused), unfreeze it in one command (proposed and signed with the keypair
+ * file), propose without signing then sign, cancel, and the group's freeze and its lifting.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openBooks } from '@tokenops/testing/conservation';
+import { tokenops } from '@tokenops/testing/cli';
+import { key, startWorld, type World } from '@tokenops/testing/harness';
+
+let world: World;
+let keypair: string;
+let books: Awaited<ReturnType<typeof openBooks>>;
+const out = async (...args: string[]) =>
+  (await tokenops('--url', world.service.url, '--keypair', keypair, ...args)).stdout;
+
+beforeAll(async () => {
+  world = await startWorld();
+  books = await openBooks(world);
+  // The CLI signs in as the world's operator, the group's one admin.
+  keypair = join(mkdtempSync(join(tmpdir(), 'cli-governance-')), 'operator.json');
+  const { seed, publicKey } = world.operator.wallet;
+  writeFileSync(keypair, JSON.stringify([...seed, ...publicKey]), { mode: 0o600 });
+}, 60_000);
+afterAll(async () => {
+  await books?.expectBalanced();
+  await world?.close();
+});
+
+const send = (agent: { key: string }) =>
+  world.client.call<Record<string, unknown>>('POST', '/api/v1/transfer', {
+    token: agent.key,
+    body: { to: world.vendor, amount: 1, idempotency_key: key() },
+  });
+
+describe('tokenops freeze, unfreeze, proposals', () => {
+  it('freezes an agent and lifts the freeze in one command; proposes, signs and cancels', async () => {
+    const agent = await world.agent({ per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 20 });
+    const frozen = await out('freeze', 'agent', agent.id, '--reason', 'looping');
+    expect(frozen).toContain(`agent ${agent.id} frozen by ${world.operator.wallet.address}`);
+    expect(frozen).toContain('(looping)');
+    expect((await send(agent)).body.error).toBe('agent_frozen');
+
+    // Proposed only: pending, nothing changes; then signed: executed.
+    const pending = JSON.parse(await out('--json', 'unfreeze', 'agent', agent.id, '--no-sign'));
+    expect(pending).toMatchObject({
+      status: 'pending',
+      action: 'agent.unfreeze',
+      params: { agent: agent.id },
+    });
+    expect((await send(agent)).body.error).toBe('agent_frozen');
+    expect(await out('proposals', 'list', world.groupId, '--status', 'pending')).toContain(
+      `${pending.proposal_id}  pending  agent.unfreeze`,
+    );
+    expect(await out('proposals', 'show', pending.proposal_id)).toContain('TokenOps governance proposal');
+    expect(await out('proposals', 'sign', pending.proposal_id)).toContain(`${pending.proposal_id}  executed`);
+    expect((await send(agent)).status).toBe(200);
+
+    // Frozen again; a proposal cancelled; then lifted in one command.
+    await out('freeze', 'agent', agent.id);
+    const cancelled = JSON.parse(await out('--json', 'unfreeze', 'agent', agent.id, '--no-sign'));
+    expect(await out('proposals', 'cancel', cancelled.proposal_id, '--reason', 'not yet')).toContain(
+      'cancelled',
+    );
+    expect(await out('unfreeze', 'agent', agent.id)).toMatch(/ {2}executed {2}agent\.unfreeze/);
+    expect((await send(agent)).status).toBe(200);
+
+    // Nothing frozen: the proposal is refused at once, and the CLI says why.
+    await expect(out('unfreeze', 'agent', agent.id)).rejects.toMatchObject({
+      stderr: expect.stringContaining('409 conflict'),
+    });
+  }, 60_000);
+
+  it('freezes the group and lifts it', async () => {
+    const agent = await world.agent({ per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 20 });
+    expect(await out('freeze', 'group', world.groupId, '--reason', 'drill')).toContain(
+      `group ${world.groupId} frozen by`,
+    );
+    expect((await send(agent)).body.error).toBe('group_frozen');
+    expect(await out('unfreeze', 'group', world.groupId)).toContain('executed  group.unfreeze');
+    expect((await send(agent)).status).toBe(200);
+  }, 60_000);
+});
