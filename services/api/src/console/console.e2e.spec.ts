@@ -683,6 +683,7 @@ describe('the console in a browser', () => {
         label: 'seller',
         status: 'invited',
         limits: { per_tx_limit: '10', daily_limit: '50', hourly_tx_cap: 5, approval_threshold: '5' },
+        frozen: null,
       },
     ]);
 
