@@ -3,11 +3,8 @@
  * process): turn approvals on for a group, see a held spend, approve it by signing its message with
  * the keypair file (the agent's retry then answers the confirmed transfer), reject another.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { openBooks } from '@tokenops/testing/conservation';
-import { tokenops } from '@tokenops/testing/cli';
+import { keypairFile, tokenops } from '@tokenops/testing/cli';
 import { key, startWorld, until, type World } from '@tokenops/testing/harness';
 
 let world: World;
@@ -20,9 +17,7 @@ beforeAll(async () => {
   world = await startWorld();
   books = await openBooks(world);
   // The CLI signs in as the world's operator, the owner of its group (and its one approver).
-  keypair = join(mkdtempSync(join(tmpdir(), 'cli-approvals-')), 'operator.json');
-  const { seed, publicKey } = world.operator.wallet;
-  writeFileSync(keypair, JSON.stringify([...seed, ...publicKey]), { mode: 0o600 });
+  keypair = keypairFile(world.operator.wallet, 'cli-approvals-');
 }, 60_000);
 afterAll(async () => {
   await books?.expectBalanced();

@@ -3,11 +3,8 @@
  * an agent (its spends refused), unfreeze it in one command (proposed and signed with the keypair
  * file), propose without signing then sign, cancel, and the group's freeze and its lifting.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { openBooks } from '@tokenops/testing/conservation';
-import { tokenops } from '@tokenops/testing/cli';
+import { keypairFile, tokenops } from '@tokenops/testing/cli';
 import { key, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
@@ -20,9 +17,7 @@ beforeAll(async () => {
   world = await startWorld();
   books = await openBooks(world);
   // The CLI signs in as the world's operator, the group's one admin.
-  keypair = join(mkdtempSync(join(tmpdir(), 'cli-governance-')), 'operator.json');
-  const { seed, publicKey } = world.operator.wallet;
-  writeFileSync(keypair, JSON.stringify([...seed, ...publicKey]), { mode: 0o600 });
+  keypair = keypairFile(world.operator.wallet, 'cli-governance-');
 }, 60_000);
 afterAll(async () => {
   await books?.expectBalanced();

@@ -4,11 +4,8 @@
  * loopback (its own CA, allowed for the test) and a loopback port nobody listens on. A public-looking
  * URL (93.184.216.34) is subscribed only to kinds nothing here causes: nothing leaves the machine.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
-import { tokenops } from '@tokenops/testing/cli';
+import { keypairFile, tokenops } from '@tokenops/testing/cli';
 import { RECEIVER_HOST, stackWebhookTls, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
@@ -32,9 +29,7 @@ beforeAll(async () => {
     },
   });
   // The CLI signs in as the world's operator, the owner of its group.
-  keypair = join(mkdtempSync(join(tmpdir(), 'cli-webhooks-')), 'operator.json');
-  const { seed, publicKey } = world.operator.wallet;
-  writeFileSync(keypair, JSON.stringify([...seed, ...publicKey]), { mode: 0o600 });
+  keypair = keypairFile(world.operator.wallet, 'cli-webhooks-');
 });
 afterAll(async () => {
   await world?.close();

@@ -3,7 +3,11 @@
  * cost), or as the process a user starts (`bin`), for the tests of the bin itself.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Signer } from '@tokenops/shared';
 import { runCaptured, type Outcome } from '@tokenops/cli';
 
 export { runCaptured };
@@ -24,3 +28,10 @@ export const tokenopsProcess = (...args: string[]) =>
   promisify(execFile)(process.execPath, [require.resolve('@tokenops/cli/bin'), ...args], {
     env: { ...process.env, NODE_OPTIONS: '' },
   });
+
+/** A keypair file (solana-keygen's JSON of 64 numbers, mode 600) holding `wallet`, for the CLI's `--keypair`. */
+export function keypairFile(wallet: Pick<Signer, 'seed' | 'publicKey'>, prefix = 'cli-'): string {
+  const file = join(mkdtempSync(join(tmpdir(), prefix)), 'operator.json');
+  writeFileSync(file, JSON.stringify([...wallet.seed, ...wallet.publicKey]), { mode: 0o600 });
+  return file;
+}

@@ -4,11 +4,8 @@
  * tokens leave an agent's wallet behind the service's back, reconciliation reports exactly that
  * movement and the balance it leaves, over HTTP and through `tokenops audit reconcile` (exit code 1).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ensureTokenAccount, generateSigner, tokenTransfer, type Context } from '@tokenops/shared';
-import { runCaptured } from '@tokenops/testing/cli';
+import { keypairFile, runCaptured } from '@tokenops/testing/cli';
 import { key, signIn, startWorld, type World } from '@tokenops/testing/harness';
 
 let world: World;
@@ -41,9 +38,7 @@ const cli = (...args: string[]) => runCaptured(['--url', world.service.url, '--k
 
 beforeAll(async () => {
   world = await startWorld({ rateLimitPerMinute: 10_000 });
-  const { seed, publicKey } = world.operator.wallet;
-  keypair = join(mkdtempSync(join(tmpdir(), 'reconcile-')), 'operator.json');
-  writeFileSync(keypair, JSON.stringify([...seed, ...publicKey]), { mode: 0o600 });
+  keypair = keypairFile(world.operator.wallet, 'reconcile-');
   const venue = (await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues'))
     .body.venues[0]!.lending_program;
   await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
