@@ -36,7 +36,7 @@ describe('tokenops freeze, unfreeze, proposals', () => {
     const frozen = await out('freeze', 'agent', agent.id, '--reason', 'looping');
     expect(frozen).toContain(`agent ${agent.id} frozen by ${world.operator.wallet.address}`);
     expect(frozen).toContain('(looping)');
-    expect((await send(agent)).body.error).toBe('agent_frozen');
+    expect(await send(agent)).toMatchObject({ status: 403, body: { error: 'agent_frozen' } });
 
     // Proposed only: pending, nothing changes; then signed: executed.
     const pending = JSON.parse(await out('--json', 'unfreeze', 'agent', agent.id, '--no-sign'));
@@ -45,10 +45,10 @@ describe('tokenops freeze, unfreeze, proposals', () => {
       action: 'agent.unfreeze',
       params: { agent: agent.id },
     });
-    expect((await send(agent)).body.error).toBe('agent_frozen');
-    expect(await out('proposals', 'list', world.groupId, '--status', 'pending')).toContain(
-      `${pending.proposal_id}  pending  agent.unfreeze`,
-    );
+    expect(await send(agent)).toMatchObject({ status: 403, body: { error: 'agent_frozen' } });
+    const listed = await out('proposals', 'list', world.groupId, '--status', 'pending');
+    expect(listed).toContain(`${pending.proposal_id}  pending  agent.unfreeze`);
+    expect(listed).toContain('signed 0/1');
     expect(await out('proposals', 'show', pending.proposal_id)).toContain('TokenOps governance proposal');
     expect(await out('proposals', 'sign', pending.proposal_id)).toContain(`${pending.proposal_id}  executed`);
     expect((await send(agent)).status).toBe(200);
@@ -64,6 +64,7 @@ describe('tokenops freeze, unfreeze, proposals', () => {
 
     // Nothing frozen: the proposal is refused at once, and the CLI says why.
     await expect(out('unfreeze', 'agent', agent.id)).rejects.toMatchObject({
+      code: 1,
       stderr: expect.stringContaining('409 conflict'),
     });
   }, 60_000);
@@ -73,7 +74,7 @@ describe('tokenops freeze, unfreeze, proposals', () => {
     expect(await out('freeze', 'group', world.groupId, '--reason', 'drill')).toContain(
       `group ${world.groupId} frozen by`,
     );
-    expect((await send(agent)).body.error).toBe('group_frozen');
+    expect(await send(agent)).toMatchObject({ status: 403, body: { error: 'group_frozen' } });
     expect(await out('unfreeze', 'group', world.groupId)).toContain('executed  group.unfreeze');
     expect((await send(agent)).status).toBe(200);
   }, 60_000);
