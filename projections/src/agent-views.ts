@@ -7,8 +7,8 @@
  *   history:<id>        sorted set: member a history entry (JSON), score its time; the newest 200 kept
  *                       (every action: the primary contract lists transfers and swaps)
  *   balance:<id>        {mint: base units} from payments in, spends confirmed and emergency drains
- *   groups:<wallet>     sorted set: member a group id the wallet owns, score the time it was created
- *                       (the operator's list of its groups; a group's owner never changes)
+ *   groups:<wallet>     sorted set: member a group id the wallet is a member of, score the time it
+ *                       became one (its creation, for the creator): the list of a member's groups
  *
  * `project` is pure but for reading the views it already wrote (through `get`); replaying the log
  * from the start into an empty store builds the same views.
@@ -109,6 +109,10 @@ export async function project(
       return [
         { op: 'zadd', key: keys.groups(e.data.owner_wallet), score: e.data.at, member: e.data.group_id },
       ];
+    case 'member.added':
+      return [{ op: 'zadd', key: keys.groups(e.data.wallet), score: e.data.at, member: e.data.group_id }];
+    case 'member.removed':
+      return [{ op: 'zrem', key: keys.groups(e.data.wallet), member: e.data.group_id }];
     case 'agent.registered': {
       const d = e.data;
       return [

@@ -27,8 +27,8 @@ export async function agentView(views: ReadModelStore, agentId: string): Promise
   return views.get<AgentView>(keys.agent(agentId));
 }
 
-/** The groups a wallet owns (id, and creation time in ms), oldest first. */
-export async function groupsOwnedBy(
+/** The groups a wallet is a member of (id, and when it became one in ms), in that order. */
+export async function groupsOfMember(
   views: ReadModelStore,
   wallet: string,
 ): Promise<{ group_id: string; created_at: number }[]> {

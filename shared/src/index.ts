@@ -28,6 +28,7 @@ export * from './application/settle';
 export * from './application/emergency';
 export * from './application/freeze';
 export * from './application/proposals';
+export * from './application/members';
 export * from './application/context';
 export * from './application/credentials';
 export * from './application/repository';

@@ -181,6 +181,44 @@ export class OperatorClient {
     return this.c.result(this.c.api.POST('/orchestrator/groups/{group}/freeze', { params, body }));
   }
 
+  // ---- members and the governance policy (each change a proposal: 202) ----------------------------
+
+  /** The group's members and their roles. */
+  listMembers(group: string) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/members', { params }));
+  }
+
+  /** Proposes a member, or a new role for one (202: a proposal). */
+  addMember(group: string, body: Schemas['MemberRequest']) {
+    const params = { path: { group } };
+    return this.c.result(
+      this.c.api.POST('/orchestrator/groups/{group}/members', { params, body, ...this.c.once }),
+    );
+  }
+
+  /** Proposes to remove a member (202: a proposal). */
+  removeMember(group: string, wallet: string) {
+    const params = { path: { group, wallet } };
+    return this.c.result(
+      this.c.api.DELETE('/orchestrator/groups/{group}/members/{wallet}', { params, ...this.c.once }),
+    );
+  }
+
+  /** The governance policy in force: quorum, delay, safe destination. */
+  getGovernance(group: string) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/governance', { params }));
+  }
+
+  /** Proposes a governance policy (202: a proposal); the fields left out keep their value. */
+  setGovernance(group: string, body: Schemas['GovernanceRequest']) {
+    const params = { path: { group } };
+    return this.c.result(
+      this.c.api.PUT('/orchestrator/groups/{group}/governance', { params, body, ...this.c.once }),
+    );
+  }
+
   /** Proposes to lift an agent's freeze (202: a proposal, executed once a quorum of admins signed it). */
   unfreezeAgent(agent: string) {
     const params = { path: { agent } };

@@ -381,3 +381,26 @@ export const signProposal = (
     token: admin.token,
     body: { signature: bs58.encode(admin.wallet.sign(Buffer.from(proposal.message, 'utf8'))) },
   });
+
+/**
+ * A change that may be a proposal: asked by the first admin; when the answer is `202` (a proposal),
+ * each admin in turn signs its message, as the CLI and the console do for one. The last answer: the
+ * change's own when it applied at once, the last signature's otherwise (executed, with its `result`,
+ * once the quorum signed).
+ */
+export async function enact(
+  client: Client,
+  admins: readonly Operator[],
+  method: string,
+  path: string,
+  body?: unknown,
+) {
+  const asked = await client.call<ProposalReply>(method, path, {
+    token: admins[0]!.token,
+    ...(body !== undefined && { body }),
+  });
+  if (asked.status !== 202) return asked;
+  let answer = asked;
+  for (const admin of admins) answer = await signProposal(client, admin, asked.body);
+  return answer;
+}

@@ -14,7 +14,7 @@ import { ownedGroup } from './groups';
 
 /** Each agent of the group: spent in the last 24 hours, operations in the last hour, latest operation. */
 export async function groupUsage(ctx: Context, wallet: string, groupId: string) {
-  const group = await ownedGroup(ctx, wallet, groupId);
+  const group = await ownedGroup(ctx, wallet, groupId, 'read');
   const now = ctx.now();
   return Promise.all(
     [...group.invitations.values()].map(async (invitation) => {
@@ -42,7 +42,7 @@ export type SpendWindow = keyof typeof SPEND_WINDOWS;
  * intent counts its value in the base token (as decided) at the time it was confirmed.
  */
 export async function spendOverTime(ctx: Context, wallet: string, groupId: string, window: SpendWindow) {
-  await ownedGroup(ctx, wallet, groupId);
+  await ownedGroup(ctx, wallet, groupId, 'read');
   const scope = await auditScope(ctx, wallet, groupId);
   const { span, bucket } = SPEND_WINDOWS[window];
   const end = Math.ceil((ctx.now() + 1) / bucket) * bucket;

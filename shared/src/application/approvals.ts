@@ -95,6 +95,16 @@ async function located(ctx: Context, approvalId: string) {
   return { stream: streams.approvals(id.groupId), group };
 }
 
+/**
+ * The approval's group, when `wallet` may decide held spends in it now: a member with role approver or
+ * admin (one who stopped being one left the approvers at once, whatever the approval named).
+ */
+async function approverOf(ctx: Context, wallet: string, approvalId: string) {
+  const found = await located(ctx, approvalId);
+  authorizeOperator(found.group, wallet, 'approve');
+  return found;
+}
+
 export async function getApproval(ctx: Context, wallet: string, approvalId: string) {
   const { stream, group } = await located(ctx, approvalId);
   const record = (await ctx.approvals.load(stream)).state.approvals.get(approvalId);
@@ -105,7 +115,7 @@ export async function getApproval(ctx: Context, wallet: string, approvalId: stri
 
 /** An approver signs; the answer is the approval as it stands (approved once the quorum is reached). */
 export async function signApproval(ctx: Context, wallet: string, approvalId: string, signature: string) {
-  const { stream } = await located(ctx, approvalId);
+  const { stream } = await approverOf(ctx, wallet, approvalId);
   return decideAndFollow(ctx, stream, approvalId, (state, now) =>
     decideApprove({ approval_id: approvalId, approver: wallet, signature, now }, state),
   );
@@ -113,7 +123,7 @@ export async function signApproval(ctx: Context, wallet: string, approvalId: str
 
 /** Any approver rejects: the held intent fails and gives back what it reserved. */
 export async function rejectApproval(ctx: Context, wallet: string, approvalId: string, reason?: string) {
-  const { stream } = await located(ctx, approvalId);
+  const { stream } = await approverOf(ctx, wallet, approvalId);
   return decideAndFollow(ctx, stream, approvalId, (state, now) =>
     decideReject({ approval_id: approvalId, approver: wallet, ...(reason && { reason }), now }, state),
   );

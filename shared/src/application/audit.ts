@@ -63,7 +63,7 @@ export async function grantAuditor(ctx: Context, owner: string, groupId: string,
 /** The group's auditors, as the owner sees them (granted, not removed since). */
 export async function listAuditors(ctx: Context, owner: string, groupId: string) {
   const group = await groupOf(ctx, groupId);
-  authorizeOperator(group, owner);
+  authorizeOperator(group, owner, 'read');
   return { group_config_pda: groupId, auditors: [...group.auditors] };
 }
 

@@ -1,10 +1,11 @@
 /**
- * Groups, as their operator runs them: a group created owned by the caller's wallet, with default
- * limits for its agents; the caller's groups; a group as it stands. Every action on a group checks
- * that the wallet owns it (ownedGroup); the API authenticated the wallet.
+ * Groups, as their members run them: a group created by the caller's wallet (its first admin), with
+ * default limits for its agents; the caller's groups, with its role in each; a group as it stands.
+ * Every action on a group checks the wallet's role in it (ownedGroup); the API authenticated the wallet.
  */
 import Big from 'big.js';
 import { authorizeOperator, decideCreateGroup, type GroupState } from '../domain/group';
+import { roleOf, type Capability } from '../domain/governance';
 import { budgetRemaining } from '../domain/budget';
 import { ENTRY_TYPE, streams } from '../domain/events';
 import { limitsToData, mergeLimits, type LimitsInput } from '../domain/limits';
@@ -14,9 +15,18 @@ import type { Context } from './context';
 import { newId } from './credentials';
 import { agentFreeze, groupFreeze } from './freeze';
 
-export async function ownedGroup(ctx: Context, wallet: string, groupId: string): Promise<GroupState> {
+/**
+ * The group, when `wallet` is a member whose role has `capability` (`admin` unless said: a change;
+ * `read` for a read): `forbidden` otherwise, `not_found` when there is no group.
+ */
+export async function ownedGroup(
+  ctx: Context,
+  wallet: string,
+  groupId: string,
+  capability: Capability = 'admin',
+): Promise<GroupState> {
   const { state } = await ctx.groups.load(streams.group(groupId));
-  authorizeOperator(state, wallet);
+  authorizeOperator(state, wallet, capability);
   return state;
 }
 
@@ -60,7 +70,7 @@ export async function createGroup(
  * a budgeted one (type 1) how much of the budget confirmed spends used, open spends hold, and is left.
  */
 export async function describeGroup(ctx: Context, wallet: string, groupId: string) {
-  const g = await ownedGroup(ctx, wallet, groupId);
+  const g = await ownedGroup(ctx, wallet, groupId, 'read');
   const agents = await Promise.all(
     [...g.invitations.values()].map(async (i) => {
       const { state } = await ctx.agents.load(streams.agent(i.agentId));
@@ -106,26 +116,29 @@ export async function describeGroup(ctx: Context, wallet: string, groupId: strin
 }
 
 /**
- * The caller's groups, in the order given (the read models' list of the groups the wallet owns, oldest
- * first): each one's base token, defaults and how many agents and allow-list entries it has, from the log.
+ * The caller's groups, in the order given (the read models' list of the groups the wallet is a member
+ * of, in the order it became one): each one's base token, defaults, the caller's role and how many
+ * agents and allow-list entries it has, from the log. A group it was removed from a moment ago (the
+ * views behind) is left out.
  */
-export async function listGroups(
-  ctx: Context,
-  wallet: string,
-  owned: readonly { group_id: string; created_at: number }[],
-) {
+export async function listGroups(ctx: Context, wallet: string, memberOf: readonly { group_id: string }[]) {
   const groups = await Promise.all(
-    owned.map(async ({ group_id, created_at }) => {
-      const g = await ownedGroup(ctx, wallet, group_id);
-      return {
-        group_config_pda: g.groupId,
-        created_at: new Date(created_at).toISOString(),
-        base_mint: g.baseMint,
-        default_limits: limitsToData(g.defaultLimits),
-        agents: g.invitations.size,
-        whitelist_entries: g.entries.size,
-      };
+    memberOf.map(async ({ group_id }) => {
+      const { state: g } = await ctx.groups.load(streams.group(group_id));
+      const role = roleOf(g.governance, wallet);
+      if (!g.exists || role === undefined) return [];
+      return [
+        {
+          group_config_pda: g.groupId,
+          created_at: new Date(g.createdAt).toISOString(),
+          role,
+          base_mint: g.baseMint,
+          default_limits: limitsToData(g.defaultLimits),
+          agents: g.invitations.size,
+          whitelist_entries: g.entries.size,
+        },
+      ];
     }),
   );
-  return { groups };
+  return { groups: groups.flat() };
 }

@@ -33,7 +33,7 @@ export interface PreviewInput {
 }
 
 export async function previewGroupPolicy(ctx: Context, wallet: string, groupId: string, input: PreviewInput) {
-  authorizeOperator((await ctx.groups.load(streams.group(groupId))).state, wallet);
+  authorizeOperator((await ctx.groups.load(streams.group(groupId))).state, wallet, 'read');
   const to = ctx.now();
   const from = input.since === undefined ? to - WEEK_MS : Date.parse(input.since);
   if (!(from < to)) throw validationError([{ path: '/since', issue: 'must be a time before now' }]);

@@ -17,8 +17,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decideUnfreezeAgent } from '../domain/agent';
-import { authorizeMember, decideUnfreezeGroup, type GovernanceState } from '../domain/governance';
-import type { GroupState } from '../domain/group';
+import {
+  authorizeMember,
+  decideAddMember,
+  decideRemoveMember,
+  decideSetGovernance,
+  decideUnfreezeGroup,
+  type GovernanceState,
+} from '../domain/governance';
+import { evolveGroup, type GroupState } from '../domain/group';
 import {
   decideCancel,
   decideExecuted,
@@ -32,10 +39,12 @@ import {
   type ProposalStatus,
   type ProposalsState,
 } from '../domain/proposal';
-import { streams } from '../domain/events';
+import { streams, type GroupEvent } from '../domain/events';
+import type { ProposalAction } from '../contract/operator/governance';
 import { ServiceError } from '../errors';
 import { WrongExpectedRevision } from '../event-store/port';
 import type { Context } from './context';
+import { governanceView, membersView } from './members';
 import { appendTogether, withPatience, type Loaded, type Staged } from './repository';
 
 /** A change ready to be appended, and what it answers. */
@@ -52,22 +61,63 @@ interface GovernedAction {
   change(ctx: Context, groupId: string, params: Record<string, unknown>, proposalId: string): Promise<Change>;
 }
 
-export const GOVERNED_ACTIONS = {
-  /** Lifts the group's freeze. */
-  'group.unfreeze': {
-    async change(ctx, groupId, _params, proposalId) {
+/**
+ * A change of the group's own stream: its decider's events on the group as it stands, and what the
+ * change answers, from the group after them. A change that records nothing (it is in force already)
+ * is no change to propose: `conflict`.
+ */
+function onGroup(
+  decide: (
+    params: Record<string, unknown>,
+    state: GroupState,
+    proposalId: string,
+    now: number,
+  ) => GroupEvent[],
+  answer: (groupId: string, after: GroupState) => unknown,
+): GovernedAction {
+  return {
+    async change(ctx, groupId, params, proposalId) {
       const stream = streams.group(groupId);
       const loaded = await ctx.groups.load(stream);
-      const events = decideUnfreezeGroup(
-        { proposal_id: proposalId, now: ctx.now() },
-        loaded.state.governance,
-      );
+      const events = decide(params, loaded.state, proposalId, ctx.now());
+      if (events.length === 0)
+        throw new ServiceError('conflict', 'That is in force already: nothing would change.');
       return {
         staged: ctx.groups.stage(stream, loaded, events),
-        result: { group_config_pda: groupId, frozen: null },
+        result: answer(groupId, events.reduce(evolveGroup, loaded.state)),
       };
     },
-  },
+  };
+}
+
+export const GOVERNED_ACTIONS = {
+  /** Lifts the group's freeze. */
+  'group.unfreeze': onGroup(
+    (_params, state, proposalId, now) =>
+      decideUnfreezeGroup({ proposal_id: proposalId, now }, state.governance),
+    (groupId) => ({ group_config_pda: groupId, frozen: null }),
+  ),
+  /** Adds a member, or gives a member another role: `{wallet, role}`. */
+  'member.add': onGroup(
+    (params, state, proposalId, now) =>
+      decideAddMember(
+        { wallet: String(params.wallet), role: params.role, proposal_id: proposalId, now },
+        state.governance,
+      ),
+    (groupId, after) => membersView(groupId, after.governance),
+  ),
+  /** Removes a member: `{wallet}`. */
+  'member.remove': onGroup(
+    (params, state, proposalId, now) =>
+      decideRemoveMember({ wallet: String(params.wallet), proposal_id: proposalId, now }, state.governance),
+    (groupId, after) => membersView(groupId, after.governance),
+  ),
+  /** Puts a governance policy in force: the fields given, over the policy in force. */
+  'governance.set': onGroup(
+    (params, state, proposalId, now) =>
+      decideSetGovernance({ ...params, proposal_id: proposalId, now }, state.governance),
+    (groupId, after) => governanceView(groupId, after.governance),
+  ),
   /** Lifts an agent's freeze. */
   'agent.unfreeze': {
     async change(ctx, groupId, params, proposalId) {
@@ -84,9 +134,9 @@ export const GOVERNED_ACTIONS = {
       };
     },
   },
-} as const satisfies Record<string, GovernedAction>;
+} as const satisfies Record<ProposalAction, GovernedAction>;
 
-export type GovernedActionName = keyof typeof GOVERNED_ACTIONS;
+export type GovernedActionName = ProposalAction;
 
 /** The change a proposal makes, checked now; its parameters are what the proposal records. */
 export async function propose(

@@ -440,14 +440,14 @@ export interface Reconciliation {
   discrepancies: Discrepancy[];
 }
 
-/** Reconciles a group the wallet owns: its agents (learnt from the log) against the chain's history. */
+/** Reconciles a group the wallet is a member of: its agents (learnt from the log) against the chain's history. */
 export async function reconcileGroup(
   ctx: Context,
   wallet: string,
   groupId: string,
   window: ReconcileWindow = {},
 ): Promise<Reconciliation> {
-  const group = await ownedGroup(ctx, wallet, groupId);
+  const group = await ownedGroup(ctx, wallet, groupId, 'read');
   return reconcileAgents(ctx, groupId, [...group.invitations.keys()], window);
 }
 

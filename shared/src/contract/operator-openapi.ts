@@ -26,12 +26,14 @@ import { OPERATOR_AUDIT } from './operator/audit';
 import { OPERATOR_AUDITORS } from './operator/auditors';
 import { OPERATOR_GOVERNANCE } from './operator/governance';
 import { OPERATOR_GROUPS } from './operator/groups';
+import { OPERATOR_MEMBERS } from './operator/members';
 import { OPERATOR_REFERENCE } from './operator/reference';
 import { OPERATOR_SIGN_IN } from './operator/sign-in';
 import { OPERATOR_WEBHOOKS } from './operator/webhooks';
 
 export * from './operator/sign-in';
 export * from './operator/governance';
+export * from './operator/members';
 export * from './operator/groups';
 export * from './operator/allow-list';
 export * from './operator/agents';
@@ -48,6 +50,7 @@ export const OPERATOR_TAGS = [
   OPERATOR_GROUPS,
   OPERATOR_ALLOW_LIST,
   OPERATOR_AGENTS,
+  OPERATOR_MEMBERS,
   OPERATOR_GOVERNANCE,
   OPERATOR_ACTIVITY,
   OPERATOR_APPROVALS,

@@ -8,6 +8,7 @@ import { amountText, parseAmount } from '../money';
 import { validationError } from '../errors';
 import type { ApprovalPolicySet } from './events';
 import { isAddress } from './tokens';
+import { roleCan, roleOf, thresholdWidens, type GovernanceState } from './governance';
 
 // ---- the policy ----
 
@@ -54,7 +55,7 @@ export interface SetApprovalPolicy {
 /** The owner sets the group's policy; every field is checked here (the schema checks the shapes). */
 export function decideSetApprovalPolicy(
   cmd: SetApprovalPolicy,
-  group: { groupId: string; ownerWallet: string },
+  group: { groupId: string; ownerWallet: string; governance: GovernanceState },
 ): ApprovalPolicySet[] {
   const issues: { path: string; issue: string }[] = [];
   let threshold: string | null = null;
@@ -75,6 +76,14 @@ export function decideSetApprovalPolicy(
     });
   else if (new Set(approvers).size !== approvers.length)
     issues.push({ path: '/approvers', issue: 'must not name a wallet twice' });
+  else {
+    const outsiders = approvers.filter((a) => !roleCan(roleOf(group.governance, a), 'approve'));
+    if (outsiders.length > 0)
+      issues.push({
+        path: '/approvers',
+        issue: `must be members of the group with role approver or admin (${outsiders.join(', ')} ${outsiders.length === 1 ? 'is' : 'are'} not)`,
+      });
+  }
   const n = Array.isArray(approvers) ? approvers.length : 0;
   const quorum = cmd.quorum ?? 1;
   if (!Number.isSafeInteger(quorum) || (quorum as number) < 1 || (quorum as number) > n)
@@ -100,4 +109,22 @@ export function decideSetApprovalPolicy(
       },
     },
   ];
+}
+
+/**
+ * An approval-policy change is narrowing when every spend it lets through without a person the old one
+ * let through too (a threshold no higher, first-spend holds not turned off) and the same approvers
+ * release held spends at a quorum no lower; setting a first policy is narrowing. Anything else (a
+ * higher threshold, an approver more or fewer, a lower quorum, first-spend holds off) widens.
+ */
+export function approvalPolicyWidens(old: ApprovalPolicy | undefined, next: ApprovalPolicy): boolean {
+  if (old === undefined) return false;
+  const sameApprovers =
+    old.approvers.length === next.approvers.length && next.approvers.every((a) => old.approvers.includes(a));
+  return (
+    thresholdWidens(old.threshold, next.threshold) ||
+    (old.newRecipients && !next.newRecipients) ||
+    !sameApprovers ||
+    next.quorum < old.quorum
+  );
 }

@@ -54,11 +54,18 @@ const MALLORY = derivedSigner('approvals', 'mallory');
 const sign = (signer: typeof ALICE, message: string) =>
   bs58.encode(signer.sign(Buffer.from(message, 'utf8')));
 
-const policy = (p: Omit<SetApprovalPolicy, 'now'>): GroupEvent[] => {
-  const g = group();
-  return decideSetApprovalPolicy({ ...p, now: T0 }, g);
-};
-const groupWith = (p?: Omit<SetApprovalPolicy, 'now'>) => group([...groupEvents(), ...(p ? policy(p) : [])]);
+/** The group, with Alice, Bob and Carol its approvers (an approval policy names only members who approve). */
+const team = (): GroupEvent[] => [
+  ...groupEvents(),
+  ...[ALICE, BOB, CAROL].map((s): GroupEvent => ({
+    type: 'member.added',
+    data: { group_id: GROUP, wallet: s.address, role: 'approver', at: T0 },
+  })),
+];
+const teamGroup = () => group(team());
+const policy = (p: Omit<SetApprovalPolicy, 'now'>): GroupEvent[] =>
+  decideSetApprovalPolicy({ ...p, now: T0 }, teamGroup());
+const groupWith = (p?: Omit<SetApprovalPolicy, 'now'>) => group([...team(), ...(p ? policy(p) : [])]);
 const agentA = (limits: LimitsData = LIMITS) => agent([registered(AGENT_A, limits)]);
 
 /** The decision of `cmd` for agent A in a group with policy `p`. */
@@ -532,7 +539,7 @@ describe('approvals: the policy', () => {
     [{ threshold: '5', approvers: ['not-a-wallet'] }, '/approvers'],
     [{ threshold: '5', ttl_seconds: 0 }, '/ttl_seconds'],
   ])('refuses %j at %s', (input, path) => {
-    const err = thrownBy(() => decideSetApprovalPolicy({ ...input, now: T0 }, group()));
+    const err = thrownBy(() => decideSetApprovalPolicy({ ...input, now: T0 }, teamGroup()));
     expect(err.code).toBe('validation_error');
     expect(err.details?.map((d) => d.path)).toEqual([path]);
   });
@@ -550,34 +557,54 @@ describe('approvals: the policy', () => {
     [{ threshold: '5', ttl_seconds: 1.5 }, '/ttl_seconds'],
     [{ threshold: '5', new_recipients: 'yes' as unknown as boolean }, '/new_recipients'],
   ])('refuses %j at %s, and nothing else', (input, path) => {
-    const err = thrownBy(() => decideSetApprovalPolicy({ ...input, now: T0 }, group()));
+    const err = thrownBy(() => decideSetApprovalPolicy({ ...input, now: T0 }, teamGroup()));
     expect(err.code).toBe('validation_error');
     expect(err.details?.map((d) => d.path)).toEqual([path]);
   });
 
   it('takes no threshold as none, and names the threshold in an amount it cannot read', () => {
-    expect(decideSetApprovalPolicy({ now: T0 }, group())[0]!.data.threshold).toBeNull();
-    expect(thrownBy(() => decideSetApprovalPolicy({ threshold: 'lots', now: T0 }, group())).message).toMatch(
-      /^The threshold /,
-    );
+    expect(decideSetApprovalPolicy({ now: T0 }, teamGroup())[0]!.data.threshold).toBeNull();
+    expect(
+      thrownBy(() => decideSetApprovalPolicy({ threshold: 'lots', now: T0 }, teamGroup())).message,
+    ).toMatch(/^The threshold /);
     expect(() =>
-      policyFromData({ ...decideSetApprovalPolicy({ now: T0 }, group())[0]!.data, threshold: 'lots' }),
+      policyFromData({ ...decideSetApprovalPolicy({ now: T0 }, teamGroup())[0]!.data, threshold: 'lots' }),
     ).toThrow(/^The threshold /);
   });
 
   it('refuses approvers of whom one is not a wallet', () => {
     const err = thrownBy(() =>
-      decideSetApprovalPolicy({ approvers: [ALICE.address, 'not-a-wallet'], now: T0 }, group()),
+      decideSetApprovalPolicy({ approvers: [ALICE.address, 'not-a-wallet'], now: T0 }, teamGroup()),
     );
     expect(err.details?.map((d) => d.path)).toEqual(['/approvers']);
   });
 
   it('refuses a negative threshold as an amount, and no approvers (so no quorum either)', () => {
-    expect(thrownBy(() => decideSetApprovalPolicy({ threshold: '-1', now: T0 }, group())).code).toBe(
+    expect(thrownBy(() => decideSetApprovalPolicy({ threshold: '-1', now: T0 }, teamGroup())).code).toBe(
       'invalid_amount',
     );
-    const err = thrownBy(() => decideSetApprovalPolicy({ threshold: '5', approvers: [], now: T0 }, group()));
+    const err = thrownBy(() =>
+      decideSetApprovalPolicy({ threshold: '5', approvers: [], now: T0 }, teamGroup()),
+    );
     expect(err.details?.map((d) => d.path)).toEqual(['/approvers', '/quorum']);
+  });
+
+  it('names only members who approve: a viewer or a stranger is refused, saying which', () => {
+    const viewer = derivedSigner('approvals', 'viewer').address;
+    const g = group([
+      ...team(),
+      { type: 'member.added', data: { group_id: GROUP, wallet: viewer, role: 'viewer', at: T0 } },
+    ]);
+    const err = thrownBy(() =>
+      decideSetApprovalPolicy({ approvers: [ALICE.address, viewer, MALLORY.address], now: T0 }, g),
+    );
+    expect(err.code).toBe('validation_error');
+    expect(err.details).toEqual([
+      {
+        path: '/approvers',
+        issue: `must be members of the group with role approver or admin (${viewer}, ${MALLORY.address} are not)`,
+      },
+    ]);
   });
 
   it('takes the bounds themselves: 20 approvers, a quorum of all of them, a week to decide, no threshold', () => {
@@ -591,7 +618,13 @@ describe('approvals: the policy', () => {
         new_recipients: true,
         now: T0,
       },
-      group(),
+      group([
+        ...groupEvents(),
+        ...approvers.map((wallet): GroupEvent => ({
+          type: 'member.added',
+          data: { group_id: GROUP, wallet, role: 'approver', at: T0 },
+        })),
+      ]),
     );
     expect(set!.data).toMatchObject({
       threshold: null,
@@ -601,7 +634,7 @@ describe('approvals: the policy', () => {
       new_recipients: true,
     });
     expect(
-      decideSetApprovalPolicy({ threshold: '0', ttl_seconds: 1, now: T0 }, group())[0]!.data,
+      decideSetApprovalPolicy({ threshold: '0', ttl_seconds: 1, now: T0 }, teamGroup())[0]!.data,
     ).toMatchObject({
       threshold: '0',
       ttl_seconds: 1,

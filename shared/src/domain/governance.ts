@@ -24,7 +24,6 @@ import type {
 } from './events';
 
 import type { Limits } from './limits';
-import type { ApprovalPolicy } from './approval-policy';
 import { isAddress } from './tokens';
 
 // ---- members and roles ----
@@ -351,21 +350,3 @@ export const limitsWiden = (old: Limits, next: Limits): boolean =>
  */
 export const thresholdWidens = (old: Big | null, next: Big | null): boolean =>
   old !== null && (next === null || next.gt(old));
-
-/**
- * An approval-policy change is narrowing when every spend it lets through without a person the old one
- * let through too (a threshold no higher, first-spend holds not turned off) and the same approvers
- * release held spends at a quorum no lower; setting a first policy is narrowing. Anything else (a
- * higher threshold, an approver more or fewer, a lower quorum, first-spend holds off) widens.
- */
-export function approvalPolicyWidens(old: ApprovalPolicy | undefined, next: ApprovalPolicy): boolean {
-  if (old === undefined) return false;
-  const sameApprovers =
-    old.approvers.length === next.approvers.length && next.approvers.every((a) => old.approvers.includes(a));
-  return (
-    thresholdWidens(old.threshold, next.threshold) ||
-    (old.newRecipients && !next.newRecipients) ||
-    !sameApprovers ||
-    next.quorum < old.quorum
-  );
-}

@@ -1,11 +1,11 @@
 import Big from 'big.js';
 import bs58 from 'bs58';
+import { approvalPolicyWidens } from './approval-policy';
 import { derivedSigner } from '../chain/keys';
 import { codeOf, thrownBy } from '@tokenops/testing/errors';
 import { T0, SECOND } from '@tokenops/testing/domain/fixtures';
 import type { GovernanceEvent, GroupCreated, ProposalEvent } from './events';
 import {
-  approvalPolicyWidens,
   authorizeMember,
   decideAddMember,
   decideFreezeGroup,

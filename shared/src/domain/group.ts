@@ -22,7 +22,15 @@ import {
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import type { Fold } from './decider';
 import { policyFromData, type ApprovalPolicy } from './approval-policy';
-import { evolveGovernance, initialGovernanceState, type GovernanceState } from './governance';
+import {
+  authorizeMember,
+  evolveGovernance,
+  initialGovernanceState,
+  roleCan,
+  roleOf,
+  type Capability,
+  type GovernanceState,
+} from './governance';
 
 export interface AllowEntry {
   entryId: string;
@@ -49,6 +57,8 @@ export interface GroupState {
   exists: boolean;
   groupId: string;
   ownerWallet: string;
+  /** When it was created (ms). */
+  createdAt: number;
   baseMint: string;
   defaultLimits: Limits;
   /** Active entries by address. */
@@ -67,6 +77,7 @@ export const initialGroupState = (): GroupState => ({
   exists: false,
   groupId: '',
   ownerWallet: '',
+  createdAt: 0,
   baseMint: '',
   defaultLimits: { per_tx_limit: new Big(0), daily_limit: new Big(0), hourly_tx_cap: 0 },
   entries: new Map(),
@@ -90,6 +101,7 @@ function evolveOwn(state: GroupState, event: GroupEvent): GroupState {
         exists: true,
         groupId: event.data.group_id,
         ownerWallet: event.data.owner_wallet,
+        createdAt: event.data.at,
         baseMint: event.data.base_mint,
         defaultLimits: limitsFromData(event.data.default_limits),
       };
@@ -349,15 +361,15 @@ export function decideInviteAgent(cmd: InviteAgent, state: GroupState): GroupEve
 
 /**
  * Gives `wallet` read-only access to the group's log. Granting a wallet that has it already records
- * nothing (asking twice is safe); the owner reads its group anyway, so it is not made an auditor.
+ * nothing (asking twice is safe); a member reads its group anyway, so it is not made an auditor.
  */
 export function decideGrantAuditor(
   cmd: { wallet: string; now: number },
   state: GroupState,
 ): AuditorGranted[] {
   mustExist(state);
-  if (cmd.wallet === state.ownerWallet)
-    throw new ServiceError('conflict', 'That wallet owns the group: it reads the log already.');
+  if (roleOf(state.governance, cmd.wallet) !== undefined)
+    throw new ServiceError('conflict', 'That wallet is a member of the group: it reads the log already.');
   if (state.auditors.has(cmd.wallet)) return [];
   return [{ type: 'auditor.granted', data: { group_id: state.groupId, wallet: cmd.wallet, at: cmd.now } }];
 }
@@ -373,18 +385,22 @@ export function decideRemoveAuditor(
   return [{ type: 'auditor.removed', data: { group_id: state.groupId, wallet: cmd.wallet, at: cmd.now } }];
 }
 
-/** Who may read the group's log: its owner and its auditors; anyone else is `forbidden` (not found if no group). */
+/**
+ * Who may read the group's log: its members (every role reads) and its auditors; anyone else is
+ * `forbidden` (not found if no group).
+ */
 export function authorizeReader(state: GroupState, wallet: string): void {
   mustExist(state);
-  if (state.ownerWallet !== wallet && !state.auditors.has(wallet))
-    throw new ServiceError('forbidden', 'This wallet neither owns nor audits the group.');
+  if (!roleCan(roleOf(state.governance, wallet), 'read') && !state.auditors.has(wallet))
+    throw new ServiceError('forbidden', 'This wallet is neither a member nor an auditor of the group.');
 }
 
-/** An operator acts only on groups its wallet owns; anything else is `forbidden` (not found if none). */
-export function authorizeOperator(state: GroupState, wallet: string): void {
-  mustExist(state);
-  if (state.ownerWallet !== wallet)
-    throw new ServiceError('forbidden', 'This wallet does not own the group.');
+/**
+ * A member acts on its group within its role (governance.ts `authorizeMember`): `admin` changes it,
+ * `approve` decides held spends, `read` reads it; anything else is `forbidden` (not found if none).
+ */
+export function authorizeOperator(state: GroupState, wallet: string, capability: Capability = 'admin'): void {
+  authorizeMember(state.governance, wallet, capability);
 }
 
 function mustExist(state: GroupState): void {

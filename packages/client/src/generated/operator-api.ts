@@ -53,8 +53,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The groups the signed-in wallet owns (no one else’s), oldest first.
-         * @description Every group the signed-in wallet owns, each with its base token, its default limits and how many agents and allow-list entries it has, oldest first; a group just created is listed. Groups of other wallets are never listed.
+         * The groups the signed-in wallet is a member of, with its role in each.
+         * @description Every group the signed-in wallet is a member of (its creator is its first admin), each with the wallet’s role, its base token, its default limits and how many agents and allow-list entries it has, in the order the wallet became a member; a group just created is listed. Groups it is no member of are never listed.
          */
         get: operations["listGroups"];
         put?: never;
@@ -223,6 +223,74 @@ export interface paths {
          * @description Gives the agent a new API key, answered once (`cache-control: no-store`); the old key is refused from now on. A revoked agent gets none: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
          */
         post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/groups/{group}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The group’s members and their roles.
+         * @description Any member of the group reads them; anyone else is `403 forbidden`.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Propose a member, or a new role for one (a proposal: `202`).
+         * @description A member change widens who may act, so it is not made here: the answer is `202` with the proposal, and nothing changes until a quorum of the group’s admins has signed its `message` (POST /orchestrator/proposals/{proposal}/sign). Bad input is `400` (among it a change that would leave fewer admins than the quorum) and a change that does not apply `404`/`409` at once. Only admins of the group. The same role again is `409 conflict`.
+         */
+        post: operations["addMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/groups/{group}/members/{wallet}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Propose to remove a member (a proposal: `202`).
+         * @description A member change widens who may act, so it is not made here: the answer is `202` with the proposal, and nothing changes until a quorum of the group’s admins has signed its `message` (POST /orchestrator/proposals/{proposal}/sign). Bad input is `400` (among it a change that would leave fewer admins than the quorum) and a change that does not apply `404`/`409` at once. Only admins of the group. A wallet that is not a member is `404 not_found`; removing the last admin `409 conflict`.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/groups/{group}/governance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The governance policy in force: quorum, delay, safe destination.
+         * @description Defaults: quorum 1, no delay, the creator’s wallet as the safe destination. Any member of the group reads it; anyone else is `403 forbidden`.
+         */
+        get: operations["getGovernance"];
+        /**
+         * Propose a governance policy (a proposal: `202`); the fields left out keep their value.
+         * @description Any change of the governance policy is a proposal, signed under the policy in force: the answer is `202` with it. A quorum above the number of admins is `400`; the policy already in force is `409 conflict`. Only admins of the group.
+         */
+        put: operations["setGovernance"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -925,11 +993,16 @@ export interface components {
             aggregator: string;
         };
         GroupListResponse: {
-            /** @description The groups the signed-in wallet owns, oldest first (no one else’s). */
+            /** @description The groups the signed-in wallet is a member of, in the order it became one (no one else’s), each with its role. */
             groups: {
                 group_config_pda: string;
                 /** Format: date-time */
                 created_at: string;
+                /**
+                 * @description The signed-in wallet’s role in the group (`admin` for its creator).
+                 * @enum {string}
+                 */
+                role: "admin" | "approver" | "viewer";
                 base_mint: string;
                 default_limits: {
                     /** @description An exact decimal, in human units. */
@@ -1131,37 +1204,58 @@ export interface components {
             /** @description The new key, shown once; the old one is refused from now on. */
             api_key: string;
         };
-        FreezeRequest: {
-            reason?: string;
+        Member: {
+            wallet: string;
+            /**
+             * @description `admin`: changes the group, proposes and signs widening changes; `approver`: decides held spends; `viewer`: reads, changes nothing.
+             * @enum {string}
+             */
+            role: "admin" | "approver" | "viewer";
         };
-        AgentFreezeResponse: {
-            agent_wallet_pda: string;
+        MemberRequest: {
+            wallet: string;
+            /**
+             * @description `admin`: changes the group, proposes and signs widening changes; `approver`: decides held spends; `viewer`: reads, changes nothing.
+             * @enum {string}
+             */
+            role: "admin" | "approver" | "viewer";
+        };
+        MembersResponse: {
             group_config_pda: string;
-            /** @description Who froze it, why and when; null while it is not frozen. */
-            frozen: {
-                /** @description The admin’s wallet. */
-                by: string;
-                reason: string | null;
-                /** Format: date-time */
-                at: string;
-            } | null;
-            /** @description Accepted intents not yet submitted, failed by this freeze (their room given back). */
-            failed_intents: number;
+            /** @description In the order they became members. */
+            members: components["schemas"]["Member"][];
         };
-        GroupFreezeResponse: {
+        GovernanceRequest: {
+            /**
+             * Format: int32
+             * @description Distinct admins whose signatures a widening change needs (at most the number of admins).
+             */
+            quorum?: number;
+            /**
+             * Format: int32
+             * @description How long a proposal with its quorum waits before it executes (at most 6 days).
+             */
+            delay_seconds?: number;
+            /** @description Where an emergency withdrawal goes unless a proposal says otherwise. */
+            safe_destination?: string;
+        };
+        GovernanceResponse: {
             group_config_pda: string;
-            /** @description Who froze it, why and when; null while it is not frozen. */
-            frozen: {
-                /** @description The admin’s wallet. */
-                by: string;
-                reason: string | null;
-                /** Format: date-time */
-                at: string;
-            } | null;
-            /** @description Accepted intents not yet submitted, failed by this freeze (their room given back). */
-            failed_intents: number;
+            /**
+             * Format: int32
+             * @description Distinct admins whose signatures a widening change needs (at most the number of admins).
+             */
+            quorum: number;
+            /**
+             * Format: int32
+             * @description How long a proposal with its quorum waits before it executes (at most 6 days).
+             */
+            delay_seconds: number;
+            /** @description Where an emergency withdrawal goes unless a proposal says otherwise. */
+            safe_destination: string;
+            /** @description How many admins the group has. */
+            admins: number;
         };
-        UnfreezeRequest: Record<string, never>;
         Proposal: {
             proposal_id: string;
             group_config_pda: string;
@@ -1169,8 +1263,8 @@ export interface components {
              * @description The change it makes.
              * @enum {string}
              */
-            action: "group.unfreeze" | "agent.unfreeze";
-            /** @description The change’s parameters (`agent.unfreeze`: `{agent}`). */
+            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set";
+            /** @description The change’s parameters, as its route took them (`agent.unfreeze`: `{agent}`; `member.add`: `{wallet, role}`; `member.remove`: `{wallet}`; `governance.set`: the fields given). */
             params: Record<string, never>;
             /**
              * @description `pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).
@@ -1202,6 +1296,37 @@ export interface components {
             /** @description Why it was cancelled or failed; null otherwise. */
             reason: string | null;
         };
+        FreezeRequest: {
+            reason?: string;
+        };
+        AgentFreezeResponse: {
+            agent_wallet_pda: string;
+            group_config_pda: string;
+            /** @description Who froze it, why and when; null while it is not frozen. */
+            frozen: {
+                /** @description The admin’s wallet. */
+                by: string;
+                reason: string | null;
+                /** Format: date-time */
+                at: string;
+            } | null;
+            /** @description Accepted intents not yet submitted, failed by this freeze (their room given back). */
+            failed_intents: number;
+        };
+        GroupFreezeResponse: {
+            group_config_pda: string;
+            /** @description Who froze it, why and when; null while it is not frozen. */
+            frozen: {
+                /** @description The admin’s wallet. */
+                by: string;
+                reason: string | null;
+                /** Format: date-time */
+                at: string;
+            } | null;
+            /** @description Accepted intents not yet submitted, failed by this freeze (their room given back). */
+            failed_intents: number;
+        };
+        UnfreezeRequest: Record<string, never>;
         ProposalListResponse: {
             proposals: components["schemas"]["Proposal"][];
         };
@@ -3367,6 +3492,835 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RotateKeyResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict with an operation in flight or the state: conflict. */
+            409: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    addMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict with an operation in flight or the state: conflict. */
+            409: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+                wallet: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict with an operation in flight or the state: conflict. */
+            409: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getGovernance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GovernanceResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    setGovernance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GovernanceRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
                 };
             };
             /** @description Invalid input: validation_error. */

@@ -16,6 +16,7 @@ import { auditRoutes } from './audit/routes';
 import { auditorRoutes } from './auditors/routes';
 import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
+import { memberRoutes } from './members/routes';
 import { airdropRoutes } from './reference/routes';
 import { signInRoutes } from './sign-in/routes';
 import { fleetWebhookRoutes } from './webhooks/routes';
@@ -25,6 +26,7 @@ export const OPERATOR_ROUTES: { readonly [Tag in OperatorTagName]: (deps: ApiDep
   groups: groupRoutes,
   'allow-list': allowListRoutes,
   agents: agentRoutes,
+  members: memberRoutes,
   governance: governanceRoutes,
   activity: activityRoutes,
   approvals: approvalRoutes,

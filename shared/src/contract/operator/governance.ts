@@ -55,6 +55,19 @@ export const CancelProposalRequest = object({ reason: { type: 'string', minLengt
   'reason',
 ]);
 
+/**
+ * The changes a proposal makes, each one row of the service's table of governed actions
+ * (application/proposals.ts), with the parameters it records.
+ */
+export const PROPOSAL_ACTIONS = [
+  'group.unfreeze',
+  'agent.unfreeze',
+  'member.add',
+  'member.remove',
+  'governance.set',
+] as const;
+export type ProposalAction = (typeof PROPOSAL_ACTIONS)[number];
+
 const PROPOSAL_STATUSES = ['pending', 'ready', 'executed', 'cancelled', 'expired', 'failed'] as const;
 
 export const ProposalsQuery = object({ status: { type: 'string', enum: PROPOSAL_STATUSES } }, ['status']);
@@ -62,8 +75,12 @@ export const ProposalsQuery = object({ status: { type: 'string', enum: PROPOSAL_
 export const Proposal = object({
   proposal_id: Text,
   group_config_pda: Identifier,
-  action: { type: 'string', enum: ['group.unfreeze', 'agent.unfreeze'], description: 'The change it makes.' },
-  params: { type: 'object', description: 'The change’s parameters (`agent.unfreeze`: `{agent}`).' },
+  action: { type: 'string', enum: PROPOSAL_ACTIONS, description: 'The change it makes.' },
+  params: {
+    type: 'object',
+    description:
+      'The change’s parameters, as its route took them (`agent.unfreeze`: `{agent}`; `member.add`: `{wallet, role}`; `member.remove`: `{wallet}`; `governance.set`: the fields given).',
+  },
   status: {
     type: 'string',
     enum: PROPOSAL_STATUSES,

@@ -7,6 +7,7 @@ import { contractTag } from '../openapi';
 import { Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
 import { WhitelistEntryResponse } from './allow-list';
 import { FreezeState } from './governance';
+import { MEMBER_ROLES } from './members';
 import {
   LIMIT_NAMES,
   LimitProperties,
@@ -84,10 +85,16 @@ export const GroupResponse = object({
 export const GroupListResponse = object({
   groups: {
     type: 'array',
-    description: 'The groups the signed-in wallet owns, oldest first (no one else’s).',
+    description:
+      'The groups the signed-in wallet is a member of, in the order it became one (no one else’s), each with its role.',
     items: object({
       group_config_pda: Identifier,
       created_at: Timestamp,
+      role: {
+        type: 'string',
+        enum: MEMBER_ROLES,
+        description: 'The signed-in wallet’s role in the group (`admin` for its creator).',
+      },
       base_mint: Identifier,
       default_limits: LimitsData,
       agents: { ...Count, description: 'Agents invited to it (registered or not, revoked included).' },
@@ -122,9 +129,9 @@ export const OPERATOR_GROUPS = contractTag({
       path: '/orchestrator/groups',
       tag: 'groups',
       operationId: 'listGroups',
-      summary: 'The groups the signed-in wallet owns (no one else’s), oldest first.',
+      summary: 'The groups the signed-in wallet is a member of, with its role in each.',
       description:
-        'Every group the signed-in wallet owns, each with its base token, its default limits and how many agents and allow-list entries it has, oldest first; a group just created is listed. Groups of other wallets are never listed.',
+        'Every group the signed-in wallet is a member of (its creator is its first admin), each with the wallet’s role, its base token, its default limits and how many agents and allow-list entries it has, in the order the wallet became a member; a group just created is listed. Groups it is no member of are never listed.',
       response: 'GroupListResponse',
       errors: SIGNED_IN,
     },

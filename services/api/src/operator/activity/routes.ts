@@ -76,7 +76,7 @@ export function activityRoutes(deps: ApiDeps): Route[] {
       const group = param('group');
       const { since } = query<GroupEventsQuery>();
       const filter = since === undefined ? {} : { from: Date.parse(since) };
-      await ownedGroup(ctx, w, group);
+      await ownedGroup(ctx, w, group, 'read');
       const after = lastEventId(req);
       res.setHeader('cache-control', 'no-store');
       if (req.accepts(['application/json', EVENT_STREAM]) !== EVENT_STREAM) {

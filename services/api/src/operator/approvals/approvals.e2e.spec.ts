@@ -14,6 +14,7 @@ import { startReceiver, testCertificates, type Receiver } from '@tokenops/testin
 import {
   RECEIVER_HOST,
   approvalIdIn,
+  enact,
   key,
   signIn,
   stackWebhookTls,
@@ -52,6 +53,8 @@ beforeAll(async () => {
   });
   books = await openBooks(world);
   [bob, carol] = await Promise.all([signIn(world.client), signIn(world.client)]);
+  // An approval policy names members who approve: Bob and Carol join as approvers (proposals).
+  for (const who of [bob, carol]) await approverOf(world.groupId, world.operator, who);
   await policy({});
   await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
     token: world.operator.token,
@@ -65,6 +68,15 @@ afterAll(async () => {
   await world?.close();
   await receiver?.close();
 });
+
+/** `who` joins the group as an approver: a proposal its admin signs. */
+async function approverOf(group: string, admin: Operator, who: Operator) {
+  const joined = await enact(world.client, [admin], 'POST', `/api/v1/orchestrator/groups/${group}/members`, {
+    wallet: who.wallet.address,
+    role: 'approver',
+  });
+  if (joined.body.status !== 'executed') throw new Error(`not an approver: ${JSON.stringify(joined.body)}`);
+}
 
 /** Owner, Bob and Carol approve, two of them at least; 50 of the base token and under pass. */
 const policy = (over: Record<string, unknown>) =>
@@ -332,15 +344,14 @@ describe('spends held for approval', () => {
     expect(preview.body.would_block.per_tx_limit_exceeded).toBeGreaterThanOrEqual(3);
     expect(preview.body.examples).toContainEqual(expect.objectContaining({ was: 'held', would: 'accepted' }));
     expect(await groupLog()).toBe(before);
-    const notOwner = await world.client.call(
-      'POST',
-      `/api/v1/orchestrator/groups/${world.groupId}/policy-preview`,
-      {
-        token: bob.token,
+    // Any member previews (Bob approves); a wallet that is no member may not.
+    const previewBy = (token: string) =>
+      world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/policy-preview`, {
+        token,
         body: {},
-      },
-    );
-    expect(notOwner.status).toBe(403);
+      });
+    expect((await previewBy(bob.token)).status).toBe(200);
+    expect((await previewBy((await signIn(world.client)).token)).status).toBe(403);
   });
 
   it('the policy in force reads back: none set holds nothing; once set, what was set; only its readers see it', async () => {
@@ -366,6 +377,7 @@ describe('spends held for approval', () => {
         new_recipients: false,
       },
     });
+    await approverOf(group, bob, carol);
     const set = await world.client.call('PUT', `/api/v1/orchestrator/groups/${group}/approval-policy`, {
       token: bob.token,
       body: { threshold: '12.5', approvers: [carol.wallet.address], ttl_seconds: 600, new_recipients: true },

@@ -11,7 +11,7 @@ import {
   listGroups,
   type CreateGroupRequest,
 } from '@tokenops/shared';
-import { groupsOwnedBy } from '@tokenops/projections';
+import { groupsOfMember } from '@tokenops/projections';
 import type { ApiDeps } from '../../deps';
 import { defineRoute, type Route } from '../../http/operations';
 import { limitsInput, operatorCalls } from '../common';
@@ -29,11 +29,11 @@ export function groupRoutes(deps: ApiDeps): Route[] {
         await visible(res, () => createGroup(deps.ctx, w, { limits: limitsInput(b.default_limits ?? b) })),
       );
     }),
-    // The caller's own groups: which ones, from the read models (a group's owner never changes); what
-    // each holds, from the log. A group just created is listed: its creation answered once the views had it.
+    // The caller's groups: which ones, from the read models (the groups it is a member of); its role and
+    // what each holds, from the log. A group just created is listed: its creation answered once the views had it.
     defineRoute(rows.listGroups, async ({ req, reply }) => {
       const w = await wallet(req);
-      reply(await listGroups(deps.ctx, w, await groupsOwnedBy(deps.views, w)));
+      reply(await listGroups(deps.ctx, w, await groupsOfMember(deps.views, w)));
     }),
     defineRoute(rows.getGroup, async ({ req, param, reply }) =>
       reply(await describeGroup(deps.ctx, await wallet(req), param('group'))),
