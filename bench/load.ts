@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createLogger } from '@tokenops/shared/process';
 import { startEmbedded } from '@tokenops/api/embedded';
-import { Client, signIn, type Operator } from '@tokenops/testing/harness';
+import { Client, invitation, signIn, type Operator } from '@tokenops/testing/harness';
 import {
   autocannonRun,
   type BenchAgent,
@@ -81,13 +81,7 @@ export async function fundedGroup(
   ).body.group_config_pda;
   const agents: BenchAgent[] = [];
   for (let i = 0; i < count; i++) {
-    const inv = (
-      await client.call<{ invitation_code: string; agent_wallet_pda: string }>(
-        'POST',
-        `/api/v1/orchestrator/groups/${group}/invitations`,
-        { token: operator.token, body: {} },
-      )
-    ).body;
+    const inv = (await invitation(client, operator, group)).body;
     await client.call('POST', '/api/v1/dev/airdrop', {
       token: operator.token,
       body: { to: inv.agent_wallet_pda, amount: 1_000_000 },

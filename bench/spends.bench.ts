@@ -9,7 +9,7 @@
  * confirmations, and the part of it from recording the signed transaction to its confirmation.
  */
 import type { RecordedEvent } from '@tokenops/shared';
-import { Client } from '@tokenops/testing/harness';
+import { Client, enact } from '@tokenops/testing/harness';
 import { benchService, fundedGroup, loadHere as run, transferRequest, type BenchAgent } from './load';
 import { report } from './harness';
 
@@ -58,9 +58,10 @@ export async function spendsBench(): Promise<string> {
   const usdc = tokens.find((t) => t.symbol === 'USDC')!;
   const sol = tokens.find((t) => t.symbol === 'SOL')!;
   const program = service.ctx.venues[0]!.program;
-  await client.call('POST', `/api/v1/orchestrator/groups/${group}/whitelist`, {
-    token: operator.token,
-    body: { address: program, type: 2, label: 'local venue' },
+  await enact(client, [operator], 'POST', `/api/v1/orchestrator/groups/${group}/whitelist`, {
+    address: program,
+    type: 2,
+    label: 'local venue',
   });
 
   const kinds = {

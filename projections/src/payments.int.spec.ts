@@ -15,7 +15,7 @@ import {
   fromBaseUnits,
   createGroup,
   generateSigner,
-  invite,
+  enactAs,
   prepareTransfer,
   register,
   signTransaction,
@@ -134,15 +134,18 @@ async function transferIntent(
   );
 }
 
+/** An invitation as its proposal's execution answers it. */
+type Invited = { agent_wallet_pda: string; invitation_code: string };
+
 describe('balances with the payment watcher', () => {
   it('equal what the chain holds: each payment counted once', async () => {
     const ctx = await contextOn();
     const usdc = chain.tokens[0]!.mint;
-    const operator = generateSigner().address;
-    const groupId = (await createGroup(ctx, operator)).group_config_pda;
+    const operator = generateSigner();
+    const groupId = (await createGroup(ctx, operator.address)).group_config_pda;
     const agents: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const invited = await invite(ctx, operator, groupId);
+      const invited = (await enactAs(ctx, operator, groupId, 'agent.invite', {})) as Invited;
       await register(ctx, invited.invitation_code);
       agents.push(invited.agent_wallet_pda);
     }

@@ -140,13 +140,15 @@ export function approvalCommands(p: Command, cli: Cli): void {
             newRecipients?: boolean;
           },
         ) =>
-          api.setApprovalPolicy(group, {
-            threshold: o.threshold === 'none' ? null : o.threshold,
-            ...(o.approver && { approvers: o.approver }),
-            ...(o.quorum !== undefined && { quorum: o.quorum }),
-            ...(o.ttl !== undefined && { ttl_seconds: o.ttl }),
-            ...(o.newRecipients && { new_recipients: true }),
-          }),
+          api.enact(
+            await api.setApprovalPolicy(group, {
+              threshold: o.threshold === 'none' ? null : o.threshold,
+              ...(o.approver && { approvers: o.approver }),
+              ...(o.quorum !== undefined && { quorum: o.quorum }),
+              ...(o.ttl !== undefined && { ttl_seconds: o.ttl }),
+              ...(o.newRecipients && { new_recipients: true }),
+            }),
+          ),
       ),
     );
   approvals

@@ -84,6 +84,64 @@ export function governanceCommands(p: Command, cli: Cli): void {
       );
   }
 
+  const members = p.command('members').description("a group's team: members and their roles");
+  members
+    .command('list')
+    .description("the group's members and their roles")
+    .argument('<group>')
+    .action(
+      authed(
+        async (api, group: string) => api.listMembers(group),
+        ({ members: list }) => list.map((m) => `${m.wallet}  ${m.role}`).join('\n'),
+      ),
+    );
+  members
+    .command('add')
+    .description('add a member, or give one another role (a proposal, signed here with your keypair)')
+    .argument('<group>')
+    .argument('<wallet>')
+    .requiredOption('--role <role>', 'admin, approver or viewer')
+    .action(
+      authed(async (api, group: string, wallet: string, o: { role: 'admin' | 'approver' | 'viewer' }) =>
+        api.enact(await api.addMember(group, { wallet, role: o.role })),
+      ),
+    );
+  members
+    .command('remove')
+    .description('remove a member (a proposal, signed here with your keypair)')
+    .argument('<group>')
+    .argument('<wallet>')
+    .action(
+      authed(async (api, group: string, wallet: string) => api.enact(await api.removeMember(group, wallet))),
+    );
+
+  const governance = p
+    .command('governance')
+    .description("a group's governance policy: quorum, delay, safe destination");
+  governance
+    .command('show')
+    .description('the governance policy in force')
+    .argument('<group>')
+    .action(authed(async (api, group: string) => api.getGovernance(group)));
+  governance
+    .command('set')
+    .description('propose a governance policy (signed here with your keypair); what is left out stays')
+    .argument('<group>')
+    .option('--quorum <n>', 'distinct admins a widening change needs', (v) => Number(v))
+    .option('--delay <seconds>', 'how long a proposal with its quorum waits', (v) => Number(v))
+    .option('--safe-destination <wallet>', 'where an emergency withdrawal goes by default')
+    .action(
+      authed(async (api, group: string, o: { quorum?: number; delay?: number; safeDestination?: string }) =>
+        api.enact(
+          await api.setGovernance(group, {
+            ...(o.quorum !== undefined && { quorum: o.quorum }),
+            ...(o.delay !== undefined && { delay_seconds: o.delay }),
+            ...(o.safeDestination !== undefined && { safe_destination: o.safeDestination }),
+          }),
+        ),
+      ),
+    );
+
   const proposals = p
     .command('proposals')
     .description("a group's governance proposals: list, show, sign, cancel");

@@ -18,6 +18,7 @@ interface GroupList {
   groups: {
     group_config_pda: string;
     created_at: string;
+    role: string;
     agents: number;
     whitelist_entries: number;
     default_limits: { per_tx_limit: string; daily_limit: string; hourly_tx_cap: number };
@@ -31,7 +32,7 @@ const groupLines = ({ groups }: GroupList): string =>
     : groups
         .map(
           (x) =>
-            `${x.group_config_pda}  created ${x.created_at}  agents ${x.agents}  allow-list ${x.whitelist_entries}` +
+            `${x.group_config_pda}  ${x.role}  created ${x.created_at}  agents ${x.agents}  allow-list ${x.whitelist_entries}` +
             `  per-tx ${x.default_limits.per_tx_limit} daily ${x.default_limits.daily_limit} hourly ${x.default_limits.hourly_tx_cap}`,
         )
         .join('\n');
@@ -101,13 +102,13 @@ export function program(io: Io = processIo()): Command {
       ),
     );
 
-  const group = p.command('group').description('groups you own');
+  const group = p.command('group').description('groups you are a member of');
   limitOptions(
     group.command('create').description('create a group (its defaults apply to new agents)'),
   ).action(authed(async (api, o: Parameters<typeof limitsFrom>[0]) => api.createGroup(limitsFrom(o))));
   group
     .command('list')
-    .description('the groups you own: id, creation time, agents, allow-list entries, default limits')
+    .description('your groups: id, your role, creation time, agents, allow-list entries, default limits')
     .action(
       authed(
         async (api) => api.listGroups(),
@@ -122,7 +123,9 @@ export function program(io: Io = processIo()): Command {
 
   const wl = p.command('whitelist').description('allow-list entries of a group');
   wl.command('add')
-    .description('allow an address: type 1 (recipient, needs --amount and --ttl) or 2 (protocol)')
+    .description(
+      'allow an address: type 1 (recipient, needs --amount and --ttl) or 2 (protocol); a proposal, signed here with your keypair',
+    )
     .argument('<group>')
     .argument('<address>')
     .requiredOption('--type <type>', '1 or 2', (v) => Number(v))
@@ -137,13 +140,15 @@ export function program(io: Io = processIo()): Command {
           address: string,
           o: { type: number; amount?: string; ttl?: number; label?: string },
         ) =>
-          api.addWhitelistEntry(id, {
-            address,
-            type: o.type as 1 | 2,
-            ...(o.amount && { approved_amount: o.amount }),
-            ...(o.ttl && { ttl_seconds: o.ttl }),
-            ...(o.label && { label: o.label }),
-          }),
+          api.enact(
+            await api.addWhitelistEntry(id, {
+              address,
+              type: o.type as 1 | 2,
+              ...(o.amount && { approved_amount: o.amount }),
+              ...(o.ttl && { ttl_seconds: o.ttl }),
+              ...(o.label && { label: o.label }),
+            }),
+          ),
       ),
     );
   wl.command('remove')
@@ -155,17 +160,19 @@ export function program(io: Io = processIo()): Command {
   limitOptions(
     p
       .command('invite')
-      .description('invite one agent: prints its one-time invitation code')
+      .description(
+        'invite one agent (a proposal, signed here with your keypair): prints its one-time invitation code',
+      )
       .argument('<group>')
       .option('--label <label>'),
   ).action(
     authed(async (api, id: string, o: Parameters<typeof limitsFrom>[0] & { label?: string }) =>
-      api.inviteAgent(id, { ...limitsFrom(o), ...(o.label && { label: o.label }) }),
+      api.enact(await api.inviteAgent(id, { ...limitsFrom(o), ...(o.label && { label: o.label }) })),
     ),
   );
   limitOptions(p.command('limits').description("change an agent's limits").argument('<agent>')).action(
     authed(async (api, agent: string, o: Parameters<typeof limitsFrom>[0]) =>
-      api.changeLimits(agent, limitsFrom(o)),
+      api.enact(await api.changeLimits(agent, limitsFrom(o))),
     ),
   );
   p.command('emergency-withdraw')
@@ -196,7 +203,9 @@ export function program(io: Io = processIo()): Command {
     .description("give a wallet read-only access to the group's log")
     .argument('<group>')
     .argument('<wallet>')
-    .action(authed(async (api, id: string, wallet: string) => api.grantAuditor(id, { wallet })));
+    .action(
+      authed(async (api, id: string, wallet: string) => api.enact(await api.grantAuditor(id, { wallet }))),
+    );
   auditors
     .command('remove')
     .description("take an auditor's access away")

@@ -4,7 +4,7 @@
  * in the service's place (testing/fault-proxy.ts).
  */
 import Big from 'big.js';
-import { startWorld, type World } from '@tokenops/testing/harness';
+import { startWorld, type World, invitation } from '@tokenops/testing/harness';
 import { faultProxy } from '@tokenops/testing/fault-proxy';
 import { refusal } from '@tokenops/testing/refusal';
 import { TokenOpsClient, isTokenOpsError, register } from './index';
@@ -25,12 +25,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 /** An invitation of the operator, and the agent's wallet funded with `funds` USDC. */
 async function invite(limits: Record<string, number> = {}, funds = 1_000): Promise<string> {
-  const inv = await world.client.call<{ invitation_code: string; agent_wallet_pda: string }>(
-    'POST',
-    `/api/v1/orchestrator/groups/${world.groupId}/invitations`,
-    { token: world.operator.token, body: limits },
-  );
-  expect(inv.status).toBe(201);
+  const inv = await invitation(world.client, world.operator, world.groupId, limits);
+  expect(inv.status).toBe(200);
   if (funds > 0) {
     const airdrop = await world.client.call('POST', '/api/v1/dev/airdrop', {
       token: world.operator.token,
@@ -164,11 +160,7 @@ describe('spends', () => {
       '/api/v1/venues',
     );
     const program = venues.body.venues[0]!.lending_program;
-    const listed = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-      token: world.operator.token,
-      body: { address: program, type: 2, label: 'local venue' },
-    });
-    expect([201, 409]).toContain(listed.status);
+    await world.allow({ address: program, type: 2, label: 'local venue' });
     const { client } = await agent({ per_tx_limit: 500, daily_limit: 1000, hourly_tx_cap: 10 });
     const [usdc, sol] = [await mint('USDC'), await mint('SOL')];
 

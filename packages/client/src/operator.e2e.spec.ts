@@ -6,6 +6,9 @@
 import { generateSigner } from '@tokenops/shared';
 import { startWorld, type World } from '@tokenops/testing/harness';
 import { OperatorClient, TokenOpsClient, register } from './index';
+import type { components } from './generated/operator-api';
+
+type Invitation = components['schemas']['InvitationResponse'];
 import { refusal } from '@tokenops/testing/refusal';
 
 let world: World;
@@ -34,16 +37,22 @@ describe('the operator client', () => {
     expect(created.default_limits).toEqual({ per_tx_limit: '20', daily_limit: '100', hourly_tx_cap: 5 });
 
     const vendor = generateSigner().address;
-    const entry = await operator.addWhitelistEntry(group, {
+    // Allowing a recipient widens what agents may spend: a proposal, which the client signs with the
+    // wallet it signed in with (the quorum is 1): then the entry is in force.
+    const proposal = await operator.addWhitelistEntry(group, {
       address: vendor,
       type: 1,
       label: 'vendor',
       approved_amount: '250.5',
       ttl_seconds: 3_600,
     });
+    expect(proposal).toMatchObject({ action: 'allow_list.add', status: 'pending', signatures_required: 1 });
+    const entry = await operator.enact(proposal);
     expect(entry).toMatchObject({ address: vendor, type: 1, label: 'vendor', approved_amount: '250.5' });
 
-    const invitation = await operator.inviteAgent(group, { per_tx_limit: 10, label: 'bot' });
+    const invitation = (await operator.enact(
+      await operator.inviteAgent(group, { per_tx_limit: 10, label: 'bot' }),
+    )) as Invitation;
     expect(invitation.limits).toEqual({ per_tx_limit: '10', daily_limit: '100', hourly_tx_cap: 5 });
     const { api_key, agent_wallet_pda: agentId } = await register(
       world.client.url,
@@ -52,7 +61,8 @@ describe('the operator client', () => {
     expect(agentId).toBe(invitation.agent_wallet_pda);
     const agent = new TokenOpsClient({ baseUrl: world.client.url, apiKey: api_key });
 
-    const changed = await operator.changeLimits(agentId, { daily_limit: '42.25' });
+    // Lower: made at once, no proposal.
+    const changed = await operator.enact(await operator.changeLimits(agentId, { daily_limit: '42.25' }));
     expect(changed).toEqual({
       agent_wallet_pda: agentId,
       limits: { per_tx_limit: '10', daily_limit: '42.25', hourly_tx_cap: 5 },

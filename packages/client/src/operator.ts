@@ -29,7 +29,20 @@ export interface OperatorClientOptions extends ConnectionOptions {
   token?: string;
   /** When the token expires (ISO 8601), if known. */
   expiresAt?: string;
+  /** The wallet the token is of, if the client may sign with it (proposals: `enact`). */
+  wallet?: WalletSigner;
 }
+
+/** A governance proposal, as the service answers a widening change (`202`) or a signature. */
+export type Proposal = Schemas['Proposal'];
+
+/** Whether an answer is a proposal (a widening change is one; docs/governance.md). */
+export const isProposal = (answer: unknown): answer is Proposal =>
+  typeof answer === 'object' &&
+  answer !== null &&
+  typeof (answer as Proposal).proposal_id === 'string' &&
+  typeof (answer as Proposal).message === 'string' &&
+  typeof (answer as Proposal).signatures_required === 'number';
 
 export class OperatorClient {
   private readonly c: Connection<paths>;
@@ -38,7 +51,11 @@ export class OperatorClient {
   /** When the token expires (ISO 8601): known when the client signed in itself, or was told. */
   readonly expiresAt?: string;
 
+  /** The wallet it signed in with, when it did: it signs proposals (`enact`). */
+  private readonly wallet?: WalletSigner;
+
   constructor(options: OperatorClientOptions) {
+    if (options.wallet !== undefined) this.wallet = options.wallet;
     if (options.token !== undefined) this.token = options.token;
     if (options.expiresAt !== undefined) this.expiresAt = options.expiresAt;
     const headers: Record<string, string> =
@@ -67,7 +84,21 @@ export class OperatorClient {
         ...c.once,
       }),
     );
-    return new OperatorClient({ ...options, baseUrl, token, expiresAt: expires_at });
+    return new OperatorClient({ ...options, baseUrl, token, expiresAt: expires_at, wallet });
+  }
+
+  /**
+   * What the CLI and the console do for one admin: an answer that is a proposal (a widening change's
+   * `202`) signed at once with the wallet the client signed in with, and the change's result once that
+   * signature executed it (an invitation's code in it, shown this once). Anything else comes back as
+   * it came: the change's own answer (it narrowed, so it was made at once), or the proposal as it
+   * stands when it needs more admins' signatures (or the client has no wallet to sign with).
+   */
+  async enact<R = unknown>(answer: unknown): Promise<R | Proposal> {
+    if (!isProposal(answer) || !this.wallet || answer.status !== 'pending') return answer as R | Proposal;
+    const signature = bs58.encode(await this.wallet.sign(new TextEncoder().encode(answer.message)));
+    const signed = await this.signProposal(answer.proposal_id, { signature });
+    return signed.status === 'executed' ? (signed.result as R) : signed;
   }
 
   // Idempotent operations are retried on 429, 5xx and failed connections; the others (`c.once`)

@@ -31,7 +31,7 @@ api.use({
  */
 export class Refusal extends Error {
   constructor(
-    readonly code: ErrorBody['error'] | 'unreachable' | 'failed',
+    readonly code: ErrorBody['error'] | 'unreachable' | 'failed' | 'proposed',
     message: string,
     readonly details: NonNullable<ErrorBody['details']> = [],
     readonly status = 0,

@@ -12,7 +12,7 @@ import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/f
 import { SolanaSignMessage, type SolanaSignMessageFeature } from '@solana/wallet-standard-features';
 import { ed25519 } from '@noble/curves/ed25519';
 import bs58 from 'bs58';
-import { signIn } from './api';
+import { api, Refusal, signIn, type Schemas } from './api';
 import { currentSigner, endedBecause, session, sessionEndedAt, setSigner, startSession } from './session';
 import { Failure, useAction } from './ui';
 import { clock } from './words';
@@ -184,4 +184,40 @@ export function SignIn() {
       <Failure error={act.error} />
     </section>
   );
+}
+
+type Proposal = Schemas['Proposal'];
+type FetchAnswer<T> = { data?: T; error?: unknown; response: Response };
+
+const isPendingProposal = (data: unknown): data is Proposal =>
+  typeof data === 'object' &&
+  data !== null &&
+  typeof (data as Proposal).proposal_id === 'string' &&
+  typeof (data as Proposal).message === 'string' &&
+  (data as Proposal).status === 'pending';
+
+/**
+ * A change that widens what agents may spend is a proposal (`202`, docs/governance.md): the signed-in
+ * admin signs its message here, with the wallet it signed in with, as part of the same action, and the
+ * page gets the change's answer (its `result`: an invitation's code, the entry, ...). Any other answer
+ * passes as it came. A proposal that needs more admins' signatures is told as such (`proposed`): it
+ * changes nothing until they sign it.
+ */
+export async function enacted<T>(call: Promise<FetchAnswer<T>>): Promise<FetchAnswer<Exclude<T, Proposal>>> {
+  const answer = await call;
+  if (answer.response.status !== 202 || !isPendingProposal(answer.data))
+    return answer as FetchAnswer<Exclude<T, Proposal>>;
+  const proposal = answer.data;
+  const signature = await signWithWallet(proposal.message);
+  const signed = await api.POST('/orchestrator/proposals/{proposal}/sign', {
+    params: { path: { proposal: proposal.proposal_id } },
+    body: { signature },
+  });
+  if (signed.data === undefined) return signed as unknown as FetchAnswer<Exclude<T, Proposal>>;
+  if (signed.data.status !== 'executed')
+    throw new Refusal(
+      'proposed',
+      `Proposed and signed by you (${signed.data.signatures.length} of ${signed.data.signatures_required} signatures): nothing changes until the other admins sign proposal ${proposal.proposal_id}.`,
+    );
+  return { data: signed.data.result as Exclude<T, Proposal>, response: signed.response };
 }

@@ -109,6 +109,17 @@ export interface World {
   vendor: string;
   /** Invites, funds (airdrop) and registers an agent; its key and wallet. */
   agent(limits?: Record<string, unknown>, funds?: number): Promise<{ id: string; key: string }>;
+  /**
+   * An allow-list entry of the group (the request's body), proposed and signed by the operator as the
+   * CLI does: the entry as its execution answers it.
+   */
+  allow(entry: {
+    address: string;
+    type: 1 | 2;
+    label?: string;
+    approved_amount?: number | string;
+    ttl_seconds?: number;
+  }): Promise<Record<string, unknown>>;
   /** The whole log, with everything that committed before the call (log.ts). */
   log(): Promise<RecordedEvent[]>;
   close(): Promise<void>;
@@ -279,6 +290,31 @@ async function startService(
   };
 }
 
+/** What an invitation's execution answers: the agent's wallet, and its one-time code. */
+export interface Invitation {
+  agent_wallet_pda: string;
+  invitation_code: string;
+  expires_at: string;
+  limits: Record<string, unknown>;
+}
+
+/**
+ * An agent invited by an admin: the proposal (`202`) and the admin's signature that executes it, as
+ * the CLI and the console make them. Its answer's `body` is the invitation (the code shown once).
+ */
+export async function invitation(client: Client, admin: Operator, groupId: string, body: unknown = {}) {
+  const signed = await enact(
+    client,
+    [admin],
+    'POST',
+    `/api/v1/orchestrator/groups/${groupId}/invitations`,
+    body,
+  );
+  if (signed.status !== 200 || signed.body.status !== 'executed')
+    throw new Error(`invite failed: ${signed.status} ${JSON.stringify(signed.body)}`);
+  return { ...signed, body: signed.body.result as Invitation };
+}
+
 /** A fresh operator, group and allow-listed vendor on the service (embedded, or the given topology). */
 export async function startWorld(options: WorldOptions = {}, topology = stack()): Promise<World> {
   const { service, urls, close } = await startService(options, topology);
@@ -290,16 +326,14 @@ export async function startWorld(options: WorldOptions = {}, topology = stack())
   });
   const groupId = group.body.group_config_pda;
   const vendor = generateSigner().address;
-  await client.call('POST', `/api/v1/orchestrator/groups/${groupId}/whitelist`, {
-    token: operator.token,
-    body: {
-      address: vendor,
-      type: 1,
-      label: 'vendor',
-      approved_amount: options.vendorBudget ?? 10_000,
-      ttl_seconds: 86_400,
-    },
+  const listed = await enact(client, [operator], 'POST', `/api/v1/orchestrator/groups/${groupId}/whitelist`, {
+    address: vendor,
+    type: 1,
+    label: 'vendor',
+    approved_amount: options.vendorBudget ?? 10_000,
+    ttl_seconds: 86_400,
   });
+  if (listed.body.status !== 'executed') throw new Error(`allow-list failed: ${JSON.stringify(listed.body)}`);
   return {
     service,
     client,
@@ -307,12 +341,7 @@ export async function startWorld(options: WorldOptions = {}, topology = stack())
     groupId,
     vendor,
     async agent(limits = {}, funds = 1_000) {
-      const inv = await client.call<{ invitation_code: string; agent_wallet_pda: string }>(
-        'POST',
-        `/api/v1/orchestrator/groups/${groupId}/invitations`,
-        { token: operator.token, body: limits },
-      );
-      if (inv.status !== 201) throw new Error(`invite failed: ${JSON.stringify(inv.body)}`);
+      const inv = await invitation(client, operator, groupId, limits);
       if (funds > 0)
         await client.call('POST', '/api/v1/dev/airdrop', {
           token: operator.token,
@@ -325,6 +354,18 @@ export async function startWorld(options: WorldOptions = {}, topology = stack())
       );
       if (reg.status !== 200) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
       return { id: reg.body.agent_wallet_pda, key: reg.body.api_key };
+    },
+    async allow(entry) {
+      const added = await enact(
+        client,
+        [operator],
+        'POST',
+        `/api/v1/orchestrator/groups/${groupId}/whitelist`,
+        entry,
+      );
+      if (added.body.status !== 'executed')
+        throw new Error(`allow-list failed: ${JSON.stringify(added.body)}`);
+      return added.body.result as Record<string, unknown>;
     },
     log: () => wholeLog(service),
     close,

@@ -11,14 +11,15 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
-  addWhitelistEntry,
   airdrop,
   createGroup,
+  enactAs,
   ENTRY_TYPE,
   generateSigner,
-  invite,
   isLocalChain,
+  signerFromSeed,
   streams,
+  type AdminSigner,
   type Context,
 } from '@tokenops/shared';
 import { startFacilitator, startPaidResource, type TlsMaterial } from '@tokenops/x402-local';
@@ -48,7 +49,7 @@ export async function ensureDemo(
     const demo = JSON.parse(readFileSync(file, 'utf8')) as Demo;
     if (!demo.x402_payee) {
       // A demo from before x402: its payee is added now.
-      demo.x402_payee = await allowX402Payee(ctx, demo.operator_wallet, demo.group_config_pda);
+      demo.x402_payee = await allowX402Payee(ctx, operatorOf(demo), demo.group_config_pda);
       writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
     }
     return { demo, created: false, invitation: await invitationState(ctx, demo) };
@@ -59,7 +60,9 @@ export async function ensureDemo(
   writeFileSync(keypairFile, JSON.stringify([...operator.seed, ...operator.publicKey]), { mode: 0o600 });
   const group = await createGroup(ctx, operator.address);
   const recipient = generateSigner().address;
-  await addWhitelistEntry(ctx, operator.address, group.group_config_pda, {
+  // As the operator would, with its keypair: each widening change proposed and signed at once.
+  const groupId = group.group_config_pda;
+  await enactAs(ctx, operator, groupId, 'allow_list.add', {
     address: recipient,
     type: ENTRY_TYPE.recipient,
     label: 'demo recipient',
@@ -68,13 +71,16 @@ export async function ensureDemo(
   });
   const venue = ctx.venues[0];
   if (venue)
-    await addWhitelistEntry(ctx, operator.address, group.group_config_pda, {
+    await enactAs(ctx, operator, groupId, 'allow_list.add', {
       address: venue.program,
       type: ENTRY_TYPE.protocol,
       label: venue.name,
     });
-  const x402Payee = await allowX402Payee(ctx, operator.address, group.group_config_pda);
-  const invitation = await invite(ctx, operator.address, group.group_config_pda, { label: 'demo agent' });
+  const x402Payee = await allowX402Payee(ctx, operator, groupId);
+  const invitation = (await enactAs(ctx, operator, groupId, 'agent.invite', { label: 'demo agent' })) as {
+    agent_wallet_pda: string;
+    invitation_code: string;
+  };
   await airdrop(ctx, { to: invitation.agent_wallet_pda, amount: 1000 });
   const demo: Demo = {
     operator_keypair: keypairFile,
@@ -90,9 +96,15 @@ export async function ensureDemo(
   return { demo, created: true, invitation: 'usable' };
 }
 
-async function allowX402Payee(ctx: Context, operator: string, groupId: string): Promise<string> {
+/** The demo operator's signer, from its keypair file (the Solana CLI format: the seed, then the public key). */
+function operatorOf(demo: Demo): AdminSigner {
+  const bytes = Uint8Array.from(JSON.parse(readFileSync(demo.operator_keypair, 'utf8')) as number[]);
+  return signerFromSeed(bytes.subarray(0, 32));
+}
+
+async function allowX402Payee(ctx: Context, operator: AdminSigner, groupId: string): Promise<string> {
   const payee = generateSigner().address;
-  await addWhitelistEntry(ctx, operator, groupId, {
+  await enactAs(ctx, operator, groupId, 'allow_list.add', {
     address: payee,
     type: ENTRY_TYPE.recipient,
     label: 'demo x402 resource',

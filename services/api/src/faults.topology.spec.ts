@@ -10,7 +10,7 @@ import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-pa
 import Redis from 'ioredis';
 import { generateSigner } from '@tokenops/shared';
 import { ViewGenerations } from '@tokenops/projections';
-import { Client, startWorld, type Reply, type World } from '@tokenops/testing/harness';
+import { Client, startWorld, type Reply, type World, enact } from '@tokenops/testing/harness';
 import { privatePostgres, privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
 import { Topology } from '@tokenops/testing/topology';
 import {
@@ -194,15 +194,14 @@ describe('processes killed on the server topology', () => {
     // Meanwhile the operator allow-lists a recipient; the console reconnects to the other instance
     // with the last id it saw, and gets what came after it: exactly what a full read has after it.
     const recipient = generateSigner().address;
-    const added = await new Client(other!.url).call(
+    const added = await enact(
+      new Client(other!.url),
+      [world.operator],
       'POST',
       `/api/v1/orchestrator/groups/${world.groupId}/whitelist`,
-      {
-        token: world.operator.token,
-        body: { address: recipient, type: 1, approved_amount: '5', ttl_seconds: 86_400 },
-      },
+      { address: recipient, type: 1, approved_amount: '5', ttl_seconds: 86_400 },
     );
-    expect(added.status).toBe(201);
+    expect(added.body.status).toBe('executed');
     const last = open.got.at(-1)!.id;
     const isNew = (m: EventSourceMessage) =>
       m.event === 'whitelist.entry_added' && m.data.includes(recipient);

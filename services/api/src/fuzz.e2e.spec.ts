@@ -25,7 +25,7 @@ import {
 import type { ApiDeps } from './deps';
 import { OPERATOR_ROUTES } from './operator/routes';
 import { referenceRoutes } from './reference/routes';
-import { approvalIdIn, signIn, startWorld, type World } from '@tokenops/testing/harness';
+import { approvalIdIn, signIn, startWorld, type World, enact } from '@tokenops/testing/harness';
 import {
   endpoints,
   familiesOf,
@@ -91,13 +91,18 @@ async function setUp(): Promise<void> {
   world = await startWorld({ rateLimitPerMinute: 1_000_000, databaseThread: true });
   if (!world.service.views) throw new Error('the fuzz suite needs the read models of the embedded service');
   const operator = world.operator.token;
+  // The operator's widening changes are proposals: signed at once, as the CLI does; their result.
   const call = async <T>(method: string, path: string, body?: unknown, token = operator) => {
-    const r = await world.client.call<T>(method, `/api/v1${path}`, {
-      token,
-      ...(body !== undefined && { body }),
-    });
+    const r =
+      token === operator
+        ? await enact(world.client, [world.operator], method, `/api/v1${path}`, body)
+        : await world.client.call<T>(method, `/api/v1${path}`, {
+            token,
+            ...(body !== undefined && { body }),
+          });
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body;
+    const proposal = r.body as { proposal_id?: string; result?: unknown };
+    return (proposal.proposal_id === undefined ? r.body : proposal.result) as T;
   };
   const agent = await world.agent({}, 1_000);
   const peer = await world.agent({}, 0);

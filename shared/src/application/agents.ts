@@ -1,19 +1,23 @@
 /**
- * A group's agents, as their operator runs them: invited (a wallet in custody, its limits, a one-time
- * code), their limits changed, revoked, given a new API key. Every action checks that the wallet owns
- * the agent's group (ownedAgent). The emergency withdrawal is emergency.ts.
+ * A group's agents, as their admins run them: invited (a wallet in custody, its limits, a one-time
+ * code: a proposal), their limits changed (a proposal when any rises), revoked, given a new API key.
+ * Every action checks the wallet's role in the agent's group (ownedAgent). The emergency withdrawal
+ * is emergency.ts.
  */
-import { decideChangeLimits, decideRevoke, decideRotateKey } from '../domain/agent';
-import { decideInviteAgent } from '../domain/group';
-import { streams } from '../domain/events';
-import { limitsToData, type LimitsInput } from '../domain/limits';
+import { decideChangeLimits, decideRevoke, decideRotateKey, type AgentState } from '../domain/agent';
+import { groupApprovalPolicy } from '../domain/approval';
+import { limitsWiden as anyLimitRises, thresholdWidens } from '../domain/governance';
+import { decideInviteAgent, type GroupState } from '../domain/group';
+import { streams, type AgentInvited } from '../domain/events';
+import { mergeLimits, type LimitsInput } from '../domain/limits';
 import { ServiceError } from '../errors';
 import type { Context } from './context';
 import { mintApiKey, mintInvitation, newId } from './credentials';
+import { agentOfGroup, byProposal, type GovernedAction } from './governed';
 import { rejectAgentHolds } from './approvals';
 import { ownedGroup } from './groups';
 
-/** The agent and its group, when `wallet` owns that group. */
+/** The agent, when `wallet` is an admin of its group. */
 export async function ownedAgent(ctx: Context, wallet: string, agentId: string) {
   const agent = await ctx.agents.load(streams.agent(agentId));
   if (agent.state.status === 'unregistered') throw new ServiceError('not_found', 'No such registered agent.');
@@ -21,52 +25,119 @@ export async function ownedAgent(ctx: Context, wallet: string, agentId: string) 
   return agent;
 }
 
-/** Invites one agent: a wallet in custody, its limits, and a one-time code shown once. */
-export async function invite(
-  ctx: Context,
-  wallet: string,
-  groupId: string,
-  input: { limits?: LimitsInput; label?: string } = {},
-) {
-  await ownedGroup(ctx, wallet, groupId);
-  const agentId = await ctx.wallets.create();
-  const invitation = mintInvitation(groupId, agentId);
-  const now = ctx.now();
-  const expiresAt = now + ctx.settings.invitationTtlMs;
-  const events = await ctx.groups.handle(streams.group(groupId), (state) => {
-    const e = decideInviteAgent(
-      {
-        agent_id: agentId,
-        invitation_hash: invitation.digest,
-        expires_at: expiresAt,
-        entry_id: newId(),
-        now,
-        ...(input.limits && { limits: input.limits }),
-        ...(input.label !== undefined && { label: input.label }),
-      },
-      state,
-    );
-    return { events: e, result: e };
-  });
-  const invited = events[0]!.data as { limits: ReturnType<typeof limitsToData> };
-  return {
-    invitation_code: invitation.code,
-    agent_wallet_pda: agentId,
-    expires_at: new Date(expiresAt).toISOString(),
-    limits: invited.limits,
-  };
+/** What an invitation takes: the agent's limits over the group's defaults, and a label. */
+interface InviteParams {
+  limits?: LimitsInput;
+  label?: string;
 }
 
-/** New limits for an agent; a revoked agent's are final (revocation is), so `conflict`. */
-export async function changeLimits(ctx: Context, wallet: string, agentId: string, limits: LimitsInput) {
-  await ownedAgent(ctx, wallet, agentId);
-  const state = await ctx.agents.handle(streams.agent(agentId), (s) => {
-    if (s.status === 'revoked')
-      throw new ServiceError('conflict', 'The agent is revoked, and revocation is final: its limits stay.');
-    const events = decideChangeLimits({ limits, now: ctx.now() }, s);
-    return { events, result: events };
-  });
-  return { agent_wallet_pda: agentId, limits: (state[0]!.data as { limits: unknown }).limits };
+/** The invitation of `agentId` (a wallet in custody, or none yet when only checked), decided on the group. */
+function decideInvite(
+  ctx: Context,
+  params: InviteParams,
+  state: GroupState,
+  agentId: string,
+  digest: string,
+) {
+  const now = ctx.now();
+  const expiresAt = now + ctx.settings.invitationTtlMs;
+  return decideInviteAgent(
+    {
+      agent_id: agentId,
+      invitation_hash: digest,
+      expires_at: expiresAt,
+      entry_id: newId(),
+      now,
+      ...(params.limits && { limits: params.limits }),
+      ...(params.label !== undefined && { label: params.label }),
+    },
+    state,
+  );
+}
+
+/**
+ * Whether a change of the agent's limits widens what it may spend: any of its limits rises, or the
+ * approval threshold that applies to it (its own, else the group's policy's) rises or is lifted.
+ */
+function limitsWiden(group: GroupState, agent: AgentState, change: LimitsInput): boolean {
+  const next = mergeLimits(agent.limits, change);
+  const groupThreshold = groupApprovalPolicy(group).threshold;
+  return (
+    anyLimitRises(agent.limits, next) ||
+    thresholdWidens(
+      agent.limits.approval_threshold ?? groupThreshold,
+      next.approval_threshold ?? groupThreshold,
+    )
+  );
+}
+
+export const AGENT_ACTIONS = {
+  /**
+   * Invites one agent: a wallet in custody, its limits, and a one-time code (a secret: shown once to
+   * the admin whose signature executed it, never recorded).
+   */
+  'agent.invite': {
+    async check(ctx, groupId, params) {
+      const { state } = await ctx.groups.load(streams.group(groupId));
+      decideInvite(ctx, params as InviteParams, state, `check-${newId()}`, 'check');
+    },
+    async change(ctx, groupId, params, proposalId) {
+      const stream = streams.group(groupId);
+      const loaded = await ctx.groups.load(stream);
+      decideInvite(ctx, params as InviteParams, loaded.state, `check-${newId()}`, 'check'); // before a wallet is made
+      const agentId = await ctx.wallets.create();
+      const invitation = mintInvitation(groupId, agentId);
+      const events = byProposal(
+        decideInvite(ctx, params as InviteParams, loaded.state, agentId, invitation.digest),
+        proposalId,
+      );
+      const invited = events[0]!.data as AgentInvited['data'];
+      return {
+        staged: ctx.groups.stage(stream, loaded, events),
+        result: {
+          agent_wallet_pda: agentId,
+          expires_at: new Date(invited.invitation_expires_at).toISOString(),
+          limits: invited.limits,
+        },
+        secret: { invitation_code: invitation.code },
+        widens: true,
+      };
+    },
+  },
+  /**
+   * New limits for an agent (`{agent, limits}`): made at once when none rises (nor the approval
+   * threshold that applies to it), a proposal otherwise. A revoked agent's are final: `conflict`.
+   */
+  'agent.limits': {
+    async change(ctx, groupId, params, proposalId) {
+      const [agent, { state: group }] = await Promise.all([
+        agentOfGroup(ctx, groupId, String(params.agent)),
+        ctx.groups.load(streams.group(groupId)),
+      ]);
+      if (agent.state.status === 'revoked')
+        throw new ServiceError('conflict', 'The agent is revoked, and revocation is final: its limits stay.');
+      const change = params.limits as LimitsInput;
+      const events = byProposal(
+        decideChangeLimits({ limits: change, now: ctx.now() }, agent.state),
+        proposalId,
+      );
+      return {
+        staged: ctx.agents.stage(streams.agent(agent.state.agentId), agent, events),
+        result: {
+          agent_wallet_pda: agent.state.agentId,
+          limits: (events[0]!.data as { limits: unknown }).limits,
+        },
+        widens: limitsWiden(group, agent.state, change),
+      };
+    },
+  },
+} satisfies Record<string, GovernedAction>;
+
+/** The group of a registered agent (`not_found`: no such agent). */
+export async function groupOfAgent(ctx: Context, agentId: string): Promise<string> {
+  const { state } = await ctx.agents.load(streams.agent(agentId));
+  if (state.status === 'unregistered') throw new ServiceError('not_found', 'No such registered agent.');
+  return state.groupId;
 }
 
 export async function revoke(ctx: Context, wallet: string, agentId: string) {

@@ -1,5 +1,6 @@
 /**
- * Approvals of held spends (domain/approval.ts has the rules): the owner sets the group's policy;
+ * Approvals of held spends (domain/approval.ts has the rules): an admin sets the group's policy (a
+ * proposal when it loosens it);
  * approvers list, read, approve (by signing) and reject; the expiry scheduler expires what waited past
  * its ttl; a revocation or an emergency withdrawal rejects the agent's held spends.
  *
@@ -10,6 +11,7 @@
  * executor settles those the same way, so a decider that dies between the two steps loses nothing.
  */
 import {
+  approvalPolicyWidens,
   approvalView,
   authorizeOperator,
   authorizeReader,
@@ -35,28 +37,38 @@ import {
   streams,
   type ApprovalDecided,
   type ApprovalEvent,
+  type ApprovalPolicySet,
   type ApprovalRequested,
   type IntentData,
 } from '../domain/events';
 import { ServiceError } from '../errors';
 import type { Context } from './context';
+import { onGroup, type GovernedAction } from './governed';
 import { settleIntent, type SettleContext } from './settle';
 
 export type ApprovalContext = SettleContext & Pick<Context, 'approvals'>;
 
-export async function setApprovalPolicy(
-  ctx: Context,
-  wallet: string,
-  groupId: string,
-  input: Omit<SetApprovalPolicy, 'now'>,
-) {
-  const set = await ctx.groups.handle(streams.group(groupId), (group) => {
-    authorizeOperator(group, wallet);
-    const events = decideSetApprovalPolicy({ ...input, now: ctx.now() }, group);
-    return { events, result: events[0]!.data };
-  });
-  return policyToWire(groupId, policyFromData(set));
-}
+export const APPROVAL_POLICY_ACTIONS = {
+  /**
+   * Puts an approval policy in force (the route's body): at once when it narrows what passes without
+   * a person (domain/approval-policy.ts `approvalPolicyWidens`; a first policy narrows), a proposal
+   * otherwise.
+   */
+  'approval_policy.set': onGroup(
+    (params, group, now) =>
+      decideSetApprovalPolicy({ ...(params as Omit<SetApprovalPolicy, 'now'>), now }, group),
+    (groupId, _after, [set]) => policyToWire(groupId, policyFromData((set as ApprovalPolicySet).data)),
+    {
+      widens: (params, group) => {
+        const [set] = decideSetApprovalPolicy(
+          { ...(params as Omit<SetApprovalPolicy, 'now'>), now: 0 },
+          group,
+        );
+        return approvalPolicyWidens(group.approvalPolicy, policyFromData(set!.data));
+      },
+    },
+  ),
+} satisfies Record<string, GovernedAction>;
 
 /**
  * The group's approval policy in force (none set: one that holds nothing), for whoever may read its

@@ -35,6 +35,7 @@ import { logPages } from '../event-store/pages';
 import { derivePublicEvents, type DeriveContext } from '../events/catalogue';
 import { isAddress } from '../domain/tokens';
 import type { Context } from './context';
+import { onGroup, type GovernedAction } from './governed';
 
 // ---- access ----
 
@@ -49,16 +50,26 @@ function solFeeOf(data: Record<string, unknown>): { lamports: string; payer: str
   return typeof lamports === 'string' && typeof payer === 'string' ? { lamports, payer } : null;
 }
 
-export async function grantAuditor(ctx: Context, owner: string, groupId: string, auditor: string) {
-  authorizeOperator(await groupOf(ctx, groupId), owner);
-  if (!isAddress(auditor))
-    throw validationError([{ path: '/wallet', issue: 'must be a base58 ed25519 public key' }]);
-  const state = await ctx.groups.handle(streams.group(groupId), (s) => {
-    const events = decideGrantAuditor({ wallet: auditor, now: ctx.now() }, s);
-    return { events, result: s };
-  });
-  return { group_config_pda: groupId, wallet: auditor, auditors: [...new Set([...state.auditors, auditor])] };
-}
+export const AUDITOR_ACTIONS = {
+  /**
+   * Gives a wallet read-only access to the group's log (`{wallet}`): it hands out data, so a
+   * proposal; a wallet that audits the group already is answered at once, nothing recorded.
+   */
+  'auditor.grant': onGroup(
+    (params, state, now) => {
+      const wallet = String(params.wallet);
+      if (!isAddress(wallet))
+        throw validationError([{ path: '/wallet', issue: 'must be a base58 ed25519 public key' }]);
+      return decideGrantAuditor({ wallet, now }, state);
+    },
+    (groupId, after, _events, params) => ({
+      group_config_pda: groupId,
+      wallet: String(params.wallet),
+      auditors: [...after.auditors],
+    }),
+    { idempotent: true, widens: (params, state) => !state.auditors.has(String(params.wallet)) },
+  ),
+} satisfies Record<string, GovernedAction>;
 
 /** The group's auditors, as the owner sees them (granted, not removed since). */
 export async function listAuditors(ctx: Context, owner: string, groupId: string) {

@@ -14,14 +14,38 @@
  * Reads, webhooks and the log go on. Safe to repeat: freezing again fails whatever is left open.
  * Lifting a freeze widens what agents may spend: it is a proposal (proposal.ts), not this.
  */
-import { decideFreezeAgent, failUnsubmitted, FROZEN, type AgentState } from '../domain/agent';
-import { authorizeMember, decideFreezeGroup } from '../domain/governance';
+import {
+  decideFreezeAgent,
+  decideUnfreezeAgent,
+  failUnsubmitted,
+  FROZEN,
+  type AgentState,
+} from '../domain/agent';
+import { authorizeMember, decideFreezeGroup, decideUnfreezeGroup } from '../domain/governance';
 import { decodeEvent, streams, type AgentEvent, type IntentData } from '../domain/events';
 import type { GroupState } from '../domain/group';
 import { ServiceError } from '../errors';
 import type { Context } from './context';
 import { rejectAgentHolds } from './approvals';
+import { onAgent, onGroup } from './governed';
 import { settleBudget } from './settle';
+
+/** Lifting a freeze widens what agents may spend: each is a proposal (proposals.ts). */
+export const FREEZE_ACTIONS = {
+  /** Lifts the group's freeze. */
+  'group.unfreeze': onGroup(
+    (_params, state, now) => decideUnfreezeGroup({ now }, state.governance),
+    (groupId) => ({ group_config_pda: groupId, frozen: null }),
+  ),
+  /** Lifts an agent's freeze: `{agent}`. */
+  'agent.unfreeze': onAgent(
+    (_params, state, now) => {
+      if (state.status === 'revoked') throw new ServiceError('conflict', 'The agent is revoked.');
+      return decideUnfreezeAgent({ now }, state);
+    },
+    (agentId) => ({ agent_wallet_pda: agentId, frozen: null }),
+  ),
+};
 
 /** What an admin gives: why (shown to the agent in every refusal and in the log). */
 export interface FreezeInput {

@@ -21,7 +21,7 @@ import { DATABASE_URL, dropSchema, uniqueName } from '@tokenops/testing/servers'
 import { createContext, type Context } from './context';
 import { KeyVault } from './credentials';
 import { register } from './onboarding';
-import { invite } from './agents';
+import { enactAs } from './proposals';
 import { airdrop } from './airdrop';
 import { createGroup } from './groups';
 import { paymentEventId, startPaymentWatcher, type PaymentData, type PaymentWatcher } from './payments';
@@ -47,7 +47,7 @@ let node: ChainNode;
 let chain: RpcChain;
 let connection: Connection;
 let ctx: Context;
-let operator: string;
+let operator: Signer;
 let groupId: string;
 const vault = new KeyVault(randomBytes(32));
 const contextOn = (store: PostgresEventStore) =>
@@ -60,8 +60,8 @@ beforeAll(async () => {
   chain = RpcChain.local(node.url, SEED);
   connection = new Connection(node.url, 'confirmed');
   ctx = contextOn(await openStore());
-  operator = generateSigner().address;
-  groupId = (await createGroup(ctx, operator)).group_config_pda;
+  operator = generateSigner();
+  groupId = (await createGroup(ctx, operator.address)).group_config_pda;
 });
 
 const running: PaymentWatcher[] = [];
@@ -113,9 +113,16 @@ function watch(on: Context = ctx, source: PaymentSource = chain, sweepMs?: numbe
   };
 }
 
+/** An invitation, proposed and signed by the operator: as its execution answers it. */
+const invite = async () =>
+  (await enactAs(ctx, operator, groupId, 'agent.invite', {})) as {
+    agent_wallet_pda: string;
+    invitation_code: string;
+  };
+
 /** An agent invited and registered, as through the API: its wallet is in custody. */
 async function newAgent(): Promise<string> {
-  const invited = await invite(ctx, operator, groupId);
+  const invited = await invite();
   await register(ctx, invited.invitation_code);
   return invited.agent_wallet_pda;
 }
@@ -254,7 +261,7 @@ describe('the payment watcher', () => {
   it('learns an agent registered after it started, and finds what was paid to it before', async () => {
     const { passes } = watch();
     await passes(1);
-    const invited = await invite(ctx, operator, groupId);
+    const invited = await invite();
     const early = await chain.mintTo(invited.agent_wallet_pda, USDC.mint, 3_000_000n, 'before registration');
     await passes();
     expect(await recorded(invited.agent_wallet_pda)).toEqual([]); // not an agent yet

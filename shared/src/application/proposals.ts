@@ -5,10 +5,13 @@
  * quorum in force is reached (and the governance delay passed) the service executes it as the very
  * events the change makes, each carrying the proposal id. The rules are domain/proposal.ts.
  *
- * The governed actions are a table (GOVERNED_ACTIONS): each says how its change is made. The same
- * function checks a change when it is proposed (nothing appended) and makes it when it executes, so a
- * proposal is only ever made of a change that applied then; one that no longer applies when it is
- * due ends `failed`, with the reason.
+ * The governed actions are a table (GOVERNED_ACTIONS), each row beside its capability (governed.ts):
+ * how its change is made and whether it widens. A change an admin asks for goes through `governed`:
+ * made at once when it narrows, proposed when it widens. The same function checks a change when it is
+ * proposed (nothing appended) and makes it when it executes, so a proposal is only ever made of a
+ * change that applied then; one that no longer applies when it is due ends `failed`, with the reason.
+ * Secrets a change makes (an invitation code) are in the answer to the signature that executed it,
+ * once, and never in the log.
  *
  * Executed exactly once: the change's events and `governance.executed` are appended together, each at
  * the revision it was decided on (appendTogether), so two admins signing at once, or a cancel racing
@@ -16,16 +19,9 @@
  * records the execution first (the proposals stream is the arbiter), then the change.
  */
 import { randomUUID } from 'node:crypto';
-import { decideUnfreezeAgent } from '../domain/agent';
-import {
-  authorizeMember,
-  decideAddMember,
-  decideRemoveMember,
-  decideSetGovernance,
-  decideUnfreezeGroup,
-  type GovernanceState,
-} from '../domain/governance';
-import { evolveGroup, type GroupState } from '../domain/group';
+import bs58 from 'bs58';
+import { authorizeMember, type GovernanceState } from '../domain/governance';
+import type { GroupState } from '../domain/group';
 import {
   decideCancel,
   decideExecuted,
@@ -39,104 +35,93 @@ import {
   type ProposalStatus,
   type ProposalsState,
 } from '../domain/proposal';
-import { streams, type GroupEvent } from '../domain/events';
+import { streams } from '../domain/events';
 import type { ProposalAction } from '../contract/operator/governance';
 import { ServiceError } from '../errors';
 import { WrongExpectedRevision } from '../event-store/port';
 import type { Context } from './context';
-import { governanceView, membersView } from './members';
+import type { Change, GovernedAction } from './governed';
+import { AGENT_ACTIONS } from './agents';
+import { ALLOW_LIST_ACTIONS } from './allow-list';
+import { APPROVAL_POLICY_ACTIONS } from './approvals';
+import { AUDITOR_ACTIONS } from './audit';
+import { FREEZE_ACTIONS } from './freeze';
+import { MEMBER_ACTIONS } from './members';
 import { appendTogether, withPatience, type Loaded, type Staged } from './repository';
 
-/** A change ready to be appended, and what it answers. */
-interface Change {
-  staged: Staged;
-  result: unknown;
-}
-
-/**
- * One kind of widening change: how it is made on the group `groupId` (the proposal's), from the
- * parameters the proposal recorded. Throws a ServiceError when it does not apply.
- */
-interface GovernedAction {
-  change(ctx: Context, groupId: string, params: Record<string, unknown>, proposalId: string): Promise<Change>;
-}
-
-/**
- * A change of the group's own stream: its decider's events on the group as it stands, and what the
- * change answers, from the group after them. A change that records nothing (it is in force already)
- * is no change to propose: `conflict`.
- */
-function onGroup(
-  decide: (
-    params: Record<string, unknown>,
-    state: GroupState,
-    proposalId: string,
-    now: number,
-  ) => GroupEvent[],
-  answer: (groupId: string, after: GroupState) => unknown,
-): GovernedAction {
-  return {
-    async change(ctx, groupId, params, proposalId) {
-      const stream = streams.group(groupId);
-      const loaded = await ctx.groups.load(stream);
-      const events = decide(params, loaded.state, proposalId, ctx.now());
-      if (events.length === 0)
-        throw new ServiceError('conflict', 'That is in force already: nothing would change.');
-      return {
-        staged: ctx.groups.stage(stream, loaded, events),
-        result: answer(groupId, events.reduce(evolveGroup, loaded.state)),
-      };
-    },
-  };
-}
-
+/** Every change a proposal makes, each a row (governed.ts) beside its capability. */
 export const GOVERNED_ACTIONS = {
-  /** Lifts the group's freeze. */
-  'group.unfreeze': onGroup(
-    (_params, state, proposalId, now) =>
-      decideUnfreezeGroup({ proposal_id: proposalId, now }, state.governance),
-    (groupId) => ({ group_config_pda: groupId, frozen: null }),
-  ),
-  /** Adds a member, or gives a member another role: `{wallet, role}`. */
-  'member.add': onGroup(
-    (params, state, proposalId, now) =>
-      decideAddMember(
-        { wallet: String(params.wallet), role: params.role, proposal_id: proposalId, now },
-        state.governance,
-      ),
-    (groupId, after) => membersView(groupId, after.governance),
-  ),
-  /** Removes a member: `{wallet}`. */
-  'member.remove': onGroup(
-    (params, state, proposalId, now) =>
-      decideRemoveMember({ wallet: String(params.wallet), proposal_id: proposalId, now }, state.governance),
-    (groupId, after) => membersView(groupId, after.governance),
-  ),
-  /** Puts a governance policy in force: the fields given, over the policy in force. */
-  'governance.set': onGroup(
-    (params, state, proposalId, now) =>
-      decideSetGovernance({ ...params, proposal_id: proposalId, now }, state.governance),
-    (groupId, after) => governanceView(groupId, after.governance),
-  ),
-  /** Lifts an agent's freeze. */
-  'agent.unfreeze': {
-    async change(ctx, groupId, params, proposalId) {
-      const agentId = String(params.agent);
-      const stream = streams.agent(agentId);
-      const loaded = await ctx.agents.load(stream);
-      if (loaded.state.status === 'unregistered' || loaded.state.groupId !== groupId)
-        throw new ServiceError('not_found', 'No such registered agent in the group.');
-      if (loaded.state.status === 'revoked') throw new ServiceError('conflict', 'The agent is revoked.');
-      const events = decideUnfreezeAgent({ proposal_id: proposalId, now: ctx.now() }, loaded.state);
-      return {
-        staged: ctx.agents.stage(stream, loaded, events),
-        result: { agent_wallet_pda: agentId, frozen: null },
-      };
-    },
-  },
+  ...FREEZE_ACTIONS,
+  ...MEMBER_ACTIONS,
+  ...ALLOW_LIST_ACTIONS,
+  ...AGENT_ACTIONS,
+  ...APPROVAL_POLICY_ACTIONS,
+  ...AUDITOR_ACTIONS,
 } as const satisfies Record<ProposalAction, GovernedAction>;
 
 export type GovernedActionName = ProposalAction;
+
+export type ProposalView = ReturnType<typeof proposalView>;
+
+/** What a change that may widen answers: its own answer (made at once), or the proposal (`202`). */
+export type Governed<T = unknown> = { applied: T } | { proposed: ProposalView };
+
+/**
+ * A change an admin asks for: made at once when it narrows (or leaves as it is) what agents may spend,
+ * a proposal when it widens it (governed.ts `Change.widens`). Bad input
+ * and a change that does not apply are refused either way, before anything is recorded.
+ */
+export async function governed(
+  ctx: Context,
+  wallet: string,
+  groupId: string,
+  action: GovernedActionName,
+  params: Record<string, unknown>,
+): Promise<Governed> {
+  const row: GovernedAction = GOVERNED_ACTIONS[action];
+  authorizeMember((await groupOf(ctx, groupId)).governance, wallet, 'admin');
+  // Judged and made on one state: appended at its revision (or decided again), so a change made
+  // meanwhile cannot turn a narrowing one into a widening one.
+  const made = await withPatience(async () => {
+    const change = await row.change(ctx, groupId, params);
+    if (change.widens) return undefined;
+    await appendStaged(ctx, change.staged);
+    return change;
+  });
+  if (made) return { applied: withSecret(made.result, made.secret) };
+  return { proposed: await propose(ctx, wallet, groupId, action, params) };
+}
+
+/** A wallet that signs: an admin's, in process (the demo, the tests). */
+export interface AdminSigner {
+  readonly address: string;
+  sign(message: Uint8Array): Uint8Array;
+}
+
+/**
+ * What the CLI and the console do for one admin, in process: the change asked by `admin` and, when it
+ * is a proposal, signed by it at once. The change's answer (with the secrets it made); a proposal the
+ * quorum needs more admins for is a `conflict` saying so.
+ */
+export async function enactAs(
+  ctx: Context,
+  admin: AdminSigner,
+  groupId: string,
+  action: GovernedActionName,
+  params: Record<string, unknown>,
+): Promise<unknown> {
+  const outcome = await governed(ctx, admin.address, groupId, action, params);
+  if ('applied' in outcome) return outcome.applied;
+  const { proposal_id, message } = outcome.proposed;
+  const signature = bs58.encode(admin.sign(Buffer.from(message, 'utf8')));
+  const signed = await signProposal(ctx, admin.address, proposal_id, signature);
+  if (signed.status !== 'executed')
+    throw new ServiceError(
+      'conflict',
+      `Proposal ${proposal_id} is ${signed.status}: more admins must sign it.`,
+    );
+  return signed.result;
+}
 
 /** The change a proposal makes, checked now; its parameters are what the proposal records. */
 export async function propose(
@@ -149,7 +134,9 @@ export async function propose(
   const group = await groupOf(ctx, groupId);
   authorizeMember(group.governance, wallet, 'admin');
   const proposalId = proposalIdOf(groupId, randomUUID());
-  await GOVERNED_ACTIONS[action].change(ctx, groupId, params, proposalId); // applies now, or throws
+  const row: GovernedAction = GOVERNED_ACTIONS[action];
+  // It applies now, or this throws: a proposal is only ever made of a valid change.
+  await (row.check ?? row.change)(ctx, groupId, params, proposalId);
   const stream = streams.proposals(groupId);
   const state = await ctx.proposals
     .handle(stream, (s) => {
@@ -184,9 +171,15 @@ export async function signProposal(ctx: Context, wallet: string, proposalId: str
     ),
     result: undefined,
   }));
-  await executeIfDue(ctx, proposalId);
-  return stillOpen(await answer(ctx, proposalId, wallet));
+  const secret = await executeIfDue(ctx, proposalId);
+  const view = stillOpen(await answer(ctx, proposalId, wallet));
+  // The secrets the change made (an invitation code, a key): to this admin, in this answer, once.
+  return secret && view.status === 'executed' ? { ...view, result: withSecret(view.result, secret) } : view;
 }
+
+/** An answer with the secrets a change made (never recorded) beside what it recorded. */
+const withSecret = (result: unknown, secret?: Record<string, unknown>) =>
+  secret ? { ...(result as object), ...secret } : result;
 
 /** Any admin cancels a pending or ready proposal. */
 export async function cancelProposal(ctx: Context, wallet: string, proposalId: string, reason?: string) {
@@ -235,19 +228,24 @@ export async function listProposals(ctx: Context, wallet: string, groupId: strin
 
 /**
  * Executes the proposal if it is due: the change and its record together, once. A change that no
- * longer applies ends the proposal `failed`, with the reason. Nothing when it is not due.
+ * longer applies ends the proposal `failed`, with the reason. Nothing when it is not due. Answers the
+ * secrets the change made, if this call executed it (only the caller ever sees them).
  */
-export async function executeIfDue(ctx: Context, proposalId: string): Promise<void> {
+export async function executeIfDue(
+  ctx: Context,
+  proposalId: string,
+): Promise<Record<string, unknown> | undefined> {
   const { groupId, stream } = located(proposalId);
-  await ctx.proposals.exclusive(stream, () =>
+  return ctx.proposals.exclusive(stream, () =>
     withPatience(async () => {
       const [proposals, group] = await Promise.all([ctx.proposals.load(stream), groupOf(ctx, groupId)]);
       const record = proposals.state.proposals.get(proposalId);
       const now = ctx.now();
-      if (!record || !isDue(record, group.governance, now)) return;
+      if (!record || !isDue(record, group.governance, now)) return undefined;
       let change: Change;
       try {
-        const action = GOVERNED_ACTIONS[record.proposed.action as GovernedActionName];
+        const action: GovernedAction | undefined =
+          GOVERNED_ACTIONS[record.proposed.action as GovernedActionName];
         if (!action)
           throw new ServiceError('conflict', `${record.proposed.action} is not a governed action.`);
         change = await action.change(ctx, groupId, record.proposed.params, proposalId);
@@ -258,13 +256,14 @@ export async function executeIfDue(ctx: Context, proposalId: string): Promise<vo
           proposals,
           decideFailed({ proposal_id: proposalId, reason: err.message, now }, proposals.state),
         );
-        return;
+        return undefined;
       }
       const executed = decideExecuted(
         { proposal_id: proposalId, result: change.result, governance: group.governance, now },
         proposals.state,
       );
       await appendExecution(ctx, stream, proposals, executed, change);
+      return change.secret;
     }),
   );
 }
@@ -280,12 +279,17 @@ async function appendExecution(
   if (ctx.store.appendAtomically) return appendTogether(ctx.store, [change.staged, record]);
   // One stream at a time: the execution's record first (the arbiter), then the change.
   await ctx.proposals.append(stream, proposals, executed);
-  const { append } = change.staged;
+  await appendStaged(ctx, change.staged);
+}
+
+/** One staged append on its own. */
+async function appendStaged(ctx: Context, staged: Staged): Promise<void> {
+  const { append } = staged;
+  if (append.events.length === 0) return;
   try {
-    const result = await ctx.store.append(append.stream, append.events, append.expected);
-    change.staged.landed(result);
+    staged.landed(await ctx.store.append(append.stream, append.events, append.expected));
   } catch (err) {
-    if (err instanceof WrongExpectedRevision) change.staged.failed(err);
+    if (err instanceof WrongExpectedRevision) staged.failed(err);
     throw err;
   }
 }

@@ -20,6 +20,16 @@ export interface Operation<Name extends string = string, TagName extends string 
   response: Name;
   /** The status of a success (200 when absent). */
   status?: 200 | 201 | 202;
+  /**
+   * The change widens what agents may spend when it does (governance): then the answer is `202` with
+   * the proposal (the schema `Proposal`) instead of `status` with `response`.
+   */
+  proposes?: true;
+  /**
+   * A proposal's row (`proposes`, or a `Proposal` answered with `202`): the schema of the proposal's
+   * `result` once it executed, the change's own answer.
+   */
+  result?: Name;
   /** Other media types of a success, each with its schema (the JSON one is `response`). */
   alternatives?: Record<string, { schema: object; description?: string }>;
   /** The headers of a success (the state reads': VIEW_HEADERS, when absent). */
@@ -105,7 +115,7 @@ export function contractTag<
   parameters?: Record<string, object>;
 }): ContractTag<TagName, Schemas, Rows> {
   for (const [id, op] of Object.entries<Operation>(tag.operations)) {
-    const named = [op.request, op.query, op.response].filter((n) => n !== undefined);
+    const named = [op.request, op.query, op.response, op.result].filter((n) => n !== undefined);
     const problems = [
       ...(op.operationId === id ? [] : [`keyed ${id}`]),
       ...(op.tag === tag.name ? [] : [`tagged ${op.tag}`]),
@@ -419,9 +429,31 @@ function operationObject<Name extends string, TagName extends string>(
     ...(op.query ? queryParameters(contract.schemas, op.query) : []),
   ];
   const successHeaders = { ...(op.headers ?? (op.tag === 'state' ? VIEW_HEADERS : {})), ...rateLimit };
+  // A proposal's answer names what its `result` is once it executed.
+  const proposal = (): Record<string, unknown> => ({
+    'application/json': {
+      schema: op.result
+        ? {
+            allOf: [
+              ref('Proposal'),
+              {
+                type: 'object',
+                properties: {
+                  result: {
+                    anyOf: [ref(op.result), { type: 'null' }],
+                    description:
+                      'Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then.',
+                  },
+                },
+              },
+            ],
+          }
+        : ref('Proposal'),
+    },
+  });
   const success = {
     description: op.status === 202 ? 'Accepted' : op.status === 201 ? 'Created' : 'OK',
-    content: { ...json(op.response), ...op.alternatives },
+    content: { ...(op.response === 'Proposal' ? proposal() : json(op.response)), ...op.alternatives },
     ...(Object.keys(successHeaders).length > 0 && { headers: successHeaders }),
   };
   return {
@@ -432,7 +464,17 @@ function operationObject<Name extends string, TagName extends string>(
     ...(op.public ? { security: [] } : op.security ? { security: op.security } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(op.request ? { requestBody: { required: !op.optionalBody, content: json(op.request) } } : {}),
-    responses: { [String(op.status ?? 200)]: success, ...errors },
+    responses: {
+      [String(op.status ?? 200)]: success,
+      ...(op.proposes && {
+        '202': {
+          description: 'Accepted: the change widens, so it is a proposal the group’s admins sign.',
+          content: proposal(),
+          ...(Object.keys(rateLimit).length > 0 && { headers: rateLimit }),
+        },
+      }),
+      ...errors,
+    },
   };
 }
 

@@ -7,6 +7,22 @@ import { answerViolations, validate, type SchemaName } from './validator';
 type Responses = Record<string, { content?: Record<string, { schema: unknown }> }>;
 type Op = { security?: unknown; parameters?: { name: string; in: string }[]; responses: Responses };
 
+/** A proposal's answer whose `result`, once executed, is `result`. */
+const proposalOf = (result: string) => ({
+  allOf: [
+    { $ref: '#/components/schemas/Proposal' },
+    {
+      type: 'object',
+      properties: {
+        result: {
+          anyOf: [{ $ref: `#/components/schemas/${result}` }, { type: 'null' }],
+          description: expect.stringContaining('Once executed'),
+        },
+      },
+    },
+  ],
+});
+
 describe('the operator OpenAPI 3.1 document', () => {
   const doc = operatorOpenApiDocument();
   const operation = (method: string, path: string) =>
@@ -28,9 +44,9 @@ describe('the operator OpenAPI 3.1 document', () => {
   it('has one operation per entry of the table, each with its success answer and its path parameters', () => {
     for (const op of OPERATOR_OPERATIONS) {
       const o = operation(op.method, op.path)!;
-      expect(o.responses[String(op.status ?? 200)]?.content?.['application/json']?.schema).toEqual({
-        $ref: `#/components/schemas/${op.response}`,
-      });
+      const schema = o.responses[String(op.status ?? 200)]?.content?.['application/json']?.schema;
+      if (op.result && op.response === 'Proposal') expect(schema).toEqual(proposalOf(op.result));
+      else expect(schema).toEqual({ $ref: `#/components/schemas/${op.response}` });
       const inPath = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       expect((o.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name)).toEqual(inPath);
     }
@@ -49,10 +65,27 @@ describe('the operator OpenAPI 3.1 document', () => {
     expect(operation('post', '/orchestrator/groups/{group}/auditors')!.security).toBeUndefined();
   });
 
+  it('documents the proposal a widening change answers: 202 with the Proposal beside the change’s own answer', () => {
+    const limits = operation('patch', '/orchestrator/agents/{agent}/limits')!.responses;
+    expect(limits['200']!.content!['application/json']!.schema).toEqual({
+      $ref: '#/components/schemas/AgentLimitsResponse',
+    });
+    expect(limits['202']!.content!['application/json']!.schema).toEqual(proposalOf('AgentLimitsResponse'));
+    const invite = operation('post', '/orchestrator/groups/{group}/invitations')!.responses;
+    expect(Object.keys(invite)).not.toContain('201');
+    expect(invite['202']!.content!['application/json']!.schema).toEqual(proposalOf('InvitationResponse'));
+    // Lifting a freeze answers a proposal whose result is no named schema.
+    expect(
+      operation('post', '/orchestrator/groups/{group}/unfreeze')!.responses['202']!.content![
+        'application/json'
+      ]!.schema,
+    ).toEqual({ $ref: '#/components/schemas/Proposal' });
+  });
+
   it('lists, per status, the error codes each route answers in the error envelope', () => {
     const whitelist = operation('post', '/orchestrator/groups/{group}/whitelist')!.responses;
     expect(Object.keys(whitelist).sort()).toEqual([
-      '201',
+      '202',
       '400',
       '401',
       '403',

@@ -187,6 +187,7 @@ export function answerViolations<Name extends string, TagName extends string>(
 ): ValidationDetail[] {
   const where = `${op.method.toUpperCase()} ${op.path}`;
   if (status === (op.status ?? 200)) return responseViolations(op.response as unknown as SchemaName, body);
+  if (status === 202 && op.proposes) return responseViolations('Proposal' as SchemaName, body);
   const codes = (op.errors ?? ERROR_CODES)
     .filter((c) => ERROR_CATALOGUE[c].status === status)
     .map(contract.codeName);

@@ -99,8 +99,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2).
-         * @description Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         * Propose to allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2): a proposal, `202`.
+         * @description Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. A proposal (`202`): allowing a recipient or a protocol widens what agents may spend, so nothing changes until a quorum of the group’s admins has signed the proposal’s `message` (POST /orchestrator/proposals/{proposal}/sign); with the default governance (quorum 1, no delay) the proposer’s own signature executes it, and its answer’s `result` is the entry. Bad input is `400` and a change that cannot apply `409` at once: a proposal is only ever made of a valid change. Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.
          */
         post: operations["addWhitelistEntry"];
         delete?: never;
@@ -139,8 +139,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Invite an agent: a wallet in custody, its limits, and a one-time code (shown once).
-         * @description Makes an agent of the group: its wallet (held by the service), its limits (the group’s defaults for any not given) and a one-time invitation code the agent redeems at POST /register. The code is answered once (`cache-control: no-store`). Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         * Propose to invite an agent (a proposal, `202`): once executed, a wallet in custody, its limits, and a one-time code (shown once).
+         * @description An invitation hands out power, so it is a proposal: nothing changes until a quorum of the group’s admins has signed its `message` (POST /orchestrator/proposals/{proposal}/sign). Its execution makes an agent of the group: its wallet (held by the service), its limits (the group’s defaults for any not given) and a one-time invitation code the agent redeems at POST /register. The code is in the `result` of the answer to the signature that executed it (`InvitationResponse`), once, and in no log, no other answer, never to a viewer. Bad input is `400` at once. Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.
          */
         post: operations["inviteAgent"];
         delete?: never;
@@ -164,7 +164,7 @@ export interface paths {
         head?: never;
         /**
          * Change an agent’s limits (any of them); a revoked agent’s stay.
-         * @description Sets the limits given (the per-transaction and daily limits, the hourly cap, the approval threshold; the others stay); spends decided from now on are held to them, and what was spent in the window still counts. A revoked agent’s limits stay: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
+         * @description Sets the limits given (the per-transaction and daily limits, the hourly cap, the approval threshold; the others stay); spends decided from now on are held to them, and what was spent in the window still counts. Lowering any of them applies at once; raising any (or the approval threshold that applies to the agent, or lifting it) widens what it may spend, so the answer is `202` with a proposal the group’s admins sign. A revoked agent’s limits stay: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only admins of the agent’s group: anyone else is `403 forbidden`, an unknown agent `404 not_found`.
          */
         patch: operations["changeLimits"];
         trace?: never;
@@ -531,7 +531,7 @@ export interface paths {
         get: operations["getApprovalPolicy"];
         /**
          * Which spends wait for a person: above a threshold, or the first to each recipient; m of n approvers.
-         * @description Owner only. An agent’s own approval_threshold (its limits) overrides the group’s threshold. Withdrawals are never held.
+         * @description Admins only. The approvers must be members of the group with role `approver` or `admin` (`400` otherwise). A policy that lets through without a person nothing the one in force did not (a threshold no higher, first-spend holds not turned off, the same approvers at a quorum no lower; a first policy) applies at once; any other is `202` with a proposal the group’s admins sign. An agent’s own approval_threshold (its limits) overrides the group’s threshold. Withdrawals are never held.
          */
         put: operations["setApprovalPolicy"];
         post?: never;
@@ -759,8 +759,8 @@ export interface paths {
         get: operations["listAuditors"];
         put?: never;
         /**
-         * Give a wallet read-only access to the group’s log (granting twice changes nothing).
-         * @description Grants `wallet` read access to the group’s audit routes (its events, an intent’s story, the log’s verification, and the held spends); it signs in like an operator and may change nothing. Granting twice changes nothing; the owner’s own wallet is `409 conflict` (it reads the log already). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         * Propose to give a wallet read-only access to the group’s log (a proposal, `202`).
+         * @description Grants `wallet` read access to the group’s audit routes (its events, an intent’s story, the log’s verification, and the held spends); it signs in like an operator and may change nothing. It hands out data, so it is a proposal (`202`) the group’s admins sign; a wallet that audits the group already is answered `201` at once, nothing recorded; a member’s wallet is `409 conflict` (it reads the log already). Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.
          */
         post: operations["grantAuditor"];
         /**
@@ -1117,6 +1117,46 @@ export interface components {
         WhitelistRemovedResponse: {
             removed: string;
         };
+        Proposal: {
+            proposal_id: string;
+            group_config_pda: string;
+            /**
+             * @description The change it makes.
+             * @enum {string}
+             */
+            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant";
+            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`. */
+            params: Record<string, never>;
+            /**
+             * @description `pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).
+             * @enum {string}
+             */
+            status: "pending" | "ready" | "executed" | "cancelled" | "expired" | "failed";
+            /** @description What each admin signs (UTF-8, ed25519): the group, the action, its parameters (canonical JSON), the proposal and its expiry. */
+            message: string;
+            /** @description The quorum in force: distinct admins whose signatures it needs. */
+            signatures_required: number;
+            /** @description The admins who signed, in order. */
+            signatures: {
+                wallet: string;
+                /** Format: date-time */
+                signed_at: string;
+            }[];
+            proposed_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it executes; null until the quorum.
+             */
+            ready_at: string | null;
+            /** @description What the change answered once executed; null otherwise. */
+            result: unknown;
+            /** @description Why it was cancelled or failed; null otherwise. */
+            reason: string | null;
+        };
         InvitationRequest: {
             /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
             per_tx_limit?: number | string;
@@ -1255,46 +1295,6 @@ export interface components {
             safe_destination: string;
             /** @description How many admins the group has. */
             admins: number;
-        };
-        Proposal: {
-            proposal_id: string;
-            group_config_pda: string;
-            /**
-             * @description The change it makes.
-             * @enum {string}
-             */
-            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set";
-            /** @description The change’s parameters, as its route took them (`agent.unfreeze`: `{agent}`; `member.add`: `{wallet, role}`; `member.remove`: `{wallet}`; `governance.set`: the fields given). */
-            params: Record<string, never>;
-            /**
-             * @description `pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).
-             * @enum {string}
-             */
-            status: "pending" | "ready" | "executed" | "cancelled" | "expired" | "failed";
-            /** @description What each admin signs (UTF-8, ed25519): the group, the action, its parameters (canonical JSON), the proposal and its expiry. */
-            message: string;
-            /** @description The quorum in force: distinct admins whose signatures it needs. */
-            signatures_required: number;
-            /** @description The admins who signed, in order. */
-            signatures: {
-                wallet: string;
-                /** Format: date-time */
-                signed_at: string;
-            }[];
-            proposed_by: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            expires_at: string;
-            /**
-             * Format: date-time
-             * @description When it executes; null until the quorum.
-             */
-            ready_at: string | null;
-            /** @description What the change answered once executed; null otherwise. */
-            result: unknown;
-            /** @description Why it was cancelled or failed; null otherwise. */
-            reason: string | null;
         };
         FreezeRequest: {
             reason?: string;
@@ -2422,8 +2422,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
-            201: {
+            /** @description Accepted */
+            202: {
                 headers: {
                     /** @description `false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back. */
                     "X-Data-Stale"?: "true" | "false";
@@ -2442,7 +2442,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WhitelistEntryResponse"];
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["WhitelistEntryResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: invalid_amount, recipient_invalid, validation_error. */
@@ -2783,8 +2786,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
-            201: {
+            /** @description Accepted */
+            202: {
                 headers: {
                     /** @description `false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back. */
                     "X-Data-Stale"?: "true" | "false";
@@ -2803,7 +2806,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InvitationResponse"];
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["InvitationResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: invalid_amount, validation_error. */
@@ -2986,6 +2992,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentLimitsResponse"];
+                };
+            };
+            /** @description Accepted: the change widens, so it is a proposal the group’s admins sign. */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["AgentLimitsResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: invalid_amount, validation_error. */
@@ -3819,7 +3845,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Proposal"];
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["MembersResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: validation_error. */
@@ -3992,7 +4021,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Proposal"];
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["MembersResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: validation_error. */
@@ -4320,7 +4352,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Proposal"];
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["GovernanceResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: validation_error. */
@@ -6478,6 +6513,26 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalPolicyResponse"];
                 };
             };
+            /** @description Accepted: the change widens, so it is a proposal the group’s admins sign. */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["ApprovalPolicyResponse"] | null;
+                    };
+                };
+            };
             /** @description Invalid input: invalid_amount, validation_error. */
             400: {
                 headers: {
@@ -8525,6 +8580,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditorsResponse"];
+                };
+            };
+            /** @description Accepted: the change widens, so it is a proposal the group’s admins sign. */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["AuditorsResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: validation_error. */

@@ -6,6 +6,7 @@
  * on screen until dismissed.
  */
 import { useState } from 'preact/hooks';
+import { enacted } from '../signin';
 import { api, ok, type Schemas } from '../api';
 import { groupHref, type Route } from '../route';
 import {
@@ -53,10 +54,12 @@ function LimitsForm({ d, agent, onDone }: { d: GroupData; agent: Agent; onDone: 
       label={`Limits of ${agent.label ?? 'the agent'}`}
       onSubmit={form.submit(
         (f) =>
-          api.PATCH('/orchestrator/agents/{agent}/limits', {
-            params: { path: { agent: agent.agent_wallet_pda } },
-            body: limitsBody(f),
-          }),
+          enacted(
+            api.PATCH('/orchestrator/agents/{agent}/limits', {
+              params: { path: { agent: agent.agent_wallet_pda } },
+              body: limitsBody(f),
+            }),
+          ),
         onDone,
       )}
     >
@@ -255,16 +258,18 @@ function Invite({ d, onSecret }: { d: GroupData; onSecret: (s: Secret) => void }
         label="Invite an agent"
         onSubmit={form.submit(
           (f) =>
-            api.POST('/orchestrator/groups/{group}/invitations', {
-              params: { path: { group: d.id } },
-              body: {
-                ...(f.label && { label: f.label }),
-                ...(f.per_tx_limit && { per_tx_limit: f.per_tx_limit }),
-                ...(f.daily_limit && { daily_limit: f.daily_limit }),
-                ...(f.hourly_tx_cap && { hourly_tx_cap: Number(f.hourly_tx_cap) }),
-                ...(f.approval_threshold && { approval_threshold: f.approval_threshold }),
-              },
-            }),
+            enacted(
+              api.POST('/orchestrator/groups/{group}/invitations', {
+                params: { path: { group: d.id } },
+                body: {
+                  ...(f.label && { label: f.label }),
+                  ...(f.per_tx_limit && { per_tx_limit: f.per_tx_limit }),
+                  ...(f.daily_limit && { daily_limit: f.daily_limit }),
+                  ...(f.hourly_tx_cap && { hourly_tx_cap: Number(f.hourly_tx_cap) }),
+                  ...(f.approval_threshold && { approval_threshold: f.approval_threshold }),
+                },
+              }),
+            ) as unknown as Promise<{ data?: Schemas['InvitationResponse']; response: Response }>,
           (answer) => {
             onSecret({
               title: 'The invitation code',

@@ -5,6 +5,7 @@
  * recipient takes its budget and a lifetime in days or hours.
  */
 import { useMemo, useState } from 'preact/hooks';
+import { enacted } from '../signin';
 import { api, ok } from '../api';
 import type { Route } from '../route';
 import {
@@ -55,18 +56,20 @@ function AddEntry({ d }: { d: GroupData }) {
         label="Allow a recipient"
         onSubmit={form.submit(
           (f) =>
-            api.POST('/orchestrator/groups/{group}/whitelist', {
-              params: { path: { group: d.id } },
-              body: {
-                address: f.address!,
-                type: 1,
-                ...(f.label && { label: f.label }),
-                approved_amount: f.approved_amount!,
-                ttl_seconds: Math.round(
-                  Number(f.lifetime) * UNIT_SECONDS[f.unit as keyof typeof UNIT_SECONDS],
-                ),
-              },
-            }),
+            enacted(
+              api.POST('/orchestrator/groups/{group}/whitelist', {
+                params: { path: { group: d.id } },
+                body: {
+                  address: f.address!,
+                  type: 1,
+                  ...(f.label && { label: f.label }),
+                  approved_amount: f.approved_amount!,
+                  ttl_seconds: Math.round(
+                    Number(f.lifetime) * UNIT_SECONDS[f.unit as keyof typeof UNIT_SECONDS],
+                  ),
+                },
+              }),
+            ),
           d.reload,
         )}
       >

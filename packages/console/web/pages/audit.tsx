@@ -3,6 +3,7 @@
  * this page) and reconcile it with the chain, each answer said in words; grant and remove auditors.
  */
 import { useState } from 'preact/hooks';
+import { enacted } from '../signin';
 import { api, ok, type Schemas } from '../api';
 import { Failure, Field, FormBox, Loading, Section, useAction, useForm, useLoad } from '../ui';
 import { GroupFrame, type GroupData } from './frame';
@@ -123,10 +124,12 @@ function Audit({ d }: { d: GroupData }) {
             void form.submit(
               (f) =>
                 method === 'POST'
-                  ? api.POST('/orchestrator/groups/{group}/auditors', {
-                      ...path,
-                      body: { wallet: f.wallet! },
-                    })
+                  ? enacted(
+                      api.POST('/orchestrator/groups/{group}/auditors', {
+                        ...path,
+                        body: { wallet: f.wallet! },
+                      }),
+                    )
                   : api.DELETE('/orchestrator/groups/{group}/auditors', {
                       ...path,
                       body: { wallet: f.wallet! },

@@ -5,6 +5,7 @@
  * their routes.
  */
 import { useRef, useState } from 'preact/hooks';
+import { enacted } from '../signin';
 import { api, ok, type Schemas } from '../api';
 import { Address, Field, FormBox, Section, Table, failureText, useForm, useLoad, type Names } from '../ui';
 import { GroupFrame, type GroupData } from './frame';
@@ -215,10 +216,12 @@ function ApprovalPolicy({ d }: { d: GroupData }) {
               try {
                 setApplied(
                   await ok(
-                    api.PUT('/orchestrator/groups/{group}/approval-policy', {
-                      ...path,
-                      body: previewed.policy,
-                    }),
+                    enacted(
+                      api.PUT('/orchestrator/groups/{group}/approval-policy', {
+                        ...path,
+                        body: previewed.policy,
+                      }),
+                    ),
                   ),
                 );
                 setPreviewed(undefined);

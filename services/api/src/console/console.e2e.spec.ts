@@ -29,6 +29,8 @@ import {
   startWorld,
   until,
   type World,
+  enact,
+  invitation,
 } from '@tokenops/testing/harness';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import { TcpProxy } from '@tokenops/testing/tcp-proxy';
@@ -157,11 +159,14 @@ describe('GET /orchestrator/groups/{group}/events', () => {
 
     // While no one listens, the operator allow-lists another recipient.
     const recipient = generateSigner().address;
-    const added = await world.client.call('POST', `/api/v1/orchestrator/groups/${group}/whitelist`, {
-      token: world.operator.token,
-      body: { address: recipient, type: 1, approved_amount: '5', ttl_seconds: 3600 },
-    });
-    expect(added.status).toBe(201);
+    const added = await enact(
+      world.client,
+      [world.operator],
+      'POST',
+      `/api/v1/orchestrator/groups/${group}/whitelist`,
+      { address: recipient, type: 1, approved_amount: '5', ttl_seconds: 3600 },
+    );
+    expect(added.body.status).toBe('executed');
     const isNew = (m: EventSourceMessage) =>
       m.event === 'whitelist.entry_added' && m.data.includes(recipient);
     // Reconnecting from the last id seen gives what came after it, the new entry included: the same
@@ -706,14 +711,7 @@ describe('the console in a browser', () => {
     );
     expect(registered.status).toBe(200);
     buyer = { id: registered.body.agent_wallet_pda, key: registered.body.api_key };
-    const invited = await world.client.call<{ invitation_code: string }>(
-      'POST',
-      `/api/v1/orchestrator/groups/${group}/invitations`,
-      {
-        token: world.operator.token,
-        body: { label: 'courier' },
-      },
-    );
+    const invited = await invitation(world.client, world.operator, group, { label: 'courier' });
     const courierKey = await world.client.call<{ api_key: string; agent_wallet_pda: string }>(
       'POST',
       '/api/v1/register',
@@ -861,15 +859,12 @@ describe('the console in a browser', () => {
       await proxy.cut();
       await state.getByText('Disconnected: the service does not answer').waitFor();
       // While the page cannot reach the service, the operator allow-lists a recipient.
-      const allowed = await world.client.call(
-        'POST',
-        `/api/v1/orchestrator/groups/${world.groupId}/whitelist`,
-        {
-          token: world.operator.token,
-          body: { address: generateSigner().address, type: 1, approved_amount: '5', ttl_seconds: 3600 },
-        },
-      );
-      expect(allowed.status).toBe(201);
+      await world.allow({
+        address: generateSigner().address,
+        type: 1,
+        approved_amount: '5',
+        ttl_seconds: 3600,
+      });
       await proxy.restore();
       await state.getByText('Live: new events appear here').waitFor({ timeout: 10_000 });
       // It went on after the last event it had (Last-Event-ID): what came meanwhile, once, nothing again.

@@ -7,7 +7,7 @@ import bs58 from 'bs58';
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Context } from '@tokenops/shared';
-import { startWorld, type World } from '@tokenops/testing/harness';
+import { startWorld, type World, invitation } from '@tokenops/testing/harness';
 
 /** A key in our format, checksum right, for a real agent, with a secret that is not its own. */
 function forgedKey(agentId: string): string {
@@ -128,14 +128,7 @@ describe('an invitation code past the address’s allowance of failures', () => 
   });
   afterAll(async () => fleet.close());
 
-  const invite = async () =>
-    (
-      await fleet.client.call<{ invitation_code: string; agent_wallet_pda: string }>(
-        'POST',
-        `/api/v1/orchestrator/groups/${fleet.groupId}/invitations`,
-        { token: fleet.operator.token, body: {} },
-      )
-    ).body;
+  const invite = async () => (await invitation(fleet.client, fleet.operator, fleet.groupId, {})).body;
 
   it('a right one registers whatever others at that address did (both contracts); wrong ones stay refused 429', async () => {
     const first = await invite();
@@ -196,11 +189,7 @@ describe('a key the views do not accept', () => {
   });
 
   it('of an agent registered a moment ago is accepted as soon as the views have it', async () => {
-    const inv = await world.client.call<{ invitation_code: string }>(
-      'POST',
-      `/api/v1/orchestrator/groups/${world.groupId}/invitations`,
-      { token: world.operator.token, body: {} },
-    );
+    const inv = await invitation(world.client, world.operator, world.groupId, {});
     const reg = await world.client.call<{ api_key: string }>('POST', '/api/v1/register', {
       body: { invitation_code: inv.body.invitation_code },
     });

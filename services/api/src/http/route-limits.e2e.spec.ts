@@ -9,7 +9,7 @@
  */
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { signIn, startWorld, type Reply, type World } from '@tokenops/testing/harness';
+import { signIn, startWorld, type Reply, type World, invitation } from '@tokenops/testing/harness';
 
 const PUBLIC = 5;
 const SIGN_IN = 6;
@@ -129,28 +129,22 @@ describe('the sign-in routes, per client address', () => {
       body: { wallet, message: challenges[0]!.body.message, signature: '1111' },
     });
     expectRefused(token, SIGN_IN);
-    const invitation = (
-      await world.client.call<{ invitation_code: string }>(
-        'POST',
-        `/api/v1/orchestrator/groups/${world.groupId}/invitations`,
-        { token: world.operator.token, body: {} },
-      )
-    ).body.invitation_code;
+    const code = (await invitation(world.client, world.operator, world.groupId, {})).body.invitation_code;
     const register = await world.client.call('POST', '/api/v1/register', {
       headers: from(ip),
-      body: { invitation_code: invitation },
+      body: { invitation_code: code },
     });
     expectRefused(register, SIGN_IN);
     const variant = await world.client.call<{ error: { code: string } }>('POST', '/v1/agents/register', {
       headers: from(ip),
-      body: { invitation_code: invitation },
+      body: { invitation_code: code },
     });
     expectRefused(variant, SIGN_IN, (b) => (b as { error: { code: string } }).error.code);
 
     // Refused before anything was looked up: the code still registers, from another address.
     const elsewhere = await world.client.call<{ api_key: string }>('POST', '/api/v1/register', {
       headers: from(address()),
-      body: { invitation_code: invitation },
+      body: { invitation_code: code },
     });
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.headers.get('ratelimit-limit')).toBe(String(SIGN_IN));

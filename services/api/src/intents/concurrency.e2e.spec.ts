@@ -5,7 +5,7 @@
  * world allows more.
  */
 import { openBooks } from '@tokenops/testing/conservation';
-import { key, startWorld, type World } from '@tokenops/testing/harness';
+import { key, startWorld, type World, invitation } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
@@ -90,11 +90,7 @@ describe('under 100 parallel transfers', () => {
 
 describe('one invitation code, 20 parallel registrations', () => {
   it('gives exactly one key', async () => {
-    const inv = await world.client.call<{ invitation_code: string }>(
-      'POST',
-      `/api/v1/orchestrator/groups/${world.groupId}/invitations`,
-      { token: world.operator.token, body: {} },
-    );
+    const inv = await invitation(world.client, world.operator, world.groupId, {});
     const replies = await Promise.all(
       Array.from({ length: 20 }, () =>
         world.client.call('POST', '/api/v1/register', {

@@ -89,10 +89,7 @@ describe('error codes through the API', () => {
   });
   it('whitelist_expired 403', async () => {
     const entry = generateSigner().address;
-    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-      token: world.operator.token,
-      body: { address: entry, type: 1, approved_amount: 10, ttl_seconds: 1 },
-    });
+    await world.allow({ address: entry, type: 1, approved_amount: 10, ttl_seconds: 1 });
     const other = await world.agent({}, 100);
     await new Promise((r) => setTimeout(r, 1100));
     await expectError(transfer({ to: entry, amount: 1 }, other.key), 403, 'whitelist_expired');

@@ -15,15 +15,13 @@ const { world, ctx } = embeddedSuite();
 /** A recipient allow-listed with a budget of exactly 10. */
 async function vendorOf10(): Promise<string> {
   const vendor = generateSigner().address;
-  const added = await world().client.call(
-    'POST',
-    `/api/v1/orchestrator/groups/${world().groupId}/whitelist`,
-    {
-      token: world().operator.token,
-      body: { address: vendor, type: 1, label: 'ten', approved_amount: 10, ttl_seconds: 86_400 },
-    },
-  );
-  expect(added.status).toBe(201);
+  await world().allow({
+    address: vendor,
+    type: 1,
+    label: 'ten',
+    approved_amount: 10,
+    ttl_seconds: 86_400,
+  });
   return vendor;
 }
 

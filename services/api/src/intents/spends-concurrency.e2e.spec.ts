@@ -205,10 +205,7 @@ describe('20 parallel deposits of one agent whose daily limit allows exactly 7',
       '/api/v1/venues',
     );
     const program = venues.body.venues[0]!.lending_program;
-    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-      token: world.operator.token,
-      body: { address: program, type: 2 },
-    });
+    await world.allow({ address: program, type: 2 });
     const agent = await world.agent({ per_tx_limit: 10, daily_limit: 70, hourly_tx_cap: 1000 }, 100);
     const replies = await Promise.all(
       Array.from({ length: 20 }, () =>

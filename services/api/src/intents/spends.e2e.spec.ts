@@ -461,11 +461,7 @@ describe('POST /api/v1/deposit and /withdraw', () => {
 
   describe('once the operator allow-lists the venue (type 2)', () => {
     beforeAll(async () => {
-      const r = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-        token: world.operator.token,
-        body: { address: program, type: 2, label: 'local venue' },
-      });
-      expect(r.status).toBe(201);
+      await world.allow({ address: program, type: 2, label: 'local venue' });
     });
 
     it('deposit confirms: the agent pays USDC into the vault and holds kUSDC; it counts as a spend', async () => {

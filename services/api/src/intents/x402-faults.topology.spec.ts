@@ -60,9 +60,12 @@ beforeAll(async () => {
     routes: { slow: { amount: '250000', asset: usdc, payTo: payee, delayMs: 1_500 } },
   });
   await chain.mintTo(payee, usdc, 0n, 'x402 payee');
-  await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-    token: world.operator.token,
-    body: { address: payee, type: 1, label: 'x402 payee', approved_amount: 100, ttl_seconds: 86_400 },
+  await world.allow({
+    address: payee,
+    type: 1,
+    label: 'x402 payee',
+    approved_amount: 100,
+    ttl_seconds: 86_400,
   });
 });
 afterAll(async () => {

@@ -23,6 +23,7 @@ import {
   startWorld,
   until,
   type World,
+  enact,
 } from '@tokenops/testing/harness';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import { freePort } from '@tokenops/testing/ports';
@@ -102,9 +103,12 @@ beforeAll(async () => {
   for (const address of [payee, stranger, small, expiring])
     await chain.mintTo(address, usdc, 0n, `x402 payee ${address}`);
   const allow = (address: string, approved_amount: number, ttl_seconds = 86_400) =>
-    world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-      token: world.operator.token,
-      body: { address, type: 1, label: 'x402 payee', approved_amount, ttl_seconds },
+    enact(world.client, [world.operator], 'POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
+      address,
+      type: 1,
+      label: 'x402 payee',
+      approved_amount,
+      ttl_seconds,
     });
   await allow(payee, 1_000);
   await allow(small, 0.1);

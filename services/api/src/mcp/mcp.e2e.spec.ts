@@ -39,11 +39,7 @@ beforeAll(async () => {
   world = await startWorld();
   const venues = await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues');
   program = venues.body.venues[0]!.lending_program;
-  const listed = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-    token: world.operator.token,
-    body: { address: program, type: 2, label: 'local venue' },
-  });
-  expect(listed.status).toBe(201);
+  await world.allow({ address: program, type: 2, label: 'local venue' });
 });
 afterAll(async () => world?.close());
 

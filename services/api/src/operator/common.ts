@@ -5,7 +5,8 @@
  * names.
  */
 import type { Request, Response } from 'express';
-import type { LimitsChangeRequest } from '@tokenops/shared';
+import type { Governed, LimitsChangeRequest } from '@tokenops/shared';
+import type { Call } from '../http/operations';
 import type { ApiDeps } from '../deps';
 import { bearer } from '../http/auth';
 import { showWrite } from '../state/freshness';
@@ -26,6 +27,12 @@ export function operatorCalls(deps: ApiDeps) {
     wallet: (req: Request) => signedInWallet(deps, req),
     visible: <T>(res: Response, write: () => Promise<T>): Promise<T> => showWrite(deps, res, write),
   };
+}
+
+/** The answer of a change that may widen: its own (the row's status), or `202` with the proposal. */
+export function replyGoverned(reply: Call['reply'], outcome: Governed): void {
+  if ('proposed' in outcome) reply(outcome.proposed, 202);
+  else reply(outcome.applied);
 }
 
 type Limits = Pick<

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startEmbedded } from '../embedded';
 import { createLogger } from '@tokenops/shared/process';
-import { Client, key, signIn, startWorld, type World } from '@tokenops/testing/harness';
+import { Client, key, signIn, startWorld, type World, invitation } from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {
@@ -263,13 +263,7 @@ describe('a restart of the embedded service', () => {
       body: {},
     });
     const invite = async () =>
-      (
-        await client.call<{ invitation_code: string; agent_wallet_pda: string }>(
-          'POST',
-          `/api/v1/orchestrator/groups/${group.body.group_config_pda}/invitations`,
-          { token: operator.token, body: { daily_limit: 500 } },
-        )
-      ).body;
+      (await invitation(client, operator, group.body.group_config_pda, { daily_limit: 500 })).body;
     const a = await invite();
     const b = await invite();
     await client.call('POST', '/api/v1/dev/airdrop', {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { responseViolations, type VariantSchemaName } from '@tokenops/shared';
 import { openBooks } from '@tokenops/testing/conservation';
-import { key, startWorld, type World } from '@tokenops/testing/harness';
+import { key, startWorld, type World, invitation } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
@@ -16,10 +16,7 @@ beforeAll(async () => {
   world = await startWorld();
   books = await openBooks(world);
   // The operator allows the lending venue (a protocol entry) for deposits and withdrawals.
-  await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-    token: world.operator.token,
-    body: { address: await venue(), type: 2, label: 'local venue' },
-  });
+  await world.allow({ address: await venue(), type: 2, label: 'local venue' });
 });
 afterEach(async () => {
   await books.expectBalanced();
@@ -219,11 +216,7 @@ async function run(
 }
 
 async function register(contract: Contract, limits: Body, funds = 1_000): Promise<Agent> {
-  const inv = await world.client.call<{ invitation_code: string }>(
-    'POST',
-    `/api/v1/orchestrator/groups/${world.groupId}/invitations`,
-    { token: world.operator.token, body: limits },
-  );
+  const inv = await invitation(world.client, world.operator, world.groupId, limits);
   const reg = await world.client.call<Body>(
     'POST',
     contract === 'variant' ? '/v1/agents/register' : '/api/v1/register',

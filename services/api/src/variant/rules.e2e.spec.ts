@@ -15,7 +15,7 @@ import {
 } from '@tokenops/shared';
 import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
 import { openBooks } from '@tokenops/testing/conservation';
-import { startWorld, type Reply, type World } from '@tokenops/testing/harness';
+import { startWorld, type Reply, type World, enact } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
@@ -198,12 +198,20 @@ describe('simulate: the checks object', () => {
 
   it('shows why for each failing rule', async () => {
     const agent = await world.agent({ per_tx_limit: 50, daily_limit: 60, hourly_tx_cap: 2 });
-    const operator = world.operator.token;
     const entry = (address: string, approved_amount: number, ttl_seconds: number) =>
-      world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-        token: operator,
-        body: { address, type: 1, label: 'x', approved_amount, ttl_seconds },
-      });
+      enact(
+        world.client,
+        [world.operator],
+        'POST',
+        `/api/v1/orchestrator/groups/${world.groupId}/whitelist`,
+        {
+          address,
+          type: 1,
+          label: 'x',
+          approved_amount,
+          ttl_seconds,
+        },
+      );
     const expiring = generateSigner().address;
     const small = generateSigner().address;
     await entry(expiring, 100, 1);

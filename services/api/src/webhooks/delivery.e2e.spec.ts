@@ -112,10 +112,7 @@ describe('webhook delivery', () => {
     });
     // a budget entry used to 80 % then wholly: threshold and voided
     const small = 'Vote111111111111111111111111111111111111111';
-    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-      token: world.operator.token,
-      body: { address: small, type: 1, label: 'small', approved_amount: 10, ttl_seconds: 3_600 },
-    });
+    await world.allow({ address: small, type: 1, label: 'small', approved_amount: 10, ttl_seconds: 3_600 });
     expect((await call('/api/v1/transfer', { to: small, amount: 9 })).status).toBe(200);
     expect((await call('/api/v1/transfer', { to: small, amount: 1 })).status).toBe(200);
     // the kill switch and proposals: an agent frozen and lifted by a signed proposal, another proposal
@@ -245,10 +242,7 @@ describe('webhook delivery', () => {
     const program = (
       await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues')
     ).body.venues[0]!.lending_program;
-    await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-      token: world.operator.token,
-      body: { address: program, type: 2, label: 'venue' },
-    });
+    await world.allow({ address: program, type: 2, label: 'venue' });
     const spend = (who: { key: string }, path: string, body: Record<string, unknown>) =>
       world.client.call<{ tx_sig: string }>('POST', path, {
         token: who.key,

@@ -5,6 +5,7 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { object } from '../build';
 import { contractTag } from '../openapi';
+import { Proposal } from './governance';
 import { AmountOutput, Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
 import {
   LIMIT_NAMES,
@@ -88,6 +89,7 @@ export const OPERATOR_AGENTS = contractTag({
     EmergencyWithdrawRequest,
     EmergencyWithdrawResponse,
     RotateKeyResponse,
+    Proposal,
   },
   parameters: { agent: Identifier },
   operations: {
@@ -97,13 +99,15 @@ export const OPERATOR_AGENTS = contractTag({
       tag: 'agents',
       operationId: 'inviteAgent',
       headers: WRITE_HEADERS,
-      summary: 'Invite an agent: a wallet in custody, its limits, and a one-time code (shown once).',
+      summary:
+        'Propose to invite an agent (a proposal, `202`): once executed, a wallet in custody, its limits, and a one-time code (shown once).',
       description:
-        'Makes an agent of the group: its wallet (held by the service), its limits (the group’s defaults for any not given) and a one-time invitation code the agent redeems at POST /register. The code is answered once (`cache-control: no-store`). Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
+        'An invitation hands out power, so it is a proposal: nothing changes until a quorum of the group’s admins has signed its `message` (POST /orchestrator/proposals/{proposal}/sign). Its execution makes an agent of the group: its wallet (held by the service), its limits (the group’s defaults for any not given) and a one-time invitation code the agent redeems at POST /register. The code is in the `result` of the answer to the signature that executed it (`InvitationResponse`), once, and in no log, no other answer, never to a viewer. Bad input is `400` at once. Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.',
       request: 'InvitationRequest',
       optionalBody: true,
-      response: 'InvitationResponse',
-      status: 201,
+      response: 'Proposal',
+      result: 'InvitationResponse',
+      status: 202,
       errors: [...OWNER, 'invalid_amount', 'conflict'],
     },
     changeLimits: {
@@ -114,9 +118,11 @@ export const OPERATOR_AGENTS = contractTag({
       headers: WRITE_HEADERS,
       summary: 'Change an agent’s limits (any of them); a revoked agent’s stay.',
       description:
-        'Sets the limits given (the per-transaction and daily limits, the hourly cap, the approval threshold; the others stay); spends decided from now on are held to them, and what was spent in the window still counts. A revoked agent’s limits stay: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.',
+        'Sets the limits given (the per-transaction and daily limits, the hourly cap, the approval threshold; the others stay); spends decided from now on are held to them, and what was spent in the window still counts. Lowering any of them applies at once; raising any (or the approval threshold that applies to the agent, or lifting it) widens what it may spend, so the answer is `202` with a proposal the group’s admins sign. A revoked agent’s limits stay: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only admins of the agent’s group: anyone else is `403 forbidden`, an unknown agent `404 not_found`.',
       request: 'LimitsChangeRequest',
       response: 'AgentLimitsResponse',
+      proposes: true,
+      result: 'AgentLimitsResponse',
       errors: [...OWNER, 'invalid_amount', 'conflict'],
     },
     revokeAgent: {

@@ -5,6 +5,7 @@
  */
 import { object } from '../build';
 import { contractTag } from '../openapi';
+import { Proposal } from './governance';
 import { AmountInput, Identifier, type Shape } from '../schemas';
 import { AmountText, Label, NullableText, NullableTimestamp, OWNER, WRITE_HEADERS } from './common';
 
@@ -47,7 +48,7 @@ export const WhitelistRemovedResponse = object({ removed: Identifier });
 export const OPERATOR_ALLOW_LIST = contractTag({
   name: 'allow-list',
   description: 'Who a group’s agents may pay: recipients with a budget and a lifetime, protocols.',
-  schemas: { WhitelistRequest, WhitelistEntryResponse, WhitelistRemovedResponse },
+  schemas: { WhitelistRequest, WhitelistEntryResponse, WhitelistRemovedResponse, Proposal },
   parameters: { entry: Identifier },
   operations: {
     addWhitelistEntry: {
@@ -56,12 +57,14 @@ export const OPERATOR_ALLOW_LIST = contractTag({
       tag: 'allow-list',
       operationId: 'addWhitelistEntry',
       headers: WRITE_HEADERS,
-      summary: 'Allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2).',
+      summary:
+        'Propose to allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2): a proposal, `202`.',
       description:
-        'Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
+        'Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. A proposal (`202`): allowing a recipient or a protocol widens what agents may spend, so nothing changes until a quorum of the group’s admins has signed the proposal’s `message` (POST /orchestrator/proposals/{proposal}/sign); with the default governance (quorum 1, no delay) the proposer’s own signature executes it, and its answer’s `result` is the entry. Bad input is `400` and a change that cannot apply `409` at once: a proposal is only ever made of a valid change. Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.',
       request: 'WhitelistRequest',
-      response: 'WhitelistEntryResponse',
-      status: 201,
+      response: 'Proposal',
+      result: 'WhitelistEntryResponse',
+      status: 202,
       errors: [...OWNER, 'invalid_amount', 'recipient_invalid', 'conflict'],
     },
     removeWhitelistEntry: {

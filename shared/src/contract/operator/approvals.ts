@@ -215,9 +215,11 @@ export const OPERATOR_APPROVALS = contractTag({
       summary:
         'Which spends wait for a person: above a threshold, or the first to each recipient; m of n approvers.',
       description:
-        'Owner only. An agent’s own approval_threshold (its limits) overrides the group’s threshold. Withdrawals are never held.',
+        'Admins only. The approvers must be members of the group with role `approver` or `admin` (`400` otherwise). A policy that lets through without a person nothing the one in force did not (a threshold no higher, first-spend holds not turned off, the same approvers at a quorum no lower; a first policy) applies at once; any other is `202` with a proposal the group’s admins sign. An agent’s own approval_threshold (its limits) overrides the group’s threshold. Withdrawals are never held.',
       request: 'ApprovalPolicyRequest',
       response: 'ApprovalPolicyResponse',
+      proposes: true,
+      result: 'ApprovalPolicyResponse',
       errors: [...OWNER, 'invalid_amount'],
     },
     getApprovalPolicy: {

@@ -46,12 +46,14 @@ export const OPERATOR_AUDITORS = contractTag({
       path: '/orchestrator/groups/{group}/auditors',
       tag: 'auditors',
       operationId: 'grantAuditor',
-      summary: 'Give a wallet read-only access to the group’s log (granting twice changes nothing).',
+      summary: 'Propose to give a wallet read-only access to the group’s log (a proposal, `202`).',
       description:
-        'Grants `wallet` read access to the group’s audit routes (its events, an intent’s story, the log’s verification, and the held spends); it signs in like an operator and may change nothing. Granting twice changes nothing; the owner’s own wallet is `409 conflict` (it reads the log already). Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
+        'Grants `wallet` read access to the group’s audit routes (its events, an intent’s story, the log’s verification, and the held spends); it signs in like an operator and may change nothing. It hands out data, so it is a proposal (`202`) the group’s admins sign; a wallet that audits the group already is answered `201` at once, nothing recorded; a member’s wallet is `409 conflict` (it reads the log already). Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.',
       request: 'AuditorRequest',
       response: 'AuditorsResponse',
       status: 201,
+      proposes: true,
+      result: 'AuditorsResponse',
       errors: [...OWNER, 'conflict'],
     },
     removeAuditor: {

@@ -65,6 +65,11 @@ export const PROPOSAL_ACTIONS = [
   'member.add',
   'member.remove',
   'governance.set',
+  'allow_list.add',
+  'agent.invite',
+  'agent.limits',
+  'approval_policy.set',
+  'auditor.grant',
 ] as const;
 export type ProposalAction = (typeof PROPOSAL_ACTIONS)[number];
 
@@ -79,7 +84,7 @@ export const Proposal = object({
   params: {
     type: 'object',
     description:
-      'The change’s parameters, as its route took them (`agent.unfreeze`: `{agent}`; `member.add`: `{wallet, role}`; `member.remove`: `{wallet}`; `governance.set`: the fields given).',
+      'The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`.',
   },
   status: {
     type: 'string',

@@ -52,10 +52,7 @@ async function heldBy(owner: string): Promise<Record<string, bigint>> {
 async function allowListedVenue(): Promise<string> {
   const venue = (await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues'))
     .body.venues[0]!.lending_program;
-  await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-    token: world.operator.token,
-    body: { address: venue, type: 2, label: 'venue' },
-  });
+  await world.allow({ address: venue, type: 2, label: 'venue' });
   return venue;
 }
 

@@ -1,12 +1,14 @@
 /**
- * A group's agents: invited (the code shown once), their limits changed, revoked, given a new key
- * (shown once), or withdrawn in an emergency; each answered once the agent views include it.
+ * A group's agents: invited (a proposal: the code shown once, to the admin whose signature executed
+ * it), their limits changed (a proposal when any rises), revoked, given a new key (shown once), or
+ * withdrawn in an emergency; each change answered once the agent views include it.
  */
 import {
   OPERATOR_AGENTS,
-  changeLimits,
   emergencyWithdraw,
-  invite,
+  governed,
+  groupOfAgent,
+  propose,
   revoke,
   rotateKey,
   type EmergencyWithdrawRequest,
@@ -15,29 +17,34 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../../deps';
 import { defineRoute, type Route } from '../../http/operations';
-import { limitsInput, operatorCalls } from '../common';
+import { limitsInput, operatorCalls, replyGoverned } from '../common';
 
 export function agentRoutes(deps: ApiDeps): Route[] {
   const rows = OPERATOR_AGENTS.operations;
   const { wallet, visible } = operatorCalls(deps);
   return [
-    defineRoute(rows.inviteAgent, async ({ req, res, param, body, reply }) => {
+    defineRoute(rows.inviteAgent, async ({ req, param, body, reply }) => {
       const w = await wallet(req);
-      const b = body<InvitationRequest>();
-      res.setHeader('cache-control', 'no-store');
+      const b = body<InvitationRequest>() ?? {};
+      const limits = limitsInput(b);
       reply(
-        await visible(res, () =>
-          invite(deps.ctx, w, param('group'), {
-            limits: limitsInput(b),
-            ...(b.label !== undefined && { label: b.label }),
-          }),
-        ),
+        await propose(deps.ctx, w, param('group'), 'agent.invite', {
+          ...(Object.keys(limits).length > 0 && { limits }),
+          ...(b.label !== undefined && { label: b.label }),
+        }),
       );
     }),
     defineRoute(rows.changeLimits, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<LimitsChangeRequest>();
-      reply(await visible(res, () => changeLimits(deps.ctx, w, param('agent'), limitsInput(b))));
+      const agent = param('agent');
+      const group = await groupOfAgent(deps.ctx, agent);
+      replyGoverned(
+        reply,
+        await visible(res, () =>
+          governed(deps.ctx, w, group, 'agent.limits', { agent, limits: limitsInput(b) }),
+        ),
+      );
     }),
     defineRoute(rows.revokeAgent, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);

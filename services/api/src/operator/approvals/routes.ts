@@ -12,7 +12,7 @@ import {
   listApprovals,
   previewGroupPolicy,
   rejectApproval,
-  setApprovalPolicy,
+  governed,
   signApproval,
   type ApprovalPolicyRequest,
   type ApprovalsQuery,
@@ -22,7 +22,7 @@ import {
 } from '@tokenops/shared';
 import type { ApiDeps } from '../../deps';
 import { defineRoute, type Route } from '../../http/operations';
-import { operatorCalls } from '../common';
+import { operatorCalls, replyGoverned } from '../common';
 
 export function approvalRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
@@ -34,7 +34,11 @@ export function approvalRoutes(deps: ApiDeps): Route[] {
     defineRoute(rows.setApprovalPolicy, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<ApprovalPolicyRequest>();
-      reply(await visible(res, () => setApprovalPolicy(ctx, w, param('group'), b)));
+      const group = param('group');
+      replyGoverned(
+        reply,
+        await visible(res, () => governed(ctx, w, group, 'approval_policy.set', { ...b })),
+      );
     }),
     defineRoute(rows.getApprovalPolicy, async ({ req, param, reply }) =>
       reply(await getApprovalPolicy(ctx, await wallet(req), param('group'))),

@@ -14,6 +14,7 @@ import {
   startWorld,
   type Operator,
   type World,
+  enact,
 } from '@tokenops/testing/harness';
 
 interface Story {
@@ -49,10 +50,13 @@ beforeAll(async () => {
     webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`], ca: tls.ca },
   });
   auditor = await signIn(world.client);
-  await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/auditors`, {
-    token: world.operator.token,
-    body: { wallet: auditor.wallet.address },
-  });
+  await enact(
+    world.client,
+    [world.operator],
+    'POST',
+    `/api/v1/orchestrator/groups/${world.groupId}/auditors`,
+    { wallet: auditor.wallet.address },
+  );
   agent = await world.agent();
   const hook = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
     token: world.operator.token,

@@ -7,7 +7,15 @@
  * input is the error envelope, never a 500.
  */
 import { AUDIT_READ_PAGE, generateSigner, streams, type RecordedEvent } from '@tokenops/shared';
-import { key, signIn, startWorld, type Operator, type World } from '@tokenops/testing/harness';
+import {
+  key,
+  signIn,
+  startWorld,
+  type Operator,
+  type World,
+  enact,
+  invitation,
+} from '@tokenops/testing/harness';
 
 interface Shown {
   position: string;
@@ -36,11 +44,14 @@ let foreign: { group: string; agent: string };
 beforeAll(async () => {
   world = await startWorld({ rateLimitPerMinute: 1_000_000 });
   auditor = await signIn(world.client);
-  const granted = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/auditors`, {
-    token: world.operator.token,
-    body: { wallet: auditor.wallet.address },
-  });
-  expect(granted.status).toBe(201);
+  const granted = await enact(
+    world.client,
+    [world.operator],
+    'POST',
+    `/api/v1/orchestrator/groups/${world.groupId}/auditors`,
+    { wallet: auditor.wallet.address },
+  );
+  expect(granted.body.status).toBe('executed');
   a = await world.agent();
   b = await world.agent();
   expect((await transfer(a, world.vendor, 2)).status).toBe(200);
@@ -50,15 +61,8 @@ beforeAll(async () => {
     token: other.token,
     body: {},
   });
-  const invited = await world.client.call(
-    'POST',
-    `/api/v1/orchestrator/groups/${group.body.group_config_pda}/invitations`,
-    {
-      token: other.token,
-      body: {},
-    },
-  );
-  foreign = { group: group.body.group_config_pda as string, agent: invited.body.agent_wallet_pda as string };
+  const invited = await invitation(world.client, other, group.body.group_config_pda as string);
+  foreign = { group: group.body.group_config_pda as string, agent: invited.body.agent_wallet_pda };
 }, 60_000);
 afterAll(async () => world?.close());
 
@@ -99,6 +103,7 @@ async function groupStreams(): Promise<Set<string>> {
   }>('GET', `/api/v1/orchestrator/groups/${world.groupId}`, { token: world.operator.token });
   return new Set([
     streams.group(world.groupId),
+    streams.proposals(world.groupId),
     streams.webhooks({ groupId: world.groupId }),
     ...g.body.agents.flatMap((x) => [
       streams.agent(x.agent_wallet_pda),
@@ -165,6 +170,10 @@ describe("the group's events", () => {
         'intent.confirmed',
         'budget.consumed',
         'intent.blocked',
+        // The widening changes' proposals, signatures and executions (the group's proposals stream).
+        'governance.proposed',
+        'governance.signed',
+        'governance.executed',
       ]),
     );
     const first = events[0]!;
@@ -192,7 +201,9 @@ describe("the group's events", () => {
     // Nothing of the other group, and no wallet seed, idempotency record or sign-in.
     const shownStreams = new Set(events.map((e) => e.stream));
     expect(
-      [...shownStreams].filter((s) => !/^(group|agent|budget|payments|webhooks-(agent|group))-/.test(s)),
+      [...shownStreams].filter(
+        (s) => !/^(group|proposals|agent|budget|payments|webhooks-(agent|group))-/.test(s),
+      ),
     ).toEqual([]);
     expect(shownStreams.has(streams.group(foreign.group))).toBe(false);
     expect(events.some((e) => JSON.stringify(e.data).includes(foreign.agent))).toBe(false);

@@ -41,10 +41,7 @@ beforeAll(async () => {
   keypair = keypairFile(world.operator.wallet, 'reconcile-');
   const venue = (await world.client.call<{ venues: { lending_program: string }[] }>('GET', '/api/v1/venues'))
     .body.venues[0]!.lending_program;
-  await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/whitelist`, {
-    token: world.operator.token,
-    body: { address: venue, type: 2, label: 'venue' },
-  });
+  await world.allow({ address: venue, type: 2, label: 'venue' });
   const limits = { per_tx_limit: 500, daily_limit: 1_000, hourly_tx_cap: 50 };
   agentA = await world.agent(limits, 300);
   agentB = await world.agent(limits, 50);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateSigner, streams } from '@tokenops/shared';
 import { runCaptured } from '@tokenops/testing/cli';
-import { key, signIn, startWorld, type World } from '@tokenops/testing/harness';
+import { key, signIn, startWorld, type World, enact } from '@tokenops/testing/harness';
 
 let world: World;
 let dir: string;
@@ -41,11 +41,14 @@ const verification = (token: string, query = '') =>
 
 it('verifies the group through the service; owner and auditors only; bad input is a 400', async () => {
   const wallet = /wallet: (\w+)/.exec((await cli('keygen', join(dir, 'auditor.json'))).stdout)![1]!;
-  const granted = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/auditors`, {
-    token: world.operator.token,
-    body: { wallet },
-  });
-  expect(granted.status).toBe(201);
+  const granted = await enact(
+    world.client,
+    [world.operator],
+    'POST',
+    `/api/v1/orchestrator/groups/${world.groupId}/auditors`,
+    { wallet },
+  );
+  expect(granted.body.status).toBe('executed');
   // On the topology the executor's payment watcher (every 2 s) records the agent's funding a moment
   // later: read the group once its log has stopped growing, so the CLI below sees the same log.
   let owner = await verification(world.operator.token);

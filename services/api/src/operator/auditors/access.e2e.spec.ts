@@ -15,6 +15,9 @@ import {
   startWorld,
   type Operator,
   type World,
+  enact,
+  signProposal,
+  type ProposalReply,
 } from '@tokenops/testing/harness';
 
 let world: World;
@@ -77,22 +80,39 @@ const answer = (r: { status: number; body: Record<string, unknown> }) => ({
 });
 
 describe('an auditor', () => {
-  it('is granted by the owner: auditor.granted in the group stream; granting again records nothing', async () => {
-    const granted = await auditors('POST', auditor.wallet.address);
-    expect(granted.status).toBe(201);
-    expect(granted.body).toEqual({
-      group_config_pda: world.groupId,
-      wallet: auditor.wallet.address,
-      auditors: [auditor.wallet.address],
+  it('is granted by a proposal the owner signs: auditor.granted in the group stream; granting again records nothing', async () => {
+    const proposed = await auditors('POST', auditor.wallet.address);
+    expect(proposed.status).toBe(202);
+    expect(proposed.body).toMatchObject({ action: 'auditor.grant', status: 'pending' });
+    expect(answer(await events(auditor.token))).toEqual({ status: 403, error: 'forbidden' });
+    const granted = await signProposal(
+      world.client,
+      world.operator,
+      proposed.body as unknown as ProposalReply,
+    );
+    expect(granted.body).toMatchObject({
+      status: 'executed',
+      result: {
+        group_config_pda: world.groupId,
+        wallet: auditor.wallet.address,
+        auditors: [auditor.wallet.address],
+      },
     });
-    expect((await auditors('POST', auditor.wallet.address)).status).toBe(201);
+    // Granted already: answered at once, nothing proposed nor recorded.
+    const again = await auditors('POST', auditor.wallet.address);
+    expect(again).toMatchObject({ status: 201, body: { auditors: [auditor.wallet.address] } });
     expect((await asOwner('GET', `/orchestrator/groups/${world.groupId}/auditors`)).body).toEqual({
       group_config_pda: world.groupId,
       auditors: [auditor.wallet.address],
     });
     const stream = await world.service.ctx.store.readStream(streams.group(world.groupId));
     expect(stream.filter((e) => e.type === 'auditor.granted').map((e) => e.data)).toEqual([
-      { group_id: world.groupId, wallet: auditor.wallet.address, at: expect.any(Number) },
+      {
+        group_id: world.groupId,
+        wallet: auditor.wallet.address,
+        proposal_id: proposed.body.proposal_id,
+        at: expect.any(Number),
+      },
     ]);
   });
 
@@ -201,12 +221,21 @@ describe('an auditor', () => {
       status: 404,
       error: 'not_found',
     });
-    // Granted again, the same token reads again.
-    expect((await auditors('POST', auditor.wallet.address)).status).toBe(201);
+    // Granted again (a proposal, signed), the same token reads again.
+    const regranted = await enact(
+      world.client,
+      [world.operator],
+      'POST',
+      `/api/v1/orchestrator/groups/${world.groupId}/auditors`,
+      {
+        wallet: auditor.wallet.address,
+      },
+    );
+    expect(regranted.body.status).toBe('executed');
     expect((await events(auditor.token)).status).toBe(200);
   });
 
-  it('the owner reads its own group, and is not made an auditor of it', async () => {
+  it('the owner (a member) reads its own group, and is not made an auditor of it', async () => {
     expect((await events(world.operator.token)).status).toBe(200);
     expect((await story(world.operator.token)).status).toBe(200);
     expect(answer(await auditors('POST', world.operator.wallet.address))).toEqual({

@@ -1,19 +1,19 @@
 /**
- * Auditors' access: the owner of a group grants and removes auditors (wallets that sign in like
- * operators, with the same challenge and the same token) and lists them. An auditor owns nothing, so
- * every operator route (which checks ownership) answers it 403; it reads the audit routes of its
- * groups (audit/routes.ts).
+ * Auditors' access: an admin of a group grants (a proposal) and removes (at once) auditors (wallets
+ * that sign in like operators, with the same challenge and the same token), and members list them. An
+ * auditor is no member, so every operator route (which checks the role) answers it 403; it reads the
+ * audit routes of its groups (audit/routes.ts).
  */
 import {
   OPERATOR_AUDITORS,
-  grantAuditor,
+  governed,
   listAuditors,
   removeAuditor,
   type AuditorRequest,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../../deps';
 import { defineRoute, type Route } from '../../http/operations';
-import { operatorCalls } from '../common';
+import { operatorCalls, replyGoverned } from '../common';
 
 export function auditorRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
@@ -26,7 +26,7 @@ export function auditorRoutes(deps: ApiDeps): Route[] {
     defineRoute(rows.grantAuditor, async ({ req, param, body, reply }) => {
       const w = await wallet(req);
       const b = body<AuditorRequest>();
-      reply(await grantAuditor(ctx, w, param('group'), b.wallet));
+      replyGoverned(reply, await governed(ctx, w, param('group'), 'auditor.grant', { wallet: b.wallet }));
     }),
     defineRoute(rows.removeAuditor, async ({ req, param, body, reply }) => {
       const w = await wallet(req);

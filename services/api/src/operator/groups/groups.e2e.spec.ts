@@ -4,7 +4,7 @@
  * service's root, which points a newcomer at the reference pages.
  */
 import { generateSigner } from '@tokenops/shared';
-import { key, signIn, startWorld, type Operator, type World } from '@tokenops/testing/harness';
+import { key, signIn, startWorld, type Operator, type World, invitation } from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {
@@ -84,11 +84,7 @@ describe('GET /orchestrator/groups/{group}', () => {
   it("says how much of a recipient's budget is used and left, and whether each agent is active", async () => {
     const spender = await world.agent({ per_tx_limit: 95 }, 200);
     const revoked = await world.agent({}, 0);
-    const invited = await world.client.call<{ agent_wallet_pda: string }>(
-      'POST',
-      `/api/v1/orchestrator/groups/${world.groupId}/invitations`,
-      { token: world.operator.token, body: { label: 'not yet' } },
-    );
+    const invited = await invitation(world.client, world.operator, world.groupId, { label: 'not yet' });
     expect(
       (
         await world.client.call('POST', `/api/v1/orchestrator/agents/${revoked.id}/revoke`, {
