@@ -280,6 +280,12 @@ export class OperatorClient {
     return this.c.result(this.c.api.POST('/orchestrator/proposals/{proposal}/sign', { params, body }));
   }
 
+  /** The secrets a proposal the service executed after its delay made (an invitation code): for its proposer, once. */
+  getProposalSecret(proposal: string) {
+    const params = { path: { proposal } };
+    return this.c.result(this.c.api.GET('/orchestrator/proposals/{proposal}/secret', { params }));
+  }
+
   /** Cancels a pending or ready proposal. */
   cancelProposal(proposal: string, body: Schemas['CancelProposalRequest'] = {}) {
     const params = { path: { proposal } };

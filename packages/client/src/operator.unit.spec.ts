@@ -64,6 +64,7 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   listProposals: (c) => c.listProposals('g', { status: 'pending' }),
   getProposal: (c) => c.getProposal('p'),
   signProposal: (c) => c.signProposal('p', { signature: 'S' }),
+  getProposalSecret: (c) => c.getProposalSecret('p'),
   cancelProposal: (c) => c.cancelProposal('p', { reason: 'no' }),
   createFleetWebhook: (c) => c.createFleetWebhook('g', hook),
   listWebhooks: (c) => c.listWebhooks('g'),

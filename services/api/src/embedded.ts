@@ -65,6 +65,7 @@ import {
   startExpiry,
   startRelay as startWebhookRelay,
 } from '@tokenops/delivery';
+import { startProposals } from './operator/governance/scheduler';
 import { startProjection } from '@tokenops/projections';
 import { createApp } from './app';
 import type { Logger } from '@tokenops/shared/process';
@@ -254,6 +255,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
   const expiry = startExpiry({ store, now: () => ctx.now(), repositories: ctx }, (err) =>
     logger.warn('expiry scheduler: will try again', { error: String(err) }),
   );
+  const proposals = startProposals(ctx, logger);
 
   const waiter = new OutcomeWaiter(store);
   await waiter.start();
@@ -319,6 +321,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
       await worker.close();
       await queue.close();
       await expiry.stop();
+      await proposals.stop();
       await webhookRelay.stop();
       await deliveryWorkers.close();
       await deliveryQueue.close();

@@ -32,6 +32,7 @@ import { createApp } from './app';
 import { readEdgeSettings } from './http/edge-settings';
 import { ClientRateLimit, sharedLimits } from './http/rate-limit';
 import { OperatorAuth, usedChallengesIn } from './operator/sign-in/auth';
+import { startProposals } from './operator/governance/scheduler';
 
 runProcess('api', async () => {
   const env = Env.of('api');
@@ -81,6 +82,7 @@ runProcess('api', async () => {
   const views = await LiveViews.open(new ViewGenerations(redis, redisConfig.prefix));
   const waiter = new OutcomeWaiter(store);
   await waiter.start();
+  const proposals = startProposals(ctx, logger);
   const deliveries = await openDeliveryStore(deliveryDb);
   const dependencies = dependencyChecks({ store, redis, chain: ctx.chain, deliveries });
 
@@ -130,6 +132,7 @@ runProcess('api', async () => {
         await http.close();
         await ops?.close();
         await waiter.stop();
+        await proposals.stop();
         await views.close();
         await deliveries.close();
         await store.close();

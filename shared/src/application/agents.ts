@@ -71,6 +71,14 @@ function limitsWiden(group: GroupState, agent: AgentState, change: LimitsInput):
   );
 }
 
+/** A proposal's invitation: its secret derived from the proposal, so it can be made again once for its proposer. */
+const invitationOf = (ctx: Context, groupId: string, agentId: string, proposalId?: string) =>
+  mintInvitation(
+    groupId,
+    agentId,
+    ...(proposalId === undefined ? [] : [ctx.vault.derive(`invitation:${proposalId}`)]),
+  );
+
 export const AGENT_ACTIONS = {
   /**
    * Invites one agent: a wallet in custody, its limits, and a one-time code (a secret: shown once to
@@ -86,7 +94,7 @@ export const AGENT_ACTIONS = {
       const loaded = await ctx.groups.load(stream);
       decideInvite(ctx, params as InviteParams, loaded.state, `check-${newId()}`, 'check'); // before a wallet is made
       const agentId = await ctx.wallets.create();
-      const invitation = mintInvitation(groupId, agentId);
+      const invitation = invitationOf(ctx, groupId, agentId, proposalId);
       const events = byProposal(
         decideInvite(ctx, params as InviteParams, loaded.state, agentId, invitation.digest),
         proposalId,
@@ -102,6 +110,10 @@ export const AGENT_ACTIONS = {
         secret: { invitation_code: invitation.code },
         widens: true,
       };
+    },
+    secretOf(ctx, groupId, proposalId, result) {
+      const agentId = (result as { agent_wallet_pda: string }).agent_wallet_pda;
+      return { invitation_code: invitationOf(ctx, groupId, agentId, proposalId).code };
     },
   },
   /**

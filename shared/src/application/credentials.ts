@@ -11,7 +11,7 @@
  * under the key-encryption key from the environment, never stored in the clear.
  */
 import bs58 from 'bs58';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { ServiceError } from '../errors';
 import { secretDigest } from '../domain/secrets';
@@ -60,8 +60,15 @@ export interface MintedInvitation {
   digest: string;
 }
 
-export function mintInvitation(groupId: string, agentId: string): MintedInvitation {
-  const secret = randomBytes(16);
+/**
+ * An invitation code for the agent: its secret random, or the 16 bytes given (a proposal's, derived
+ * by the key vault, so the proposer can be shown the code once after the scheduler made it).
+ */
+export function mintInvitation(
+  groupId: string,
+  agentId: string,
+  secret: Uint8Array = randomBytes(16),
+): MintedInvitation {
   return {
     code: encode('inv', [bs58.decode(groupId), bs58.decode(agentId), secret]),
     digest: secretDigest(bs58.encode(secret)),
@@ -104,6 +111,16 @@ export class KeyVault {
   }
 
   /** Opens a sealed secret; `context` must match the one it was sealed with (binds it to its owner). */
+  /**
+   * 16 bytes only this vault's key makes for `context` (HMAC-SHA256 under the key-encryption key):
+   * a secret that need not be stored to be shown once later (a delayed proposal's invitation code).
+   */
+  derive(context: string): Uint8Array {
+    return new Uint8Array(
+      createHmac('sha256', this.kek).update(`derive:${context}`).digest().subarray(0, 16),
+    );
+  }
+
   open(sealed: string, context: string): Uint8Array {
     const [version, iv, body, tag] = sealed.split('.');
     if (version !== 'v1' || !iv || !body || !tag) throw new Error('not a sealed secret');

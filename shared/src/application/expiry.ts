@@ -22,7 +22,8 @@ interface Deadlines {
 }
 interface Due {
   at: number;
-  act(now: number): Promise<void>;
+  /** Does what came due; a time answered is when to act again (the deadline moved), none: done. */
+  act(now: number): Promise<number | void>;
 }
 
 function startDeadlines(deps: {
@@ -47,8 +48,9 @@ function startDeadlines(deps: {
       for (const [key, deadline] of due) {
         if (deadline.at > now) continue;
         try {
-          await deadline.act(now);
-          due.delete(key);
+          const again = await deadline.act(now);
+          if (typeof again === 'number' && again > now) deadline.at = again;
+          else due.delete(key);
         } catch (err) {
           deps.onError?.(err); // the store is away: the next tick asks again
           return;
@@ -100,6 +102,49 @@ const heldSpends = (ctx: ApprovalContext): Deadlines => ({
     } else if (e.type === 'approval.decided') due.delete(`approval:${(e as ApprovalEvent).data.approval_id}`);
   },
 });
+
+/**
+ * A group's open proposals: each executed once its quorum and delay are in (the service's, not a
+ * request's: a delay runs out with nobody signing), each recorded as expired past its time. Any event
+ * that can move a deadline (a proposal, a signature, a governance policy, a member removed) asks the
+ * group's proposals again at once; the answer says when next to look.
+ */
+const proposalDeadlines = (
+  tend: (groupId: string, now: number) => Promise<number | undefined>,
+): Deadlines => ({
+  types: [
+    'governance.proposed',
+    'governance.signed',
+    'governance.policy_set',
+    'member.removed',
+    'member.added',
+  ],
+  learn: (e, due) => {
+    const groupId = (e.data as { group_id: string }).group_id;
+    due.set(`proposals:${groupId}`, { at: (e.data as { at: number }).at, act: (now) => tend(groupId, now) });
+  },
+});
+
+/**
+ * The scheduler of proposals: in every API process (it makes the changes, custody wallets included);
+ * safe to run in several at once, since a proposal executes once whoever asks (proposals.ts).
+ */
+export function startProposalScheduler(deps: {
+  store: EventStore;
+  /** Executes what is due in the group's proposals, records what expired; when next to look. */
+  tend: (groupId: string, now: number) => Promise<number | undefined>;
+  now: () => number;
+  tickMs?: number;
+  onError?: (err: unknown) => void;
+}): Subscription {
+  return startDeadlines({
+    store: deps.store,
+    kinds: [proposalDeadlines(deps.tend)],
+    now: deps.now,
+    ...(deps.tickMs !== undefined && { tickMs: deps.tickMs }),
+    ...(deps.onError && { onError: deps.onError }),
+  });
+}
 
 export function startExpiryScheduler(deps: {
   store: EventStore;

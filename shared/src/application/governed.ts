@@ -36,6 +36,11 @@ export interface GovernedAction {
    * not apply.
    */
   change(ctx: Context, groupId: string, params: Params, proposalId?: string): Promise<Change>;
+  /**
+   * The secrets the change made when `proposalId` executed it with `result` (the recorded answer),
+   * made again: for the proposer of a proposal the scheduler executed, once. Absent: it makes none.
+   */
+  secretOf?(ctx: Context, groupId: string, proposalId: string, result: unknown): Record<string, unknown>;
   /** Checks that the change applies, with nothing made, when `change` itself makes something (a wallet). */
   check?(ctx: Context, groupId: string, params: Params): Promise<void>;
 }

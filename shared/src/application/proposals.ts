@@ -25,13 +25,17 @@ import type { GroupState } from '../domain/group';
 import {
   decideCancel,
   decideExecuted,
+  decideExpireProposal,
   decideFailed,
   decidePropose,
+  decideShowSecret,
   decideSign,
   isDue,
   parseProposalId,
   proposalIdOf,
+  proposalsDue,
   proposalView,
+  readyAt,
   type ProposalStatus,
   type ProposalsState,
 } from '../domain/proposal';
@@ -171,7 +175,7 @@ export async function signProposal(ctx: Context, wallet: string, proposalId: str
     ),
     result: undefined,
   }));
-  const secret = await executeIfDue(ctx, proposalId);
+  const secret = await executeIfDue(ctx, proposalId, wallet);
   const view = stillOpen(await answer(ctx, proposalId, wallet));
   // The secrets the change made (an invitation code, a key): to this admin, in this answer, once.
   return secret && view.status === 'executed' ? { ...view, result: withSecret(view.result, secret) } : view;
@@ -208,6 +212,30 @@ function stillOpen<V extends { status: ProposalStatus }>(view: V): V {
   return view;
 }
 
+/**
+ * The secrets a proposal's change made (an invitation code), for its proposer, once, when the
+ * scheduler executed it after its delay (a signature that executed it showed them in its answer).
+ * Made again from the proposal (governed.ts `secretOf`), never read from a store; that it was shown
+ * is recorded (`governance.secret_shown`), so it is shown once, whichever instance is asked.
+ */
+export async function readProposalSecret(ctx: Context, wallet: string, proposalId: string) {
+  const { groupId, stream } = located(proposalId);
+  const group = await groupOf(ctx, groupId);
+  authorizeMember(group.governance, wallet, 'admin');
+  const record = await ctx.proposals.handle(stream, (state) => {
+    const found = state.proposals.get(proposalId);
+    const row: GovernedAction | undefined =
+      found && GOVERNED_ACTIONS[found.proposed.action as GovernedActionName];
+    const events = decideShowSecret(
+      { proposal_id: proposalId, wallet, makesSecrets: row?.secretOf !== undefined, now: ctx.now() },
+      state,
+    );
+    return { events, result: found! };
+  });
+  const row: GovernedAction = GOVERNED_ACTIONS[record.proposed.action as GovernedActionName];
+  return { proposal_id: proposalId, ...row.secretOf!(ctx, groupId, proposalId, record.closed!.result) };
+}
+
 /** One proposal, for any member of its group. */
 export async function getProposal(ctx: Context, wallet: string, proposalId: string) {
   return answer(ctx, proposalId, wallet);
@@ -227,6 +255,31 @@ export async function listProposals(ctx: Context, wallet: string, groupId: strin
 }
 
 /**
+ * The scheduler's step for one group (expiry.ts `startProposalScheduler`): executes every proposal
+ * whose quorum and delay are in, records every one past its time as expired; answers when next to
+ * look (the earliest readiness or expiry of what is still open), none when nothing is.
+ */
+export async function tendProposals(ctx: Context, groupId: string): Promise<number | undefined> {
+  const stream = streams.proposals(groupId);
+  const [{ state }, group] = await Promise.all([ctx.proposals.load(stream), groupOf(ctx, groupId)]);
+  const now = ctx.now();
+  const { execute, expire } = proposalsDue(state, group.governance, now);
+  for (const id of execute) await executeIfDue(ctx, id);
+  for (const id of expire)
+    await ctx.proposals.handle(stream, (s) => ({
+      events: decideExpireProposal({ proposal_id: id, now }, s),
+      result: undefined,
+    }));
+  let next: number | undefined;
+  for (const record of (await ctx.proposals.load(stream)).state.proposals.values()) {
+    if (record.closed) continue;
+    const at = Math.min(record.proposed.expires_at, readyAt(record, group.governance) ?? Infinity);
+    next = next === undefined ? at : Math.min(next, at);
+  }
+  return next;
+}
+
+/**
  * Executes the proposal if it is due: the change and its record together, once. A change that no
  * longer applies ends the proposal `failed`, with the reason. Nothing when it is not due. Answers the
  * secrets the change made, if this call executed it (only the caller ever sees them).
@@ -234,6 +287,8 @@ export async function listProposals(ctx: Context, wallet: string, groupId: strin
 export async function executeIfDue(
   ctx: Context,
   proposalId: string,
+  /** The signer whose request executes it, shown the secrets it makes; none: the scheduler. */
+  signer?: string,
 ): Promise<Record<string, unknown> | undefined> {
   const { groupId, stream } = located(proposalId);
   return ctx.proposals.exclusive(stream, () =>
@@ -259,7 +314,13 @@ export async function executeIfDue(
         return undefined;
       }
       const executed = decideExecuted(
-        { proposal_id: proposalId, result: change.result, governance: group.governance, now },
+        {
+          proposal_id: proposalId,
+          result: change.result,
+          ...(change.secret && signer !== undefined && { secret_shown_to: signer }),
+          governance: group.governance,
+          now,
+        },
         proposals.state,
       );
       await appendExecution(ctx, stream, proposals, executed, change);

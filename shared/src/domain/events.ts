@@ -564,8 +564,18 @@ export type ProposalExecuted = Event<
     quorum: number;
     /** What the change answered (the entry, the member, ...), with no secret in it. */
     result?: unknown;
+    /** The admin whose signature executed it and was shown the secrets it made, in that answer. */
+    secret_shown_to?: string;
     at: number;
   }
+>;
+/**
+ * The proposer read the secrets a change made when the scheduler executed it (after a delay), once:
+ * the secret itself is never in the log.
+ */
+export type ProposalSecretShown = Event<
+  'governance.secret_shown',
+  { proposal_id: string; group_id: string; to: string; at: number }
 >;
 export type ProposalCancelled = Event<
   'governance.cancelled',
@@ -581,7 +591,13 @@ export type ProposalFailed = Event<
 >;
 
 export type ProposalEvent =
-  ProposalMade | ProposalSigned | ProposalExecuted | ProposalCancelled | ProposalExpired | ProposalFailed;
+  | ProposalMade
+  | ProposalSigned
+  | ProposalExecuted
+  | ProposalCancelled
+  | ProposalExpired
+  | ProposalFailed
+  | ProposalSecretShown;
 
 export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent | ApprovalEvent | ProposalEvent;
 export type EventType = DomainEvent['type'];
@@ -632,6 +648,7 @@ const LISTED: Record<EventType, true> = {
   'governance.cancelled': true,
   'governance.expired': true,
   'governance.failed': true,
+  'governance.secret_shown': true,
 };
 /** Every type of the domain's events, each once. */
 export const DOMAIN_EVENT_TYPES = Object.keys(LISTED) as readonly EventType[];

@@ -26,6 +26,7 @@ import type {
   ProposalExpired,
   ProposalFailed,
   ProposalMade,
+  ProposalSecretShown,
 } from './events';
 import type { Fold } from './decider';
 import { canonicalJson } from './canonical-json';
@@ -46,7 +47,16 @@ export interface ProposalRecord {
   /** Signatures by wallet, in the order recorded. */
   signatures: ReadonlyMap<string, { signature: string; at: number }>;
   /** Set once the proposal is over. */
-  closed?: { status: Closed; at: number; by?: string; reason?: string; signers?: string[]; result?: unknown };
+  closed?: {
+    status: Closed;
+    at: number;
+    by?: string;
+    reason?: string;
+    signers?: string[];
+    result?: unknown;
+    /** Who was shown the secrets its execution made: the executing signer, or the proposer once it read them. */
+    secretShownTo?: string;
+  };
 }
 
 export interface ProposalsState {
@@ -55,7 +65,10 @@ export interface ProposalsState {
 
 export const initialProposalsState = (): ProposalsState => ({ proposals: new Map() });
 
-const CLOSING: Record<Exclude<ProposalEvent['type'], 'governance.proposed' | 'governance.signed'>, Closed> = {
+const CLOSING: Record<
+  Exclude<ProposalEvent['type'], 'governance.proposed' | 'governance.signed' | 'governance.secret_shown'>,
+  Closed
+> = {
   'governance.executed': 'executed',
   'governance.cancelled': 'cancelled',
   'governance.expired': 'expired',
@@ -78,6 +91,14 @@ export function evolveProposals(state: ProposalsState, event: ProposalEvent): Pr
     proposals.set(event.data.proposal_id, { ...record, signatures });
     return { proposals };
   }
+  if (event.type === 'governance.secret_shown') {
+    if (!record.closed) return state;
+    proposals.set(event.data.proposal_id, {
+      ...record,
+      closed: { ...record.closed, secretShownTo: event.data.to },
+    });
+    return { proposals };
+  }
   const d = event.data as Partial<
     ProposalCancelled['data'] & ProposalFailed['data'] & ProposalExecuted['data']
   > & { at: number };
@@ -90,6 +111,7 @@ export function evolveProposals(state: ProposalsState, event: ProposalEvent): Pr
       ...(d.reason !== undefined && { reason: d.reason }),
       ...(d.signers !== undefined && { signers: d.signers }),
       ...(d.result !== undefined && { result: d.result }),
+      ...(d.secret_shown_to !== undefined && { secretShownTo: d.secret_shown_to }),
     },
   });
   return { proposals };
@@ -317,7 +339,14 @@ export function decideExpireProposal(
  * own events are appended, and appends both only if this holds).
  */
 export function decideExecuted(
-  cmd: { proposal_id: string; result?: unknown; governance: GovernanceState; now: number },
+  cmd: {
+    proposal_id: string;
+    result?: unknown;
+    /** The signer whose request executes it and is shown the secrets the change made. */
+    secret_shown_to?: string;
+    governance: GovernanceState;
+    now: number;
+  },
   state: ProposalsState,
 ): ProposalExecuted[] {
   const record = openOne(state, cmd.proposal_id);
@@ -336,8 +365,39 @@ export function decideExecuted(
         signers: validSigners(record, cmd.governance).slice(0, quorum),
         quorum,
         ...(cmd.result !== undefined && { result: cmd.result }),
+        ...(cmd.secret_shown_to !== undefined && { secret_shown_to: cmd.secret_shown_to }),
         at: cmd.now,
       },
+    },
+  ];
+}
+
+/**
+ * The proposer reads the secrets of a proposal the scheduler executed, once: only an executed
+ * proposal whose change made secrets, only its proposer, only if nobody was shown them yet.
+ */
+export function decideShowSecret(
+  cmd: { proposal_id: string; wallet: string; makesSecrets: boolean; now: number },
+  state: ProposalsState,
+): ProposalSecretShown[] {
+  const record = state.proposals.get(cmd.proposal_id);
+  if (!record) throw new ServiceError('not_found', 'No such proposal.');
+  if (record.proposed.proposed_by !== cmd.wallet)
+    throw new ServiceError('forbidden', 'Only the admin who proposed it reads its secrets.');
+  if (record.closed?.status !== 'executed')
+    throw new ServiceError('conflict', 'The proposal has not executed: it made no secret yet.');
+  if (!cmd.makesSecrets) throw new ServiceError('not_found', 'This proposal’s change made no secret.');
+  if (record.closed.secretShownTo !== undefined)
+    throw new ServiceError(
+      'conflict',
+      record.closed.secretShownTo === cmd.wallet
+        ? 'Its secrets were shown to you already, once: they are not shown again.'
+        : 'Its secrets were shown, once, to the admin whose signature executed it.',
+    );
+  return [
+    {
+      type: 'governance.secret_shown',
+      data: { proposal_id: cmd.proposal_id, group_id: record.proposed.group_id, to: cmd.wallet, at: cmd.now },
     },
   ];
 }

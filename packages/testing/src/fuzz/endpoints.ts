@@ -394,6 +394,7 @@ export function endpoints(f: Fixtures): Endpoint[] {
       params: proposal,
       body: SignProposalRequest as Schema,
     }),
+    operator('GET', '/orchestrator/proposals/:proposal/secret', { auth: 'operator', params: proposal }),
     operator('POST', '/orchestrator/proposals/:proposal/cancel', {
       auth: 'operator',
       params: proposal,

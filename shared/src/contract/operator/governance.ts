@@ -114,6 +114,18 @@ export const Proposal = object({
   reason: { ...NullableText, description: 'Why it was cancelled or failed; null otherwise.' },
 });
 
+/** The secrets a proposal's change made, for its proposer, once (today: an invitation's code). */
+export const ProposalSecretResponse = object(
+  {
+    proposal_id: Text,
+    invitation_code: {
+      ...Text,
+      description: 'The invitation code an `agent.invite` made: the agent registers with it.',
+    },
+  },
+  ['invitation_code'],
+);
+
 export const ProposalListResponse = object({ proposals: { type: 'array', items: Proposal } });
 
 const PROPOSAL_ID = {
@@ -141,6 +153,7 @@ export const OPERATOR_GOVERNANCE = contractTag({
     ProposalsQuery,
     SignProposalRequest,
     CancelProposalRequest,
+    ProposalSecretResponse,
   },
   parameters: { proposal: PROPOSAL_ID },
   operations: {
@@ -229,6 +242,17 @@ export const OPERATOR_GOVERNANCE = contractTag({
         'The signature must be the signed-in admin’s own ed25519 signature (base58) of the proposal’s `message` (`400` otherwise); the same admin again counts once. Answered `200` with the proposal as it stands: executed, with its `result`, when this signature made the quorum and no delay applies. A proposal that is over is `409 conflict`. Only admins of the group: anyone else is `403 forbidden`.',
       request: 'SignProposalRequest',
       response: 'Proposal',
+      errors: [...OWNER, 'conflict'],
+    },
+    getProposalSecret: {
+      method: 'get',
+      path: '/orchestrator/proposals/{proposal}/secret',
+      tag: 'governance',
+      operationId: 'getProposalSecret',
+      summary: 'The secrets a delayed proposal made (an invitation code), for its proposer, once.',
+      description:
+        'When the service executed a proposal after its governance delay, the secrets its change made (an `agent.invite`’s invitation code) are shown to the admin who proposed it, once: a second read, a read of a proposal whose executing signature was shown them already, and anyone but its proposer are refused (`409 conflict`, `403 forbidden`). A proposal not executed is `409`; one whose change makes no secret `404`. The secrets are never in the log: they are made again from the proposal under the service’s key. Answered with `cache-control: no-store`.',
+      response: 'ProposalSecretResponse',
       errors: [...OWNER, 'conflict'],
     },
     cancelProposal: {

@@ -13,6 +13,7 @@ import {
   getProposal,
   listProposals,
   propose,
+  readProposalSecret,
   signProposal,
   streams,
   type CancelProposalRequest,
@@ -67,6 +68,11 @@ export function governanceRoutes(deps: ApiDeps): Route[] {
       const w = await wallet(req);
       const b = body<SignProposalRequest>();
       reply(await visible(res, () => signProposal(ctx, w, param('proposal'), b.signature)));
+    }),
+    defineRoute(rows.getProposalSecret, async ({ req, res, param, reply }) => {
+      const w = await wallet(req);
+      res.setHeader('cache-control', 'no-store');
+      reply(await readProposalSecret(ctx, w, param('proposal')));
     }),
     defineRoute(rows.cancelProposal, async ({ req, param, body, reply }) => {
       const w = await wallet(req);
