@@ -40,7 +40,17 @@ export function renderVerification(v: Verification): string {
   const summary =
     `${v.broken.length === 0 ? 'intact' : `${v.broken.length} broken`}: ${scope}, ${v.events} events` +
     `${old} in ${v.streams} streams; digest ${v.digest}`;
-  return [...v.broken.map((b) => `${b.reason}: ${b.message}`), summary].join('\n');
+  const { checked, invalid } = v.governance;
+  const governance =
+    invalid.length === 0
+      ? `governance: ${checked} proposal execution${checked === 1 ? '' : 's'}, each with its quorum of admin signatures`
+      : `governance: ${invalid.length} widening change${invalid.length === 1 ? '' : 's'} without a valid quorum (of ${checked} executions checked)`;
+  return [
+    ...v.broken.map((b) => `${b.reason}: ${b.message}`),
+    ...invalid.map((g) => `${g.reason}: ${g.message} (${g.type} ${g.event_id})`),
+    summary,
+    governance,
+  ].join('\n');
 }
 
 function readExpected(file: string): Pick<DigestCheckpoint, 'events' | 'digest'>[] {
@@ -116,7 +126,7 @@ export function verifyCommand(audit: Command, cli: Cli): void {
           o.save,
           `${JSON.stringify({ group: report.group, checkpoints: report.checkpoints }, null, 2)}\n`,
         );
-      if (report.broken.length > 0) cli.io.exitCode = 1;
+      if (report.broken.length > 0 || report.governance.invalid.length > 0) cli.io.exitCode = 1;
       cli.print(report, renderVerification);
     });
 }

@@ -14,6 +14,9 @@
  *   shows that the log up to each is still exactly what it was: nothing removed from a stream's end,
  *   nothing rewritten and re-hashed, nothing inserted.
  *
+ * - **The governance.** Every widening change carries a quorum of valid admin signatures over its
+ *   proposal's message, under the governance policy then in force (domain/governance-proof.ts).
+ *
  * Reads the log through the event store port only, in pages, in log order.
  */
 import { hash } from 'node:crypto';
@@ -21,6 +24,7 @@ import type { EventStore, LogPosition, RecordedEvent } from '../event-store/port
 import { logPages } from '../event-store/pages';
 import { GENESIS_LINK, contentHash, linkHash } from '../event-store/hash-chain';
 import { GroupScope, encodeCursor } from './audit';
+import { GovernanceAuditor, type GovernanceProof } from '../domain/governance-proof';
 
 export type BreakReason = 'hash_mismatch' | 'missing_event' | 'hash_removed' | 'digest_differs';
 
@@ -53,6 +57,8 @@ export interface Verification {
   /** What no longer holds, in the order found; empty when the log is intact. */
   broken: BrokenLink[];
   digest: string;
+  /** Every widening change against the governance policy then in force (domain/governance-proof.ts). */
+  governance: GovernanceProof;
   checkpoints: DigestCheckpoint[];
 }
 
@@ -100,8 +106,10 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
     streams: 0,
     broken: [],
     digest: '',
+    governance: { checked: 0, invalid: [] },
     checkpoints: [],
   };
+  const governance = new GovernanceAuditor();
   const states = new Map<string, StreamState>();
   const brokenStreams = new Set<string>();
   const breakAt = (reason: BreakReason, e: RecordedEvent, message: string) => {
@@ -149,6 +157,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
       }
       report.events++;
       last = e;
+      governance.observe(e);
       const content = contentHash(e);
       digest = linkHash(digest, e.hash === undefined ? content : Buffer.from(e.hash, 'hex'));
       if (report.events % every === 0) report.checkpoints.push(snapshot(e));
@@ -194,6 +203,7 @@ export async function verifyLog(store: EventStore, options: VerifyOptions = {}):
         position: null,
         message: `the earlier checkpoint covered ${count} events (digest ${c.digest}); the log now has ${report.events}: events were removed`,
       });
+  report.governance = governance.result();
   report.streams = states.size;
   report.digest = digest.toString('hex');
   return report;

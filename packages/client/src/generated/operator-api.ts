@@ -1699,6 +1699,19 @@ export interface components {
             }[];
             /** @description The running digest of the group’s events. */
             digest: string;
+            governance: {
+                /** @description Proposals’ executions checked. */
+                checked: number;
+                /** @description Each widening change that does not carry a quorum of valid admin signatures under the governance policy then in force; empty when every one does. */
+                invalid: {
+                    proposal_id: string | null;
+                    event_id: string;
+                    type: string;
+                    /** @enum {string} */
+                    reason: "unknown_proposal" | "message_differs" | "no_quorum" | "not_executed" | "no_proposal";
+                    message: string;
+                }[];
+            };
             /** @description Keep them: pass them as ?expect= to a later verification. */
             checkpoints: {
                 events: number;

@@ -152,6 +152,24 @@ export const VerificationResponse = object({
     pattern: '^[0-9a-f]{64}$',
     description: 'The running digest of the group’s events.',
   },
+  governance: object({
+    checked: { ...Count, description: 'Proposals’ executions checked.' },
+    invalid: {
+      type: 'array',
+      description:
+        'Each widening change that does not carry a quorum of valid admin signatures under the governance policy then in force; empty when every one does.',
+      items: object({
+        proposal_id: NullableText,
+        event_id: Text,
+        type: Text,
+        reason: {
+          type: 'string',
+          enum: ['unknown_proposal', 'message_differs', 'no_quorum', 'not_executed', 'no_proposal'],
+        },
+        message: Text,
+      }),
+    },
+  }),
   checkpoints: {
     type: 'array',
     description: 'Keep them: pass them as ?expect= to a later verification.',

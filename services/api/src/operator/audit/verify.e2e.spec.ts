@@ -33,11 +33,12 @@ beforeAll(async () => {
 afterAll(async () => world.close());
 
 const verification = (token: string, query = '') =>
-  world.client.call<{ events: number; broken: { reason: string; event_id: string }[]; digest: string }>(
-    'GET',
-    `/api/v1/audit/groups/${world.groupId}/verification${query}`,
-    { token },
-  );
+  world.client.call<{
+    events: number;
+    broken: { reason: string; event_id: string }[];
+    digest: string;
+    governance: { checked: number; invalid: unknown[] };
+  }>('GET', `/api/v1/audit/groups/${world.groupId}/verification${query}`, { token });
 
 it('verifies the group through the service; owner and auditors only; bad input is a 400', async () => {
   const wallet = /wallet: (\w+)/.exec((await cli('keygen', join(dir, 'auditor.json'))).stdout)![1]!;
@@ -65,6 +66,11 @@ it('verifies the group through the service; owner and auditors only; bad input i
     { token: world.operator.token },
   );
   expect(owner.body).toMatchObject({ group: world.groupId, events: shown.body.events.length, broken: [] });
+  // Every widening change of the group (the vendor allowed, the agents invited, the auditor granted)
+  // was a proposal its admin signed: each execution checked, none without its quorum.
+  const executions = shown.body.events.filter((e) => (e as { type: string }).type === 'governance.executed');
+  expect(executions.length).toBeGreaterThanOrEqual(3);
+  expect(owner.body.governance).toEqual({ checked: executions.length, invalid: [] });
 
   const stranger = await signIn(world.client, generateSigner());
   expect((await verification(stranger.token)).status).toBe(403);
@@ -82,6 +88,9 @@ it('verifies the group through the service; owner and auditors only; bad input i
   );
   expect(first).toMatchObject({ code: 0 });
   expect(first.stdout).toContain(`intact: group ${world.groupId}, ${owner.body.events} events`);
+  expect(first.stdout).toContain(
+    `governance: ${executions.length} proposal executions, each with its quorum of admin signatures`,
+  );
   const saved = JSON.parse(readFileSync(join(dir, 'checkpoints.json'), 'utf8')) as {
     checkpoints: { events: number; digest: string }[];
   };
