@@ -178,10 +178,13 @@ export function program(io: Io = processIo()): Command {
   p.command('emergency-withdraw')
     .description('revoke an agent and move every token it holds (venue positions redeemed first) to a wallet')
     .argument('<agent>')
-    .option('--destination <wallet>', "where the tokens go (default: the operator's own wallet)")
+    .option(
+      '--destination <wallet>',
+      "where the tokens go (default: the group's safe destination; another is a proposal, signed here)",
+    )
     .action(
       authed(async (api, agent: string, o: { destination?: string }) =>
-        api.emergencyWithdraw(agent, o.destination ? { destination: o.destination } : {}),
+        api.enact(await api.emergencyWithdraw(agent, o.destination ? { destination: o.destination } : {})),
       ),
     );
   p.command('revoke')

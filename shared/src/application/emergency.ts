@@ -1,6 +1,8 @@
 /**
- * The operator's brake: an emergency withdrawal drains an agent to a destination (by default the
- * operator's own wallet) and revokes it.
+ * The operator's brake: an emergency withdrawal drains an agent to a destination and revokes it. To
+ * the group's safe destination (the governance policy's; the default) any one admin does it at once;
+ * anywhere else it widens who holds the funds, so it is a proposal the admins sign
+ * (`agent.emergency_withdraw`), drained once it executes.
  *
  *   1. Stop: the agent is revoked (its key refused, nothing new accepted) and every accepted intent
  *      no executor has submitted yet fails, its budget reservation released; none of them can reach
@@ -26,7 +28,7 @@ import { checkRecipient, tokenByMint } from '../domain/tokens';
 import { ServiceError } from '../errors';
 import { fromBaseUnits, amountText } from '../money';
 import type { Context } from './context';
-import { ownedAgent } from './agents';
+import { agentOfGroup, type GovernedAction } from './governed';
 import { PaymentLog } from './payments';
 import { stopAgent } from './freeze';
 
@@ -35,18 +37,34 @@ type Drained = AgentEmergencyWithdraw['data'];
 /** How often the drain reads the balances again when a payment or a late transaction moved them meanwhile. */
 const DRAIN_ATTEMPTS = 3;
 
-export async function emergencyWithdraw(
-  ctx: Context,
-  wallet: string,
-  agentId: string,
-  input: { destination?: string } = {},
-) {
-  await ownedAgent(ctx, wallet, agentId);
-  const destination = input.destination ?? wallet;
-  checkRecipient(destination);
-  if (destination === agentId)
-    throw new ServiceError('recipient_invalid', 'The destination must be another wallet than the agent.');
+export const EMERGENCY_ACTIONS = {
+  /**
+   * Drains an agent (`{agent, destination?}`): at once to the group's safe destination (its default),
+   * a proposal anywhere else. Recorded first (nothing to append before the chain moves), then drained
+   * (`afterwards`): what moved is the answer to whoever made or executed it.
+   */
+  'agent.emergency_withdraw': {
+    async change(ctx, groupId, params) {
+      const agentId = String(params.agent);
+      const { state: group } = await ctx.groups.load(streams.group(groupId));
+      const loaded = await agentOfGroup(ctx, groupId, agentId);
+      const safe = group.governance.policy.safeDestination;
+      const destination = typeof params.destination === 'string' ? params.destination : safe;
+      checkRecipient(destination);
+      if (destination === agentId)
+        throw new ServiceError('recipient_invalid', 'The destination must be another wallet than the agent.');
+      return {
+        staged: ctx.agents.stage(streams.agent(agentId), loaded, []),
+        result: { agent_wallet_pda: agentId, destination },
+        widens: destination !== safe,
+        afterwards: () => drain(ctx, agentId, destination),
+      };
+    },
+  },
+} satisfies Record<string, GovernedAction>;
 
+/** Stops the agent, redeems its positions and moves every token it holds to `destination`. */
+async function drain(ctx: Context, agentId: string, destination: string) {
   // 1. Stop (freeze.ts): revoked, what was not submitted failed, held spends rejected.
   const { failed } = await stopAgent(
     ctx,

@@ -25,6 +25,11 @@ export interface Change {
   result: unknown;
   secret?: Record<string, unknown>;
   widens: boolean;
+  /**
+   * What the change does once it is recorded, beyond its events (an emergency withdrawal's drain on
+   * chain): its answer is the change's answer to whoever made or executed it (not recorded).
+   */
+  afterwards?: () => Promise<unknown>;
 }
 
 export type Params = Record<string, unknown>;

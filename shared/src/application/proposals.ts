@@ -49,6 +49,7 @@ import { AGENT_ACTIONS } from './agents';
 import { ALLOW_LIST_ACTIONS } from './allow-list';
 import { APPROVAL_POLICY_ACTIONS } from './approvals';
 import { AUDITOR_ACTIONS } from './audit';
+import { EMERGENCY_ACTIONS } from './emergency';
 import { FREEZE_ACTIONS } from './freeze';
 import { MEMBER_ACTIONS } from './members';
 import { appendTogether, withPatience, type Loaded, type Staged } from './repository';
@@ -61,6 +62,7 @@ export const GOVERNED_ACTIONS = {
   ...AGENT_ACTIONS,
   ...APPROVAL_POLICY_ACTIONS,
   ...AUDITOR_ACTIONS,
+  ...EMERGENCY_ACTIONS,
 } as const satisfies Record<ProposalAction, GovernedAction>;
 
 export type GovernedActionName = ProposalAction;
@@ -92,7 +94,7 @@ export async function governed(
     await appendStaged(ctx, change.staged);
     return change;
   });
-  if (made) return { applied: withSecret(made.result, made.secret) };
+  if (made) return { applied: made.afterwards ? await made.afterwards() : withSecret(made.result, made.secret) };
   return { proposed: await propose(ctx, wallet, groupId, action, params) };
 }
 
@@ -324,7 +326,10 @@ export async function executeIfDue(
         proposals.state,
       );
       await appendExecution(ctx, stream, proposals, executed, change);
-      return change.secret;
+      // What the change does beyond its events (a drain), once recorded: its answer with the secrets.
+      return change.afterwards
+        ? { ...change.secret, ...((await change.afterwards()) as object) }
+        : change.secret;
     }),
   );
 }

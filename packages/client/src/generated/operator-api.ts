@@ -200,7 +200,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an agent, redeem its venue positions and move every token it holds to a destination.
-         * @description The destination is the operator’s own wallet when absent. Safe to repeat: a drain cut short is finished by the next call.
+         * @description The destination is the group’s safe destination (its governance policy’s: the creator’s wallet unless changed) when absent; there, any one admin drains at once. Anywhere else widens who holds the funds: the answer is `202` with a proposal the group’s admins sign, and nothing changes until it executes (freeze the agent meanwhile to stop its spends); the signature that executes it answers the drain in the proposal’s `result`. Safe to repeat: a drain cut short is finished by the next call. Only admins of the agent’s group.
          */
         post: operations["emergencyWithdraw"];
         delete?: never;
@@ -1144,7 +1144,7 @@ export interface components {
              * @description The change it makes.
              * @enum {string}
              */
-            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant";
+            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw";
             /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`. */
             params: Record<string, never>;
             /**
@@ -3394,6 +3394,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmergencyWithdrawResponse"];
+                };
+            };
+            /** @description Accepted: the change widens, so it is a proposal the group’s admins sign. */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["EmergencyWithdrawResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: recipient_invalid, validation_error. */

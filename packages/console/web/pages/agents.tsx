@@ -218,10 +218,12 @@ function AgentDialog({
           onClose={() => setAsking(undefined)}
           onConfirm={async (f) => {
             const answer = await ok(
-              api.POST('/orchestrator/agents/{agent}/emergency-withdraw', {
-                ...path,
-                body: f.destination ? { destination: f.destination } : {},
-              }),
+              enacted(
+                api.POST('/orchestrator/agents/{agent}/emergency-withdraw', {
+                  ...path,
+                  body: f.destination ? { destination: f.destination } : {},
+                }),
+              ),
             );
             onWithdrawn(answer);
             done();
@@ -229,7 +231,10 @@ function AgentDialog({
         >
           <div class="field">
             <label for="withdraw-destination">
-              Destination <span class="optional">(optional: your own wallet when empty)</span>
+              Destination{' '}
+              <span class="optional">
+                (optional: the group’s safe destination when empty; another is a proposal the admins sign)
+              </span>
             </label>
             <input id="withdraw-destination" name="destination" class="mono" autoComplete="off" />
           </div>

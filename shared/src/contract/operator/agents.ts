@@ -147,10 +147,12 @@ export const OPERATOR_AGENTS = contractTag({
       headers: WRITE_HEADERS,
       summary: 'Revoke an agent, redeem its venue positions and move every token it holds to a destination.',
       description:
-        'The destination is the operator’s own wallet when absent. Safe to repeat: a drain cut short is finished by the next call.',
+        'The destination is the group’s safe destination (its governance policy’s: the creator’s wallet unless changed) when absent; there, any one admin drains at once. Anywhere else widens who holds the funds: the answer is `202` with a proposal the group’s admins sign, and nothing changes until it executes (freeze the agent meanwhile to stop its spends); the signature that executes it answers the drain in the proposal’s `result`. Safe to repeat: a drain cut short is finished by the next call. Only admins of the agent’s group.',
       request: 'EmergencyWithdrawRequest',
       optionalBody: true,
       response: 'EmergencyWithdrawResponse',
+      proposes: true,
+      result: 'EmergencyWithdrawResponse',
       errors: [...OWNER, 'recipient_invalid'],
     },
     rotateKey: {

@@ -70,6 +70,7 @@ export const PROPOSAL_ACTIONS = [
   'agent.limits',
   'approval_policy.set',
   'auditor.grant',
+  'agent.emergency_withdraw',
 ] as const;
 export type ProposalAction = (typeof PROPOSAL_ACTIONS)[number];
 

@@ -15,6 +15,8 @@ import {
   stackWebhookTls,
   startWorld,
   type World,
+  signProposal,
+  type ProposalReply,
 } from '@tokenops/testing/harness';
 
 let world: World;
@@ -82,15 +84,19 @@ async function takePositions(
   return swap.body;
 }
 
-const emergency = (agent: string, body: Record<string, unknown> = {}, token = world.operator.token) =>
-  world.client.call<Record<string, unknown>>(
-    'POST',
-    `/api/v1/orchestrator/agents/${agent}/emergency-withdraw`,
-    {
-      token,
-      body,
-    },
-  );
+/**
+ * An emergency withdrawal as the operator asks it: to the safe destination at once; anywhere else a
+ * proposal (202), which the operator signs, as the CLI does: the drain is the executed proposal's result.
+ */
+async function emergency(agent: string, body: Record<string, unknown> = {}, token = world.operator.token) {
+  const path = `/api/v1/orchestrator/agents/${agent}/emergency-withdraw`;
+  const asked = await world.client.call<Record<string, unknown>>('POST', path, { token, body });
+  if (asked.status !== 202) return asked;
+  expect(asked.body).toMatchObject({ action: 'agent.emergency_withdraw', status: 'pending' });
+  const signed = await signProposal(world.client, world.operator, asked.body as unknown as ProposalReply);
+  expect(signed.body.status).toBe('executed');
+  return { ...signed, body: signed.body.result as Record<string, unknown> };
+}
 
 describe('emergency withdrawal', () => {
   it('redeems the venue position, moves every token to the operator, revokes the agent', async () => {
@@ -151,10 +157,29 @@ describe('emergency withdrawal', () => {
     // Nothing was drained by the refusals.
     expect((await heldBy(agent.id)).USDC).toBe(40_000_000n);
 
+    // Anywhere but the safe destination is a proposal: nothing moves, the agent goes on, until signed.
     const destination = generateSigner().address;
     cold.push(destination);
-    const drained = await emergency(agent.id, { destination });
-    expect(drained.status).toBe(200);
+    const path = `/api/v1/orchestrator/agents/${agent.id}/emergency-withdraw`;
+    const proposed = await world.client.call<ProposalReply>('POST', path, {
+      token: world.operator.token,
+      body: { destination },
+    });
+    expect(proposed).toMatchObject({
+      status: 202,
+      body: {
+        action: 'agent.emergency_withdraw',
+        status: 'pending',
+        params: { agent: agent.id, destination },
+      },
+    });
+    expect((await heldBy(agent.id)).USDC).toBe(40_000_000n);
+    expect((await world.client.call('GET', '/api/v1/balance', { token: agent.key })).status).toBe(200);
+    const signed = await signProposal(world.client, world.operator, proposed.body);
+    expect(signed.body).toMatchObject({
+      status: 'executed',
+      result: { agent_wallet_pda: agent.id, destination, is_active: 'revoked' },
+    });
     expect((await heldBy(destination)).USDC).toBe(40_000_000n);
     expect((await heldBy(agent.id)).USDC).toBe(0n);
   });

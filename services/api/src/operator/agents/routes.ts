@@ -5,7 +5,6 @@
  */
 import {
   OPERATOR_AGENTS,
-  emergencyWithdraw,
   governed,
   groupOfAgent,
   propose,
@@ -53,8 +52,18 @@ export function agentRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute(rows.emergencyWithdraw, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
-      const b = body<EmergencyWithdrawRequest>();
-      reply(await visible(res, () => emergencyWithdraw(deps.ctx, w, param('agent'), b)));
+      const b = body<EmergencyWithdrawRequest>() ?? {};
+      const agent = param('agent');
+      const group = await groupOfAgent(deps.ctx, agent);
+      replyGoverned(
+        reply,
+        await visible(res, () =>
+          governed(deps.ctx, w, group, 'agent.emergency_withdraw', {
+            agent,
+            ...(b.destination !== undefined && { destination: b.destination }),
+          }),
+        ),
+      );
     }),
     defineRoute(rows.rotateKey, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
