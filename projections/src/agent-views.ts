@@ -132,6 +132,7 @@ export async function project(
     case 'agent.limits_changed':
       return updateAgent(e.data.agent_id, { limits: e.data.limits });
     case 'agent.api_key_rotated':
+    case 'agent.api_key_issued':
       return updateAgent(e.data.agent_id, { api_key_hash: e.data.api_key_hash });
     case 'agent.revoked':
       return updateAgent(e.data.agent_id, { status: 'revoked' });

@@ -192,9 +192,11 @@ export function program(io: Io = processIo()): Command {
     .argument('<agent>')
     .action(authed(async (api, agent: string) => api.revokeAgent(agent)));
   p.command('rotate-key')
-    .description("replace an agent's API key (the old one dies at once); prints the new key")
+    .description(
+      "replace an agent's API key: the old one dies at once, the new one is a proposal signed here; prints it",
+    )
     .argument('<agent>')
-    .action(authed(async (api, agent: string) => api.rotateKey(agent)));
+    .action(authed(async (api, agent: string) => api.enact(await api.rotateKey(agent))));
   const auditors = p.command('auditors').description("wallets that may read a group's log, nothing else");
   auditors
     .command('list')

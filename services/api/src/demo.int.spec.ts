@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent as Dispatcher, fetch as undiciFetch } from 'undici';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import { rotateKey } from '@tokenops/shared';
+import { enactAs, killKey } from '@tokenops/shared';
 import { createLogger } from '@tokenops/shared/process';
 import { localCertificates, type TlsMaterial } from '@tokenops/x402-local';
-import { demoInstructions, ensureDemo, startDemoResource, type DemoResource } from './demo';
+import { demoInstructions, ensureDemo, operatorOf, startDemoResource, type DemoResource } from './demo';
 import { startEmbedded, type Embedded } from './embedded';
 import { databaseTemplate } from '@tokenops/testing/database-template';
 
@@ -93,7 +93,17 @@ it('runs a paid x402 resource and prints the curl that buys it; the agent pays i
 
   // The demo agent (registered above, its key rotated here) pays it as the printed curl does.
   const agent = demo.agent_wallet_pda;
-  const { api_key } = await rotateKey(service.ctx, demo.operator_wallet, agent);
+  // As `tokenops rotate-key` does: the old key killed, the new one proposed and signed with the keypair.
+  await killKey(service.ctx, demo.operator_wallet, agent);
+  const { api_key } = (await enactAs(
+    service.ctx,
+    operatorOf(demo),
+    demo.group_config_pda,
+    'agent.issue_key',
+    {
+      agent,
+    },
+  )) as { api_key: string };
   const pay = (b: Record<string, unknown>) =>
     fetch(`${service.url}/api/v1/x402/pay`, {
       method: 'POST',

@@ -97,7 +97,7 @@ export async function ensureDemo(
 }
 
 /** The demo operator's signer, from its keypair file (the Solana CLI format: the seed, then the public key). */
-function operatorOf(demo: Demo): AdminSigner {
+export function operatorOf(demo: Demo): AdminSigner {
   const bytes = Uint8Array.from(JSON.parse(readFileSync(demo.operator_keypair, 'utf8')) as number[]);
   return signerFromSeed(bytes.subarray(0, 32));
 }

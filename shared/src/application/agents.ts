@@ -4,7 +4,13 @@
  * Every action checks the wallet's role in the agent's group (ownedAgent). The emergency withdrawal
  * is emergency.ts.
  */
-import { decideChangeLimits, decideRevoke, decideRotateKey, type AgentState } from '../domain/agent';
+import {
+  decideChangeLimits,
+  decideIssueKey,
+  decideRevoke,
+  decideRotateKey,
+  type AgentState,
+} from '../domain/agent';
 import { groupApprovalPolicy } from '../domain/approval';
 import { limitsWiden as anyLimitRises, thresholdWidens } from '../domain/governance';
 import { decideInviteAgent, type GroupState } from '../domain/group';
@@ -143,7 +149,36 @@ export const AGENT_ACTIONS = {
       };
     },
   },
+  /**
+   * A new API key for the agent (`{agent}`), issued once its old one was killed: a secret, shown once
+   * to the admin whose signature executed it (or, after a delay, to its proposer).
+   */
+  'agent.issue_key': {
+    async change(ctx, groupId, params, proposalId) {
+      const loaded = await agentOfGroup(ctx, groupId, String(params.agent));
+      const agentId = loaded.state.agentId;
+      const key = keyOf(ctx, agentId, proposalId);
+      const events = byProposal(
+        decideIssueKey({ api_key_hash: key.digest, now: ctx.now() }, loaded.state),
+        proposalId,
+      );
+      return {
+        staged: ctx.agents.stage(streams.agent(agentId), loaded, events),
+        result: { agent_wallet_pda: agentId },
+        secret: { api_key: key.apiKey },
+        widens: true,
+      };
+    },
+    secretOf(ctx, _groupId, proposalId, result) {
+      const agentId = (result as { agent_wallet_pda: string }).agent_wallet_pda;
+      return { api_key: keyOf(ctx, agentId, proposalId).apiKey };
+    },
+  },
 } satisfies Record<string, GovernedAction>;
+
+/** A proposal's API key: derived from the proposal, so it can be made again once for its proposer. */
+const keyOf = (ctx: Context, agentId: string, proposalId?: string) =>
+  mintApiKey(agentId, ...(proposalId === undefined ? [] : [ctx.vault.derive(`api-key:${proposalId}`, 32)]));
 
 /** The group of a registered agent (`not_found`: no such agent). */
 export async function groupOfAgent(ctx: Context, agentId: string): Promise<string> {
@@ -163,13 +198,15 @@ export async function revoke(ctx: Context, wallet: string, agentId: string) {
   return { agent_wallet_pda: agentId, is_active: 'revoked' };
 }
 
-/** A new key; the old one is dead from this append on. The new key is shown once. */
-export async function rotateKey(ctx: Context, wallet: string, agentId: string) {
+/**
+ * A rotation's first half, at once: the agent's key dies from this append on (replaced by a key
+ * nobody holds). Its new key widens who may spend, so it is issued by a proposal (`agent.issue_key`).
+ */
+export async function killKey(ctx: Context, wallet: string, agentId: string) {
   await ownedAgent(ctx, wallet, agentId);
-  const key = mintApiKey(agentId);
+  const nobodys = mintApiKey(agentId); // never shown, never kept: the old key is simply refused
   await ctx.agents.handle(streams.agent(agentId), (s) => ({
-    events: decideRotateKey({ api_key_hash: key.digest, now: ctx.now() }, s),
+    events: decideRotateKey({ api_key_hash: nobodys.digest, now: ctx.now() }, s),
     result: undefined,
   }));
-  return { agent_wallet_pda: agentId, api_key: key.apiKey };
 }

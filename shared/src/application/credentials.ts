@@ -44,8 +44,9 @@ export interface MintedKey {
   digest: string;
 }
 
-export function mintApiKey(agentId: string): MintedKey {
-  const apiKey = encode('aw', [bs58.decode(agentId), randomBytes(32)]);
+/** A new API key of the agent: its secret random, or the 32 bytes given (a proposal's, derived by the vault). */
+export function mintApiKey(agentId: string, secret: Uint8Array = randomBytes(32)): MintedKey {
+  const apiKey = encode('aw', [bs58.decode(agentId), secret]);
   return { apiKey, digest: secretDigest(apiKey) };
 }
 
@@ -115,9 +116,9 @@ export class KeyVault {
    * 16 bytes only this vault's key makes for `context` (HMAC-SHA256 under the key-encryption key):
    * a secret that need not be stored to be shown once later (a delayed proposal's invitation code).
    */
-  derive(context: string): Uint8Array {
+  derive(context: string, bytes: 16 | 32 = 16): Uint8Array {
     return new Uint8Array(
-      createHmac('sha256', this.kek).update(`derive:${context}`).digest().subarray(0, 16),
+      createHmac('sha256', this.kek).update(`derive:${context}`).digest().subarray(0, bytes),
     );
   }
 

@@ -94,7 +94,8 @@ export async function governed(
     await appendStaged(ctx, change.staged);
     return change;
   });
-  if (made) return { applied: made.afterwards ? await made.afterwards() : withSecret(made.result, made.secret) };
+  if (made)
+    return { applied: made.afterwards ? await made.afterwards() : withSecret(made.result, made.secret) };
   return { proposed: await propose(ctx, wallet, groupId, action, params) };
 }
 

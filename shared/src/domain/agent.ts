@@ -68,6 +68,7 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
     case 'agent.limits_changed':
       return { ...state, limits: limitsFromData(event.data.limits) };
     case 'agent.api_key_rotated':
+    case 'agent.api_key_issued':
       return {
         ...state,
         apiKeyHash: event.data.api_key_hash,
@@ -240,6 +241,17 @@ export function decideRotateKey(cmd: { api_key_hash: string; now: number }, agen
   return [
     {
       type: 'agent.api_key_rotated',
+      data: { agent_id: agent.agentId, api_key_hash: cmd.api_key_hash, at: cmd.now },
+    },
+  ];
+}
+
+/** The new key of a rotation, by a proposal: for an active agent only. */
+export function decideIssueKey(cmd: { api_key_hash: string; now: number }, agent: AgentState): AgentEvent[] {
+  mustBeActive(agent);
+  return [
+    {
+      type: 'agent.api_key_issued',
       data: { agent_id: agent.agentId, api_key_hash: cmd.api_key_hash, at: cmd.now },
     },
   ];

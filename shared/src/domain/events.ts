@@ -169,6 +169,14 @@ export type AgentApiKeyRotated = Event<
   'agent.api_key_rotated',
   { agent_id: string; api_key_hash: string; at: number }
 >;
+/**
+ * A rotation's second half: the agent's new key, issued by a proposal once its old key was killed
+ * (`agent.api_key_rotated` to a key nobody holds). The key itself is shown once, never recorded.
+ */
+export type AgentApiKeyIssued = Event<
+  'agent.api_key_issued',
+  { agent_id: string; api_key_hash: string; at: number } & ByProposal
+>;
 /** An admin froze the agent: every spend of it is refused until it is unfrozen (its key still reads). */
 export type AgentFrozen = Event<
   'agent.frozen',
@@ -421,6 +429,7 @@ export type AgentEvent =
   | AgentUnfrozen
   | AgentLimitsChanged
   | AgentApiKeyRotated
+  | AgentApiKeyIssued
   | AgentRevoked
   | AgentEmergencyWithdraw
   | IntentAccepted
@@ -622,6 +631,7 @@ const LISTED: Record<EventType, true> = {
   'agent.registered': true,
   'agent.limits_changed': true,
   'agent.api_key_rotated': true,
+  'agent.api_key_issued': true,
   'agent.revoked': true,
   'agent.emergency_withdraw': true,
   'intent.accepted': true,

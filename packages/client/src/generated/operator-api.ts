@@ -219,8 +219,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A new API key for the agent (shown once); the old one is refused from now on.
-         * @description Gives the agent a new API key, answered once (`cache-control: no-store`); the old key is refused from now on. A revoked agent gets none: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.
+         * Kill the agent’s key at once, and propose its new one (a proposal, `202`; the new key shown once).
+         * @description The old key is refused from this answer on, whichever API instance is asked (narrowing: at once, by any one admin). A new key hands out power, so it is a proposal (`agent.issue_key`): the answer is `202` with it, and the new key is in the `result` of the answer to the signature that executed it (`RotateKeyResponse`), once (after a governance delay: `GET /orchestrator/proposals/{proposal}/secret`, to its proposer, once). A revoked agent gets none: `409 conflict`. Only admins of the agent’s group: anyone else is `403 forbidden`, an unknown agent `404 not_found`.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -1144,8 +1144,8 @@ export interface components {
              * @description The change it makes.
              * @enum {string}
              */
-            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw";
-            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`. */
+            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key";
+            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`. */
             params: Record<string, never>;
             /**
              * @description `pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).
@@ -1360,6 +1360,8 @@ export interface components {
             proposal_id: string;
             /** @description The invitation code an `agent.invite` made: the agent registers with it. */
             invitation_code?: string;
+            /** @description The API key an `agent.issue_key` made: the agent uses it from now on. */
+            api_key?: string;
         };
         GroupUsageResponse: {
             agents: {
@@ -3555,8 +3557,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description Accepted */
+            202: {
                 headers: {
                     /** @description `false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back. */
                     "X-Data-Stale"?: "true" | "false";
@@ -3575,7 +3577,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RotateKeyResponse"];
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["RotateKeyResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: validation_error. */

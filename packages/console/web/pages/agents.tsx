@@ -173,7 +173,9 @@ function AgentDialog({
           confirm="Rotate key"
           onClose={() => setAsking(undefined)}
           onConfirm={async () => {
-            const answer = await ok(api.POST('/orchestrator/agents/{agent}/rotate-key', path));
+            const answer = (await ok(
+              enacted(api.POST('/orchestrator/agents/{agent}/rotate-key', path)),
+            )) as unknown as Schemas['RotateKeyResponse'];
             onSecret({
               title: `The new API key of ${name}`,
               value: answer.api_key,

@@ -137,8 +137,14 @@ function SubscriptionCard({
   onSecret: (secret: { url: string; value: string; until: string }) => void;
 }) {
   const path = { params: { path: { webhook: sub.webhook_id } } };
+  // The last 50 deliveries: a fleet's proposals and signatures are delivered too, beside its spends.
   const log = useLoad(
-    () => ok(api.GET('/orchestrator/webhooks/{webhook}/deliveries', path)),
+    () =>
+      ok(
+        api.GET('/orchestrator/webhooks/{webhook}/deliveries', {
+          params: { ...path.params, query: { limit: 50 } },
+        }),
+      ),
     [sub.webhook_id],
   );
   const [asking, setAsking] = useState<'rotate' | 'delete'>();

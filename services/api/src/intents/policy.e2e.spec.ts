@@ -179,7 +179,7 @@ describe('a spend with a key the agent may no longer use', () => {
     expect(await blockedOf(agent)).toEqual([]);
 
     const rotated = await operator(`${agent.id}/rotate-key`);
-    expect(rotated.status).toBe(200);
+    expect(rotated.status).toBe(202); // the old key dies at once; the new one is a proposal
     expectVariantError(
       await spendOf('/v1/transfer', agent, { recipient: world.vendor, amount: 2 }),
       401,

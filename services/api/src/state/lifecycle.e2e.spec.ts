@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startEmbedded } from '../embedded';
 import { createLogger } from '@tokenops/shared/process';
-import { Client, key, signIn, startWorld, type World, invitation } from '@tokenops/testing/harness';
+import {
+  Client,
+  key,
+  signIn,
+  startWorld,
+  type World,
+  invitation,
+  signProposal,
+  type ProposalReply,
+} from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {
@@ -35,18 +44,23 @@ describe('keys', () => {
   it('a rotated key is dead at once; the new one works', async () => {
     const agent = await world.agent();
     const peer = await world.agent({}, 0);
-    const rotated = await world.client.call<{ api_key: string }>(
+    // The old key dies with the answer; the new one is a proposal, its key in the executing signature's answer.
+    const proposed = await world.client.call<ProposalReply>(
       'POST',
       `/api/v1/orchestrator/agents/${agent.id}/rotate-key`,
       { token: world.operator.token },
     );
+    expect(proposed).toMatchObject({ status: 202, body: { action: 'agent.issue_key', status: 'pending' } });
     const old = await world.client.call('POST', '/api/v1/transfer', {
       token: agent.key,
       body: { to: peer.id, amount: 1, idempotency_key: key() },
     });
     expect(old.status).toBe(401);
+    const signed = await signProposal(world.client, world.operator, proposed.body);
+    const { api_key } = signed.body.result as { api_key: string };
+    expect(api_key).toMatch(/^aw_/);
     const fresh = await world.client.call('POST', '/api/v1/transfer', {
-      token: rotated.body.api_key,
+      token: api_key,
       body: { to: peer.id, amount: 1, idempotency_key: key() },
     });
     expect(fresh.status).toBe(200);

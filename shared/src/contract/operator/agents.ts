@@ -161,12 +161,15 @@ export const OPERATOR_AGENTS = contractTag({
       tag: 'agents',
       operationId: 'rotateKey',
       headers: WRITE_HEADERS,
-      summary: 'A new API key for the agent (shown once); the old one is refused from now on.',
+      summary:
+        'Kill the agent’s key at once, and propose its new one (a proposal, `202`; the new key shown once).',
       description:
-        'Gives the agent a new API key, answered once (`cache-control: no-store`); the old key is refused from now on. A revoked agent gets none: `409 conflict`. Answered once the agent views include it (`X-Data-Stale` says whether they did in time), so the agents see it at once. Only the owner of the agent’s group: another’s is `403 forbidden`, an unknown agent `404 not_found`.',
+        'The old key is refused from this answer on, whichever API instance is asked (narrowing: at once, by any one admin). A new key hands out power, so it is a proposal (`agent.issue_key`): the answer is `202` with it, and the new key is in the `result` of the answer to the signature that executed it (`RotateKeyResponse`), once (after a governance delay: `GET /orchestrator/proposals/{proposal}/secret`, to its proposer, once). A revoked agent gets none: `409 conflict`. Only admins of the agent’s group: anyone else is `403 forbidden`, an unknown agent `404 not_found`.',
       request: 'EmptyRequest',
       optionalBody: true,
-      response: 'RotateKeyResponse',
+      response: 'Proposal',
+      result: 'RotateKeyResponse',
+      status: 202,
       errors: [...OWNER, 'conflict'],
     },
   },

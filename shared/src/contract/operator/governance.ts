@@ -71,6 +71,7 @@ export const PROPOSAL_ACTIONS = [
   'approval_policy.set',
   'auditor.grant',
   'agent.emergency_withdraw',
+  'agent.issue_key',
 ] as const;
 export type ProposalAction = (typeof PROPOSAL_ACTIONS)[number];
 
@@ -85,7 +86,7 @@ export const Proposal = object({
   params: {
     type: 'object',
     description:
-      'The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`.',
+      'The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`.',
   },
   status: {
     type: 'string',
@@ -116,6 +117,7 @@ export const Proposal = object({
 });
 
 /** The secrets a proposal's change made, for its proposer, once (today: an invitation's code). */
+/** The secrets a proposal's change made, for its proposer, once (an invitation's code, an API key). */
 export const ProposalSecretResponse = object(
   {
     proposal_id: Text,
@@ -123,8 +125,12 @@ export const ProposalSecretResponse = object(
       ...Text,
       description: 'The invitation code an `agent.invite` made: the agent registers with it.',
     },
+    api_key: {
+      ...Text,
+      description: 'The API key an `agent.issue_key` made: the agent uses it from now on.',
+    },
   },
-  ['invitation_code'],
+  ['invitation_code', 'api_key'],
 );
 
 export const ProposalListResponse = object({ proposals: { type: 'array', items: Proposal } });

@@ -9,7 +9,7 @@ import {
   groupOfAgent,
   propose,
   revoke,
-  rotateKey,
+  killKey,
   type EmergencyWithdrawRequest,
   type InvitationRequest,
   type LimitsChangeRequest,
@@ -65,11 +65,13 @@ export function agentRoutes(deps: ApiDeps): Route[] {
         ),
       );
     }),
+    // The old key dies at once; the new one is a proposal (the key in its executing signature's answer).
     defineRoute(rows.rotateKey, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
       body();
-      res.setHeader('cache-control', 'no-store');
-      reply(await visible(res, () => rotateKey(deps.ctx, w, param('agent'))));
+      const agent = param('agent');
+      await visible(res, () => killKey(deps.ctx, w, agent));
+      reply(await propose(deps.ctx, w, await groupOfAgent(deps.ctx, agent), 'agent.issue_key', { agent }));
     }),
   ];
 }
