@@ -99,6 +99,7 @@ describe('members and roles', () => {
   });
 
   it('a viewer reads everything and changes nothing', async () => {
+    const agent = await world.agent({}, 0);
     expect((await addMember(carol.wallet.address, 'viewer')).body.status).toBe('executed');
     expect((await get<Listed>('/api/v1/orchestrator/groups', carol)).body.groups).toEqual([
       expect.objectContaining({ group_config_pda: world.groupId, role: 'viewer' }),
@@ -119,6 +120,15 @@ describe('members and roles', () => {
       ],
       ['POST', `${groupPath()}/invitations`, {}],
       ['POST', `${groupPath()}/freeze`, {}],
+      [
+        'POST',
+        `${groupPath()}/webhooks`,
+        { url: 'https://example.com/hook', event_types: ['agent.revoked'] },
+      ],
+      ['PATCH', `/api/v1/orchestrator/agents/${agent.id}/limits`, { per_tx_limit: 1 }],
+      ['POST', `/api/v1/orchestrator/agents/${agent.id}/rotate-key`, {}],
+      ['POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {}],
+      ['POST', `/api/v1/orchestrator/agents/${agent.id}/emergency-withdraw`, {}],
       ['POST', `${groupPath()}/members`, { wallet: carol.wallet.address, role: 'admin' }],
       ['PUT', `${groupPath()}/governance`, { quorum: 1 }],
     ];
@@ -133,6 +143,7 @@ describe('members and roles', () => {
     }
     expect((await get<Members>(`${groupPath()}/members`, alice)).body.members).toHaveLength(3);
     expect((await get<{ frozen: unknown }>(groupPath(), alice)).body.frozen).toBeNull();
+    expect((await world.client.call('GET', '/api/v1/balance', { token: agent.key })).status).toBe(200);
   });
 
   it('an approver decides held spends and nothing else; an approval policy names only members who approve', async () => {

@@ -9,7 +9,7 @@ import type { Request } from 'express';
 import {
   OPERATOR_WEBHOOKS,
   deleteWebhook,
-  describeGroup,
+  ownedGroup,
   mustBeLive,
   registerWebhook,
   requestRedelivery,
@@ -18,6 +18,7 @@ import {
   type RedeliverRequest,
   type RotateSecretRequest,
   type WebhookRequest,
+  type Capability,
   type WebhookSubscription,
 } from '@tokenops/shared';
 import type { ApiDeps } from '../../deps';
@@ -29,15 +30,19 @@ export function fleetWebhookRoutes(deps: ApiDeps): Route[] {
   const { ctx, deliveries } = deps;
   const rows = OPERATOR_WEBHOOKS.operations;
   const current = relayCaughtUp(deps);
-  const operatorOf = async (req: Request, groupId: string) => {
+  /** The signed-in wallet, when it is a member of the group whose role has `capability` (403/404 otherwise). */
+  const operatorOf = async (req: Request, groupId: string, capability: Capability = 'admin') => {
     const wallet = await signedInWallet(deps, req);
-    await describeGroup(ctx, wallet, groupId); // the group's owner, or 403/404
+    await ownedGroup(ctx, wallet, groupId, capability);
   };
-  const ownedSubscription = async ({ req, param }: Call): Promise<WebhookSubscription> => {
+  const ownedSubscription = async (
+    { req, param }: Call,
+    capability: Capability = 'admin',
+  ): Promise<WebhookSubscription> => {
     const wallet = await signedInWallet(deps, req);
     await current();
     const sub = mustBeLive(await deliveries.subscription(param('webhook')));
-    await describeGroup(ctx, wallet, sub.group_id);
+    await ownedGroup(ctx, wallet, sub.group_id, capability);
     return sub;
   };
 
@@ -52,7 +57,7 @@ export function fleetWebhookRoutes(deps: ApiDeps): Route[] {
     }),
     defineRoute(rows.listWebhooks, async ({ req, param, reply }) => {
       const group = param('group');
-      await operatorOf(req, group);
+      await operatorOf(req, group, 'read');
       await current();
       reply({ webhooks: (await deliveries.subscriptions({ groupId: group })).map(subscriptionView) });
     }),
@@ -62,7 +67,7 @@ export function fleetWebhookRoutes(deps: ApiDeps): Route[] {
       call.reply({ webhook_id: sub.webhook_id, status: 'deleted' });
     }),
     defineRoute(rows.listDeliveries, async (call) => {
-      const sub = await ownedSubscription(call);
+      const sub = await ownedSubscription(call, 'read');
       const q = call.query<DeliveriesQuery & { limit: number }>();
       const page = await deliveries.deliveries(sub.webhook_id, {
         limit: q.limit,
