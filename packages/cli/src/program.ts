@@ -115,6 +115,32 @@ export function program(io: Io = processIo()): Command {
         (answer) => groupLines(answer as unknown as GroupList),
       ),
     );
+  limitOptions(
+    group
+      .command('update')
+      .description(
+        "new defaults for the group's new agents, its name, its description (a rise: a proposal, signed here)",
+      )
+      .argument('<group>')
+      .option('--name <name>')
+      .option('--description <text>'),
+  ).action(
+    authed(
+      async (
+        api,
+        id: string,
+        o: Parameters<typeof limitsFrom>[0] & { name?: string; description?: string },
+      ) => {
+        return api.enact(
+          await api.updateGroup(id, {
+            ...limitsFrom(o),
+            ...(o.name && { name: o.name }),
+            ...(o.description && { description: o.description }),
+          }),
+        );
+      },
+    ),
+  );
   group
     .command('show')
     .description("a group: defaults, agents (status, limits), allow-list (each budget's use)")

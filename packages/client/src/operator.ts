@@ -121,6 +121,12 @@ export class OperatorClient {
     return this.c.result(this.c.api.GET('/orchestrator/groups/{group}', { params: { path: { group } } }));
   }
 
+  /** New defaults for new agents, a name, a description; a rise of a default is a proposal (202). */
+  updateGroup(group: string, body: Schemas['UpdateGroupRequest']) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.PATCH('/orchestrator/groups/{group}', { params, body, ...this.c.once }));
+  }
+
   /** The log compared with the chain for every agent of the group: the discrepancies. */
   reconcileGroup(group: string, query: Query<'reconcileGroup'> = {}) {
     const params = { path: { group }, query };

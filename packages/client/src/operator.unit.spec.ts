@@ -55,6 +55,7 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   freezeAgent: (c) => c.freezeAgent('a', { reason: 'r' }),
   freezeGroup: (c) => c.freezeGroup('g'),
   listMembers: (c) => c.listMembers('g'),
+  updateGroup: (c) => c.updateGroup('g', { name: 'n' }),
   addMember: (c) => c.addMember('g', { wallet: 'w', role: 'viewer' }),
   removeMember: (c) => c.removeMember('g', 'w'),
   getGovernance: (c) => c.getGovernance('g'),

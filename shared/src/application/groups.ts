@@ -4,8 +4,8 @@
  * Every action on a group checks the wallet's role in it (ownedGroup); the API authenticated the wallet.
  */
 import Big from 'big.js';
-import { authorizeOperator, decideCreateGroup, type GroupState } from '../domain/group';
-import { roleOf, type Capability } from '../domain/governance';
+import { authorizeOperator, decideCreateGroup, decideUpdateGroup, type GroupState } from '../domain/group';
+import { limitsWiden, roleOf, type Capability } from '../domain/governance';
 import { budgetRemaining } from '../domain/budget';
 import { ENTRY_TYPE, streams } from '../domain/events';
 import { limitsToData, mergeLimits, type LimitsInput } from '../domain/limits';
@@ -14,6 +14,7 @@ import { amountText } from '../money';
 import type { Context } from './context';
 import { newId } from './credentials';
 import { agentFreeze, groupFreeze } from './freeze';
+import { onGroup } from './governed';
 
 /**
  * The group, when `wallet` is a member whose role has `capability` (`admin` unless said: a change;
@@ -106,6 +107,8 @@ export async function describeGroup(ctx: Context, wallet: string, groupId: strin
   );
   return {
     group_config_pda: g.groupId,
+    name: g.name ?? null,
+    description: g.description ?? null,
     owner_wallet: g.ownerWallet,
     base_mint: g.baseMint,
     default_limits: limitsToData(g.defaultLimits),
@@ -141,4 +144,34 @@ export async function listGroups(ctx: Context, wallet: string, memberOf: readonl
     }),
   );
   return { groups: groups.flat() };
+}
+
+export const GROUP_ACTIONS = {
+  /**
+   * New defaults for new agents, a name, a description (the route's body): at once when no default
+   * rises, a proposal otherwise.
+   */
+  'group.update': onGroup(
+    (params, state, now) => decideUpdateGroup({ ...updateOf(params), now }, state),
+    (groupId, after) => ({
+      group_config_pda: groupId,
+      name: after.name ?? null,
+      description: after.description ?? null,
+      default_limits: limitsToData(after.defaultLimits),
+    }),
+    {
+      widens: (params, before) =>
+        limitsWiden(before.defaultLimits, mergeLimits(before.defaultLimits, updateOf(params).limits ?? {})),
+    },
+  ),
+};
+
+/** The body of a group's update, as the decider takes it. */
+function updateOf(params: Record<string, unknown>) {
+  const { name, description, ...limits } = params as { name?: string; description?: string } & LimitsInput;
+  return {
+    ...(Object.keys(limits).length > 0 && { limits }),
+    ...(name !== undefined && { name }),
+    ...(description !== undefined && { description }),
+  };
 }

@@ -35,7 +35,7 @@ import {
   proposalIdOf,
   proposalsDue,
   proposalView,
-  readyAt,
+  scheduledAt,
   type ProposalStatus,
   type ProposalsState,
 } from '../domain/proposal';
@@ -51,6 +51,7 @@ import { APPROVAL_POLICY_ACTIONS } from './approvals';
 import { AUDITOR_ACTIONS } from './audit';
 import { EMERGENCY_ACTIONS } from './emergency';
 import { FREEZE_ACTIONS } from './freeze';
+import { GROUP_ACTIONS } from './groups';
 import { MEMBER_ACTIONS } from './members';
 import { appendTogether, withPatience, type Loaded, type Staged } from './repository';
 
@@ -63,6 +64,7 @@ export const GOVERNED_ACTIONS = {
   ...APPROVAL_POLICY_ACTIONS,
   ...AUDITOR_ACTIONS,
   ...EMERGENCY_ACTIONS,
+  ...GROUP_ACTIONS,
 } as const satisfies Record<ProposalAction, GovernedAction>;
 
 export type GovernedActionName = ProposalAction;
@@ -276,7 +278,7 @@ export async function tendProposals(ctx: Context, groupId: string): Promise<numb
   let next: number | undefined;
   for (const record of (await ctx.proposals.load(stream)).state.proposals.values()) {
     if (record.closed) continue;
-    const at = Math.min(record.proposed.expires_at, readyAt(record, group.governance) ?? Infinity);
+    const at = Math.min(record.proposed.expires_at, scheduledAt(record, group.governance) ?? Infinity);
     next = next === undefined ? at : Math.min(next, at);
   }
   return next;

@@ -51,6 +51,17 @@ export type GroupCreated = Event<
   'group.created',
   { group_id: string; owner_wallet: string; base_mint: string; default_limits: LimitsData; at: number }
 >;
+/** The group's defaults for new agents, or its name or description, changed (a rise by a proposal). */
+export type GroupUpdated = Event<
+  'group.updated',
+  {
+    group_id: string;
+    default_limits?: LimitsData;
+    name?: string;
+    description?: string;
+    at: number;
+  } & ByProposal
+>;
 export type WhitelistEntryAdded = Event<
   'whitelist.entry_added',
   {
@@ -145,6 +156,7 @@ export type GovernanceEvent = MemberAdded | MemberRemoved | GovernancePolicySet 
 export type GroupEvent =
   | GovernanceEvent
   | GroupCreated
+  | GroupUpdated
   | WhitelistEntryAdded
   | WhitelistEntryRemoved
   | AgentInvited
@@ -614,6 +626,7 @@ export type EventType = DomainEvent['type'];
 // Keyed by the union, so the compiler keeps it whole: a type added to DomainEvent must be listed here.
 const LISTED: Record<EventType, true> = {
   'group.created': true,
+  'group.updated': true,
   'whitelist.entry_added': true,
   'whitelist.entry_removed': true,
   'agent.invited': true,

@@ -30,6 +30,8 @@ import {
   proposalMessage,
   proposalView,
   proposalsDue,
+  SIGNER_GRACE_MS,
+  isDue,
 } from './proposal';
 
 const CREATOR = derivedSigner('governance', 'creator');
@@ -303,7 +305,10 @@ describe('proposals', () => {
   it('counts only the admins of the policy in force: a signer removed meanwhile no longer counts', () => {
     const past = [...made, ...signed(ALICE, T0, team(2)), ...signed(BOB, T0, team(2))];
     const state = foldProposals(past);
-    expect(proposalsDue(state, team(2), T0).execute).toEqual([ID]);
+    expect(isDue(state.proposals.get(ID)!, team(2), T0)).toBe(true);
+    // With no delay its signer executes it; the scheduler only after the signer's grace.
+    expect(proposalsDue(state, team(2), T0).execute).toEqual([]);
+    expect(proposalsDue(state, team(2), T0 + SIGNER_GRACE_MS).execute).toEqual([ID]);
     const withoutBob = foldGovernance([
       created,
       member(ALICE.address, 'admin'),

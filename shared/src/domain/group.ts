@@ -15,6 +15,7 @@ import {
   type AuditorRemoved,
   type EntryType,
   type GroupEvent,
+  type GroupUpdated,
   type WhitelistEntryAdded,
   type WhitelistEntryRemoved,
   type WhitelistExpiring,
@@ -59,6 +60,9 @@ export interface GroupState {
   ownerWallet: string;
   /** When it was created (ms). */
   createdAt: number;
+  /** What its admins call it, and say of it (none until set). */
+  name?: string;
+  description?: string;
   baseMint: string;
   defaultLimits: Limits;
   /** Active entries by address. */
@@ -152,6 +156,15 @@ function evolveOwn(state: GroupState, event: GroupEvent): GroupState {
     }
     case 'group.approval_policy_set':
       return { ...state, approvalPolicy: policyFromData(event.data) };
+    case 'group.updated': {
+      const d = event.data;
+      return {
+        ...state,
+        ...(d.default_limits && { defaultLimits: limitsFromData(d.default_limits) }),
+        ...(d.name !== undefined && { name: d.name }),
+        ...(d.description !== undefined && { description: d.description }),
+      };
+    }
     default:
       return state;
   }
@@ -199,6 +212,37 @@ export function decideCreateGroup(cmd: CreateGroup, state: GroupState): GroupEve
         address: cmd.aggregator.address,
         type: ENTRY_TYPE.protocol,
         label: 'aggregator',
+        at: cmd.now,
+      },
+    },
+  ];
+}
+
+/**
+ * New defaults for the group's new agents (over those in force), a name, a description: only what
+ * changes is recorded; nothing that changes records nothing. Agents invited already keep their limits.
+ */
+export function decideUpdateGroup(
+  cmd: { limits?: LimitsInput; name?: string; description?: string; now: number },
+  state: GroupState,
+): GroupUpdated[] {
+  mustExist(state);
+  const next = mergeLimits(state.defaultLimits, cmd.limits ?? {});
+  const limitsChange =
+    !next.per_tx_limit.eq(state.defaultLimits.per_tx_limit) ||
+    !next.daily_limit.eq(state.defaultLimits.daily_limit) ||
+    next.hourly_tx_cap !== state.defaultLimits.hourly_tx_cap;
+  const nameChange = cmd.name !== undefined && cmd.name !== state.name;
+  const descriptionChange = cmd.description !== undefined && cmd.description !== state.description;
+  if (!limitsChange && !nameChange && !descriptionChange) return [];
+  return [
+    {
+      type: 'group.updated',
+      data: {
+        group_id: state.groupId,
+        ...(limitsChange && { default_limits: limitsToData(next) }),
+        ...(nameChange && { name: cmd.name! }),
+        ...(descriptionChange && { description: cmd.description! }),
         at: cmd.now,
       },
     },

@@ -189,6 +189,23 @@ export function isDue(record: ProposalRecord, governance: GovernanceState, now: 
   return at !== undefined && now >= at;
 }
 
+/**
+ * With no delay, the signature that makes the quorum executes the proposal in its own request, and
+ * its admin is shown the secrets the change makes; the scheduler leaves it that long before it
+ * executes such a proposal itself (the request was cut short).
+ */
+export const SIGNER_GRACE_MS = 15_000;
+
+/**
+ * When the scheduler executes the proposal: its readiness (with no delay, after the signer's grace);
+ * undefined while it has no quorum.
+ */
+export function scheduledAt(record: ProposalRecord, governance: GovernanceState): number | undefined {
+  const at = readyAt(record, governance);
+  if (at === undefined) return undefined;
+  return governance.policy.delaySeconds === 0 ? at + SIGNER_GRACE_MS : at;
+}
+
 /** What the scheduler acts on at `now`: the proposals due for execution and those to record as expired. */
 export function proposalsDue(
   state: ProposalsState,
@@ -199,8 +216,9 @@ export function proposalsDue(
   const expire: string[] = [];
   for (const [id, record] of state.proposals) {
     if (record.closed) continue;
+    const at = scheduledAt(record, governance);
     if (now >= record.proposed.expires_at) expire.push(id);
-    else if (isDue(record, governance, now)) execute.push(id);
+    else if (at !== undefined && now >= at && isDue(record, governance, now)) execute.push(id);
   }
   return { execute, expire };
 }

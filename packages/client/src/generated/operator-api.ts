@@ -86,7 +86,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * New defaults for the group’s new agents, its name, its description (a rise: a proposal, `202`).
+         * @description Lowering a default, naming or describing the group is made at once by any one admin; raising a default widens what new agents may spend, so the answer is `202` with a proposal the group’s admins sign (a change that lowers one and raises another is a proposal too). Agents invited already keep their limits. A body naming none of the fields is `400`; what is in force already is `409 conflict`. Only admins of the group: anyone else is `403 forbidden`.
+         */
+        patch: operations["updateGroup"];
         trace?: never;
     };
     "/orchestrator/groups/{group}/whitelist": {
@@ -1041,6 +1045,10 @@ export interface components {
         };
         GroupResponse: {
             group_config_pda: string;
+            /** @description What its admins call it; null until named. */
+            name: string | null;
+            /** @description What it is for; null until said. */
+            description: string | null;
             owner_wallet: string;
             base_mint: string;
             default_limits: {
@@ -1107,35 +1115,33 @@ export interface components {
                 budget_remaining: string | null;
             }[];
         };
-        WhitelistRequest: {
-            address: string;
-            /**
-             * Format: int32
-             * @description 1: an external recipient (needs approved_amount and ttl_seconds); 2: a protocol.
-             * @enum {integer}
-             */
-            type: 1 | 2;
-            label?: string;
+        UpdateGroupRequest: {
             /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
-            approved_amount?: number | string;
+            per_tx_limit?: number | string;
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            daily_limit?: number | string;
             /** Format: int32 */
-            ttl_seconds?: number;
+            hourly_tx_cap?: number;
+            /** @description What its admins call it. */
+            name?: string;
+            /** @description What it is for. */
+            description?: string;
         };
-        WhitelistEntryResponse: {
-            whitelist_entry_pda: string;
-            address: string;
-            /**
-             * @description 0: an agent of the group; 1: an external recipient; 2: a protocol.
-             * @enum {integer}
-             */
-            type: 0 | 1 | 2;
-            label: string | null;
-            approved_amount: string | null;
-            /** Format: date-time */
-            ttl_expires_at: string | null;
-        };
-        WhitelistRemovedResponse: {
-            removed: string;
+        GroupUpdatedResponse: {
+            group_config_pda: string;
+            /** @description What its admins call it; null until named. */
+            name: string | null;
+            /** @description What it is for; null until said. */
+            description: string | null;
+            default_limits: {
+                /** @description An exact decimal, in human units. */
+                per_tx_limit: string;
+                /** @description An exact decimal, in human units. */
+                daily_limit: string;
+                hourly_tx_cap: number;
+                /** @description An exact decimal, in human units. */
+                approval_threshold?: string;
+            };
         };
         Proposal: {
             proposal_id: string;
@@ -1144,8 +1150,8 @@ export interface components {
              * @description The change it makes.
              * @enum {string}
              */
-            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key";
-            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`. */
+            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key" | "group.update";
+            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given. */
             params: Record<string, never>;
             /**
              * @description `pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).
@@ -1176,6 +1182,36 @@ export interface components {
             result: unknown;
             /** @description Why it was cancelled or failed; null otherwise. */
             reason: string | null;
+        };
+        WhitelistRequest: {
+            address: string;
+            /**
+             * Format: int32
+             * @description 1: an external recipient (needs approved_amount and ttl_seconds); 2: a protocol.
+             * @enum {integer}
+             */
+            type: 1 | 2;
+            label?: string;
+            /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
+            approved_amount?: number | string;
+            /** Format: int32 */
+            ttl_seconds?: number;
+        };
+        WhitelistEntryResponse: {
+            whitelist_entry_pda: string;
+            address: string;
+            /**
+             * @description 0: an agent of the group; 1: an external recipient; 2: a protocol.
+             * @enum {integer}
+             */
+            type: 0 | 1 | 2;
+            label: string | null;
+            approved_amount: string | null;
+            /** Format: date-time */
+            ttl_expires_at: string | null;
+        };
+        WhitelistRemovedResponse: {
+            removed: string;
         };
         InvitationRequest: {
             /** @description Human units, >= 0, at most 6 decimals (at most 18446744073709.551615). A decimal string ("12.5") is accepted too. */
@@ -2394,6 +2430,208 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back. */
+                    "X-Data-Stale"?: "true" | "false";
+                    /** @description On a stale answer: the log position the views include (opaque). */
+                    "X-Data-Position"?: string;
+                    /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
+                    "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupUpdatedResponse"];
+                };
+            };
+            /** @description Accepted: the change widens, so it is a proposal the group’s admins sign. */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["GroupUpdatedResponse"] | null;
+                    };
+                };
+            };
+            /** @description Invalid input: invalid_amount, validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_amount" | "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict with an operation in flight or the state: conflict. */
+            409: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "conflict";
                     };
                 };
             };

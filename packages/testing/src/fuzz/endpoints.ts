@@ -24,6 +24,7 @@ import {
   ProposalsQuery,
   RejectRequest,
   SignProposalRequest,
+  UpdateGroupRequest,
   WebhookRequest,
 } from '@tokenops/shared';
 import { fromValue, str, type Json } from './json-text';
@@ -399,6 +400,13 @@ export function endpoints(f: Fixtures): Endpoint[] {
       auth: 'operator',
       params: proposal,
       body: CancelProposalRequest as Schema,
+    }),
+    // The group's name and defaults: a rise is a proposal left pending; a name is made at once.
+    operator('PATCH', '/orchestrator/groups/:group', {
+      auth: 'operator',
+      params: group,
+      body: UpdateGroupRequest as Schema,
+      examples: [json({ name: 'fuzzed', description: 'a group the fuzzer renames' })],
     }),
     // Members and the governance policy: each change a proposal left pending (nobody signs it here).
     operator('GET', '/orchestrator/groups/:group/members', { auth: 'operator', params: group }),

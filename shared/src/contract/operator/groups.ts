@@ -6,7 +6,7 @@ import { object } from '../build';
 import { contractTag } from '../openapi';
 import { Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
 import { WhitelistEntryResponse } from './allow-list';
-import { FreezeState } from './governance';
+import { FreezeState, Proposal } from './governance';
 import { MEMBER_ROLES } from './members';
 import {
   LIMIT_NAMES,
@@ -34,8 +34,43 @@ export const GroupCreatedResponse = object({
   aggregator: Text,
 });
 
+const GroupName = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  description: 'What its admins call it.',
+} as const;
+const GroupDescription = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 500,
+  description: 'What it is for.',
+} as const;
+
+/** New defaults for new agents, a name, a description: any of them, at least one. */
+/** New defaults for new agents, a name, a description: any of them (one at least, said by the route). */
+export const UpdateGroupRequest = object(
+  {
+    per_tx_limit: LimitProperties.per_tx_limit,
+    daily_limit: LimitProperties.daily_limit,
+    hourly_tx_cap: LimitProperties.hourly_tx_cap,
+    name: GroupName,
+    description: GroupDescription,
+  },
+  ['per_tx_limit', 'daily_limit', 'hourly_tx_cap', 'name', 'description'],
+);
+
+export const GroupUpdatedResponse = object({
+  group_config_pda: Identifier,
+  name: { ...NullableText, description: 'What its admins call it; null until named.' },
+  description: { ...NullableText, description: 'What it is for; null until said.' },
+  default_limits: LimitsData,
+});
+
 export const GroupResponse = object({
   group_config_pda: Identifier,
+  name: { ...NullableText, description: 'What its admins call it; null until named.' },
+  description: { ...NullableText, description: 'What it is for; null until said.' },
   owner_wallet: Identifier,
   base_mint: Identifier,
   default_limits: LimitsData,
@@ -107,7 +142,15 @@ export const OPERATOR_GROUPS = contractTag({
   name: 'groups',
   description:
     'Groups: create one with default limits for its agents, list the caller’s, read one as it stands.',
-  schemas: { CreateGroupRequest, GroupCreatedResponse, GroupListResponse, GroupResponse },
+  schemas: {
+    CreateGroupRequest,
+    GroupCreatedResponse,
+    GroupListResponse,
+    GroupResponse,
+    UpdateGroupRequest,
+    GroupUpdatedResponse,
+    Proposal,
+  },
   parameters: { group: Identifier },
   operations: {
     createGroup: {
@@ -147,7 +190,24 @@ export const OPERATOR_GROUPS = contractTag({
       response: 'GroupResponse',
       errors: OWNER,
     },
+    updateGroup: {
+      method: 'patch',
+      path: '/orchestrator/groups/{group}',
+      tag: 'groups',
+      operationId: 'updateGroup',
+      headers: WRITE_HEADERS,
+      summary:
+        'New defaults for the group’s new agents, its name, its description (a rise: a proposal, `202`).',
+      description:
+        'Lowering a default, naming or describing the group is made at once by any one admin; raising a default widens what new agents may spend, so the answer is `202` with a proposal the group’s admins sign (a change that lowers one and raises another is a proposal too). Agents invited already keep their limits. A body naming none of the fields is `400`; what is in force already is `409 conflict`. Only admins of the group: anyone else is `403 forbidden`.',
+      request: 'UpdateGroupRequest',
+      response: 'GroupUpdatedResponse',
+      proposes: true,
+      result: 'GroupUpdatedResponse',
+      errors: [...OWNER, 'invalid_amount', 'conflict'],
+    },
   },
 });
 
 export type CreateGroupRequest = Shape<typeof CreateGroupRequest>;
+export type UpdateGroupRequest = Shape<typeof UpdateGroupRequest>;

@@ -4,7 +4,16 @@
  * service's root, which points a newcomer at the reference pages.
  */
 import { generateSigner } from '@tokenops/shared';
-import { key, signIn, startWorld, type Operator, type World, invitation } from '@tokenops/testing/harness';
+import {
+  invitation,
+  key,
+  signIn,
+  signProposal,
+  startWorld,
+  type Operator,
+  type ProposalReply,
+  type World,
+} from '@tokenops/testing/harness';
 
 let world: World;
 beforeAll(async () => {
@@ -129,6 +138,85 @@ describe('GET /orchestrator/groups/{group}', () => {
     expect(over.body.error).toBe('whitelist_amount_exhausted');
     expect(over.body.message).toMatch(/less than this amount/);
     expect((await show()).whitelist.find((e) => e.address === world.vendor)!.budget_remaining).toBe('87.5');
+  });
+});
+
+describe('PATCH /orchestrator/groups/{group}', () => {
+  const patch = (group: string, body: unknown, token = world.operator.token) =>
+    world.client.call<Record<string, unknown>>('PATCH', `/api/v1/orchestrator/groups/${group}`, {
+      token,
+      body,
+    });
+  const defaults = async (group: string) =>
+    (
+      await world.client.call<{ name: string | null; default_limits: Record<string, unknown> }>(
+        'GET',
+        `/api/v1/orchestrator/groups/${group}`,
+        { token: world.operator.token },
+      )
+    ).body;
+
+  it('names the group and lowers a default at once; a rise is a proposal, in force once signed', async () => {
+    const group = await createGroup(world.operator, {
+      per_tx_limit: 50,
+      daily_limit: 500,
+      hourly_tx_cap: 10,
+    });
+    const named = await patch(group, {
+      name: 'payroll',
+      description: 'pays the suppliers',
+      per_tx_limit: 40,
+    });
+    expect(named).toMatchObject({
+      status: 200,
+      body: {
+        group_config_pda: group,
+        name: 'payroll',
+        description: 'pays the suppliers',
+        default_limits: { per_tx_limit: '40', daily_limit: '500', hourly_tx_cap: 10 },
+      },
+    });
+    // A default that rises (even beside one that falls) widens what new agents may spend.
+    const proposed = await patch(group, { daily_limit: 900, hourly_tx_cap: 5 });
+    expect(proposed).toMatchObject({ status: 202, body: { action: 'group.update', status: 'pending' } });
+    expect((await defaults(group)).default_limits).toEqual({
+      per_tx_limit: '40',
+      daily_limit: '500',
+      hourly_tx_cap: 10,
+    });
+    const signed = await signProposal(
+      world.client,
+      world.operator,
+      proposed.body as unknown as ProposalReply,
+    );
+    expect(signed.body.status).toBe('executed');
+    expect(await defaults(group)).toMatchObject({
+      name: 'payroll',
+      default_limits: { per_tx_limit: '40', daily_limit: '900', hourly_tx_cap: 5 },
+    });
+    const invited = await invitation(world.client, world.operator, group);
+    expect(invited.body.limits).toEqual({ per_tx_limit: '40', daily_limit: '900', hourly_tx_cap: 5 });
+  });
+
+  it('refuses what is in force, bad input and anyone but an admin, and changes nothing', async () => {
+    const group = await createGroup(world.operator, {
+      per_tx_limit: 50,
+      daily_limit: 500,
+      hourly_tx_cap: 10,
+    });
+    expect(await patch(group, { per_tx_limit: 50 })).toMatchObject({
+      status: 409,
+      body: { error: 'conflict' },
+    });
+    expect(await patch(group, {})).toMatchObject({ status: 400, body: { error: 'validation_error' } });
+    expect(await patch(group, { name: '' })).toMatchObject({
+      status: 400,
+      body: { error: 'validation_error' },
+    });
+    expect(await patch(group, { daily_limit: -1 })).toMatchObject({ status: 400 });
+    const stranger = await signIn(world.client);
+    expect(await patch(group, { name: 'mine' }, stranger.token)).toMatchObject({ status: 403 });
+    expect((await defaults(group)).name).toBeNull();
   });
 });
 

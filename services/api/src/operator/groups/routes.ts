@@ -8,13 +8,16 @@ import {
   ServiceError,
   createGroup,
   describeGroup,
+  governed,
+  validationError,
   listGroups,
   type CreateGroupRequest,
+  type UpdateGroupRequest,
 } from '@tokenops/shared';
 import { groupsOfMember } from '@tokenops/projections';
 import type { ApiDeps } from '../../deps';
 import { defineRoute, type Route } from '../../http/operations';
-import { limitsInput, operatorCalls } from '../common';
+import { limitsInput, operatorCalls, replyGoverned } from '../common';
 
 export function groupRoutes(deps: ApiDeps): Route[] {
   const rows = OPERATOR_GROUPS.operations;
@@ -38,5 +41,19 @@ export function groupRoutes(deps: ApiDeps): Route[] {
     defineRoute(rows.getGroup, async ({ req, param, reply }) =>
       reply(await describeGroup(deps.ctx, await wallet(req), param('group'))),
     ),
+    // Lowering a default, a name, a description: at once; raising a default: a proposal (202).
+    defineRoute(rows.updateGroup, async ({ req, res, param, body, reply }) => {
+      const w = await wallet(req);
+      const b = body<UpdateGroupRequest>();
+      if (Object.keys(b).length === 0)
+        throw validationError([
+          {
+            path: '',
+            issue: 'must name at least one of per_tx_limit, daily_limit, hourly_tx_cap, name, description',
+          },
+        ]);
+      const group = param('group');
+      replyGoverned(reply, await visible(res, () => governed(deps.ctx, w, group, 'group.update', { ...b })));
+    }),
   ];
 }
