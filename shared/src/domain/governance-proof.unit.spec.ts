@@ -137,6 +137,58 @@ describe('the governance proof', () => {
     ]);
   });
 
+  it('names each always-widening kind made without a proposal, from the first proposal on, agents’ own entries aside', () => {
+    const widening: [string, Record<string, unknown>][] = [
+      ['agent.invited', { agent_id: 'a2', invitation_hash: 'h', invitation_expires_at: T0, limits: {} }],
+      ['member.added', { wallet: MALLORY.address, role: 'viewer' }],
+      ['governance.policy_set', { quorum: 1, delay_seconds: 0, safe_destination: MALLORY.address }],
+      ['group.unfrozen', {}],
+      ['agent.unfrozen', { agent_id: 'a2' }],
+    ];
+    const pending = ev('governance.proposed', {
+      proposal_id: 'open',
+      action: 'allow_list.add',
+      params: {},
+      message: 'm',
+      proposed_by: ALICE.address,
+      expires_at: T0 + 1,
+    });
+    const agentsOwn = ev('whitelist.entry_added', { entry_id: 'a2', address: 'a2', type: 0 });
+    const before = ev('whitelist.entry_added', { entry_id: 'early', address: 'early', type: 1 });
+    const proof = audit([
+      created,
+      before, // before any proposal: the group was not governed yet
+      pending, // governed from its first proposal, executed or not
+      agentsOwn,
+      ...widening.map(([type, data]) => ev(type, data)),
+    ]);
+    expect(proof.invalid.map((f) => [f.type, f.reason, f.message])).toEqual(
+      widening.map(([type]) => [
+        type,
+        'no_proposal',
+        `${type} widens what agents may spend, and no proposal made it`,
+      ]),
+    );
+  });
+
+  it('says why, in words: an execution of no proposal, a changed message, one signature short, a change never executed', () => {
+    const proof = audit([
+      ...team,
+      ev('governance.executed', { proposal_id: 'ghost', signers: [ALICE.address], quorum: 1 }),
+      ...proposal('p5', 'allow_list.add', {}, [ALICE, BOB], [entry('three')], { message: 'sign me' }),
+      ...proposal('p6', 'allow_list.add', {}, [BOB, BOB], [entry('four')]),
+    ]);
+    expect(proof.invalid.map((f) => f.message)).toEqual([
+      'no proposal ghost was made in the log',
+      'the message signed is not what the proposal’s fields say',
+      '1 valid admin signature of the 2 the policy then in force asked',
+      'whitelist.entry_added names proposal p5, which did not execute with its quorum',
+      'whitelist.entry_added names proposal p6, which did not execute with its quorum',
+    ]);
+    const none = audit([...team, ...proposal('p7', 'allow_list.add', {}, [MALLORY], [entry('five')])]);
+    expect(none.invalid[0]!.message).toBe('0 valid admin signatures of the 2 the policy then in force asked');
+  });
+
   it('checks an execution recorded before its change (a store appending one stream at a time) alike', () => {
     const events = proposal('p3', 'allow_list.add', {}, [ALICE, BOB], [entry('vendor')]);
     const executedFirst = [...events.slice(0, 3), events[4]!, events[3]!];
