@@ -12,7 +12,7 @@ import {
   type AgentState,
 } from '../domain/agent';
 import { groupApprovalPolicy } from '../domain/approval';
-import { limitsWiden as anyLimitRises, thresholdWidens } from '../domain/governance';
+import { limitsWiden, thresholdWidens } from '../domain/governance';
 import { decideInviteAgent, type GroupState } from '../domain/group';
 import { streams, type AgentInvited } from '../domain/events';
 import { mergeLimits, type LimitsInput } from '../domain/limits';
@@ -65,11 +65,11 @@ function decideInvite(
  * Whether a change of the agent's limits widens what it may spend: any of its limits rises, or the
  * approval threshold that applies to it (its own, else the group's policy's) rises or is lifted.
  */
-function limitsWiden(group: GroupState, agent: AgentState, change: LimitsInput): boolean {
+function agentLimitsWiden(group: GroupState, agent: AgentState, change: LimitsInput): boolean {
   const next = mergeLimits(agent.limits, change);
   const groupThreshold = groupApprovalPolicy(group).threshold;
   return (
-    anyLimitRises(agent.limits, next) ||
+    limitsWiden(agent.limits, next) ||
     thresholdWidens(
       agent.limits.approval_threshold ?? groupThreshold,
       next.approval_threshold ?? groupThreshold,
@@ -145,7 +145,7 @@ export const AGENT_ACTIONS = {
           agent_wallet_pda: agent.state.agentId,
           limits: (events[0]!.data as { limits: unknown }).limits,
         },
-        widens: limitsWiden(group, agent.state, change),
+        widens: agentLimitsWiden(group, agent.state, change),
       };
     },
   },

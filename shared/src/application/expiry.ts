@@ -26,13 +26,15 @@ interface Due {
   act(now: number): Promise<number | void>;
 }
 
-function startDeadlines(deps: {
+/** What every scheduler of deadlines takes: the log it follows, the clock, its tick, its errors' sink. */
+interface SchedulerDeps {
   store: EventStore;
-  kinds: readonly Deadlines[];
   now: () => number;
   tickMs?: number;
   onError?: (err: unknown) => void;
-}): Subscription {
+}
+
+function startDeadlines(deps: SchedulerDeps & { kinds: readonly Deadlines[] }): Subscription {
   const due = new Map<string, Due>();
   const following = deps.store.subscribeToAll({
     wakeFor: ofTypes(...deps.kinds.flatMap((k) => k.types)),
@@ -129,37 +131,24 @@ const proposalDeadlines = (
  * The scheduler of proposals: in every API process (it makes the changes, custody wallets included);
  * safe to run in several at once, since a proposal executes once whoever asks (proposals.ts).
  */
-export function startProposalScheduler(deps: {
-  store: EventStore;
-  /** Executes what is due in the group's proposals, records what expired; when next to look. */
-  tend: (groupId: string, now: number) => Promise<number | undefined>;
-  now: () => number;
-  tickMs?: number;
-  onError?: (err: unknown) => void;
-}): Subscription {
-  return startDeadlines({
-    store: deps.store,
-    kinds: [proposalDeadlines(deps.tend)],
-    now: deps.now,
-    ...(deps.tickMs !== undefined && { tickMs: deps.tickMs }),
-    ...(deps.onError && { onError: deps.onError }),
-  });
+export function startProposalScheduler(
+  deps: SchedulerDeps & {
+    /** Executes what is due in the group's proposals, records what expired; when next to look. */
+    tend: (groupId: string, now: number) => Promise<number | undefined>;
+  },
+): Subscription {
+  return startDeadlines({ ...deps, kinds: [proposalDeadlines(deps.tend)] });
 }
 
-export function startExpiryScheduler(deps: {
-  store: EventStore;
-  groups: Repository<GroupState, GroupEvent>;
-  /** The held spends' side; absent: only the allow-list is watched. */
-  approvals?: ApprovalContext;
-  now: () => number;
-  tickMs?: number;
-  onError?: (err: unknown) => void;
-}): Subscription {
+export function startExpiryScheduler(
+  deps: SchedulerDeps & {
+    groups: Repository<GroupState, GroupEvent>;
+    /** The held spends' side; absent: only the allow-list is watched. */
+    approvals?: ApprovalContext;
+  },
+): Subscription {
   return startDeadlines({
-    store: deps.store,
+    ...deps,
     kinds: [whitelistExpiring(deps.groups), ...(deps.approvals ? [heldSpends(deps.approvals)] : [])],
-    now: deps.now,
-    ...(deps.tickMs !== undefined && { tickMs: deps.tickMs }),
-    ...(deps.onError && { onError: deps.onError }),
   });
 }

@@ -6,16 +6,15 @@
  */
 import {
   OPERATOR_GOVERNANCE,
-  ServiceError,
   cancelProposal,
   freezeAgent,
   freezeGroup,
+  groupOfAgent,
   getProposal,
   listProposals,
   propose,
   readProposalSecret,
   signProposal,
-  streams,
   type CancelProposalRequest,
   type FreezeRequest,
   type ProposalsQuery,
@@ -29,12 +28,6 @@ export function governanceRoutes(deps: ApiDeps): Route[] {
   const { ctx } = deps;
   const rows = OPERATOR_GOVERNANCE.operations;
   const { wallet, visible } = operatorCalls(deps);
-  /** The group of a registered agent (for a proposal about it). */
-  const groupOfAgent = async (agentId: string) => {
-    const { state } = await ctx.agents.load(streams.agent(agentId));
-    if (state.status === 'unregistered') throw new ServiceError('not_found', 'No such registered agent.');
-    return state.groupId;
-  };
   return [
     defineRoute(rows.freezeAgent, async ({ req, res, param, body, reply }) => {
       const w = await wallet(req);
@@ -50,7 +43,7 @@ export function governanceRoutes(deps: ApiDeps): Route[] {
       const w = await wallet(req);
       body();
       const agent = param('agent');
-      reply(await propose(ctx, w, await groupOfAgent(agent), 'agent.unfreeze', { agent }));
+      reply(await propose(ctx, w, await groupOfAgent(ctx, agent), 'agent.unfreeze', { agent }));
     }),
     defineRoute(rows.unfreezeGroup, async ({ req, param, body, reply }) => {
       const w = await wallet(req);
