@@ -42,7 +42,6 @@ import {
 import { streams } from '../domain/events';
 import type { ProposalAction } from '../contract/operator/governance';
 import { ServiceError } from '../errors';
-import { WrongExpectedRevision } from '../event-store/port';
 import type { Context } from './context';
 import type { Change, GovernedAction } from './governed';
 import { AGENT_ACTIONS } from './agents';
@@ -53,7 +52,7 @@ import { EMERGENCY_ACTIONS } from './emergency';
 import { FREEZE_ACTIONS } from './freeze';
 import { GROUP_ACTIONS } from './groups';
 import { MEMBER_ACTIONS } from './members';
-import { appendTogether, withPatience, type Loaded, type Staged } from './repository';
+import { appendStaged, appendTogether, withPatience, type Loaded } from './repository';
 
 /** Every change a proposal makes, each a row (governed.ts) beside its capability. */
 export const GOVERNED_ACTIONS = {
@@ -93,7 +92,7 @@ export async function governed(
   const made = await withPatience(async () => {
     const change = await row.change(ctx, groupId, params);
     if (change.widens) return undefined;
-    await appendStaged(ctx, change.staged);
+    await appendStaged(ctx.store, change.staged);
     return change;
   });
   if (made)
@@ -348,19 +347,7 @@ async function appendExecution(
   if (ctx.store.appendAtomically) return appendTogether(ctx.store, [change.staged, record]);
   // One stream at a time: the execution's record first (the arbiter), then the change.
   await ctx.proposals.append(stream, proposals, executed);
-  await appendStaged(ctx, change.staged);
-}
-
-/** One staged append on its own. */
-async function appendStaged(ctx: Context, staged: Staged): Promise<void> {
-  const { append } = staged;
-  if (append.events.length === 0) return;
-  try {
-    staged.landed(await ctx.store.append(append.stream, append.events, append.expected));
-  } catch (err) {
-    if (err instanceof WrongExpectedRevision) staged.failed(err);
-    throw err;
-  }
+  await appendStaged(ctx.store, change.staged);
 }
 
 async function answer(ctx: Context, proposalId: string, wallet: string) {

@@ -91,6 +91,20 @@ export async function appendTogether(store: EventStore, staged: readonly Staged[
 }
 
 /**
+ * Makes one staged append on its own, at the revision its decision was made on; a failure (a conflict,
+ * or an append that may have landed) leaves the repository's cache to read the stream again.
+ */
+export async function appendStaged(store: EventStore, staged: Staged): Promise<void> {
+  const { append } = staged;
+  if (append.events.length === 0) return;
+  const result = await store.append(append.stream, append.events, append.expected).catch((err: unknown) => {
+    staged.failed(err);
+    throw err;
+  });
+  staged.landed(result);
+}
+
+/**
  * Every event of one intent (its decision, its budget's reservation and settlement, its submission and
  * outcome) carries the intent's id as its correlation id: an auditor follows an intent across the
  * agent's and the budget's streams by it.
@@ -151,14 +165,7 @@ export class Repository<S, E extends { type: string; data: unknown }> {
     metadata?: NewEvent['metadata'],
   ): Promise<Loaded<S>> {
     if (events.length === 0) return loaded;
-    const staged = this.stage(stream, loaded, events, metadata);
-    const result = await this.store
-      .append(stream, staged.append.events, loaded.revision)
-      .catch((err: unknown) => {
-        staged.failed(err);
-        throw err;
-      });
-    staged.landed(result);
+    await appendStaged(this.store, this.stage(stream, loaded, events, metadata));
     return this.peek(stream);
   }
 
