@@ -26,7 +26,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { plot } from 'asciichart';
 import Redis from 'ioredis';
-import { Client } from '@tokenops/testing/harness';
+import { Client, enact } from '@tokenops/testing/harness';
 import { Topology } from '@tokenops/testing/topology';
 import { fundedGroup, load, loadPaced, type IntervalStats, type MixSpec, type RequestKind } from './load';
 import { cpuSnapshot, machineTimes } from './cpu';
@@ -320,11 +320,11 @@ export async function soakBench(): Promise<string> {
     }
 
     // The group's transfers and swaps as webhooks, from here on (the subscription takes the events after it).
-    const sub = await client.call('POST', `/api/v1/orchestrator/groups/${group}/webhooks`, {
-      token: operator.token,
-      body: { url: receiver.url, event_types: ['transfer.confirmed', 'swap.confirmed'] },
+    const sub = await enact(client, [operator], 'POST', `/api/v1/orchestrator/groups/${group}/webhooks`, {
+      url: receiver.url,
+      event_types: ['transfer.confirmed', 'swap.confirmed'],
     });
-    if (sub.status !== 201)
+    if (sub.body.status !== 'executed')
       throw new Error(`webhook subscription: ${sub.status} ${JSON.stringify(sub.body)}`);
     const deliveredBefore = await receiver.count();
 

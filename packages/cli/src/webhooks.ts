@@ -122,7 +122,9 @@ export function webhookCommands(p: Command, cli: Cli): void {
 
   hooks
     .command('add')
-    .description("subscribe the group's fleet: prints the signing secret, once")
+    .description(
+      "subscribe the group's fleet (a proposal, signed with your keypair): prints the signing secret, once",
+    )
     .argument('<group>')
     .requiredOption('--url <url>', 'where deliveries go (https, a public address)')
     .requiredOption('--events <kinds>', 'event kinds, comma-separated', kinds)
@@ -130,10 +132,16 @@ export function webhookCommands(p: Command, cli: Cli): void {
     .action(
       authed(
         async (api, group: string, o: { url: string; events: string[] }) =>
-          api.createFleetWebhook(group, { url: o.url, event_types: o.events as EventKind[] }),
-        (answer) =>
-          `webhook_id: ${String(answer.webhook_id)}\nsigning_secret: ${String(answer.signing_secret)}\n` +
-          `${shownOnce('The signing secret')} (A lost one: webhooks rotate-secret ${String(answer.webhook_id)}.)`,
+          api.enact(
+            await api.createFleetWebhook(group, { url: o.url, event_types: o.events as EventKind[] }),
+          ),
+        (answer) => {
+          const { webhook_id, signing_secret } = answer as { webhook_id: string; signing_secret: string };
+          return (
+            `webhook_id: ${webhook_id}\nsigning_secret: ${signing_secret}\n` +
+            `${shownOnce('The signing secret')} (A lost one: webhooks rotate-secret ${webhook_id}.)`
+          );
+        },
       ),
     );
 

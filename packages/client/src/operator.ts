@@ -308,7 +308,10 @@ export class OperatorClient {
 
   // ---- fleet webhooks -----------------------------------------------------------------------------
 
-  /** Subscribes an HTTPS URL to the events of every agent of the group; the secret is shown once. */
+  /**
+   * Proposes to subscribe an HTTPS URL to the events of every agent of the group (`enact` signs it);
+   * the executed proposal's result holds the signing secret, once.
+   */
   createFleetWebhook(group: string, body: Schemas['WebhookRequest']) {
     const params = { path: { group } };
     return this.c.result(

@@ -120,6 +120,11 @@ export interface World {
     approved_amount?: number | string;
     ttl_seconds?: number;
   }): Promise<Record<string, unknown>>;
+  /**
+   * A fleet webhook of the group (the request's body), proposed and signed by the operator as the
+   * CLI does: its id and signing secret, as the execution answers them.
+   */
+  subscribe(body: { url: string; event_types: readonly string[] }): Promise<FleetWebhook>;
   /** The whole log, with everything that committed before the call (log.ts). */
   log(): Promise<RecordedEvent[]>;
   close(): Promise<void>;
@@ -367,6 +372,13 @@ export async function startWorld(options: WorldOptions = {}, topology = stack())
         throw new Error(`allow-list failed: ${JSON.stringify(added.body)}`);
       return added.body.result as Record<string, unknown>;
     },
+    async subscribe(body) {
+      const path = `/api/v1/orchestrator/groups/${groupId}/webhooks`;
+      const made = await enact(client, [operator], 'POST', path, body);
+      if (made.body.status !== 'executed')
+        throw new Error(`subscription failed: ${JSON.stringify(made.body)}`);
+      return made.body.result as FleetWebhook;
+    },
     log: () => wholeLog(service),
     close,
   };
@@ -398,6 +410,14 @@ export const approvalIdIn = (message: unknown): string => {
   if (!found) throw new Error(`no approval named in: ${String(message)}`);
   return found[1]!;
 };
+
+/** A fleet webhook as its proposal's execution answers it. */
+export interface FleetWebhook {
+  webhook_id: string;
+  signing_secret: string;
+  url: string;
+  event_types: string[];
+}
 
 /** A proposal as the operator surface answers it (the fields a test reads). */
 export interface ProposalReply {

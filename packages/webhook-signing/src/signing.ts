@@ -22,9 +22,12 @@ export const SECRET_PREFIX = 'whsec_';
 /** How far a delivery's timestamp may be from now, either way, before a receiver refuses it. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** A new signing secret: `whsec_` and 32 random bytes in standard base64. */
-export function newSigningSecret(): string {
-  return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+/**
+ * A new signing secret: `whsec_` and 32 bytes in standard base64, random or the ones given (a
+ * proposal's, derived by the service's key vault, so the secret is made again and never stored).
+ */
+export function newSigningSecret(bytes: Uint8Array = randomBytes(32)): string {
+  return `${SECRET_PREFIX}${Buffer.from(bytes).toString('base64')}`;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -1,4 +1,4 @@
-import type { Context, DeliveryStore, OutcomeWaiter, ReadModelStore, UrlPolicy } from '@tokenops/shared';
+import type { Context, DeliveryStore, OutcomeWaiter, ReadModelStore } from '@tokenops/shared';
 import type { Dependencies, Metrics, OpenStreams } from '@tokenops/shared/process';
 import type { ClientRateLimit, RateLimits } from './http/rate-limit';
 import type { SendOptions } from './http/operations';
@@ -17,8 +17,6 @@ export interface ApiDeps extends SendOptions {
   metrics?: Metrics;
   /** Webhook subscriptions and their delivery logs (kept by the delivery relay and workers). */
   deliveries: DeliveryStore;
-  /** Which webhook URLs registration accepts (WEBHOOK_ALLOWED_PRIVATE_HOSTS; a resolver in tests). */
-  webhookUrls: UrlPolicy;
   /** Serves `/metrics` on the API's port to `Authorization: Bearer <metricsToken>` only; not at all when absent. */
   metricsToken?: string;
   /**

@@ -202,6 +202,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     ...(options.now && { now: options.now }),
     // One compute budget for what it sends: the executor's spends and the emergency sweeps.
     computeBudget: new ComputeBudget(wiring.computeBudget),
+    // Which webhook URLs registration accepts (WEBHOOK_ALLOWED_PRIVATE_HOSTS; a resolver in tests).
+    webhookUrls: { allowedPrivateHosts: hooks.allowedPrivateHosts, resolve: hooks.resolve ?? systemResolver },
   });
 
   // Projections: rebuilt from the whole log into memory, then live; read on every request, kept frozen.
@@ -286,7 +288,6 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Embedded>
     clientLimit: ClientRateLimit.inProcess(options.unauthenticatedRateLimitPerMinute ?? 30),
     metrics,
     deliveries,
-    webhookUrls: { allowedPrivateHosts: hooks.allowedPrivateHosts, resolve: hooks.resolve ?? systemResolver },
     ...(options.metricsToken && { metricsToken: options.metricsToken }),
     ...(options.trustProxyHops && { trustProxyHops: options.trustProxyHops }),
     viewWaitMs: options.viewWaitMs ?? VIEW_WAIT_MS,

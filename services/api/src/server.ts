@@ -69,6 +69,7 @@ runProcess('api', async () => {
     outcomeTimeoutMs,
     aggregator,
     computeBudget,
+    webhookUrls: { allowedPrivateHosts: hooks.allowedPrivateHosts, resolve: systemResolver },
     x402: x402Context(
       { allowedPrivateHosts: hooks.allowedPrivateHosts, ...(hooks.ca && { ca: hooks.ca }) },
       network,
@@ -106,7 +107,6 @@ runProcess('api', async () => {
     clientLimit: ClientRateLimit.shared(redis, redisConfig.prefix, edge.unauthenticatedPerMinute),
     metrics,
     deliveries,
-    webhookUrls: { allowedPrivateHosts: hooks.allowedPrivateHosts, resolve: systemResolver },
     ...(edge.metricsToken && { metricsToken: edge.metricsToken }),
     trustProxyHops: edge.trustProxyHops,
     viewWaitMs: edge.viewWaitMs,

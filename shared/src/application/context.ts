@@ -23,6 +23,7 @@ import { Wallets } from './wallets';
 import type { Aggregator } from '../aggregator/port';
 import type { LendingVenue } from '../venues/port';
 import type { ResourceAnswer, ResourceRequest } from '../x402/port';
+import type { Resolver } from '../net/address-guard';
 
 export interface Settings {
   /** The symbol of the default base token of new groups (limits are denominated in it). */
@@ -63,6 +64,22 @@ export interface Context {
    * and companions): the executor's spends and the operator's emergency sweeps.
    */
   computeBudget: ComputeBudget;
+  /**
+   * What a webhook's URL is held to (webhooks/subscriptions.ts `checkWebhookUrl`): in the processes
+   * that register webhooks (the API's); a process without it registers none.
+   */
+  webhookUrls?: UrlPolicy;
+}
+
+/** The rules of the addresses webhooks are sent to: public ones only, but for the hosts opened. */
+export interface UrlPolicy {
+  /** How a host's addresses are found (the process wires the system resolver). */
+  resolve: Resolver;
+  /**
+   * Hosts a URL may reach although they are not public (WEBHOOK_ALLOWED_PRIVATE_HOSTS): `host` (every
+   * port) or `host:port` (that port only).
+   */
+  allowedPrivateHosts?: readonly string[];
 }
 
 /** Requests to x402 resources (x402/resource.ts's ResourceClient). */
@@ -82,6 +99,7 @@ export function createContext(deps: {
   venues?: readonly LendingVenue[];
   x402?: Context['x402'];
   computeBudget?: ComputeBudget;
+  webhookUrls?: UrlPolicy;
 }): Context {
   const single = deps.singleWriter ?? false;
   // Every append reports where it landed to the work it ran for (collectAppends), and is traced.
@@ -103,6 +121,7 @@ export function createContext(deps: {
     venues: deps.venues ?? [],
     ...(deps.x402 && { x402: deps.x402 }),
     computeBudget: deps.computeBudget ?? new ComputeBudget(DEFAULT_COMPUTE_BUDGET),
+    ...(deps.webhookUrls && { webhookUrls: deps.webhookUrls }),
   };
 }
 

@@ -52,6 +52,7 @@ import { EMERGENCY_ACTIONS } from './emergency';
 import { FREEZE_ACTIONS } from './freeze';
 import { GROUP_ACTIONS } from './groups';
 import { MEMBER_ACTIONS } from './members';
+import { WEBHOOK_ACTIONS } from './webhooks/subscriptions';
 import { appendStaged, appendTogether, withPatience, type Loaded } from './repository';
 
 /** Every change a proposal makes, each a row (governed.ts) beside its capability. */
@@ -64,6 +65,7 @@ export const GOVERNED_ACTIONS = {
   ...AUDITOR_ACTIONS,
   ...EMERGENCY_ACTIONS,
   ...GROUP_ACTIONS,
+  ...WEBHOOK_ACTIONS,
 } as const satisfies Record<ProposalAction, GovernedAction>;
 
 export type GovernedActionName = ProposalAction;
@@ -184,6 +186,10 @@ export async function signProposal(ctx: Context, wallet: string, proposalId: str
   // The secrets the change made (an invitation code, a key): to this admin, in this answer, once.
   return secret && view.status === 'executed' ? { ...view, result: withSecret(view.result, secret) } : view;
 }
+
+/** Why a change no longer applies, in words: its message, and each field it names (`/url: ...`). */
+const failure = (err: ServiceError) =>
+  [err.message, ...(err.details ?? []).map((d) => `${d.path}: ${d.issue}`)].join(' ');
 
 /** An answer with the secrets a change made (never recorded) beside what it recorded. */
 const withSecret = (result: unknown, secret?: Record<string, unknown>) =>
@@ -313,7 +319,7 @@ export async function executeIfDue(
         await ctx.proposals.append(
           stream,
           proposals,
-          decideFailed({ proposal_id: proposalId, reason: err.message, now }, proposals.state),
+          decideFailed({ proposal_id: proposalId, reason: failure(err), now }, proposals.state),
         );
         return undefined;
       }

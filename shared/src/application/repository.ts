@@ -75,6 +75,16 @@ export interface Staged {
 }
 
 /**
+ * An append to a stream no repository keeps (a webhook's), at any revision: nothing decided on it can
+ * be stale (each of its events stands alone), and nothing is cached to move.
+ */
+export const staged = (stream: string, events: readonly { type: string; data: unknown }[]): Staged => ({
+  append: { stream, events: events.map((e) => ({ type: e.type, data: e.data })), expected: 'any' },
+  landed: () => undefined,
+  failed: () => undefined,
+});
+
+/**
  * Appends what repositories staged in one atomic append (the store must have `appendAtomically`):
  * every stream lands at the revision its decision was made on, or none does, and the
  * WrongExpectedRevision names the stream that had moved on.

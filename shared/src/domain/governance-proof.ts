@@ -8,8 +8,8 @@
  *   of that message recorded, at least the quorum then in force;
  * - every change that says it was made by a proposal (`proposal_id`) belongs to one that executed so;
  * - once a group is governed (its first proposal), a change that always widens (an address allowed,
- *   an agent invited, an auditor granted, a member added, the governance policy set, a freeze lifted)
- *   carries a proposal.
+ *   an agent invited, an auditor granted, a member added, the governance policy set, a freeze lifted,
+ *   a fleet webhook registered) carries a proposal.
  *
  * Pure: no I/O, no clock; the signatures are checked with the domain's verifier.
  */
@@ -42,7 +42,13 @@ const ALWAYS_WIDENING = new Set([
   'governance.policy_set',
   'group.unfrozen',
   'agent.unfrozen',
+  'webhook.registered',
 ]);
+
+/** An always-widening kind that does not widen in this case: a protocol entry, an agent's own webhook. */
+const narrowCase = (type: string, data: { type?: number; agent_id?: string }) =>
+  (type === 'whitelist.entry_added' && data.type === 0) ||
+  (type === 'webhook.registered' && data.agent_id !== undefined);
 
 interface Observed {
   id: string;
@@ -82,7 +88,7 @@ export class GovernanceAuditor {
       groupId !== undefined &&
       this.governed.has(groupId) &&
       ALWAYS_WIDENING.has(e.type) &&
-      !(e.type === 'whitelist.entry_added' && (e.data as { type: number }).type === 0)
+      !narrowCase(e.type, e.data as { type?: number; agent_id?: string })
     )
       this.find(
         event,

@@ -137,13 +137,14 @@ describe('the governance proof', () => {
     ]);
   });
 
-  it('names each always-widening kind made without a proposal, from the first proposal on, agents’ own entries aside', () => {
+  it('names each always-widening kind made without a proposal, from the first proposal on, agents’ own entries and webhooks aside', () => {
     const widening: [string, Record<string, unknown>][] = [
       ['agent.invited', { agent_id: 'a2', invitation_hash: 'h', invitation_expires_at: T0, limits: {} }],
       ['member.added', { wallet: MALLORY.address, role: 'viewer' }],
       ['governance.policy_set', { quorum: 1, delay_seconds: 0, safe_destination: MALLORY.address }],
       ['group.unfrozen', {}],
       ['agent.unfrozen', { agent_id: 'a2' }],
+      ['webhook.registered', { webhook_id: 'wh_fleet', url: 'https://x.example', event_types: [] }],
     ];
     const pending = ev('governance.proposed', {
       proposal_id: 'open',
@@ -154,12 +155,18 @@ describe('the governance proof', () => {
       expires_at: T0 + 1,
     });
     const agentsOwn = ev('whitelist.entry_added', { entry_id: 'a2', address: 'a2', type: 0 });
+    const agentsWebhook = ev('webhook.registered', {
+      webhook_id: 'wh_own',
+      agent_id: 'a2',
+      url: 'https://x.example',
+    });
     const before = ev('whitelist.entry_added', { entry_id: 'early', address: 'early', type: 1 });
     const proof = audit([
       created,
       before, // before any proposal: the group was not governed yet
       pending, // governed from its first proposal, executed or not
       agentsOwn,
+      agentsWebhook,
       ...widening.map(([type, data]) => ev(type, data)),
     ]);
     expect(proof.invalid.map((f) => [f.type, f.reason, f.message])).toEqual(

@@ -6,7 +6,7 @@ import { EventStoreDbEventStore } from '../event-store/eventstoredb';
 import type { EventStore } from '../event-store/port';
 import { RpcChain } from '../chain/rpc';
 import { SqlDeliveryStore } from '../deliveries/sql';
-import { createContext, type Context } from '../application/context';
+import { createContext, type Context, type UrlPolicy } from '../application/context';
 import { KeyVault } from '../application/credentials';
 import type { Chain } from '../chain/port';
 import type { DeliveryStore } from '../deliveries/port';
@@ -55,6 +55,8 @@ export async function openContext(config: {
   x402?: Context['x402'];
   /** The compute budget of what it sends (API: emergency sweeps; executor: spends). */
   computeBudget?: ComputeBudgetPolicy;
+  /** What webhook URLs are held to (the API: it registers them). */
+  webhookUrls?: UrlPolicy;
 }): Promise<Context> {
   const chain = openChain(config.chain);
   return createContext({
@@ -65,6 +67,7 @@ export async function openContext(config: {
     settings: settingsFor(config.chain, config.outcomeTimeoutMs),
     ...(await openMarkets(chain, config.chain, config.aggregator)),
     ...(config.computeBudget && { computeBudget: new ComputeBudget(config.computeBudget) }),
+    ...(config.webhookUrls && { webhookUrls: config.webhookUrls }),
   });
 }
 

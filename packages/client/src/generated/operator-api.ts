@@ -679,8 +679,8 @@ export interface paths {
         get: operations["listWebhooks"];
         put?: never;
         /**
-         * Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once.
-         * @description Subscribes `url` to the listed event types of every agent of the group, present and future. Deliveries are signed (Standard Webhooks) with a secret the service makes and answers once (`signing_secret`, `cache-control: no-store`). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.
+         * Propose to subscribe an HTTPS URL to the events of every agent of the group (a proposal, `202`); once executed, the secret is shown once.
+         * @description Subscribes `url` to the listed event types of every agent of the group, present and future. A fleet webhook sends the group’s events out of the service, so it is a proposal: nothing changes until a quorum of the group’s admins has signed its `message` (POST /orchestrator/proposals/{proposal}/sign); with the default governance (quorum 1, no delay) the proposer’s own signature executes it. Deliveries are signed (Standard Webhooks) with a secret the service makes: it is in the `result` of the answer to the signature that executed it (`WebhookResponse`), once, and in no log, no other answer, never to a viewer. The URL must be https, carry no credentials and resolve to public addresses only, checked when proposed and again when it executes; any other is `400 validation_error` on `/url` (at execution: the proposal ends `failed`). Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.
          */
         post: operations["createFleetWebhook"];
         delete?: never;
@@ -1150,8 +1150,8 @@ export interface components {
              * @description The change it makes.
              * @enum {string}
              */
-            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key" | "group.update";
-            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given. */
+            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key" | "group.update" | "webhook.register";
+            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given; `webhook.register` `{url, event_types}`. */
             params: Record<string, never>;
             /**
              * @description `pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).
@@ -8111,8 +8111,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
-            201: {
+            /** @description Accepted */
+            202: {
                 headers: {
                     /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
                     "RateLimit-Limit"?: number;
@@ -8125,7 +8125,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookResponse"];
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["WebhookResponse"] | null;
+                    };
                 };
             };
             /** @description Invalid input: validation_error. */

@@ -32,11 +32,10 @@ beforeAll(async () => {
     webhooks: { allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`], ca: tls.ca, retryBaseMs: 100 },
   });
   books = await openBooks(world);
-  const sub = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
-    token: world.operator.token,
-    body: { url: receiver.url, event_types: ['policy.transfer_blocked', 'policy.whitelist_violation'] },
+  await world.subscribe({
+    url: receiver.url,
+    event_types: ['policy.transfer_blocked', 'policy.whitelist_violation'],
   });
-  expect(sub.status).toBe(201);
 });
 afterEach(async () => {
   await books.expectBalanced();

@@ -307,12 +307,7 @@ describe('the MCP tool', () => {
 
 describe('the webhook', () => {
   it('x402.payment_settled carries the URL, the payee, the amount and the resource’s status', async () => {
-    const sub = await world.client.call<{ signing_secret: string }>(
-      'POST',
-      `/api/v1/orchestrator/groups/${world.groupId}/webhooks`,
-      { token: world.operator.token, body: { url: receiver.url, event_types: ['x402.payment_settled'] } },
-    );
-    expect(sub.status).toBe(201);
+    await world.subscribe({ url: receiver.url, event_types: ['x402.payment_settled'] });
     const agent = await world.agent({}, 100);
     const r = await pay(agent, { url: `${resource.url}/again`, max_amount: 1, idempotency_key: key() });
     expect(r.status).toBe(200);
@@ -433,11 +428,7 @@ describe('refused without a settlement: held until the payment can no longer lan
   };
 
   it('a refusal holds the room while the payment can land: 409 x402_payment_unsettled; never landed, 502 x402_payment_refused and the room back; landed by the resource meanwhile, paid once and confirmed with its answer', async () => {
-    const sub = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
-      token: world.operator.token,
-      body: { url: receiver.url, event_types: ['x402.payment_refused'] },
-    });
-    expect(sub.status).toBe(201);
+    await world.subscribe({ url: receiver.url, event_types: ['x402.payment_refused'] });
     const never = await world.agent({}, 100);
     const later = await world.agent({}, 100);
     const before = { never: await snapshot(never), later: await snapshot(later) };

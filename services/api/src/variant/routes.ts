@@ -75,7 +75,7 @@ export function variantRoutes(deps: ApiDeps): Route[] {
       const b = body<VariantWebhookRequest>();
       const owner = { agentId: caller.agentId, groupId: view.group_id };
       const asked = { url: b.url, event_types: b.events, secret: b.secret };
-      const { webhook_id } = await registerWebhook(deps.ctx, owner, asked, deps.webhookUrls);
+      const { webhook_id } = await registerWebhook(deps.ctx, owner, asked);
       reply({ webhook_id, url: b.url, events: b.events });
     }),
     ...variantReadRoutes(deps),

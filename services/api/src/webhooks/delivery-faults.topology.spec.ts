@@ -53,11 +53,10 @@ describe('a delivery worker killed in a burst, then Redis restarted', () => {
   });
 
   it('delivers every event at least once', async () => {
-    const sub = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
-      token: world.operator.token,
-      body: { url: `${receiver.url}burst`, event_types: ['policy.transfer_blocked'] },
+    await world.subscribe({
+      url: `${receiver.url}burst`,
+      event_types: ['policy.transfer_blocked'],
     });
-    expect(sub.status).toBe(201);
     const agents = await Promise.all(
       Array.from({ length: 3 }, () =>
         world.agent({ per_tx_limit: 1, daily_limit: 10, hourly_tx_cap: 10 }, 0),

@@ -10,10 +10,12 @@ import { EVENT_CATALOGUE, EVENT_KINDS, verifyWebhook, type EventKind } from '@to
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import {
   RECEIVER_HOST,
+  enact,
   signProposal,
   stackWebhookTls,
   startWorld,
   key,
+  type FleetWebhook,
   type ProposalReply,
   type World,
 } from '@tokenops/testing/harness';
@@ -23,10 +25,16 @@ const topologyTls = stackWebhookTls();
 
 let world: World;
 let receiver: Receiver;
-/** Names the test's resolver answers: `rebind.test` is public at registration, loopback afterwards. */
-let rebindLookups = 0;
+/**
+ * Names the test's resolver answers: `rebind.test` is public at registration (its proposal and its
+ * execution look it up), loopback afterwards; `turns.test` public when proposed, private when executed.
+ */
+const lookups = new Map<string, number>();
 const resolve = async (host: string): Promise<string[]> => {
-  if (host === 'rebind.test') return (rebindLookups += 1) === 1 ? ['93.184.216.34'] : ['127.0.0.3'];
+  const seen = (lookups.get(host) ?? 0) + 1;
+  lookups.set(host, seen);
+  if (host === 'rebind.test') return seen <= 2 ? ['93.184.216.34'] : ['127.0.0.3'];
+  if (host === 'turns.test') return seen === 1 ? ['93.184.216.34'] : ['10.0.0.2'];
   if (host === 'private.test') return ['10.0.0.1'];
   return ['93.184.216.34'];
 };
@@ -83,17 +91,21 @@ const deliveryLog = async (webhookId: string) =>
     })
   ).body;
 
-const fleet = (eventTypes: readonly string[], url = receiver.url) =>
-  world.client.call<{ webhook_id: string; signing_secret: string }>(
-    'POST',
-    `/api/v1/orchestrator/groups/${world.groupId}/webhooks`,
-    { token: world.operator.token, body: { url, event_types: eventTypes } },
-  );
+/**
+ * A fleet webhook, proposed and signed by the group's operator (as the CLI does): the answer to the
+ * signature that executed it, its body the subscription (the secret in it, once); or the refusal.
+ */
+const fleet = async (eventTypes: readonly string[], url = receiver.url, on: World = world) => {
+  const path = `/api/v1/orchestrator/groups/${on.groupId}/webhooks`;
+  const answer = await enact(on.client, [on.operator], 'POST', path, { url, event_types: eventTypes });
+  const executed = answer.body.status === 'executed';
+  return { status: answer.status, body: (executed ? answer.body.result : answer.body) as FleetWebhook };
+};
 
 describe('webhook delivery', () => {
   it('delivers every kind of the catalogue with exactly its payload fields, signed both ways', async () => {
     const sub = await fleet(EVENT_KINDS);
-    expect(sub.status).toBe(201);
+    expect(sub.status).toBe(200);
     const secret = sub.body.signing_secret;
     const agent = await world.agent({ per_tx_limit: 100, daily_limit: 100, hourly_tx_cap: 50 }, 1_000);
     const call = (path: string, body: Record<string, unknown>) =>
@@ -417,7 +429,7 @@ describe('webhook delivery', () => {
       // A receiver of its own: its connections count those of this subscription only.
       const target = await startReceiver();
       const registered = await fleet(['agent.revoked'], `https://rebind.test:${target.port}/x`);
-      expect(registered.status).toBe(201);
+      expect(registered.status).toBe(200);
       const agent = await world.agent({}, 0);
       await world.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
         token: world.operator.token,
@@ -441,6 +453,13 @@ describe('webhook delivery', () => {
       expect((await fleet(['agent.revoked'], `https://private.test:${receiver.port}/x`)).body).toEqual(
         expect.objectContaining({ error: 'validation_error' }),
       );
+      // Checked again when its proposal executes: a name gone private meanwhile subscribes nothing.
+      const turned = await fleet(['agent.revoked'], 'https://turns.test/x');
+      expect(turned.body).toMatchObject({
+        status: 'failed',
+        reason: expect.stringContaining('10.0.0.2'),
+        result: null,
+      });
     },
   );
 
@@ -562,6 +581,78 @@ describe('webhook delivery', () => {
     });
     expect(gone.status).toBe(404);
   });
+
+  it('a fleet webhook is a proposal: nothing is sent until an admin signs it; its secret is shown to the signer once, and signs what is sent', async () => {
+    const url = `${receiver.url}proposed`;
+    const list = async () =>
+      (
+        await world.client.call<{ webhooks: { webhook_id: string; url: string }[] }>(
+          'GET',
+          `/api/v1/orchestrator/groups/${world.groupId}/webhooks`,
+          { token: world.operator.token },
+        )
+      ).body.webhooks.filter((w) => w.url === url);
+    const proposed = await world.client.call<ProposalReply>(
+      'POST',
+      `/api/v1/orchestrator/groups/${world.groupId}/webhooks`,
+      { token: world.operator.token, body: { url, event_types: ['agent.revoked'] } },
+    );
+    expect(proposed.status).toBe(202);
+    expect(proposed.body).toMatchObject({
+      action: 'webhook.register',
+      params: { url, event_types: ['agent.revoked'] },
+      status: 'pending',
+      result: null,
+    });
+    expect(JSON.stringify(proposed.body)).not.toContain('whsec_');
+    // Unsigned, it subscribes nothing: a revocation now is sent nowhere.
+    const before = await world.agent({}, 0);
+    await world.client.call('POST', `/api/v1/orchestrator/agents/${before.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    expect(await list()).toEqual([]);
+
+    const signed = await signProposal(world.client, world.operator, proposed.body);
+    expect(signed.body).toMatchObject({
+      status: 'executed',
+      result: { webhook_id: expect.stringMatching(/^wh_/), url, event_types: ['agent.revoked'] },
+    });
+    const { webhook_id, signing_secret } = signed.body.result as FleetWebhook;
+    expect(signing_secret).toMatch(/^whsec_/);
+    // Shown once: the proposal read again holds the subscription, not its secret.
+    const again = await world.client.call<ProposalReply>(
+      'GET',
+      `/api/v1/orchestrator/proposals/${proposed.body.proposal_id}`,
+      { token: world.operator.token },
+    );
+    expect(again.body.result).toEqual({ webhook_id, url, event_types: ['agent.revoked'] });
+    expect(JSON.stringify(again.body)).not.toContain('whsec_');
+    expect(await list()).toEqual([expect.objectContaining({ webhook_id, url })]);
+    const registered = (await world.log()).find(
+      (e) => e.type === 'webhook.registered' && (e.data as { webhook_id: string }).webhook_id === webhook_id,
+    );
+    expect(registered?.data).toMatchObject({
+      proposal_id: proposed.body.proposal_id,
+      group_id: world.groupId,
+    });
+    expect(JSON.stringify(registered?.data)).not.toContain(signing_secret);
+
+    // From its execution on, the group's events are sent, signed with the secret its signer was shown.
+    const after = await world.agent({}, 0);
+    await world.client.call('POST', `/api/v1/orchestrator/agents/${after.id}/revoke`, {
+      token: world.operator.token,
+      body: {},
+    });
+    const [delivered] = await until(() => at('/proposed').length > 0 && at('/proposed'));
+    expect(verifyWebhook(delivered!.body, delivered!.headers, signing_secret)).toMatchObject({
+      event: 'agent.revoked',
+      agent_wallet_pda: after.id,
+    });
+    expect(
+      at('/proposed').map((r) => (JSON.parse(r.body) as { agent_wallet_pda: string }).agent_wallet_pda),
+    ).not.toContain(before.id);
+  });
 });
 
 /** How soon a redelivery must arrive: half the first retry's earliest wait (30 s, below). */
@@ -590,11 +681,7 @@ describe('a redelivery while a retry is scheduled', () => {
       res.statusCode = calls === 1 ? 503 : 200;
       res.end();
     });
-    const sub = await slow.client.call<{ webhook_id: string }>(
-      'POST',
-      `/api/v1/orchestrator/groups/${slow.groupId}/webhooks`,
-      { token: slow.operator.token, body: { url: `${target.url}later`, event_types: ['agent.revoked'] } },
-    );
+    const sub = await fleet(['agent.revoked'], `${target.url}later`, slow);
     const agent = await slow.agent({}, 0);
     await slow.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
       token: slow.operator.token,
@@ -644,11 +731,7 @@ describe('a receiver that never recovers', () => {
 
   // The server topology's delivery worker keeps the default 3 days: this schedule is the embedded one's.
   (topologyTls ? it.skip : it)('is retried for WEBHOOK_RETRY_FOR_MS, then shown dead', async () => {
-    const sub = await brief.client.call<{ webhook_id: string }>(
-      'POST',
-      `/api/v1/orchestrator/groups/${brief.groupId}/webhooks`,
-      { token: brief.operator.token, body: { url: `${target.url}never`, event_types: ['agent.revoked'] } },
-    );
+    const sub = await fleet(['agent.revoked'], `${target.url}never`, brief);
     const agent = await brief.agent({}, 0);
     await brief.client.call('POST', `/api/v1/orchestrator/agents/${agent.id}/revoke`, {
       token: brief.operator.token,

@@ -94,7 +94,7 @@ export function webhookRoutes(deps: ApiDeps): Route[] {
       res.setHeader('cache-control', 'no-store');
       const owner = { agentId: caller.agentId, groupId: view.group_id };
       const asked = { url: b.url, event_types: b.event_types }; // the service makes the secret
-      reply(await registerWebhook(ctx, owner, asked, deps.webhookUrls));
+      reply(await registerWebhook(ctx, owner, asked));
     }),
     defineRoute(rows.listWebhooks, async ({ req, reply }) => {
       const { caller } = await authenticateAgent(req, deps);

@@ -8,14 +8,17 @@
  * local development and tests). The delivery worker checks the resolved addresses again at each
  * connection, and connects only to an address it checked.
  */
+import bs58 from 'bs58';
 import { ServiceError, validationError } from '../../errors';
 import { streams } from '../../domain/events';
 import type { WebhookSubscription } from '../../deliveries/port';
-import { checkPublicUrl, isPublicAddress, type Resolver } from '../../net/address-guard';
+import { checkPublicUrl, isPublicAddress } from '../../net/address-guard';
 import { allowedPrivate } from '../../net/allowed-hosts';
 import { newSigningSecret } from '../../webhooks/signing';
-import type { Context } from '../context';
+import type { Context, UrlPolicy } from '../context';
 import { newId } from '../credentials';
+import { byProposal, type GovernedAction } from '../governed';
+import { staged } from '../repository';
 
 export type WebhookEvent =
   | {
@@ -27,6 +30,8 @@ export type WebhookEvent =
         url: string;
         event_types: string[];
         sealed_secret: string;
+        /** The proposal that registered it (a fleet webhook), when one did. */
+        proposal_id?: string;
         at: number;
       };
     }
@@ -98,16 +103,6 @@ export function evolveSubscription(
   }
 }
 
-export interface UrlPolicy {
-  /** How a host's addresses are found (the process wires the system resolver). */
-  resolve: Resolver;
-  /**
-   * Hosts a URL may reach although they are not public (WEBHOOK_ALLOWED_PRIVATE_HOSTS): `host` (every
-   * port) or `host:port` (that port only).
-   */
-  allowedPrivateHosts?: readonly string[];
-}
-
 /**
  * Checks a webhook URL as the spec asks; a refusal is validation_error on /url. A host that
  * `allowedPrivateHosts` opens on the URL's port, or resolving only to public addresses or addresses
@@ -134,39 +129,84 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<v
   throw validationError([{ path: '/url', issue: verdict.issue }]);
 }
 
+/** The URL rules of this process (a process that registers no webhooks has none: it refuses). */
+function urlPolicy(ctx: Context): UrlPolicy {
+  if (!ctx.webhookUrls) throw new ServiceError('service_unavailable', 'This process registers no webhooks.');
+  return ctx.webhookUrls;
+}
+
+/** The `webhook.registered` event of a new subscription, its secret sealed under the vault's key. */
+function registration(
+  ctx: Context,
+  owner: { agentId?: string; groupId: string },
+  webhookId: string,
+  body: { url: string; event_types: readonly string[] },
+  secret: string,
+): WebhookEvent {
+  return {
+    type: 'webhook.registered',
+    data: {
+      webhook_id: webhookId,
+      ...(owner.agentId && { agent_id: owner.agentId }),
+      group_id: owner.groupId,
+      url: body.url,
+      event_types: [...new Set(body.event_types)],
+      sealed_secret: ctx.vault.seal(Buffer.from(secret), webhookId),
+      at: ctx.now(),
+    },
+  };
+}
+
 /**
- * Records a subscription. Its signing secret is a new `whsec_` one, or the caller's own when given
- * (the variant contract lets the caller choose it; its schema sets the minimum length).
+ * Records an agent's own subscription. Its signing secret is a new `whsec_` one, or the caller's own
+ * when given (the variant contract lets the caller choose it; its schema sets the minimum length).
+ * A fleet webhook (the whole group's events) is a governed change: `WEBHOOK_ACTIONS`.
  */
 export async function registerWebhook(
   ctx: Context,
-  owner: { agentId?: string; groupId: string },
+  owner: { agentId: string; groupId: string },
   body: { url: string; event_types: string[]; secret?: string },
-  policy: UrlPolicy,
 ): Promise<{ webhook_id: string; signing_secret: string }> {
-  await checkWebhookUrl(body.url, policy);
+  await checkWebhookUrl(body.url, urlPolicy(ctx));
   const webhookId = `wh_${newId()}`;
   const secret = body.secret ?? newSigningSecret();
-  await ctx.store.append(
-    streams.webhooks(owner),
-    [
-      {
-        type: 'webhook.registered',
-        data: {
-          webhook_id: webhookId,
-          ...(owner.agentId && { agent_id: owner.agentId }),
-          group_id: owner.groupId,
-          url: body.url,
-          event_types: [...new Set(body.event_types)],
-          sealed_secret: ctx.vault.seal(Buffer.from(secret), webhookId),
-          at: ctx.now(),
-        },
-      },
-    ],
-    'any',
-  );
+  await ctx.store.append(streams.webhooks(owner), [registration(ctx, owner, webhookId, body, secret)], 'any');
   return { webhook_id: webhookId, signing_secret: secret };
 }
+
+/** A fleet webhook's id and secret, made from the proposal that registers it (never stored). */
+const fleetWebhookOf = (ctx: Context, proposalId: string | undefined) => {
+  if (proposalId === undefined) return { webhookId: `wh_${newId()}`, secret: newSigningSecret() };
+  const id = bs58.encode(ctx.vault.derive(`webhook:${proposalId}`, 32));
+  return {
+    webhookId: `wh_${id}`,
+    secret: newSigningSecret(ctx.vault.derive(`webhook-secret:${proposalId}`, 32)),
+  };
+};
+
+export const WEBHOOK_ACTIONS = {
+  /**
+   * A fleet webhook (`{url, event_types}`): the events of every agent of the group, sent out of the
+   * service, so it hands out data: a proposal. The URL is checked when it is proposed and again when
+   * it executes (what a name resolves to may have changed). Its signing secret is shown once, to the
+   * admin whose signature executed it (or the proposer, after a delay), and sealed in the log.
+   */
+  'webhook.register': {
+    async change(ctx, groupId, params, proposalId) {
+      const body = { url: String(params.url), event_types: params.event_types as string[] };
+      await checkWebhookUrl(body.url, urlPolicy(ctx));
+      const { webhookId, secret } = fleetWebhookOf(ctx, proposalId);
+      const events = byProposal([registration(ctx, { groupId }, webhookId, body, secret)], proposalId);
+      return {
+        staged: staged(streams.webhooks({ groupId }), events),
+        result: { webhook_id: webhookId, url: body.url, event_types: [...new Set(body.event_types)] },
+        secret: { signing_secret: secret },
+        widens: true,
+      };
+    },
+    secretOf: (ctx, _groupId, proposalId) => ({ signing_secret: fleetWebhookOf(ctx, proposalId).secret }),
+  },
+} satisfies Record<string, GovernedAction>;
 
 const ownerOf = (sub: WebhookSubscription) =>
   sub.agent_id ? { agentId: sub.agent_id } : { groupId: sub.group_id };

@@ -17,6 +17,7 @@ import {
   WebhookSubscriptionView,
 } from '../agent/webhooks';
 import { NullableText, OWNER } from './common';
+import { Proposal } from './governance';
 
 const EventId = { type: 'string', maxLength: 36, pattern: '^evt_[0-9a-f]{32}$' } as const;
 
@@ -106,6 +107,7 @@ export const OPERATOR_WEBHOOKS = contractTag({
     RedeliveryResponse,
     RotateSecretRequest,
     RotateSecretResponse,
+    Proposal,
   },
   parameters: { webhook: WebhookIdParam },
   operations: {
@@ -114,12 +116,14 @@ export const OPERATOR_WEBHOOKS = contractTag({
       path: '/orchestrator/groups/{group}/webhooks',
       tag: 'webhooks',
       operationId: 'createFleetWebhook',
-      summary: 'Subscribe an HTTPS URL to the events of every agent of the group; the secret is shown once.',
+      summary:
+        'Propose to subscribe an HTTPS URL to the events of every agent of the group (a proposal, `202`); once executed, the secret is shown once.',
       description:
-        'Subscribes `url` to the listed event types of every agent of the group, present and future. Deliveries are signed (Standard Webhooks) with a secret the service makes and answers once (`signing_secret`, `cache-control: no-store`). The URL must be https, carry no credentials and resolve to public addresses only; any other is `400 validation_error` on `/url`. Only the group’s owner: another wallet’s group is `403 forbidden`, an unknown one `404 not_found`.',
+        'Subscribes `url` to the listed event types of every agent of the group, present and future. A fleet webhook sends the group’s events out of the service, so it is a proposal: nothing changes until a quorum of the group’s admins has signed its `message` (POST /orchestrator/proposals/{proposal}/sign); with the default governance (quorum 1, no delay) the proposer’s own signature executes it. Deliveries are signed (Standard Webhooks) with a secret the service makes: it is in the `result` of the answer to the signature that executed it (`WebhookResponse`), once, and in no log, no other answer, never to a viewer. The URL must be https, carry no credentials and resolve to public addresses only, checked when proposed and again when it executes; any other is `400 validation_error` on `/url` (at execution: the proposal ends `failed`). Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.',
       request: 'WebhookRequest',
-      response: 'WebhookResponse',
-      status: 201,
+      response: 'Proposal',
+      result: 'WebhookResponse',
+      status: 202,
       errors: OWNER,
     },
     listWebhooks: {

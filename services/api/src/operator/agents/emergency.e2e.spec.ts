@@ -217,11 +217,7 @@ describe('emergency withdrawal', () => {
 
   it('into another agent of the service: it is credited what it received, redeemed position and pool output included', async () => {
     const venue = await allowListedVenue();
-    const hook = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
-      token: world.operator.token,
-      body: { url: receiver.url, event_types: ['payment.received'] },
-    });
-    expect(hook.status).toBe(201);
+    await world.subscribe({ url: receiver.url, event_types: ['payment.received'] });
     const agent = await world.agent({ per_tx_limit: 500, daily_limit: 1_000, hourly_tx_cap: 20 }, 100);
     const destination = await world.agent({}, 0);
     // A venue position (redeemed by the drain) and a pool's output (SOL): both reach the receiving agent.

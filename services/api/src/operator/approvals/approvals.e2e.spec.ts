@@ -56,10 +56,7 @@ beforeAll(async () => {
   // An approval policy names members who approve: Bob and Carol join as approvers (proposals).
   for (const who of [bob, carol]) await approverOf(world.groupId, world.operator, who);
   await policy({});
-  await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
-    token: world.operator.token,
-    body: { url: receiver.url, event_types: ['approval.requested', 'approval.decided'] },
-  });
+  await world.subscribe({ url: receiver.url, event_types: ['approval.requested', 'approval.decided'] });
 }, 60_000);
 afterEach(async () => {
   await books.expectBalanced();

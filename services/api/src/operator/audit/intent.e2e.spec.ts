@@ -58,12 +58,11 @@ beforeAll(async () => {
     { wallet: auditor.wallet.address },
   );
   agent = await world.agent();
-  const hook = await world.client.call('POST', `/api/v1/orchestrator/groups/${world.groupId}/webhooks`, {
-    token: world.operator.token,
-    body: { url: receiver.url, event_types: ['transfer.confirmed', 'policy.transfer_blocked'] },
+  const hook = await world.subscribe({
+    url: receiver.url,
+    event_types: ['transfer.confirmed', 'policy.transfer_blocked'],
   });
-  expect(hook.status).toBe(201);
-  webhookId = hook.body.webhook_id as string;
+  webhookId = hook.webhook_id;
 });
 afterAll(async () => {
   await world?.close();

@@ -35,12 +35,7 @@ beforeAll(async () => {
   });
   auditor = await signIn(world.client);
   agent = await world.agent();
-  const hook = await asOwner('POST', `/orchestrator/groups/${world.groupId}/webhooks`, {
-    url: receiver.url,
-    event_types: ['transfer.confirmed'],
-  });
-  expect(hook.status).toBe(201);
-  webhookId = hook.body.webhook_id as string;
+  webhookId = (await world.subscribe({ url: receiver.url, event_types: ['transfer.confirmed'] })).webhook_id;
   const blocked = await world.client.call('POST', '/api/v1/transfer', {
     token: agent.key,
     body: { to: generateSigner().address, amount: 1, idempotency_key: key() },

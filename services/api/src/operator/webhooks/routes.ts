@@ -1,6 +1,6 @@
 /**
- * A group's webhook subscriptions, for its owner (the operator's JWT): the group's fleet webhooks
- * (the events of every agent of the group), every subscription of the group with its agents' own, a
+ * A group's webhook subscriptions, for its members (the operator's JWT): the group's fleet webhooks
+ * (the events of every agent of the group; a proposal the admins sign), every subscription of the group with its agents' own, a
  * subscription's delivery log, redelivery, secret rotation, deletion. The same routes are mounted
  * under /v1 with the variant's error envelope (routes.ts). What is read comes from the delivery store,
  * once the relay has caught up with the log (webhooks/routes.ts: relayCaughtUp).
@@ -11,7 +11,7 @@ import {
   deleteWebhook,
   ownedGroup,
   mustBeLive,
-  registerWebhook,
+  propose,
   requestRedelivery,
   rotateWebhookSecret,
   type DeliveriesQuery,
@@ -47,13 +47,10 @@ export function fleetWebhookRoutes(deps: ApiDeps): Route[] {
   };
 
   return [
-    defineRoute(rows.createFleetWebhook, async ({ req, res, param, body, reply }) => {
-      const group = param('group');
-      await operatorOf(req, group);
+    defineRoute(rows.createFleetWebhook, async ({ req, param, body, reply }) => {
       const b = body<WebhookRequest>();
-      res.setHeader('cache-control', 'no-store');
       const asked = { url: b.url, event_types: b.event_types }; // the service makes the secret
-      reply(await registerWebhook(ctx, { groupId: group }, asked, deps.webhookUrls));
+      reply(await propose(ctx, await signedInWallet(deps, req), param('group'), 'webhook.register', asked));
     }),
     defineRoute(rows.listWebhooks, async ({ req, param, reply }) => {
       const group = param('group');
