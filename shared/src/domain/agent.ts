@@ -349,10 +349,7 @@ export const FROZEN: Record<FreezeCode, (reason?: string) => { code: FreezeCode;
 };
 
 /** Unfreezing widens what the agent may spend: it is executed by a proposal (proposal.ts). */
-export function decideUnfreezeAgent(
-  cmd: { proposal_id?: string; now: number },
-  agent: AgentState,
-): AgentEvent[] {
+export function decideUnfreezeAgent(cmd: { now: number }, agent: AgentState): AgentEvent[] {
   mustBeRegistered(agent);
   if (!agent.frozen) throw new ServiceError('conflict', 'The agent is not frozen.');
   return [
@@ -361,7 +358,6 @@ export function decideUnfreezeAgent(
       data: {
         agent_id: agent.agentId,
         group_id: agent.groupId,
-        ...(cmd.proposal_id !== undefined && { proposal_id: cmd.proposal_id }),
         at: cmd.now,
       },
     },

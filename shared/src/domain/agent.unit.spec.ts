@@ -553,16 +553,16 @@ describe('the kill switch of one agent', () => {
     expect(() => decideFreezeAgent({ by: OWNER, now: T0 }, agent([]))).toThrow();
   });
 
-  it('an unfreeze (a proposal executing) lifts it, carrying the proposal; an agent not frozen is a conflict', () => {
+  it('an unfreeze (a proposal executing) lifts it; an agent not frozen is a conflict', () => {
     const frozen = [
       registered(AGENT_A),
       ...decideFreezeAgent({ by: OWNER, now: T0 }, agent([registered(AGENT_A)])),
     ];
-    const events = decideUnfreezeAgent({ proposal_id: 'p-1', now: T0 + MINUTE }, agent(frozen));
+    const events = decideUnfreezeAgent({ now: T0 + MINUTE }, agent(frozen));
     expect(events).toEqual([
       {
         type: 'agent.unfrozen',
-        data: { agent_id: AGENT_A, group_id: GROUP, proposal_id: 'p-1', at: T0 + MINUTE },
+        data: { agent_id: AGENT_A, group_id: GROUP, at: T0 + MINUTE },
       },
     ]);
     const lifted = foldAgent([...frozen, ...events]);

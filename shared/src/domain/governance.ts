@@ -7,8 +7,8 @@
  *
  * Pure: `evolveGovernance` folds the group stream's events into the governance state, the `decide…`
  * functions turn a command and that state into new events or throw a ServiceError. No I/O, no clock.
- * The events are the group stream's (`group-<group_id>`); `proposal_id` names the proposal that
- * executed a change (every widening one has it).
+ * The events are the group stream's (`group-<group_id>`); a change a proposal executed carries its
+ * `proposal_id`, stamped by the application (governed.ts `byProposal`), never by a decider.
  */
 import type Big from 'big.js';
 import { ServiceError, validationError } from '../errors';
@@ -177,7 +177,7 @@ function keepsQuorum(admins: number, quorum: number): void {
  * fewer admins than the quorum.
  */
 export function decideAddMember(
-  cmd: { wallet: string; role: unknown; proposal_id?: string; now: number },
+  cmd: { wallet: string; role: unknown; now: number },
   state: GovernanceState,
 ): MemberAdded[] {
   mustExist(state);
@@ -197,7 +197,6 @@ export function decideAddMember(
         group_id: state.groupId,
         wallet: cmd.wallet,
         role,
-        ...(cmd.proposal_id !== undefined && { proposal_id: cmd.proposal_id }),
         at: cmd.now,
       },
     },
@@ -206,7 +205,7 @@ export function decideAddMember(
 
 /** Removes a member; the group keeps at least one admin, and at least as many as its quorum. */
 export function decideRemoveMember(
-  cmd: { wallet: string; proposal_id?: string; now: number },
+  cmd: { wallet: string; now: number },
   state: GovernanceState,
 ): MemberRemoved[] {
   mustExist(state);
@@ -222,7 +221,6 @@ export function decideRemoveMember(
       data: {
         group_id: state.groupId,
         wallet: cmd.wallet,
-        ...(cmd.proposal_id !== undefined && { proposal_id: cmd.proposal_id }),
         at: cmd.now,
       },
     },
@@ -234,7 +232,6 @@ export interface SetGovernance {
   quorum?: unknown;
   delay_seconds?: unknown;
   safe_destination?: unknown;
-  proposal_id?: string;
   now: number;
 }
 
@@ -284,7 +281,6 @@ export function decideSetGovernance(cmd: SetGovernance, state: GovernanceState):
         quorum: next.quorum,
         delay_seconds: next.delaySeconds,
         safe_destination: next.safeDestination,
-        ...(cmd.proposal_id !== undefined && { proposal_id: cmd.proposal_id }),
         at: cmd.now,
       },
     },
@@ -314,10 +310,7 @@ export function decideFreezeGroup(
 }
 
 /** Lifts the group's freeze: a proposal's execution. A group that is not frozen is a conflict. */
-export function decideUnfreezeGroup(
-  cmd: { proposal_id?: string; now: number },
-  state: GovernanceState,
-): GroupUnfrozen[] {
+export function decideUnfreezeGroup(cmd: { now: number }, state: GovernanceState): GroupUnfrozen[] {
   mustExist(state);
   if (!state.frozen) throw new ServiceError('conflict', 'The group is not frozen.');
   return [
@@ -325,7 +318,6 @@ export function decideUnfreezeGroup(
       type: 'group.unfrozen',
       data: {
         group_id: state.groupId,
-        ...(cmd.proposal_id !== undefined && { proposal_id: cmd.proposal_id }),
         at: cmd.now,
       },
     },

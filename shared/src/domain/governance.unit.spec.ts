@@ -96,11 +96,11 @@ describe('governance: members, roles and the policy', () => {
 
   it('adds a member or changes its role; the same role again records nothing; a bad role or wallet is a 400', () => {
     const g = foldGovernance([created]);
-    const added = decideAddMember({ wallet: ALICE.address, role: 'approver', proposal_id: 'p', now: T0 }, g);
+    const added = decideAddMember({ wallet: ALICE.address, role: 'approver', now: T0 }, g);
     expect(added).toEqual([
       {
         type: 'member.added',
-        data: { group_id: GROUP, wallet: ALICE.address, role: 'approver', proposal_id: 'p', at: T0 },
+        data: { group_id: GROUP, wallet: ALICE.address, role: 'approver', at: T0 },
       },
     ]);
     const after = foldGovernance([created, ...added]);
@@ -152,7 +152,7 @@ describe('governance: members, roles and the policy', () => {
     const state = foldGovernance([created, ...frozen]);
     expect(state.frozen).toEqual({ by: ALICE.address, reason: 'leak', at: T0 });
     expect(decideFreezeGroup({ by: CREATOR.address, now: T0 }, state)).toEqual([]);
-    const lifted = decideUnfreezeGroup({ proposal_id: 'p', now: T0 + SECOND }, state);
+    const lifted = decideUnfreezeGroup({ now: T0 + SECOND }, state);
     expect(foldGovernance([created, ...frozen, ...lifted]).frozen).toBeUndefined();
     expect(codeOf(() => decideUnfreezeGroup({ now: T0 }, g))).toBe('conflict');
   });

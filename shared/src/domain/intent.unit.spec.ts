@@ -784,10 +784,7 @@ describe('a frozen group', () => {
 
   it('spends again once the freeze is lifted', () => {
     const events = frozenEvents();
-    const lifted = foldGroup([
-      ...events,
-      ...decideUnfreezeGroup({ proposal_id: 'p', now: T0 }, foldGroup(events).governance),
-    ]);
+    const lifted = foldGroup([...events, ...decideUnfreezeGroup({ now: T0 }, foldGroup(events).governance)]);
     expect(decideIntent(transfer('1'), { group: lifted, agent: activeA() }).accepted).toBe(true);
   });
 });
