@@ -180,6 +180,44 @@ describe('processes killed on the server topology', () => {
   });
 
   // Last of these: the stopped instance is not started again.
+  it('both API instances killed (-9) as delayed proposals come due: each executes once after the restart', async () => {
+    const governance = `/api/v1/orchestrator/groups/${world.groupId}/governance`;
+    const setDelay = await enact(world.client, [world.operator], 'PUT', governance, { delay_seconds: 2 });
+    expect(setDelay.body.status).toBe('executed'); // under the delay in force then: none
+    const asked: { proposal_id: string; ready_at: string | null; params: Record<string, unknown> }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const entry = { address: generateSigner().address, type: 1, approved_amount: '5', ttl_seconds: 86_400 };
+      const signed = await enact(
+        world.client,
+        [world.operator],
+        'POST',
+        `/api/v1/orchestrator/groups/${world.groupId}/whitelist`,
+        entry,
+      );
+      expect(signed.body.status).toBe('ready');
+      asked.push(signed.body as (typeof asked)[number]);
+    }
+    // Both schedulers are killed as the first comes due: one may be executing it, or the next.
+    await sleep(Math.max(0, Date.parse(asked[0]!.ready_at!) - Date.now()) + 20);
+    await Promise.all(topology.apis.map((api) => api.kill('SIGKILL')));
+    await Promise.all(topology.apis.map((api) => api.restart()));
+
+    const log = async () =>
+      (await world.log()).filter(
+        (e) => e.type === 'governance.executed' || e.type === 'whitelist.entry_added',
+      );
+    const made = async (id: string) =>
+      (await log()).filter((e) => (e.data as { proposal_id?: string }).proposal_id === id).map((e) => e.type);
+    for (const p of asked) {
+      for (let i = 0; i < 300 && (await made(p.proposal_id)).length < 2; i++) await sleep(100);
+      expect((await made(p.proposal_id)).sort()).toEqual(['governance.executed', 'whitelist.entry_added']);
+    }
+    // The other tests' group has no delay again: a proposal the scheduler executes 2 s after.
+    const back = await enact(world.client, [world.operator], 'PUT', governance, { delay_seconds: 0 });
+    for (let i = 0; i < 100 && (await made(back.body.proposal_id)).length < 1; i++) await sleep(100);
+    expect(await made(back.body.proposal_id)).toEqual(['governance.executed']);
+  });
+
   it('an API instance stopped with a console’s event stream open: the stream ends at once, it exits 0, and the console goes on from its last event id on the other instance', async () => {
     const [stopped, other] = topology.apis;
     const open = follow(stopped!.url, world);
