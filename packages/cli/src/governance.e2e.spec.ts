@@ -1,11 +1,12 @@
 /**
  * The operator CLI's kill switch and proposals, run against the service as an operator would: freeze
  * an agent (its spends refused), unfreeze it in one command (proposed and signed with the keypair
- * file), propose without signing then sign, cancel, and the group's freeze and its lifting.
+ * file), propose without signing then sign, cancel, the group's freeze and its lifting, and the
+ * secret of a proposal the service executed after a delay, read once by its proposer.
  */
 import { openBooks } from '@tokenops/testing/conservation';
 import { keypairFile, tokenops } from '@tokenops/testing/cli';
-import { key, startWorld, type World } from '@tokenops/testing/harness';
+import { enact, key, startWorld, until, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let keypair: string;
@@ -77,5 +78,30 @@ describe('tokenops freeze, unfreeze, proposals', () => {
     expect(await send(agent)).toMatchObject({ status: 403, body: { error: 'group_frozen' } });
     expect(await out('unfreeze', 'group', world.groupId)).toContain('executed  group.unfreeze');
     expect((await send(agent)).status).toBe(200);
+  }, 60_000);
+
+  it('reads, once, the code of an invitation the service executed after the governance delay', async () => {
+    await out('governance', 'set', world.groupId, '--delay', '1');
+    const groupPath = `/api/v1/orchestrator/groups/${world.groupId}`;
+    const ready = await enact(world.client, [world.operator], 'POST', `${groupPath}/invitations`, {});
+    expect(ready.body.status).toBe('ready');
+    const id = ready.body.proposal_id;
+    await until(async () => JSON.parse(await out('--json', 'proposals', 'show', id)).status === 'executed');
+    const shown = JSON.parse(await out('--json', 'proposals', 'secret', id));
+    expect(shown).toEqual({ proposal_id: id, invitation_code: expect.any(String) });
+    const registered = await world.client.call('POST', '/api/v1/register', {
+      body: { invitation_code: shown.invitation_code },
+    });
+    expect(registered.status).toBe(200);
+    await expect(out('proposals', 'secret', id)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('409'),
+    });
+    // No delay again: a proposal too, executed by the scheduler a second later.
+    const back = JSON.parse(await out('--json', 'governance', 'set', world.groupId, '--delay', '0'));
+    await until(
+      async () =>
+        JSON.parse(await out('--json', 'proposals', 'show', back.proposal_id)).status === 'executed',
+    );
   }, 60_000);
 });

@@ -186,4 +186,11 @@ export function governanceCommands(p: Command, cli: Cli): void {
         (answer) => proposalLine(answer),
       ),
     );
+  proposals
+    .command('secret')
+    .description(
+      'the secret a proposal made (an invitation code, a key, a signing secret) when the service executed it after its delay: for its proposer, once',
+    )
+    .argument('<proposal>')
+    .action(authed(async (api, proposal: string) => api.getProposalSecret(proposal)));
 }

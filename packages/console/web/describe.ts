@@ -3,6 +3,7 @@
  * ("buyer: transfer of 25 USDC to supplier accepted"), and the parts of it the log's table shows in
  * columns of their own (agent, counterparty, amount, memo, the intent it belongs to).
  */
+import { clock, span } from './words';
 
 export interface Described {
   text: string;
@@ -132,8 +133,161 @@ export function describeEvent(type: string, data: unknown, w: Wording): Describe
       return at(`Budget used ${String(d.amount)} ${w.base}`);
     case 'budget.released':
       return at('Budget reservation released');
+    case 'agent.frozen':
+      return at(`${who}frozen by ${w.name(String(d.by))}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`);
+    case 'agent.unfrozen':
+      return at(`${who}freeze lifted`);
+    case 'group.frozen':
+      return at(
+        `The group was frozen by ${w.name(String(d.by))}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`,
+      );
+    case 'group.unfrozen':
+      return at('The group’s freeze was lifted');
+    case 'member.added':
+      return at(`${w.name(String(d.wallet))} is a member: ${String(d.role)}`);
+    case 'member.removed':
+      return at(`${w.name(String(d.wallet))} is no longer a member`);
+    case 'governance.policy_set':
+      return at(`Governance set: ${governanceWords(d, w)}`);
+    case 'governance.proposed':
+      return at(
+        `${w.name(String(d.proposed_by))} proposed to ${proposalWords(String(d.action), (d.params ?? {}) as Data, w)}`,
+      );
+    case 'governance.signed':
+      return at(`${w.name(String(d.wallet))} signed a proposal`);
+    case 'governance.executed':
+      return at(
+        `A proposal was executed, signed by ${((d.signers ?? []) as string[]).map(w.name).join(', ')}`,
+      );
+    case 'governance.cancelled':
+      return at(
+        `A proposal was cancelled by ${w.name(String(d.by))}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`,
+      );
+    case 'governance.expired':
+      return at('A proposal expired: not enough admins signed it in time');
+    case 'governance.failed':
+      return at(`A proposal failed: ${String(d.reason)}`);
     default:
       return base;
+  }
+}
+
+/** An amount as a person reads it: its whole part grouped by thousands ("1,000", "12,500.5"). */
+export function grouped(amount: unknown): string {
+  const text = String(amount);
+  const [whole = '', fraction] = text.split('.');
+  if (!/^\d+$/.test(whole)) return text;
+  const withCommas = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? withCommas : `${withCommas}.${fraction}`;
+}
+
+/** A length in seconds, in words ("30 days", "2 h"). */
+const seconds = (s: unknown) => span(Number(s) * 1000);
+
+/** Limits as given (any of the four), in words: "10 USDC a transaction, 50 USDC a day, 5 an hour". */
+function limitsWords(l: Data, base: string): string {
+  const parts = [
+    l.per_tx_limit !== undefined && `${grouped(l.per_tx_limit)} ${base} a transaction`,
+    l.daily_limit !== undefined && `${grouped(l.daily_limit)} ${base} a day`,
+    l.hourly_tx_cap !== undefined && `${String(l.hourly_tx_cap)} transactions an hour`,
+    l.approval_threshold !== undefined &&
+      (l.approval_threshold === null
+        ? 'the group’s approval threshold'
+        : `held above ${grouped(l.approval_threshold)} ${base}`),
+  ].filter(Boolean);
+  return parts.join(', ');
+}
+
+/** A governance policy (any of its fields), in words. */
+export function governanceWords(p: Data, w: Wording): string {
+  const parts = [
+    p.quorum !== undefined &&
+      `quorum ${String(p.quorum)} (each widening change signed by ${String(p.quorum)} admin${p.quorum === 1 ? '' : 's'})`,
+    p.delay_seconds !== undefined &&
+      (Number(p.delay_seconds) === 0 ? 'no delay' : `a delay of ${seconds(p.delay_seconds)}`),
+    str(p.safe_destination) && `safe destination ${w.name(String(p.safe_destination))}`,
+  ].filter(Boolean);
+  return parts.join(', ');
+}
+
+const ROLE_WORDS: Record<string, string> = {
+  admin: 'an admin',
+  approver: 'an approver',
+  viewer: 'a viewer',
+};
+
+/**
+ * What a proposal would change, in words a person reads before signing it ("allow-list 7xK…: 1,000
+ * USDC for 30 days", "invite an agent", "lift the freeze of agent buyer"), from its action and the
+ * parameters it records (docs/governance.md; the contract's `Proposal.params`).
+ */
+export function proposalWords(action: string, params: Data, w: Wording): string {
+  const agent = str(params.agent) && w.name(String(params.agent));
+  switch (action) {
+    case 'group.unfreeze':
+      return 'lift the freeze of the group';
+    case 'agent.unfreeze':
+      return `lift the freeze of agent ${agent}`;
+    case 'member.add':
+      return `make ${w.name(String(params.wallet))} ${ROLE_WORDS[String(params.role)] ?? String(params.role)}`;
+    case 'member.remove':
+      return `remove the member ${w.name(String(params.wallet))}`;
+    case 'governance.set':
+      return `set the governance: ${governanceWords(params, w)}`;
+    case 'allow_list.add': {
+      const kind = params.type === 2 ? 'the protocol ' : '';
+      const named = w.name(String(params.address));
+      const label = str(params.label) && str(params.label) !== named ? ` (“${str(params.label)}”)` : '';
+      const budget =
+        params.approved_amount !== undefined && params.approved_amount !== null
+          ? `: ${grouped(params.approved_amount)} ${w.base}`
+          : '';
+      const lifetime = params.ttl_seconds !== undefined ? ` for ${seconds(params.ttl_seconds)}` : '';
+      return `allow-list ${kind}${named}${label}${budget}${lifetime}`;
+    }
+    case 'agent.invite': {
+      const label = str(params.label) ? ` “${str(params.label)}”` : '';
+      const limits = params.limits ? limitsWords(params.limits as Data, w.base) : '';
+      return `invite an agent${label}${limits ? ` with ${limits}` : ''}`;
+    }
+    case 'agent.limits':
+      return `change the limits of agent ${agent}: ${limitsWords((params.limits ?? {}) as Data, w.base)}`;
+    case 'approval_policy.set': {
+      const threshold =
+        params.threshold === null || params.threshold === undefined
+          ? 'no threshold'
+          : `hold spends above ${grouped(params.threshold)} ${w.base}`;
+      const first = params.new_recipients ? ' and the first spend to each recipient' : '';
+      const approvers = Array.isArray(params.approvers)
+        ? (params.approvers as string[]).map(w.name).join(', ')
+        : 'the owner';
+      const quorum = params.quorum ?? 1;
+      return `set the approval policy: ${threshold}${first}; ${String(quorum)} of ${approvers} decide${
+        params.ttl_seconds !== undefined ? ` within ${seconds(params.ttl_seconds)}` : ''
+      }`;
+    }
+    case 'auditor.grant':
+      return `grant ${w.name(String(params.wallet))} the audit of the group`;
+    case 'agent.emergency_withdraw':
+      return `withdraw everything agent ${agent} holds to ${
+        str(params.destination) ? w.name(String(params.destination)) : 'the safe destination'
+      }`;
+    case 'agent.issue_key':
+      return `issue a new API key to agent ${agent}`;
+    case 'group.update': {
+      const parts = [
+        str(params.name) && `name it “${str(params.name)}”`,
+        str(params.description) && 'change its description',
+        limitsWords(params, w.base) && `new agents’ defaults ${limitsWords(params, w.base)}`,
+      ].filter(Boolean);
+      return `change the group: ${parts.join(', ') || 'nothing named'}`;
+    }
+    case 'webhook.register': {
+      const kinds = Array.isArray(params.event_types) ? params.event_types.length : undefined;
+      return `send the group’s events to ${String(params.url)}${kinds !== undefined ? ` (${kinds} event kinds)` : ''}`;
+    }
+    default:
+      return action.replace(/[._]/g, ' ');
   }
 }
 
@@ -152,4 +306,13 @@ export function rejectedWithoutPerson(reason: string | undefined): string {
   if (reason === 'emergency withdrawal') return 'by the emergency withdrawal of its agent';
   if (reason === 'agent revoked') return 'when its agent was revoked';
   return `by the service${reason ? ` (${reason})` : ''}`;
+}
+
+/** A freeze (who, why, when) in words: "since 14:02, by you: “prompt injection suspected”". */
+export function frozenWords(
+  f: { by: string; reason: string | null; at: string },
+  name: (address: string) => string,
+  now = Date.now(),
+): string {
+  return `since ${clock(f.at, now)}, by ${name(f.by)}${f.reason ? `: “${f.reason}”` : ' (no reason given)'}`;
 }

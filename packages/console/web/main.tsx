@@ -18,6 +18,7 @@ import { InboxPage } from './pages/inbox';
 import { LogPage } from './pages/log';
 import { WebhooksPage } from './pages/webhooks';
 import { PolicyPage } from './pages/policy';
+import { MembersPage } from './pages/members';
 import { AuditPage } from './pages/audit';
 import './style.css';
 
@@ -38,6 +39,8 @@ function Page({ route }: { route: Route }) {
         return <WebhooksPage group={group} />;
       case 'policy':
         return <PolicyPage group={group} />;
+      case 'members':
+        return <MembersPage group={group} />;
       case 'audit':
         return <AuditPage group={group} />;
       default:

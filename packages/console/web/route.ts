@@ -37,6 +37,7 @@ export const GROUP_PAGES = {
   log: 'Log',
   webhooks: 'Webhooks',
   policy: 'Policy',
+  members: 'Members',
   audit: 'Audit',
 } as const;
 export type GroupPage = keyof typeof GROUP_PAGES;

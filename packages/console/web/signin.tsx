@@ -214,10 +214,16 @@ export async function enacted<T>(call: Promise<FetchAnswer<T>>): Promise<FetchAn
     body: { signature },
   });
   if (signed.data === undefined) return signed as unknown as FetchAnswer<Exclude<T, Proposal>>;
-  if (signed.data.status !== 'executed')
-    throw new Refusal(
-      'proposed',
-      `Proposed and signed by you (${signed.data.signatures.length} of ${signed.data.signatures_required} signatures): nothing changes until the other admins sign proposal ${proposal.proposal_id}.`,
-    );
+  if (signed.data.status === 'failed')
+    throw new Refusal('failed', `The change no longer applies: ${signed.data.reason ?? 'it failed'}.`);
+  if (signed.data.status !== 'executed') throw new Refusal('proposed', proposedSentence(signed.data));
   return { data: signed.data.result as Exclude<T, Proposal>, response: signed.response };
+}
+
+/** What a proposal signed by the signed-in admin but not executed yet waits for, in a sentence. */
+export function proposedSentence(p: Proposal): string {
+  const count = `${p.signatures.length} of ${p.signatures_required} signatures`;
+  if (p.status === 'ready' && p.ready_at)
+    return `Proposed and signed by you (${count}): it has its quorum and is made at ${clock(p.ready_at)}, after the governance delay (proposal ${p.proposal_id}, in the Inbox).`;
+  return `Proposed and signed by you (${count}): nothing changes until the other admins sign proposal ${p.proposal_id} (in the Inbox).`;
 }

@@ -1,4 +1,4 @@
-import { describeEvent, decidedBy } from './describe';
+import { describeEvent, decidedBy, frozenWords, grouped, proposalWords } from './describe';
 import {
   amountFieldOf,
   checkField,
@@ -245,5 +245,85 @@ describe('events, in words', () => {
     );
     expect(decidedBy({ decision: 'approved', by: ['Y', 'A'] }, w)).toBe(' by you, buyer');
     expect(decidedBy({ decision: 'expired', by: [] }, w)).toBe(': nobody decided in time');
+  });
+});
+
+describe('proposals and freezes, in words', () => {
+  const w = {
+    name: (a: string) => ({ A: 'buyer', Y: 'you' })[a] ?? `${a.slice(0, 3)}…`,
+    symbol: () => 'USDC',
+    base: 'USDC',
+  };
+
+  it('groups an amount’s whole part by thousands', () => {
+    expect(grouped('1000')).toBe('1,000');
+    expect(grouped(1234567.5)).toBe('1,234,567.5');
+    expect(grouped('999')).toBe('999');
+    expect(grouped('n/a')).toBe('n/a');
+  });
+
+  it('says what each change would make, from its action and its parameters', () => {
+    expect(
+      proposalWords(
+        'allow_list.add',
+        { address: '7xKabc', type: 1, approved_amount: '1000', ttl_seconds: 2_592_000 },
+        w,
+      ),
+    ).toBe('allow-list 7xK…: 1,000 USDC for 30 days');
+    expect(proposalWords('allow_list.add', { address: 'P', type: 2, label: 'pool' }, w)).toBe(
+      'allow-list the protocol P… (“pool”)',
+    );
+    expect(proposalWords('agent.invite', {}, w)).toBe('invite an agent');
+    expect(proposalWords('agent.invite', { label: 'helper', limits: { daily_limit: '50' } }, w)).toBe(
+      'invite an agent “helper” with 50 USDC a day',
+    );
+    expect(proposalWords('agent.unfreeze', { agent: 'A' }, w)).toBe('lift the freeze of agent buyer');
+    expect(proposalWords('group.unfreeze', {}, w)).toBe('lift the freeze of the group');
+    expect(proposalWords('member.add', { wallet: 'Y', role: 'approver' }, w)).toBe('make you an approver');
+    expect(proposalWords('member.remove', { wallet: 'A' }, w)).toBe('remove the member buyer');
+    expect(proposalWords('governance.set', { quorum: 2, delay_seconds: 0 }, w)).toBe(
+      'set the governance: quorum 2 (each widening change signed by 2 admins), no delay',
+    );
+    expect(
+      proposalWords('agent.limits', { agent: 'A', limits: { per_tx_limit: '10', hourly_tx_cap: 5 } }, w),
+    ).toBe('change the limits of agent buyer: 10 USDC a transaction, 5 transactions an hour');
+    expect(
+      proposalWords(
+        'approval_policy.set',
+        { threshold: '20', quorum: 1, approvers: ['Y'], ttl_seconds: 86_400 },
+        w,
+      ),
+    ).toBe('set the approval policy: hold spends above 20 USDC; 1 of you decide within 1 day');
+    expect(proposalWords('agent.emergency_withdraw', { agent: 'A' }, w)).toBe(
+      'withdraw everything agent buyer holds to the safe destination',
+    );
+    expect(
+      proposalWords('webhook.register', { url: 'https://x.example/h', event_types: ['a', 'b'] }, w),
+    ).toBe('send the group’s events to https://x.example/h (2 event kinds)');
+    expect(proposalWords('something.new', {}, w)).toBe('something new');
+  });
+
+  it('says who froze, when and why', () => {
+    const at = new Date(2026, 0, 5, 14, 2).toISOString();
+    expect(
+      frozenWords({ by: 'Y', reason: 'prompt injection suspected', at }, w.name, Date.parse(at)),
+    ).toMatch(/^since (14.02|02.02 PM), by you: “prompt injection suspected”$/);
+    expect(frozenWords({ by: 'A', reason: null, at }, w.name, Date.parse(at))).toMatch(
+      /, by buyer \(no reason given\)$/,
+    );
+  });
+
+  it('names the freezes and the proposals in the log', () => {
+    expect(describeEvent('agent.frozen', { agent_id: 'A', by: 'Y', reason: 'drill' }, w).text).toBe(
+      'buyer: frozen by you (“drill”)',
+    );
+    expect(describeEvent('group.unfrozen', {}, w).text).toBe('The group’s freeze was lifted');
+    expect(
+      describeEvent(
+        'governance.proposed',
+        { proposed_by: 'Y', action: 'agent.unfreeze', params: { agent: 'A' } },
+        w,
+      ).text,
+    ).toBe('you proposed to lift the freeze of agent buyer');
   });
 });

@@ -10,7 +10,14 @@ import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-pa
 import Redis from 'ioredis';
 import { generateSigner } from '@tokenops/shared';
 import { ViewGenerations } from '@tokenops/projections';
-import { Client, startWorld, type Reply, type World, enact } from '@tokenops/testing/harness';
+import {
+  Client,
+  startWorld,
+  type ProposalReply,
+  type Reply,
+  type World,
+  enact,
+} from '@tokenops/testing/harness';
 import { privatePostgres, privateRedis, type PrivateServer } from '@tokenops/testing/private-servers';
 import { Topology } from '@tokenops/testing/topology';
 import {
@@ -184,7 +191,7 @@ describe('processes killed on the server topology', () => {
     const governance = `/api/v1/orchestrator/groups/${world.groupId}/governance`;
     const setDelay = await enact(world.client, [world.operator], 'PUT', governance, { delay_seconds: 2 });
     expect(setDelay.body.status).toBe('executed'); // under the delay in force then: none
-    const asked: { proposal_id: string; ready_at: string | null; params: Record<string, unknown> }[] = [];
+    const asked: (ProposalReply & { ready_at: string | null })[] = [];
     for (let i = 0; i < 6; i++) {
       const entry = { address: generateSigner().address, type: 1, approved_amount: '5', ttl_seconds: 86_400 };
       const signed = await enact(
@@ -195,7 +202,7 @@ describe('processes killed on the server topology', () => {
         entry,
       );
       expect(signed.body.status).toBe('ready');
-      asked.push(signed.body as (typeof asked)[number]);
+      asked.push(signed.body as (typeof asked)[number]); // a proposal's answer carries its ready_at
     }
     // Both schedulers are killed as the first comes due: one may be executing it, or the next.
     await sleep(Math.max(0, Date.parse(asked[0]!.ready_at!) - Date.now()) + 20);

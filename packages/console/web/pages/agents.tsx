@@ -1,8 +1,9 @@
 /**
  * A group's agents as a table (search, filter by status, sort by any column; revoked ones apart
- * unless asked for), each opened in a dialog to act on: change its limits, rotate its key, revoke it,
- * withdraw its funds (a revoked agent's too). Each action that breaks something asks first and says
- * what. Inviting an agent takes its limits and approval threshold; the code, like a rotated key, stays
+ * unless asked for), each with its Freeze button (the kill switch: at once, a reason asked, confirmed
+ * once) and, once frozen, the mark of who froze it, why and when; each opened in a dialog to act on:
+ * lift its freeze (a proposal, signed here), change its limits, rotate its key, revoke it, withdraw its
+ * funds (a revoked agent's too). Each action that breaks something asks first and says what. Inviting an agent takes its limits and approval threshold; the code, like a rotated key, stays
  * on screen until dismissed.
  */
 import { useState } from 'preact/hooks';
@@ -11,6 +12,7 @@ import { api, ok, type Schemas } from '../api';
 import { groupHref, type Route } from '../route';
 import {
   Address,
+  Badge,
   ConfirmDialog,
   DataTable,
   Dialog,
@@ -27,6 +29,7 @@ import {
   type Column,
 } from '../ui';
 import { relative } from '../words';
+import { failedWords, FreezeAgentDialog, FrozenBy, LiftFreeze } from './freeze';
 import { GroupFrame, useReloadOn, type Agent, type GroupData } from './frame';
 
 type Withdrawn = Schemas['EmergencyWithdrawResponse'];
@@ -79,7 +82,7 @@ function LimitsForm({ d, agent, onDone }: { d: GroupData; agent: Agent; onDone: 
   );
 }
 
-type Asking = 'rotate' | 'revoke' | 'withdraw';
+type Asking = 'freeze' | 'rotate' | 'revoke' | 'withdraw';
 
 function AgentDialog({
   d,
@@ -87,12 +90,14 @@ function AgentDialog({
   onClose,
   onSecret,
   onWithdrawn,
+  onFrozen,
 }: {
   d: GroupData;
   agent: Agent;
   onClose: () => void;
   onSecret: (s: Secret) => void;
   onWithdrawn: (w: Withdrawn) => void;
+  onFrozen: (failed: number) => void;
 }) {
   const [asking, setAsking] = useState<Asking>();
   const [saved, setSaved] = useState(false);
@@ -117,6 +122,12 @@ function AgentDialog({
         <dt>Status</dt>
         <dd>
           <Status status={agent.status} />
+          {agent.frozen && (
+            <>
+              {' '}
+              <Badge tone="bad">frozen</Badge> <FrozenBy d={d} frozen={agent.frozen} />
+            </>
+          )}
         </dd>
         <dt>Balances</dt>
         <dd>{balances.length > 0 ? balances.map(([t, a]) => `${a} ${t}`).join(', ') : 'nothing'}</dd>
@@ -129,6 +140,13 @@ function AgentDialog({
           </a>
         </dd>
       </dl>
+      {agent.frozen && d.admin && (
+        <>
+          <h3>Its freeze</h3>
+          <p>Every spend of it is refused until the freeze is lifted: a proposal the group’s admins sign.</p>
+          <LiftFreeze d={d} agent={agent} />
+        </>
+      )}
       {agent.status !== 'revoked' && (
         <>
           <h3>Limits</h3>
@@ -145,6 +163,11 @@ function AgentDialog({
       )}
       <h3>Actions</h3>
       <div class="actions">
+        {d.admin && !agent.frozen && agent.status !== 'revoked' && (
+          <button type="button" class="danger" onClick={() => setAsking('freeze')}>
+            Freeze
+          </button>
+        )}
         {agent.status === 'active' && (
           <button type="button" onClick={() => setAsking('rotate')}>
             Rotate key
@@ -161,6 +184,16 @@ function AgentDialog({
           </button>
         )}
       </div>
+      {asking === 'freeze' && (
+        <FreezeAgentDialog
+          agent={agent}
+          onClose={() => setAsking(undefined)}
+          onFrozen={(failed) => {
+            onFrozen(failed);
+            done();
+          }}
+        />
+      )}
       {asking === 'rotate' && (
         <ConfirmDialog
           title={`Rotate the key of ${name}?`}
@@ -310,8 +343,10 @@ function Agents({ d, route }: { d: GroupData; route: Route }) {
   const [open, setOpen] = useState<string>();
   const [secret, setSecret] = useState<Secret>();
   const [withdrawn, setWithdrawn] = useState<Withdrawn>();
+  const [freezing, setFreezing] = useState<Agent>();
+  const [frozen, setFrozen] = useState<{ name: string; failed: number }>();
   const now = useNow(30_000);
-  useReloadOn(d.id, /^(agent|intent|payment)\./, d.reload);
+  useReloadOn(d.id, /^(agent|intent|payment)\.|^group\.(un)?frozen$/, d.reload);
   const agents = d.view.agents;
   const q = route.query;
   const columns: Column<Agent>[] = [
@@ -321,7 +356,21 @@ function Agents({ d, route }: { d: GroupData; route: Route }) {
       cell: (a) => <Address id={a.agent_wallet_pda} names={d.names} />,
       sort: (a) => (a.label ?? a.agent_wallet_pda).toLowerCase(),
     },
-    { key: 'status', head: 'Status', cell: (a) => <Status status={a.status} />, sort: (a) => a.status },
+    {
+      key: 'status',
+      head: 'Status',
+      cell: (a) =>
+        a.frozen ? (
+          <>
+            <Status status={a.status} /> <Badge tone="bad">frozen</Badge>
+            <br />
+            <FrozenBy d={d} frozen={a.frozen} />
+          </>
+        ) : (
+          <Status status={a.status} />
+        ),
+      sort: (a) => `${a.frozen ? 0 : 1}${a.status}`,
+    },
     {
       key: 'use',
       head: 'Last 24 hours',
@@ -377,9 +426,18 @@ function Agents({ d, route }: { d: GroupData; route: Route }) {
       head: 'Actions',
       hiddenHead: true,
       cell: (a) => (
-        <button type="button" class="secondary small" onClick={() => setOpen(a.agent_wallet_pda)}>
-          Manage <span class="visually-hidden">{a.label ?? a.agent_wallet_pda}</span>
-        </button>
+        <span class="nowrap">
+          {d.admin && !a.frozen && a.status !== 'revoked' && (
+            <>
+              <button type="button" class="danger small" onClick={() => setFreezing(a)}>
+                Freeze <span class="visually-hidden">{a.label ?? a.agent_wallet_pda}</span>
+              </button>{' '}
+            </>
+          )}
+          <button type="button" class="secondary small" onClick={() => setOpen(a.agent_wallet_pda)}>
+            Manage <span class="visually-hidden">{a.label ?? a.agent_wallet_pda}</span>
+          </button>
+        </span>
       ),
     },
   ];
@@ -387,6 +445,11 @@ function Agents({ d, route }: { d: GroupData; route: Route }) {
   return (
     <>
       <Section title="Agents">
+        {frozen && (
+          <p role="status" class="notice">
+            {frozen.name} is frozen: every spend of it is refused from now on. {failedWords(frozen.failed)}
+          </p>
+        )}
         {withdrawn && (
           <p role="status" class="notice">
             Withdrawn from {d.names[withdrawn.agent_wallet_pda] ?? short(withdrawn.agent_wallet_pda)} to{' '}
@@ -421,6 +484,7 @@ function Agents({ d, route }: { d: GroupData; route: Route }) {
                 { value: 'active', label: 'active', test: (a) => a.status === 'active' },
                 { value: 'invited', label: 'invited', test: (a) => a.status === 'invited' },
                 { value: 'revoked', label: 'revoked', test: (a) => a.status === 'revoked' },
+                { value: 'frozen', label: 'frozen', test: (a) => a.frozen !== null },
               ],
             },
           ]}
@@ -434,6 +498,17 @@ function Agents({ d, route }: { d: GroupData; route: Route }) {
           onClose={() => setOpen(undefined)}
           onSecret={setSecret}
           onWithdrawn={setWithdrawn}
+          onFrozen={(failed) => setFrozen({ name: opened.label ?? short(opened.agent_wallet_pda), failed })}
+        />
+      )}
+      {freezing && (
+        <FreezeAgentDialog
+          agent={freezing}
+          onClose={() => setFreezing(undefined)}
+          onFrozen={(failed) => {
+            setFrozen({ name: freezing.label ?? short(freezing.agent_wallet_pda), failed });
+            d.reload();
+          }}
         />
       )}
       {secret && <SecretDialog secret={secret} onDone={() => setSecret(undefined)} />}

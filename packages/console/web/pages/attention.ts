@@ -1,12 +1,14 @@
 /**
  * What waits for the person and what fails, for the overview and the groups list: held spends,
- * subscriptions whose deliveries fail, allow-list entries that expire soon (relative to their own
- * lifetime, read from the log), spends refused in the last hour. Each is read from the operator
- * routes; proposals (governance) and tripped guard rules join here once the service has them.
+ * proposals the signed-in admin has not signed yet, subscriptions whose deliveries fail, allow-list
+ * entries that expire soon (relative to their own lifetime, read from the log), spends refused in the
+ * last hour. Each is read from the operator routes; tripped guard rules join here once the service has
+ * them.
  */
 import { api, ok, type Schemas } from '../api';
+import { session } from '../session';
 import { endpointHealth, expiresSoon, type Health } from '../words';
-import type { Entry, GroupView } from './frame';
+import type { Entry, GroupView, Role } from './frame';
 
 type Subscription = Schemas['WebhookSubscriptionView'];
 type LogEvent = Schemas['AuditEventView'];
@@ -98,8 +100,25 @@ export async function webhookHealth(group: string): Promise<WebhookHealth[]> {
   );
 }
 
+/**
+ * The pending proposals of the group the signed-in wallet has not signed: none for a wallet that is
+ * no admin of it (it signs nothing), when its role is known.
+ */
+export async function proposalsToSign(group: string, role?: Role): Promise<number> {
+  if (role !== undefined && role !== 'admin') return 0;
+  const me = session()?.wallet;
+  const { proposals } = await ok(
+    api.GET('/orchestrator/groups/{group}/proposals', {
+      params: { path: { group }, query: { status: 'pending' } },
+    }),
+  );
+  return proposals.filter((p) => !p.signatures.some((s) => s.wallet === me)).length;
+}
+
 export interface Attention {
   held: number;
+  /** Pending proposals the signed-in admin has not signed. */
+  toSign: number;
   failing: WebhookHealth[];
   expiring: Entry[];
   /** Spends refused (`intent.blocked`) in the last hour; `refusedMore` when there were more than counted. */
@@ -109,14 +128,19 @@ export interface Attention {
 
 export const REFUSED_COUNTED = 100;
 
-/** What waits and what fails in a group now. */
-export async function attentionOf(group: string, view: GroupView, now = Date.now()): Promise<Attention> {
-  const [held, hooks, added, refused] = await Promise.all([
+/** What waits and what fails in a group now (for the signed-in wallet, of `role` when known). */
+export async function attentionOf(
+  group: string,
+  view: GroupView,
+  { role, now = Date.now() }: { role?: Role; now?: number } = {},
+): Promise<Attention> {
+  const [held, toSign, hooks, added, refused] = await Promise.all([
     ok(
       api.GET('/orchestrator/groups/{group}/approvals', {
         params: { path: { group }, query: { status: 'pending' } },
       }),
     ),
+    proposalsToSign(group, role),
     webhookHealth(group),
     entriesAdded(group),
     logPage(group, {
@@ -127,6 +151,7 @@ export async function attentionOf(group: string, view: GroupView, now = Date.now
   ]);
   return {
     held: held.approvals.length,
+    toSign,
     failing: hooks.filter((h) => h.health.state === 'failing' || h.health.state === 'disabled'),
     expiring: expiringEntries(view.whitelist, added, now),
     refused: refused.events.length,

@@ -1,6 +1,7 @@
 /**
  * Audit: verify the group's log (its hash chain, against the checkpoints of an earlier run kept in
- * this page) and reconcile it with the chain, each answer said in words; grant and remove auditors.
+ * this page, and each governed change against the governance then in force) and reconcile it with the
+ * chain, each answer said in words; grant and remove auditors.
  */
 import { useState } from 'preact/hooks';
 import { enacted } from '../signin';
@@ -11,10 +12,51 @@ import { GroupFrame, type GroupData } from './frame';
 type Verification = Schemas['VerificationResponse'];
 type Reconciliation = Schemas['ReconciliationResponse'];
 
+/** A governance finding of the verification, in words. */
+const FINDINGS: Record<Verification['governance']['invalid'][number]['reason'], string> = {
+  unknown_proposal: 'it names a proposal the log does not hold',
+  message_differs: 'its signatures are of another message than the change made',
+  no_quorum: 'it lacks the quorum of admin signatures the governance then in force asked',
+  not_executed: 'it was made although its proposal was never executed',
+  no_proposal: 'a widening change made without a proposal',
+};
+
+/** The governance part of a verification: each widening change had its quorum, or what did not. */
+function GovernanceResult({ g }: { g: Verification['governance'] }) {
+  const changes = `${g.checked} governed ${g.checked === 1 ? 'change' : 'changes'} checked`;
+  if (g.invalid.length === 0)
+    return (
+      <p data-testid="governance-verified">
+        <strong>
+          {g.checked === 0 ? 'No governed change to check yet.' : `${changes}: each had its quorum.`}
+        </strong>
+      </p>
+    );
+  return (
+    <>
+      <p data-testid="governance-verified">
+        <strong>
+          {changes}: {g.invalid.length} without the quorum the governance asked.
+        </strong>
+      </p>
+      <ul>
+        {g.invalid.map((x) => (
+          <li key={x.event_id}>
+            {x.type}
+            {x.proposal_id ? ` (proposal ${x.proposal_id})` : ''}: {FINDINGS[x.reason] ?? x.reason}.{' '}
+            {x.message}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
 function VerificationResult({ v }: { v: Verification }) {
   const intact = v.broken.length === 0;
+  const governed = v.governance.invalid.length === 0;
   return (
-    <div role="status" class={intact ? 'verdict good' : 'verdict bad'}>
+    <div role="status" class={intact && governed ? 'verdict good' : 'verdict bad'}>
       <p>
         <strong>
           {intact ? 'The log is intact.' : `The log does not hold: ${v.broken.length} problem(s).`}
@@ -31,6 +73,7 @@ function VerificationResult({ v }: { v: Verification }) {
           ))}
         </ul>
       )}
+      <GovernanceResult g={v.governance} />
       <p>
         Digest <code class="mono">{v.digest}</code>; {v.checkpoints.length} checkpoint(s) kept for the next
         run.

@@ -1,8 +1,9 @@
 /**
  * What every page of a group shares: the group as the service answers it (its agents and allow-list,
  * each agent's use of its limits now), the token registry (every amount is shown with its token's
- * symbol), the names addresses are known by, and the frame around a page (its title and tabs). A
- * wallet that may not read the group sees why, and no control.
+ * symbol), the names addresses are known by, the signed-in wallet's role in it, and the frame around a
+ * page (its title, the group's kill switch or its frozen banner, and its tabs). A wallet that may not
+ * read the group sees why, and no control.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
@@ -10,6 +11,7 @@ import { api, ok, Refusal, type Schemas } from '../api';
 import { GROUP_PAGES, groupHref, type GroupPage } from '../route';
 import { session } from '../session';
 import { Failure, Loading, short, useLoad, type Load, type Names } from '../ui';
+import { GroupFreeze } from './freeze';
 import { useGroupEvents } from './live';
 
 export type GroupView = Schemas['GroupResponse'];
@@ -17,6 +19,8 @@ export type Agent = GroupView['agents'][number];
 export type Entry = GroupView['whitelist'][number];
 export type Usage = Schemas['GroupUsageResponse']['agents'][number];
 export type Token = Schemas['TokensResponse']['tokens'][number];
+/** The signed-in wallet's role in a group: `admin` changes it, `approver` decides held spends, `viewer` reads. */
+export type Role = Schemas['GroupListResponse']['groups'][number]['role'];
 
 let registry: Promise<Token[]> | undefined;
 /** The token registry (GET /tokens), read once a page load. */
@@ -33,6 +37,27 @@ export const tokens = (): Promise<Token[]> =>
 export const symbolOf = (list: readonly Token[] | undefined, mint: string): string =>
   list?.find((t) => t.mint === mint)?.symbol ?? short(mint);
 
+let rolesRead: { wallet: string; roles: Promise<Map<string, Role>> } | undefined;
+/**
+ * The signed-in wallet's role in each of its groups (GET /orchestrator/groups answers each with it),
+ * read once for the pages of this page load, and again when the team changes (reloadRole).
+ */
+export const rolesOf = (): Promise<Map<string, Role>> => {
+  const wallet = session()?.wallet ?? '';
+  if (rolesRead?.wallet !== wallet)
+    rolesRead = {
+      wallet,
+      roles: ok(api.GET('/orchestrator/groups')).then(
+        (a) => new Map(a.groups.map((g) => [g.group_config_pda, g.role])),
+        (err: unknown) => {
+          rolesRead = undefined;
+          throw err;
+        },
+      ),
+    };
+  return rolesRead.roles;
+};
+
 export interface GroupData {
   id: string;
   view: GroupView;
@@ -40,8 +65,14 @@ export interface GroupData {
   names: Names;
   /** The base token's symbol: limits, budgets and values are in it. */
   base: string;
+  /** The signed-in wallet's role in the group (undefined until read). */
+  role: Role | undefined;
+  /** Whether it is an admin: it sees the controls that change the group (freeze, sign, cancel). */
+  admin: boolean;
   symbol(mint: string): string;
   reload(): void;
+  /** Reads the wallet's role again (the team changed). */
+  reloadRole(): void;
 }
 
 /** The names a person knows the group's addresses by. */
@@ -59,6 +90,8 @@ function useGroupData(group: string): { load: Load<GroupView>; data?: GroupData 
   const view = useLoad(() => ok(api.GET('/orchestrator/groups/{group}', path)), [group]);
   const usage = useLoad(() => ok(api.GET('/orchestrator/groups/{group}/usage', path)), [group]);
   const list = useLoad(tokens);
+  const roles = useLoad(() => rolesOf(), [group]);
+  const role = roles.data?.get(group);
   const names = useMemo(() => namesOf(view.data), [view.data]);
   const byAgent = useMemo(
     () => new Map((usage.data?.agents ?? []).map((u) => [u.agent_wallet_pda, u])),
@@ -75,9 +108,15 @@ function useGroupData(group: string): { load: Load<GroupView>; data?: GroupData 
       names,
       base: symbol(view.data.base_mint),
       symbol,
+      role,
+      admin: role === 'admin',
       reload: () => {
         view.reload();
         usage.reload();
+      },
+      reloadRole: () => {
+        rolesRead = undefined;
+        roles.reload();
       },
     },
   };
@@ -155,6 +194,7 @@ export function GroupFrame({
           {short(group)}
         </span>
       </h1>
+      {data && <GroupFreeze d={data} />}
       <GroupTabs group={group} current={page} />
       {!data && load.loading && <Loading what="the group" />}
       {!data && !load.loading && <Failure error={load.error} />}

@@ -1,7 +1,7 @@
 /**
- * The wallet's groups (GET /orchestrator/groups), each with what waits for the person in it (held
- * spends, failing webhooks, entries about to expire, spends refused in the last hour), and a form to
- * create one with its default limits.
+ * The wallet's groups (GET /orchestrator/groups), each with its role in it and what waits for the
+ * person in it (a freeze, proposals to sign, held spends, failing webhooks, entries about to expire,
+ * spends refused in the last hour), and a form to create one with its default limits.
  */
 import { api, ok, type Schemas } from '../api';
 import { groupHref } from '../route';
@@ -12,15 +12,27 @@ import { symbolOf, tokens } from './frame';
 type Listed = Schemas['GroupListResponse']['groups'][number];
 
 /** What waits in a group, as links to where it is acted on. */
-function Waiting({ group }: { group: string }) {
+function Waiting({ group, role }: { group: string; role: Listed['role'] }) {
   const attention = useLoad(async () => {
     const view = await ok(api.GET('/orchestrator/groups/{group}', { params: { path: { group } } }));
-    return attentionOf(group, view);
-  }, [group]);
+    return { ...(await attentionOf(group, view, { role })), frozen: view.frozen !== null };
+  }, [group, role]);
   const a = attention.data;
   if (attention.error) return <Failure error={attention.error} />;
   if (!a) return <span class="muted">…</span>;
   const items = [
+    a.frozen && (
+      <a key="frozen" href={groupHref(group)}>
+        <Badge tone="bad">frozen</Badge>
+      </a>
+    ),
+    a.toSign > 0 && (
+      <a key="proposals" href={groupHref(group, 'inbox')}>
+        <Badge tone="warn">
+          {a.toSign} proposal{a.toSign === 1 ? '' : 's'} to sign
+        </Badge>
+      </a>
+    ),
     a.held > 0 && (
       <a key="held" href={groupHref(group, 'inbox')}>
         <Badge tone="warn">{a.held} held</Badge>
@@ -68,8 +80,9 @@ function GroupRow({ g, symbol }: { g: Listed; symbol: string }) {
         </a>
       </td>
       <td>
-        <Waiting group={g.group_config_pda} />
+        <Waiting group={g.group_config_pda} role={g.role} />
       </td>
+      <td>{g.role}</td>
       <td>{g.agents}</td>
       <td>{g.whitelist_entries}</td>
       <td>
@@ -106,6 +119,7 @@ export function Groups() {
             heads={[
               'Group',
               'Waiting for you',
+              'Your role',
               'Agents',
               'Allow-list',
               'Defaults: per tx / daily / hourly',

@@ -4,7 +4,7 @@
  * approval's message with the signed-in wallet in this page, or rejected with a reason; below, the
  * decided ones, each with who decided and why (a person, or the agent's revocation or emergency
  * withdrawal, or nobody in time), read from the log. The inbox is a list of inboxes: governance's
- * proposals join the held spends here.
+ * proposals (proposals.tsx) are the second, beside the held spends.
  */
 import type { ComponentChildren } from 'preact';
 import { api, ok, type Schemas } from '../api';
@@ -30,6 +30,7 @@ import { countdown } from '../words';
 import { wholeLog } from './attention';
 import { GroupFrame, useReloadOn, wordingOf, type GroupData } from './frame';
 import { STREAM_STATES } from './live';
+import { Proposals } from './proposals';
 
 type Approval = Schemas['Approval'];
 type Data = Record<string, unknown>;
@@ -317,6 +318,7 @@ function HeldSpends({ d }: { d: GroupData }) {
 /** The inboxes of a group, in order: each decides things a person must decide. */
 const INBOXES: { key: string; Inbox: (p: { d: GroupData }) => ComponentChildren }[] = [
   { key: 'held-spends', Inbox: HeldSpends },
+  { key: 'proposals', Inbox: Proposals },
 ];
 
 export const InboxPage = ({ group }: { group: string }) => (

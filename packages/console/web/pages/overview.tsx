@@ -1,8 +1,9 @@
 /**
  * A group at a glance: what a person checks first, each a link to the page where it is acted on.
- * Spent in the last 24 hours against the agents' daily limits; what waits (held spends); what fails
- * (webhooks, spends refused in the last hour); entries that expire soon; agents by status; the agents
- * closest to their daily limit; spend over time; the events as they happen.
+ * Spent in the last 24 hours against the agents' daily limits; what waits (held spends, proposals to
+ * sign); what fails (webhooks, spends refused in the last hour); entries that expire soon; agents by
+ * status (and how many are frozen); the agents closest to their daily limit; spend over time; the
+ * events as they happen. The group's kill switch is in its frame (frame.tsx), above the tabs.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { groupHref } from '../route';
@@ -22,6 +23,7 @@ function Glance({ d }: { d: GroupData }) {
   const agents = d.view.agents;
   const active = agents.filter((x) => x.status === 'active');
   const count = (status: string) => agents.filter((x) => x.status === status).length;
+  const frozen = agents.filter((x) => x.frozen !== null).length;
   // What every agent spent (a revoked one's spends happened too), against the limits still in force.
   const spent = sumAmounts(agents.map((x) => d.usage.get(x.agent_wallet_pda)?.spent_today ?? '0'));
   const limit = sumAmounts(active.map((x) => x.limits.daily_limit));
@@ -54,6 +56,18 @@ function Glance({ d }: { d: GroupData }) {
         >
           {a && a.held > 0 ? 'approve or reject them in the inbox' : 'nothing to decide'}
         </Tile>
+        {d.admin && (
+          <Tile
+            title="Proposals to sign"
+            value={a ? `${a.toSign} ${a.toSign === 1 ? 'proposal' : 'proposals'}` : '…'}
+            href={groupHref(d.id, 'inbox')}
+            tone={a && a.toSign > 0 ? 'warn' : 'muted'}
+          >
+            {a && a.toSign > 0
+              ? 'changes other admins proposed: sign or cancel them in the inbox'
+              : 'no proposal waits for your signature'}
+          </Tile>
+        )}
         <Tile
           title="Failing webhooks"
           value={a ? String(a.failing.length) : '…'}
@@ -102,6 +116,14 @@ function Glance({ d }: { d: GroupData }) {
             tone={status === 'active' ? 'good' : status === 'revoked' ? 'muted' : 'info'}
           />
         ))}
+        {frozen > 0 && (
+          <Tile
+            title="frozen"
+            value={String(frozen)}
+            href={groupHref(d.id, 'agents', { status: 'frozen' })}
+            tone="bad"
+          />
+        )}
       </div>
       {attention.loading && <Loading what="what waits and what fails" />}
       <Failure error={attention.error} />

@@ -1,5 +1,6 @@
 /**
- * A group's subscriptions (its fleet webhooks and its agents' own): subscribe an HTTPS URL; each
+ * A group's subscriptions (its fleet webhooks and its agents' own): subscribe an HTTPS URL (a fleet
+ * webhook may be a proposal the admins sign: signed here, its secret in the executing answer); each
  * endpoint's health (a subscription whose every delivery fails says so, with the error and the next
  * attempt); each delivery with its attempts (when, the receiver's answer or the connection's error,
  * how long it took) and its next retry; send one again; rotate the signing secret and delete, each
@@ -7,6 +8,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ok, type Schemas } from '../api';
+import { enacted } from '../signin';
 import {
   Badge,
   ConfirmDialog,
@@ -251,11 +253,14 @@ function Subscribe({ d, onDone }: { d: GroupData; onDone: (secret: string) => vo
             .getAll('event_types')
             .map(String) as EventKind[];
           void form.submit(
+            // Made at once (201), or a proposal (202) signed here: its result holds the secret then.
             (f) =>
-              api.POST('/orchestrator/groups/{group}/webhooks', {
-                params: { path: { group: d.id } },
-                body: { url: f.url!, event_types: chosen },
-              }),
+              enacted(
+                api.POST('/orchestrator/groups/{group}/webhooks', {
+                  params: { path: { group: d.id } },
+                  body: { url: f.url!, event_types: chosen },
+                }),
+              ) as Promise<{ data?: { signing_secret: string }; error?: unknown; response: Response }>,
             (a) => onDone(a.signing_secret),
           )(e);
         }}

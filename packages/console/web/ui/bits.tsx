@@ -33,6 +33,14 @@ export const Failure = ({ error }: { error?: unknown }) =>
     </p>
   ) : null;
 
+/** A change proposed and signed by you that waits for other admins' signatures, said as it is. */
+export const Proposed = ({ text }: { text?: string | undefined }) =>
+  text ? (
+    <p role="status" class="notice" data-testid="proposed">
+      {text}
+    </p>
+  ) : null;
+
 /** What shows while an answer is on its way. */
 export const Loading = ({ what }: { what: string }) => (
   <p class="loading muted" role="status" aria-busy="true">
@@ -57,6 +65,8 @@ export const TONES: Record<string, Tone> = {
   accepted: 'good',
   invited: 'info',
   pending: 'info',
+  ready: 'info',
+  executed: 'good',
   held: 'warn',
   failing: 'bad',
   failed: 'bad',

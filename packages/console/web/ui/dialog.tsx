@@ -7,8 +7,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { fields } from './form';
-import { failureText } from './load';
-import { Copy } from './bits';
+import { failureText, isProposed } from './load';
+import { Copy, Proposed } from './bits';
 
 export function Dialog({
   title,
@@ -65,6 +65,7 @@ export function ConfirmDialog({
   breaks,
   confirm,
   typed,
+  keep = 'Cancel',
   children,
   onConfirm,
   onClose,
@@ -73,11 +74,15 @@ export function ConfirmDialog({
   breaks: ComponentChildren;
   confirm: string;
   typed?: string;
+  /** The button that closes it, nothing done ("Cancel"; another word when the action is a cancel). */
+  keep?: string;
   children?: ComponentChildren;
   onConfirm: (values: Record<string, string>) => Promise<unknown>;
   onClose: () => void;
 }) {
   const [error, setError] = useState<string>();
+  /** A change proposed, waiting for other admins: said, and nothing more to confirm. */
+  const [proposed, setProposed] = useState<string>();
   const [typedError, setTypedError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const id = useId();
@@ -102,7 +107,8 @@ export function ConfirmDialog({
             await onConfirm(values);
             onClose();
           } catch (err) {
-            setError(failureText(err));
+            if (isProposed(err)) setProposed(err.message);
+            else setError(failureText(err));
           } finally {
             setBusy(false);
           }
@@ -134,12 +140,15 @@ export function ConfirmDialog({
             {error}
           </p>
         )}
+        <Proposed text={proposed} />
         <div class="actions">
-          <button type="submit" class="danger" disabled={busy}>
-            {confirm}
-          </button>
+          {!proposed && (
+            <button type="submit" class="danger" disabled={busy}>
+              {confirm}
+            </button>
+          )}
           <button type="button" class="secondary" onClick={onClose} autoFocus>
-            Cancel
+            {proposed ? 'Done' : keep}
           </button>
         </div>
       </form>

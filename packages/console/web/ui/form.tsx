@@ -8,7 +8,8 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useId, useRef, useState } from 'preact/hooks';
 import { ok, Refusal } from '../api';
 import { amountFieldOf, checkField, fieldOf, plainIssue, sentence, type FieldKind } from '../words';
-import { failureText, type Answer } from './load';
+import { failureText, isProposed, type Answer } from './load';
+import { Proposed } from './bits';
 
 export interface FieldSpec {
   label: string;
@@ -32,6 +33,8 @@ export type Form<N extends string> = ReturnType<typeof useForm<N>>;
 export function useForm<N extends string>(specs: Record<N, FieldSpec>) {
   const [errors, setErrors] = useState<Partial<Record<N, string>>>({});
   const [formError, setFormError] = useState<string>();
+  /** The sentence of a change proposed and waiting for other admins' signatures. */
+  const [proposed, setProposed] = useState<string>();
   const [busy, setBusy] = useState(false);
   const ref = useRef<HTMLFormElement>(null);
   const names = Object.keys(specs) as N[];
@@ -46,6 +49,12 @@ export function useForm<N extends string>(specs: Record<N, FieldSpec>) {
 
   /** The refusal, field by field where it names fields of this form; the rest for the whole form. */
   const refused = (err: unknown) => {
+    if (isProposed(err)) {
+      setErrors({});
+      setFormError(undefined);
+      setProposed(err.message);
+      return;
+    }
     const found: Partial<Record<N, string>> = {};
     const rest: string[] = [];
     if (err instanceof Refusal && err.details.length > 0) {
@@ -90,6 +99,7 @@ export function useForm<N extends string>(specs: Record<N, FieldSpec>) {
       }
       setErrors(found);
       setFormError(undefined);
+      setProposed(undefined);
       if (Object.keys(found).length > 0) return focusFirst(found);
       setBusy(true);
       try {
@@ -109,7 +119,20 @@ export function useForm<N extends string>(specs: Record<N, FieldSpec>) {
     if (errors[name]) setErrors({ ...errors, [name]: undefined });
   };
 
-  return { specs, errors, formError, busy, ref, submit, onInput, refused, setFormError };
+  return {
+    specs,
+    errors,
+    formError,
+    proposed,
+    busy,
+    ref,
+    submit,
+    onInput,
+    refused,
+    setFormError,
+    /** Forgets the proposal said (once the other admins' signatures made it, or another came). */
+    clearProposed: () => setProposed(undefined),
+  };
 }
 
 type InputProps = Omit<JSX.InputHTMLAttributes<HTMLInputElement>, 'name' | 'form' | 'label'>;
@@ -201,6 +224,11 @@ export function FormBox<N extends string>({
         <p role="alert" class="error form-error">
           {form.formError}
         </p>
+      )}
+      {form.proposed && (
+        <div class="form-error">
+          <Proposed text={form.proposed} />
+        </div>
       )}
     </form>
   );

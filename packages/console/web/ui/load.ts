@@ -3,6 +3,12 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ok, Refusal, UNREACHABLE } from '../api';
 import { fieldOf, plainIssue, sentence } from '../words';
 
+/**
+ * A change that was proposed and signed by the signed-in admin but waits for other admins' signatures
+ * (enacted(), signin.tsx): not a failure, told as it is ("Proposed and signed by you (1 of 2 ...").
+ */
+export const isProposed = (err: unknown): err is Refusal => err instanceof Refusal && err.code === 'proposed';
+
 /** What the generated client answers. */
 export type Answer<T> = Promise<{ data?: T; error?: unknown; response: Response }>;
 
@@ -66,17 +72,21 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Load<T
 /** Runs an action of the page: busy while it runs, its failure shown, `done` told its answer. */
 export function useAction() {
   const [error, setError] = useState<string>();
+  const [proposed, setProposed] = useState<string>();
   const [busy, setBusy] = useState(false);
   const run = async <T>(action: () => Promise<T>, done?: (answer: T) => void): Promise<boolean> => {
     setBusy(true);
     setError(undefined);
+    setProposed(undefined);
     try {
       // Not `done?.(await action())`: an optional call skips its arguments, the action with them.
       const answer = await action();
       done?.(answer);
       return true;
     } catch (err) {
-      setError(failureText(err));
+      // A change proposed and waiting for other admins is said as such, not as a failure.
+      if (isProposed(err)) setProposed(err.message);
+      else setError(failureText(err));
       return false;
     } finally {
       setBusy(false);
@@ -84,7 +94,7 @@ export function useAction() {
   };
   /** Runs a call of the API (its refusal shown); `done` is told its answer. */
   const call = <T>(request: () => Answer<T>, done?: (answer: T) => void) => run(() => ok(request()), done);
-  return { error, busy, run, call, clear: () => setError(undefined) };
+  return { error, proposed, busy, run, call, clear: () => setError(undefined) };
 }
 
 /** Seconds ticking: the countdowns re-render once a second (`every` ms). */

@@ -5,9 +5,13 @@
  * agent; the agent (over the agent API) registers and pays the recipient, and the page shows the
  * spend live and its daily gauge move; an approval policy previewed and applied, and the agent's held
  * transfers approved (the page signs with the wallet) and rejected in the approvals inbox; then a key
- * rotated (the old one refused), the agent revoked, the log verified. axe-core checks every page, at 1280x800 and at a phone's width. The console's
- * server-sent events are tested over HTTP too: a client that reconnects with Last-Event-ID misses
- * nothing. It runs on the embedded service and again on the server topology.
+ * rotated (the old one refused), the agent revoked; an agent and then the whole group frozen in the
+ * page (their spends refused) and the freezes lifted by a signature made in the page; with a quorum of
+ * two admins, a proposal of the other admin signed in the inbox and one cancelled there, a member and a
+ * governance change proposed in the page and made by the other admin's signature; the log verified,
+ * each governed change with its quorum. axe-core checks every page, at 1280x800 and at a phone's
+ * width. The console's server-sent events are tested over HTTP too: a client that reconnects with
+ * Last-Event-ID misses nothing. It runs on the embedded service and again on the server topology.
  *
  * CONSOLE_SCREENSHOTS=<folder> (npm run console:screenshots) saves the pages' screenshots there for
  * docs/console.md.
@@ -29,8 +33,11 @@ import {
   startWorld,
   until,
   type World,
+  type Operator,
+  type ProposalReply,
   enact,
   invitation,
+  signProposal,
 } from '@tokenops/testing/harness';
 import { startReceiver, testCertificates, type Receiver } from '@tokenops/testing/tls';
 import { TcpProxy } from '@tokenops/testing/tcp-proxy';
@@ -57,6 +64,10 @@ beforeAll(async () => {
   downPort = await closedPort();
   [world, browser] = await Promise.all([
     startWorld({
+      // One wallet drives every page of the console here, in about a minute: more than the 600
+      // requests a minute the operator routes allow one wallet by default (a person at the console
+      // makes far fewer), which the suite is not about.
+      operatorRateLimitPerMinute: 2_000,
       webhooks: {
         allowedPrivateHosts: [`${RECEIVER_HOST}:${receiver.port}`, `${RECEIVER_HOST}:${downPort}`],
         ca: tls.ca,
@@ -1155,7 +1166,10 @@ describe('the console in a browser', () => {
     await confirmed.first().getByRole('cell', { name: 'delivered', exact: true }).waitFor();
     expect(await confirmed.count()).toBe(2);
     const sent = () =>
-      receiver.requests.filter((r) => r.url === '/console' && r.body.includes('"transfer.confirmed"')).length;
+      receiver.requests.filter(
+        (r) =>
+          r.url === '/console' && (JSON.parse(r.body) as { event: string }).event === 'transfer.confirmed',
+      ).length;
     expect(sent()).toBe(2);
     await confirmed
       .first()
@@ -1295,11 +1309,298 @@ describe('the console in a browser', () => {
     expect(paged).toEqual(all.slice(0, Math.min(all.length, 100)));
   });
 
+  /** The short form the page shows an address by, when it has no name. */
+  const shortOf = (address: string) => `${address.slice(0, 4)}…${address.slice(-4)}`;
+  /** An agent of the group that spends, for the kill switch: registered, funded, paying the supplier. */
+  let runner: { id: string; key: string };
+  /** The group as the service answers it: its freeze, and each agent's. */
+  const frozenOf = async () =>
+    (
+      await world.client.call<{
+        frozen: unknown;
+        agents: { agent_wallet_pda: string; frozen: unknown }[];
+      }>('GET', `/api/v1/orchestrator/groups/${group}`, { token: world.operator.token })
+    ).body;
+
+  it('freezes an agent from its row at once (a reason asked, confirmed once): it shows frozen, by whom, why and when, and its spends are refused 403 agent_frozen; lifting the freeze is signed in the page, and it spends again', async () => {
+    const invited = await invitation(world.client, world.operator, group, { label: 'runner' });
+    const registered = await world.client.call<{ api_key: string; agent_wallet_pda: string }>(
+      'POST',
+      '/api/v1/register',
+      { body: { invitation_code: invited.body.invitation_code } },
+    );
+    runner = { id: registered.body.agent_wallet_pda, key: registered.body.api_key };
+    const funded = await world.client.call('POST', '/api/v1/dev/airdrop', {
+      token: world.operator.token,
+      body: { to: runner.id, amount: 10 },
+    });
+    expect(funded.status).toBe(200);
+    expect((await transfer(runner, 1, key())).status).toBe(200);
+
+    await tab('Agents').click();
+    const row = page
+      .getByRole('region', { name: 'Agents', exact: true })
+      .getByRole('row', { name: /runner/ });
+    await row.getByRole('button', { name: 'Freeze runner' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Freeze runner?' });
+    await confirm.getByText(/^Every spend of runner is refused from now on/).waitFor();
+    await confirm.getByLabel(/^Reason/).fill('prompt injection suspected');
+    await axe('freeze');
+    await confirm.getByRole('button', { name: 'Freeze', exact: true }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page
+      .getByRole('status')
+      .getByText(
+        'runner is frozen: every spend of it is refused from now on. No accepted spend was waiting to be sent.',
+      )
+      .waitFor();
+    await row.getByText('frozen', { exact: true }).waitFor();
+    await row.getByText(/^frozen since .+, by you: “prompt injection suspected”$/).waitFor();
+    const refusedSpend = await transfer(runner, 1, key());
+    expect([refusedSpend.status, refusedSpend.body.error]).toEqual([403, 'agent_frozen']);
+    expect((await frozenOf()).agents.find((a) => a.agent_wallet_pda === runner.id)!.frozen).toEqual({
+      by: world.operator.wallet.address,
+      reason: 'prompt injection suspected',
+      at: expect.any(String),
+    });
+    await axe('frozen');
+
+    // Lifting it is a proposal: signed here with the wallet, made at once under a quorum of one.
+    await row.getByRole('button', { name: /Manage runner/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Agent runner' });
+    await dialog.getByText(/^frozen since .+, by you: “prompt injection suspected”$/).waitFor();
+    await dialog.getByRole('button', { name: 'Lift the freeze (sign) of runner' }).click();
+    await dialog.getByRole('button', { name: 'Freeze', exact: true }).waitFor(); // not frozen any more
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    expect(await row.getByText('frozen', { exact: true }).count()).toBe(0);
+    expect((await frozenOf()).agents.find((a) => a.agent_wallet_pda === runner.id)!.frozen).toBeNull();
+    expect((await transfer(runner, 1, key())).status).toBe(200);
+  });
+
+  it('freezes the whole group from its frame at once: a banner on each of its pages says who, why and when, and every spend is refused 403 group_frozen; lifting it is signed in the page', async () => {
+    await page.getByRole('button', { name: 'Freeze the group' }).click(); // above the tabs of every page
+    const confirm = page.getByRole('dialog', { name: 'Freeze the whole group?' });
+    await confirm.getByText(/^Every spend of every agent of the group is refused from now on/).waitFor();
+    await confirm.getByLabel(/^Reason/).fill('drill');
+    await confirm.getByRole('button', { name: 'Freeze the group' }).click();
+    const banner = page.getByRole('region', { name: 'The group is frozen' });
+    await banner
+      .getByText(
+        /^The group is frozen: every spend of its agents is refused, since .+, by you: “drill”\. No accepted spend was waiting to be sent\.$/,
+      )
+      .waitFor();
+    expect(await page.getByRole('button', { name: 'Freeze the group' }).count()).toBe(0);
+    const refusedSpend = await transfer(runner, 1, key());
+    expect([refusedSpend.status, refusedSpend.body.error]).toEqual([403, 'group_frozen']);
+    expect((await frozenOf()).frozen).toEqual({
+      by: world.operator.wallet.address,
+      reason: 'drill',
+      at: expect.any(String),
+    });
+    await tab('Members').click();
+    await banner.getByText(/by you: “drill”/).waitFor(); // on every page of the group
+    await banner.getByRole('button', { name: 'Lift the freeze (sign)' }).click();
+    await banner.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Freeze the group' }).waitFor();
+    expect((await frozenOf()).frozen).toBeNull();
+    expect((await transfer(runner, 1, key())).status).toBe(200);
+  });
+
+  /** A second admin of the group (signed in over the API), and a viewer. */
+  let second: Operator;
+  const viewer = generateSigner();
+  const groupApi = () => `/api/v1/orchestrator/groups/${group}`;
+  const closedProposals = () => page.getByRole('region', { name: 'Closed proposals', exact: true });
+
+  it('with a quorum of two admins: the other admin’s proposals are in the inbox at 1 of 2, in words; one signed in the page is made (its invitation code shown once), one cancelled in the page once asked; a viewer reads them, with no button', async () => {
+    second = await signIn(world.client);
+    for (const member of [
+      { wallet: second.wallet.address, role: 'admin' },
+      { wallet: viewer.address, role: 'viewer' },
+    ]) {
+      const added = await enact(world.client, [world.operator], 'POST', `${groupApi()}/members`, member);
+      expect(added.body.status).toBe('executed');
+    }
+    const quorum = await enact(world.client, [world.operator], 'PUT', `${groupApi()}/governance`, {
+      quorum: 2,
+    });
+    expect(quorum.body).toMatchObject({ status: 'executed', result: { quorum: 2, admins: 2 } });
+    // The second admin proposes an invitation and an allow-list entry, and signs each: 1 of 2.
+    const proposed = async (path: string, body: unknown) => {
+      const asked = await world.client.call<ProposalReply>('POST', `${groupApi()}${path}`, {
+        token: second.token,
+        body,
+      });
+      expect(asked.status).toBe(202);
+      const signed = await signProposal(world.client, second, asked.body);
+      expect(signed.body).toMatchObject({
+        status: 'pending',
+        signatures: [{ wallet: second.wallet.address }],
+      });
+    };
+    await proposed('/invitations', { label: 'helper' });
+    const dealer = generateSigner().address;
+    await proposed('/whitelist', {
+      address: dealer,
+      type: 1,
+      approved_amount: '1000',
+      ttl_seconds: 30 * 86_400,
+    });
+
+    await tab('Overview').click();
+    await page
+      .getByRole('region', { name: 'At a glance' })
+      .getByRole('link', { name: /Proposals to sign\s+2 proposals/ })
+      .click();
+    const invite = page.getByRole('listitem', { name: 'Proposal: Invite an agent “helper”' });
+    const entry = page.getByRole('listitem', {
+      name: `Proposal: Allow-list ${shortOf(dealer)}: 1,000 USDC for 30 days`,
+    });
+    const signatures = invite.getByTestId('signatures');
+    await signatures.waitFor();
+    expect((await signatures.innerText()).replace(/\s+/g, ' ')).toBe(
+      `1 of 2: ${shortOf(second.wallet.address)}`,
+    );
+    await entry.getByText(/^[0-9]+ days? \d+ h left$/).waitFor(); // its expiry
+    await axe('proposals');
+
+    // A viewer, signed in with its own keypair: the same list, nothing to press.
+    const other = await browser.newContext();
+    try {
+      const tabOf = await other.newPage();
+      await tabOf.goto(groupPage('inbox'));
+      await tabOf.getByLabel('Keypair file (JSON)').setInputFiles({
+        name: 'viewer.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify([...viewer.seed, ...viewer.publicKey])),
+      });
+      const listed = tabOf.getByRole('listitem', { name: 'Proposal: Invite an agent “helper”' });
+      await listed
+        .getByTestId('signatures')
+        .getByText(/^1 of 2/)
+        .waitFor();
+      await tabOf.getByRole('region', { name: 'Closed proposals', exact: true }).waitFor();
+      expect(
+        await tabOf
+          .locator('main')
+          .getByRole('button', { name: /^(Sign|Cancel proposal|Freeze the group)$/ })
+          .count(),
+      ).toBe(0);
+    } finally {
+      await other.close();
+    }
+
+    // Signed here: the second signature of two makes it, and its code is shown once.
+    await invite.getByRole('button', { name: 'Sign' }).click();
+    const secret = page.getByTestId('secret');
+    const code = await secret.getByTestId('shown-once').innerText();
+    const helper = await world.client.call('POST', '/api/v1/register', { body: { invitation_code: code } });
+    expect(helper.status).toBe(200);
+    await secret.getByRole('button', { name: 'I have stored it: close' }).click();
+    await page
+      .getByTestId('proposal-outcome')
+      .getByText('Signed and made: Invite an agent “helper”.')
+      .waitFor();
+    await invite.waitFor({ state: 'detached' });
+    await closedProposals()
+      .getByRole('row', { name: /executed\s+Invite an agent “helper”/ })
+      .getByTestId('ended')
+      .getByText(`made, signed by ${shortOf(second.wallet.address)}, you`)
+      .waitFor();
+
+    // Cancelled here, once asked (the reason kept).
+    await entry.getByRole('button', { name: 'Cancel proposal' }).click();
+    const cancel = page.getByRole('dialog', { name: 'Cancel this proposal?' });
+    await cancel.getByLabel(/^Reason/).fill('not this dealer');
+    await cancel.getByRole('button', { name: 'Cancel the proposal' }).click();
+    await entry.waitFor({ state: 'detached' });
+    await closedProposals()
+      .getByRole('row', { name: /cancelled\s+Allow-list/ })
+      .getByText('cancelled: “not this dealer”')
+      .waitFor();
+    await page.getByText('No proposal waits for signatures.').waitFor();
+    const view = await world.client.call<{ whitelist: { address: string }[] }>('GET', groupApi(), {
+      token: world.operator.token,
+    });
+    expect(view.body.whitelist.map((e) => e.address)).not.toContain(dealer);
+  }, 60_000);
+
+  it('lists the members with their roles; a member added in the page and the governance changed from the values in force each wait for the other admin’s signature (the page says so), then show; each field’s error next to it', async () => {
+    await tab('Members').click();
+    const members = page.getByRole('region', { name: 'The group’s members' });
+    await members.getByRole('row', { name: /you\s+admin/ }).waitFor();
+    await members
+      .getByRole('row', { name: new RegExp(`${shortOf(second.wallet.address)}\\s+admin`) })
+      .waitFor();
+    await members.getByRole('row', { name: new RegExp(`${shortOf(viewer.address)}\\s+viewer`) }).waitFor();
+    const add = page.getByRole('form', { name: 'Add a member' });
+    await add.getByLabel('Wallet').fill('0OIl');
+    await add.getByRole('button', { name: 'Propose' }).click();
+    await add
+      .getByText('Wallet is not a Solana address: an address is 32 to 44 letters and digits (base58).')
+      .waitFor();
+    const approver = generateSigner().address;
+    await add.getByLabel('Wallet').fill(approver);
+    await add.getByLabel('Role').selectOption('approver');
+    await add.getByRole('button', { name: 'Propose' }).click();
+    await add
+      .getByTestId('proposed')
+      .getByText(
+        /^Proposed and signed by you \(1 of 2 signatures\): nothing changes until the other admins sign proposal \S+ \(in the Inbox\)\.$/,
+      )
+      .waitFor();
+    await axe('members');
+    const pending = async (action: string) => {
+      const listed = await world.client.call<{ proposals: ProposalReply[] }>(
+        'GET',
+        `${groupApi()}/proposals?status=pending`,
+        { token: second.token },
+      );
+      return listed.body.proposals.find((p) => p.action === action)!;
+    };
+    const asked = await pending('member.add');
+    expect(asked.params).toEqual({ wallet: approver, role: 'approver' });
+    expect((await signProposal(world.client, second, asked)).body.status).toBe('executed');
+    await members.getByRole('row', { name: new RegExp(`${shortOf(approver)}\\s+approver`) }).waitFor();
+
+    // The governance, from the values in force: a quorum the admins cannot make said next to its field.
+    const governance = page.getByRole('form', { name: 'Change the governance' });
+    await page
+      .getByTestId('governance-in-force')
+      .getByText(/needs the signatures of 2 of the group’s 2 admins \(quorum 2\); it is made as soon/)
+      .waitFor();
+    expect(await governance.getByLabel('Quorum').inputValue()).toBe('2');
+    expect(await governance.getByLabel('Delay (hours)').inputValue()).toBe('0');
+    expect(await governance.getByLabel('Safe destination').inputValue()).toBe(world.operator.wallet.address);
+    await governance.getByLabel('Quorum').fill('3');
+    await governance.getByRole('button', { name: 'Propose' }).click();
+    await governance.getByText('Quorum must be at most the number of admins (2).').waitFor();
+    expect(await governance.getByLabel('Quorum').getAttribute('aria-invalid')).toBe('true');
+    await governance.getByLabel('Quorum').fill('1');
+    await governance.getByRole('button', { name: 'Propose' }).click();
+    await governance
+      .getByTestId('proposed')
+      .getByText(/^Proposed and signed by you \(1 of 2 signatures\)/)
+      .waitFor();
+    const lower = await pending('governance.set');
+    expect(lower.params).toEqual({ quorum: 1 });
+    expect((await signProposal(world.client, second, lower)).body.status).toBe('executed');
+    await page
+      .getByTestId('governance-in-force')
+      .getByText(/needs the signatures of 1 of the group’s 2 admins \(quorum 1\)/)
+      .waitFor();
+    await expect(governance.getByLabel('Quorum').inputValue()).resolves.toBe('1');
+  }, 60_000);
+
   it('verifies the log, reconciles it with the chain, grants and removes an auditor (a bad wallet said next to its field)', async () => {
     await tab('Audit').click();
     await page.getByText('Auditors now: none').waitFor();
     await page.getByRole('button', { name: 'Verify the log' }).click();
     await page.getByText('The log is intact.').waitFor();
+    // Every governed change, the ones two admins signed included, had its quorum.
+    const governed = page.getByTestId('governance-verified');
+    await governed.getByText(/^\d+ governed changes checked: each had its quorum\.$/).waitFor();
+    expect(Number(/^\d+/.exec(await governed.innerText())![0])).toBeGreaterThanOrEqual(10);
     await page.getByRole('button', { name: 'Reconcile' }).click();
     await page.getByText('The log and the chain agree.').waitFor();
     const auditors = page.getByRole('form', { name: 'Grant or remove an auditor' });
@@ -1585,13 +1886,17 @@ describe('the console in a browser', () => {
       'allow-list',
       'audit',
       'confirm',
+      'freeze',
+      'frozen',
       'groups',
       'inbox',
       'inbox-phone',
       'log',
+      'members',
       'overview',
       'overview-phone',
       'policy',
+      'proposals',
       'secret',
       'sign-in',
       'story',
