@@ -13,7 +13,9 @@ import {
   decideSetGovernance,
   decideUnfreezeGroup,
   foldGovernance,
+  initialGovernanceState,
   limitsWiden,
+  MAX_DELAY_SECONDS,
   thresholdWidens,
 } from './governance';
 import {
@@ -23,6 +25,7 @@ import {
   decideExpireProposal,
   decideFailed,
   decidePropose,
+  decideShowSecret,
   decideSign,
   foldProposals,
   parseProposalId,
@@ -412,5 +415,236 @@ describe('proposals', () => {
       result: null,
     });
     expect(decideFailed({ proposal_id: ID, reason: 'again', now: T0 }, state)).toEqual([]);
+  });
+});
+
+describe('governance: the state and events exactly', () => {
+  const none = foldGovernance([]);
+
+  it('starts as no group: no members, the default policy, no safe destination', () => {
+    expect(initialGovernanceState()).toStrictEqual({
+      exists: false,
+      groupId: '',
+      members: new Map(),
+      policy: { quorum: 1, delaySeconds: 0, safeDestination: '' },
+    });
+  });
+
+  it('refuses every change of a group that does not exist (not_found)', () => {
+    const changes = [
+      () => decideAddMember({ wallet: ALICE.address, role: 'viewer', now: T0 }, none),
+      () => decideRemoveMember({ wallet: ALICE.address, now: T0 }, none),
+      () => decideSetGovernance({ quorum: 1, now: T0 }, none),
+      () => decideFreezeGroup({ by: ALICE.address, now: T0 }, none),
+      () => decideUnfreezeGroup({ now: T0 }, none),
+    ];
+    expect(changes.map(codeOf)).toEqual(Array(changes.length).fill('not_found'));
+  });
+
+  it('says why a member may not act: a stranger is no member, a member lacks the role', () => {
+    expect(thrownBy(() => authorizeMember(team(), STRANGER.address, 'read')).message).toBe(
+      'This wallet is not a member of the group.',
+    );
+    expect(thrownBy(() => authorizeMember(team(), VIEWER.address, 'admin')).message).toBe(
+      'A member with role viewer may not do this: it needs the role admin or above.',
+    );
+  });
+
+  it('freezes without a reason when none is given, and the state keeps none', () => {
+    const g = foldGovernance([created]);
+    const frozen = decideFreezeGroup({ by: ALICE.address, now: T0 }, g);
+    expect(frozen).toStrictEqual([
+      { type: 'group.frozen', data: { group_id: GROUP, by: ALICE.address, at: T0 } },
+    ]);
+    expect(foldGovernance([created, ...frozen]).frozen).toStrictEqual({ by: ALICE.address, at: T0 });
+  });
+
+  it('names the field a refused member change is about', () => {
+    expect(
+      thrownBy(() => decideAddMember({ wallet: 'not-an-address', role: 'viewer', now: T0 }, team())).details,
+    ).toEqual([{ path: '/wallet', issue: 'must be a base58 Solana address' }]);
+    expect(thrownBy(() => decideSetGovernance({ quorum: 4, now: T0 }, team())).details).toEqual([
+      { path: '/quorum', issue: 'must be at most the number of admins (3)' },
+    ]);
+  });
+
+  it('counts a new admin toward the quorum, and a member made admin from another role', () => {
+    // Two admins under a quorum of three (as a log may hold it): a third admin makes it whole.
+    const short = foldGovernance([
+      created,
+      member(ALICE.address, 'admin'),
+      member(VIEWER.address, 'viewer'),
+      policy(3),
+    ]);
+    expect(decideAddMember({ wallet: BOB.address, role: 'admin', now: T0 }, short)).toHaveLength(1);
+    expect(decideAddMember({ wallet: VIEWER.address, role: 'admin', now: T0 }, short)).toHaveLength(1);
+    expect(codeOf(() => decideAddMember({ wallet: BOB.address, role: 'viewer', now: T0 }, short))).toBe(
+      'validation_error',
+    );
+  });
+
+  it('removes a member with exactly its event', () => {
+    expect(decideRemoveMember({ wallet: VIEWER.address, now: T0 }, team())).toStrictEqual([
+      { type: 'member.removed', data: { group_id: GROUP, wallet: VIEWER.address, at: T0 } },
+    ]);
+  });
+
+  it('takes a quorum of one and a delay up to six days, each alone a change', () => {
+    const g = team(2);
+    const set = (cmd: Parameters<typeof decideSetGovernance>[0]) => decideSetGovernance(cmd, g)[0]?.data;
+    expect(set({ quorum: 1, now: T0 })).toMatchObject({ quorum: 1, delay_seconds: 0 });
+    expect(set({ delay_seconds: MAX_DELAY_SECONDS, now: T0 })).toMatchObject({
+      delay_seconds: MAX_DELAY_SECONDS,
+    });
+    expect(thrownBy(() => set({ delay_seconds: MAX_DELAY_SECONDS + 1, now: T0 })).details).toEqual([
+      { path: '/delay_seconds', issue: `must be a whole number of seconds from 0 to ${MAX_DELAY_SECONDS}` },
+    ]);
+    expect(set({ safe_destination: ALICE.address, now: T0 })).toMatchObject({
+      quorum: 2,
+      safe_destination: ALICE.address,
+    });
+  });
+
+  it('counts the same limits as no widening', () => {
+    const limits = { per_tx_limit: new Big(10), daily_limit: new Big(100), hourly_tx_cap: 5 };
+    expect(limitsWiden(limits, { ...limits })).toBe(false);
+  });
+});
+
+describe('proposals: their record and events exactly', () => {
+  const ID = proposalIdOf(GROUP, '5d1e7a40-1f2b-4c3d-8e9f-0a1b2c3d4e5f');
+  const made = decidePropose(
+    {
+      proposal_id: ID,
+      action: 'group.unfreeze',
+      params: {},
+      proposed_by: ALICE.address,
+      governance: team(2),
+      now: T0,
+    },
+    foldProposals([]),
+  );
+  const message = made[0]!.data.message;
+  const sig = (who: typeof ALICE, past: ProposalEvent[], g = team(2), now = T0) =>
+    decideSign(
+      { proposal_id: ID, wallet: who.address, signature: sign(who, message), governance: g, now },
+      foldProposals(past),
+    );
+  const byAll = (() => {
+    const g = team(3);
+    let past: ProposalEvent[] = [...made];
+    for (const who of [ALICE, BOB, CREATOR]) past = [...past, ...sig(who, past, g)];
+    return past;
+  })();
+  const closedOf = (events: ProposalEvent[]) => foldProposals(events).proposals.get(ID)!.closed;
+
+  it('is proposed once: the same id again is a conflict', () => {
+    expect(
+      codeOf(() =>
+        decidePropose(
+          {
+            proposal_id: ID,
+            action: 'group.unfreeze',
+            params: {},
+            proposed_by: ALICE.address,
+            governance: team(2),
+            now: T0,
+          },
+          foldProposals(made),
+        ),
+      ),
+    ).toBe('conflict');
+  });
+
+  it('records who cancelled, and a reason only when given', () => {
+    const cancelled = decideCancel(
+      { proposal_id: ID, wallet: BOB.address, governance: team(2), now: T0 + SECOND },
+      foldProposals(made),
+    );
+    expect(cancelled).toStrictEqual([
+      {
+        type: 'governance.cancelled',
+        data: { proposal_id: ID, group_id: GROUP, by: BOB.address, at: T0 + SECOND },
+      },
+    ]);
+    expect(closedOf([...made, ...cancelled])).toStrictEqual({
+      status: 'cancelled',
+      at: T0 + SECOND,
+      by: BOB.address,
+    });
+  });
+
+  it('executes with the quorum’s first signers, its result and the secret’s recipient only when there are some', () => {
+    const g = team(2);
+    const state = foldProposals(byAll);
+    const bare = decideExecuted({ proposal_id: ID, governance: g, now: T0 }, state);
+    expect(bare).toStrictEqual([
+      {
+        type: 'governance.executed',
+        data: { proposal_id: ID, group_id: GROUP, signers: [ALICE.address, BOB.address], quorum: 2, at: T0 },
+      },
+    ]);
+    expect(closedOf([...byAll, ...bare])).toStrictEqual({
+      status: 'executed',
+      at: T0,
+      signers: [ALICE.address, BOB.address],
+    });
+    const shown = decideExecuted(
+      { proposal_id: ID, result: { ok: true }, secret_shown_to: BOB.address, governance: g, now: T0 },
+      state,
+    );
+    expect(shown[0]!.data).toMatchObject({ result: { ok: true }, secret_shown_to: BOB.address });
+    expect(closedOf([...byAll, ...shown])).toStrictEqual({
+      status: 'executed',
+      at: T0,
+      signers: [ALICE.address, BOB.address],
+      result: { ok: true },
+      secretShownTo: BOB.address,
+    });
+  });
+
+  it('is due until the very end of its life, not at it; a closed one is neither due nor expired again', () => {
+    const g = team(2);
+    const state = foldProposals(byAll);
+    const end = T0 + PROPOSAL_TTL_MS;
+    expect(isDue(state.proposals.get(ID)!, g, end - 1)).toBe(true);
+    expect(isDue(state.proposals.get(ID)!, g, end)).toBe(false);
+    const executed = [...byAll, ...decideExecuted({ proposal_id: ID, governance: g, now: T0 }, state)];
+    expect(proposalsDue(foldProposals(executed), g, end)).toEqual({ execute: [], expire: [] });
+    expect(proposalView(foldProposals(executed).proposals.get(ID)!, g, T0).ready_at).toBeNull();
+  });
+
+  it('shows a delayed execution’s secrets to its proposer, once, and to nobody else', () => {
+    const g = team(2);
+    const executed = [
+      ...byAll,
+      ...decideExecuted({ proposal_id: ID, governance: g, now: T0 }, foldProposals(byAll)),
+    ];
+    const show = (wallet: string, past: ProposalEvent[], makesSecrets = true) =>
+      decideShowSecret({ proposal_id: ID, wallet, makesSecrets, now: T0 + SECOND }, foldProposals(past));
+    const once = show(ALICE.address, executed);
+    expect(once).toStrictEqual([
+      {
+        type: 'governance.secret_shown',
+        data: { proposal_id: ID, group_id: GROUP, to: ALICE.address, at: T0 + SECOND },
+      },
+    ]);
+    expect(codeOf(() => show(ALICE.address, []))).toBe('not_found');
+    expect(codeOf(() => show(BOB.address, executed))).toBe('forbidden');
+    expect(codeOf(() => show(ALICE.address, byAll))).toBe('conflict');
+    expect(codeOf(() => show(ALICE.address, executed, false))).toBe('not_found');
+    expect(thrownBy(() => show(ALICE.address, [...executed, ...once])).message).toBe(
+      'Its secrets were shown to you already, once: they are not shown again.',
+    );
+    const toSigner = [
+      ...byAll,
+      ...decideExecuted(
+        { proposal_id: ID, secret_shown_to: BOB.address, governance: g, now: T0 },
+        foldProposals(byAll),
+      ),
+    ];
+    expect(thrownBy(() => show(ALICE.address, toSigner)).message).toBe(
+      'Its secrets were shown, once, to the admin whose signature executed it.',
+    );
   });
 });
