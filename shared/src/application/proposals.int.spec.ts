@@ -112,6 +112,43 @@ it('a signature racing the expiry: expired, once, and nothing changes; a moment 
   });
 });
 
+it('on a store that appends one stream at a time, a change whose stream moved after its execution was recorded is made still, once', async () => {
+  const c = await instance();
+  delete (c.store as { appendAtomically?: unknown }).appendAtomically;
+  const append = c.store.append.bind(c.store);
+  const auditor = generateSigner().address;
+  let between = true;
+  // Another flow's event lands on the group's stream right after the execution's record.
+  c.store.append = async (stream, events, expected) => {
+    const landed = await append(stream, events, expected);
+    if (between && events.some((e) => e.type === 'governance.executed')) {
+      between = false;
+      await append(
+        streams.group(groupId),
+        [{ type: 'auditor.granted', data: { group_id: groupId, wallet: auditor, at: clock } }],
+        'any',
+      );
+    }
+    return landed;
+  };
+  const p = await propose(c, admin.address, groupId, 'allow_list.add', {
+    address: generateSigner().address,
+    type: 1,
+    approved_amount: '10',
+    ttl_seconds: 3_600,
+  });
+  const signed = await signProposal(c, admin.address, p.proposal_id, signatureOf(p.message));
+  expect(signed.status).toBe('executed');
+  expect(between).toBe(false);
+  expect(await recorded(p.proposal_id)).toEqual({
+    ends: ['governance.executed'],
+    changes: ['whitelist.entry_added'],
+  });
+  const group = (await c.groups.load(streams.group(groupId))).state;
+  expect(group.auditors.has(auditor)).toBe(true);
+  expect(group.entries.has(String(p.params.address))).toBe(true);
+});
+
 describe('with a governance delay', () => {
   beforeAll(async () => {
     await enactAs(a, admin, groupId, 'governance.set', { delay_seconds: 60 });

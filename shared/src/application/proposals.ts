@@ -16,7 +16,9 @@
  * Executed exactly once: the change's events and `governance.executed` are appended together, each at
  * the revision it was decided on (appendTogether), so two admins signing at once, or a cancel racing
  * the execution, decide it once. A store that cannot append to two streams at once (EventStoreDB)
- * records the execution first (the proposals stream is the arbiter), then the change.
+ * records the execution first (the proposals stream is the arbiter), then the change: at the revision it
+ * was decided on, or, when another flow's event landed on its stream meanwhile, checked again and appended
+ * after it (the same events, so the recorded result holds).
  */
 import { randomUUID } from 'node:crypto';
 import bs58 from 'bs58';
@@ -42,6 +44,7 @@ import {
 import { streams } from '../domain/events';
 import type { ProposalAction } from '../contract/operator/governance';
 import { ServiceError } from '../errors';
+import { WrongExpectedRevision } from '../event-store/port';
 import type { Context } from './context';
 import type { Change, GovernedAction } from './governed';
 import { AGENT_ACTIONS } from './agents';
@@ -308,9 +311,9 @@ export async function executeIfDue(
       const now = ctx.now();
       if (!record || !isDue(record, group.governance, now)) return undefined;
       let change: Change;
+      const action: GovernedAction | undefined =
+        GOVERNED_ACTIONS[record.proposed.action as GovernedActionName];
       try {
-        const action: GovernedAction | undefined =
-          GOVERNED_ACTIONS[record.proposed.action as GovernedActionName];
         if (!action)
           throw new ServiceError('conflict', `${record.proposed.action} is not a governed action.`);
         change = await action.change(ctx, groupId, record.proposed.params, proposalId);
@@ -333,7 +336,8 @@ export async function executeIfDue(
         },
         proposals.state,
       );
-      await appendExecution(ctx, stream, proposals, executed, change);
+      const recheck = () => (action.check ?? action.change)(ctx, groupId, record.proposed.params, proposalId);
+      await appendExecution(ctx, stream, proposals, executed, change, recheck);
       // What the change does beyond its events (a drain), once recorded: its answer with the secrets.
       return change.afterwards
         ? { ...change.secret, ...((await change.afterwards()) as object) }
@@ -348,12 +352,39 @@ async function appendExecution(
   proposals: Loaded<ProposalsState>,
   executed: ReturnType<typeof decideExecuted>,
   change: Change,
+  /** Checks, on its stream as it stands now, that the change still applies (throws if not). */
+  recheck: () => Promise<unknown>,
 ): Promise<void> {
   const record = ctx.proposals.stage(stream, proposals, executed);
   if (ctx.store.appendAtomically) return appendTogether(ctx.store, [change.staged, record]);
   // One stream at a time: the execution's record first (the arbiter), then the change.
   await ctx.proposals.append(stream, proposals, executed);
-  await appendStaged(ctx.store, change.staged);
+  await appendAfterRecord(ctx, change, recheck);
+}
+
+/**
+ * The change of a proposal whose execution is recorded already (a store without atomic appends). It is
+ * appended at the revision it was decided on; should its stream have moved meanwhile (another flow's
+ * event), the change is checked again on the stream as it now stands and the very events the record
+ * names are appended after what landed: they are never decided anew, so its result and secrets stay
+ * those recorded. A change that no longer applies then throws its check's error.
+ */
+async function appendAfterRecord(ctx: Context, change: Change, recheck: () => Promise<unknown>) {
+  const { append } = change.staged;
+  let expected = append.expected;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const landed = await ctx.store.append(append.stream, append.events, expected);
+      if (expected === append.expected) change.staged.landed(landed);
+      else change.staged.failed(undefined); // the repository reads the stream again
+      return;
+    } catch (err) {
+      change.staged.failed(err);
+      if (!(err instanceof WrongExpectedRevision) || attempt >= 10) throw err;
+      await recheck();
+      expected = err.actual ?? 'no_stream';
+    }
+  }
 }
 
 async function answer(ctx: Context, proposalId: string, wallet: string) {
