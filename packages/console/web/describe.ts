@@ -27,6 +27,10 @@ export interface Wording {
 type Data = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/** "by <who>", and the reason in quotes when one was given (a freeze's, a cancel's). */
+const byWhom = (d: Data, w: Wording): string =>
+  `by ${w.name(String(d.by))}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`;
+
 /** The counterparty an event is about (a recipient, a destination, a sender), if it names one. */
 export const counterpartyOf = (data: unknown): string | undefined => {
   const d = (data ?? {}) as Data;
@@ -134,13 +138,11 @@ export function describeEvent(type: string, data: unknown, w: Wording): Describe
     case 'budget.released':
       return at('Budget reservation released');
     case 'agent.frozen':
-      return at(`${who}frozen by ${w.name(String(d.by))}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`);
+      return at(`${who}frozen ${byWhom(d, w)}`);
     case 'agent.unfrozen':
       return at(`${who}freeze lifted`);
     case 'group.frozen':
-      return at(
-        `The group was frozen by ${w.name(String(d.by))}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`,
-      );
+      return at(`The group was frozen ${byWhom(d, w)}`);
     case 'group.unfrozen':
       return at('The group’s freeze was lifted');
     case 'member.added':
@@ -160,9 +162,7 @@ export function describeEvent(type: string, data: unknown, w: Wording): Describe
         `A proposal was executed, signed by ${((d.signers ?? []) as string[]).map(w.name).join(', ')}`,
       );
     case 'governance.cancelled':
-      return at(
-        `A proposal was cancelled by ${w.name(String(d.by))}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`,
-      );
+      return at(`A proposal was cancelled ${byWhom(d, w)}`);
     case 'governance.expired':
       return at('A proposal expired: not enough admins signed it in time');
     case 'governance.failed':

@@ -17,6 +17,7 @@ import {
   limitsWiden,
   MAX_DELAY_SECONDS,
   thresholdWidens,
+  type GovernanceState,
 } from './governance';
 import {
   PROPOSAL_TTL_MS,
@@ -513,21 +514,19 @@ describe('governance: the state and events exactly', () => {
 
 describe('proposals: their record and events exactly', () => {
   const ID = proposalIdOf(GROUP, '5d1e7a40-1f2b-4c3d-8e9f-0a1b2c3d4e5f');
-  const made = decidePropose(
-    {
-      proposal_id: ID,
-      action: 'group.unfreeze',
-      params: {},
-      proposed_by: ALICE.address,
-      governance: team(2),
-      now: T0,
-    },
-    foldProposals([]),
-  );
+  const asked = {
+    proposal_id: ID,
+    action: 'group.unfreeze',
+    params: {},
+    proposed_by: ALICE.address,
+    governance: team(2),
+    now: T0,
+  };
+  const made = decidePropose(asked, foldProposals([]));
   const message = made[0]!.data.message;
-  const sig = (who: typeof ALICE, past: ProposalEvent[], g = team(2), now = T0) =>
+  const sig = (who: typeof ALICE, past: ProposalEvent[], g: GovernanceState) =>
     decideSign(
-      { proposal_id: ID, wallet: who.address, signature: sign(who, message), governance: g, now },
+      { proposal_id: ID, wallet: who.address, signature: sign(who, message), governance: g, now: T0 },
       foldProposals(past),
     );
   const byAll = (() => {
@@ -539,21 +538,7 @@ describe('proposals: their record and events exactly', () => {
   const closedOf = (events: ProposalEvent[]) => foldProposals(events).proposals.get(ID)!.closed;
 
   it('is proposed once: the same id again is a conflict', () => {
-    expect(
-      codeOf(() =>
-        decidePropose(
-          {
-            proposal_id: ID,
-            action: 'group.unfreeze',
-            params: {},
-            proposed_by: ALICE.address,
-            governance: team(2),
-            now: T0,
-          },
-          foldProposals(made),
-        ),
-      ),
-    ).toBe('conflict');
+    expect(codeOf(() => decidePropose(asked, foldProposals(made)))).toBe('conflict');
   });
 
   it('records who cancelled, and a reason only when given', () => {
