@@ -674,7 +674,10 @@ describe('a redelivery while a retry is scheduled', () => {
     await target?.close();
   });
 
-  it('is sent at once, not at the retry', async () => {
+  // The server topology's delivery workers retry with a 100 ms base (the world's `retryBaseMs` is the
+  // embedded service's): there the retry comes before any redelivery could be told from it, and a
+  // third request (the redelivery after the retry) could pass the count of two between two looks.
+  (topologyTls ? it.skip : it)('is sent at once, not at the retry', async () => {
     let calls = 0;
     target.setHandler((_req, res) => {
       calls += 1;
