@@ -24,6 +24,7 @@ export * from './deliveries/port';
 export * from './webhooks/signing';
 export * from './tracing/spans';
 export * from './application/budgets';
+export * from './application/guard';
 export * from './application/settle';
 export * from './application/emergency';
 export * from './application/freeze';

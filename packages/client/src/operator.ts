@@ -408,6 +408,21 @@ export class OperatorClient {
     return this.c.result(this.c.api.PUT('/orchestrator/groups/{group}/approval-policy', { params, body }));
   }
 
+  /** The group's own limits over all its agents, and what their windows hold now. */
+  getGroupLimits(group: string) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/limits', { params }));
+  }
+
+  /**
+   * Sets the group's own limits (admins): a field left out is kept, null lifts it. Setting or lowering
+   * applies at once; lifting or raising answers a proposal (`202`) the group's admins sign.
+   */
+  setGroupLimits(group: string, body: Schemas['GroupLimitsRequest']) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.PUT('/orchestrator/groups/{group}/limits', { params, body }));
+  }
+
   /** What a proposed policy would have done to the group's spends of a window (nothing is written). */
   previewPolicy(group: string, body: Schemas['PolicyPreviewRequest'] = {}) {
     const params = { path: { group } };

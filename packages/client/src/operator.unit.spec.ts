@@ -82,6 +82,8 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   previewPolicy: (c) => c.previewPolicy('g', { approval_threshold: '50' }),
   getApprovalPolicy: (c) => c.getApprovalPolicy('g'),
   setApprovalPolicy: (c) => c.setApprovalPolicy('g', { threshold: '50' }),
+  getGroupLimits: (c) => c.getGroupLimits('g'),
+  setGroupLimits: (c) => c.setGroupLimits('g', { daily_limit: '100', hourly_tx_cap: null }),
   listApprovals: (c) => c.listApprovals('g', { status: 'pending' }),
   getApproval: (c) => c.getApproval('a'),
   approveSpend: (c) => c.approveSpend('a', { signature: 'S' }),

@@ -404,6 +404,16 @@ export function embeddedSuite(options: WorldOptions = {}): { world: () => World;
 
 export const key = () => `k-${randomBytes(8).toString('hex')}`;
 
+/** Parallel spends' answers counted by outcome: `confirmed` for a 200, else the error code. */
+export function tally(replies: readonly { status: number; body: Record<string, unknown> }[]) {
+  const out: Record<string, number> = {};
+  for (const r of replies) {
+    const k = r.status === 200 ? 'confirmed' : String(r.body.error);
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
 /** The approval id a held spend's `approval_required` message names. */
 export const approvalIdIn = (message: unknown): string => {
   const found = /approval (\S+) until/.exec(String(message));

@@ -172,6 +172,7 @@ const heldIntent = (r: ApprovalRequested['data']) => ({
   group_id: r.group_id,
   counterparty: r.counterparty,
   ...(r.budget_entry_id !== undefined && { budget_entry_id: r.budget_entry_id }),
+  ...(r.group_limited && { group_limited: r.group_limited }),
 });
 
 /** Expires one approval if its time has come (the scheduler's step; nothing twice). */

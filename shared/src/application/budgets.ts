@@ -1,7 +1,12 @@
-/** Settling a spend's reservation on an allow-list entry's budget: consumed when it confirmed, released otherwise. */
+/**
+ * Settling what a spend reserved beside its agent: an allow-list entry's budget (consumed when it
+ * confirmed, released otherwise), and a group's count against its own limits (released when it
+ * failed; a confirmed spend stays counted until it leaves the windows).
+ */
 import { decideSettleBudget } from '../domain/budget';
 import { streams, type BudgetCause } from '../domain/events';
 import type { AllowEntry } from '../domain/group';
+import { decideReleaseGroupCount } from '../domain/group-limits';
 import type { Context } from './context';
 
 export async function settleReservation(
@@ -19,6 +24,18 @@ export async function settleReservation(
       entry,
       state,
     ),
+    result: undefined,
+  }));
+}
+
+export async function releaseGroupCount(
+  ctx: Pick<Context, 'groupSpends' | 'now'>,
+  groupId: string,
+  intentId: string,
+  now = ctx.now(),
+): Promise<void> {
+  await ctx.groupSpends.handle(streams.groupSpends(groupId), (state) => ({
+    events: decideReleaseGroupCount(groupId, intentId, state, now),
     result: undefined,
   }));
 }

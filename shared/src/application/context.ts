@@ -10,7 +10,15 @@ import { reportingAppends } from '../event-store/appends';
 import { tracedAppends } from '../tracing/traced-store';
 import { agentFold, type AgentState } from '../domain/agent';
 import { budgetFold, type BudgetState } from '../domain/budget';
-import type { AgentEvent, ApprovalEvent, BudgetEvent, GroupEvent, ProposalEvent } from '../domain/events';
+import type {
+  AgentEvent,
+  ApprovalEvent,
+  BudgetEvent,
+  GroupEvent,
+  GroupSpendsEvent,
+  ProposalEvent,
+} from '../domain/events';
+import { groupSpendsFold, type GroupSpendsState } from '../domain/group-limits';
 import { approvalsFold, type ApprovalsState } from '../domain/approval';
 import { proposalsFold, type ProposalsState } from '../domain/proposal';
 import { groupFold, type GroupState } from '../domain/group';
@@ -47,6 +55,8 @@ export interface Context {
   groups: Repository<GroupState, GroupEvent>;
   agents: Repository<AgentState, AgentEvent>;
   budgets: Repository<BudgetState, BudgetEvent>;
+  /** What each group with limits of its own has in their windows (`group-spends-<group_id>`). */
+  groupSpends: Repository<GroupSpendsState, GroupSpendsEvent>;
   idempotency: Repository<IdempotencyRecord | undefined, IdempotencyEvent>;
   /** Each group's held spends and their approvals (`approvals-<group_id>`). */
   approvals: Repository<ApprovalsState, ApprovalEvent>;
@@ -113,6 +123,7 @@ export function createContext(deps: {
     groups: new Repository(store, groupFold, 50_000, single),
     agents: new Repository(store, agentFold, 50_000, single),
     budgets: new Repository(store, budgetFold, 50_000, single),
+    groupSpends: new Repository(store, groupSpendsFold, 10_000, single),
     idempotency: new Repository(store, idempotencyFold, 50_000, single),
     approvals: new Repository(store, approvalsFold, 50_000, single),
     proposals: new Repository(store, proposalsFold, 10_000, single),

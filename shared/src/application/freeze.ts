@@ -28,7 +28,7 @@ import { ServiceError } from '../errors';
 import type { Context } from './context';
 import { rejectAgentHolds } from './approvals';
 import { onAgent, onGroup } from './governed';
-import { settleBudget } from './settle';
+import { settleReservations } from './settle';
 
 /** Lifting a freeze widens what agents may spend: each is a proposal (proposals.ts). */
 export const FREEZE_ACTIONS = {
@@ -124,7 +124,7 @@ export async function stopAgent(
     for (const recorded of await ctx.store.readStream(stream)) {
       const e = decodeEvent(recorded);
       if (e?.type === 'intent.accepted' && failedIds.has(e.data.intent_id))
-        await settleBudget(ctx, e.data as IntentData, false);
+        await settleReservations(ctx, e.data as IntentData, false);
     }
   }
   await rejectAgentHolds(ctx, state.groupId, agentId, holdsRejectedFor);

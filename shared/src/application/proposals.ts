@@ -56,6 +56,7 @@ import { FREEZE_ACTIONS } from './freeze';
 import { GROUP_ACTIONS } from './groups';
 import { MEMBER_ACTIONS } from './members';
 import { WEBHOOK_ACTIONS } from './webhooks/subscriptions';
+import { GUARD_ACTIONS } from './guard';
 import { appendStaged, appendTogether, withPatience, type Loaded } from './repository';
 
 /** Every change a proposal makes, each a row (governed.ts) beside its capability. */
@@ -69,6 +70,7 @@ export const GOVERNED_ACTIONS = {
   ...EMERGENCY_ACTIONS,
   ...GROUP_ACTIONS,
   ...WEBHOOK_ACTIONS,
+  ...GUARD_ACTIONS,
 } as const satisfies Record<ProposalAction, GovernedAction>;
 
 export type GovernedActionName = ProposalAction;

@@ -1,9 +1,10 @@
 /**
  * Settling an accepted intent with its outcome: the recipient's budget (consumed when it confirmed,
- * released otherwise) and the agent (intent.confirmed or intent.failed, which releases what the intent
- * counted). Where the store appends to several streams atomically (PostgreSQL, PGlite), both in one
- * append: one append fewer for a spend to a budgeted recipient, and no outcome without its budget
- * settled. Elsewhere (EventStoreDB) the budget first, then the agent. Settling again changes nothing.
+ * released otherwise), the group's count against its own limits (released when it failed) and the
+ * agent (intent.confirmed or intent.failed, which releases what the intent counted). Where the store
+ * appends to several streams atomically (PostgreSQL, PGlite), all in one append: one append fewer for
+ * a spend to a budgeted recipient, and no outcome without its reservations settled. Elsewhere
+ * (EventStoreDB) the budget and the group's count first, then the agent. Settling again changes nothing.
  */
 import type { IntentData } from '../domain/events';
 import { decideSettleBudget } from '../domain/budget';
@@ -11,17 +12,18 @@ import type { AgentState } from '../domain/agent';
 import type { AllowEntry, GroupState } from '../domain/group';
 import { decideSettleIntent, type IntentOutcome } from '../domain/intent';
 import { ENTRY_TYPE, streams } from '../domain/events';
-import { settleReservation } from './budgets';
+import { decideReleaseGroupCount } from '../domain/group-limits';
+import { releaseGroupCount, settleReservation } from './budgets';
 import type { Context } from './context';
 import { appendTogether, withPatience } from './repository';
 
 /** What settling needs of an intent (a held intent's approval names as much). */
 export type Settled = Pick<
   IntentData,
-  'intent_id' | 'agent_id' | 'group_id' | 'counterparty' | 'budget_entry_id'
+  'intent_id' | 'agent_id' | 'group_id' | 'counterparty' | 'budget_entry_id' | 'group_limited'
 >;
 /** What settling needs of the context (the expiry scheduler has no chain). */
-export type SettleContext = Pick<Context, 'now' | 'store' | 'agents' | 'budgets' | 'groups'>;
+export type SettleContext = Pick<Context, 'now' | 'store' | 'agents' | 'budgets' | 'groups' | 'groupSpends'>;
 
 /** Settles the intent; true when this call recorded its outcome. */
 export async function settleIntent(
@@ -36,36 +38,42 @@ export async function settleIntent(
   // An x402 payment that landed stays spent even when what follows it fails (domain/intent.ts).
   const paid = (agent: AgentState) => agent.intents.get(intent.intent_id)?.x402?.settled !== undefined;
   const budgetId = intent.budget_entry_id;
-  if (budgetId && ctx.store.appendAtomically) {
-    const budgetStream = streams.budget(budgetId);
+  const counted = intent.group_limited === true;
+  if ((budgetId || counted) && ctx.store.appendAtomically) {
+    const budgetStream = budgetId && streams.budget(budgetId);
+    const groupStream = counted ? streams.groupSpends(intent.group_id) : undefined;
     return ctx.agents.exclusive(agentStream, () =>
       withPatience(async () => {
-        const [agent, group, budget] = await Promise.all([
+        const [agent, group, budget, groupSpends] = await Promise.all([
           ctx.agents.load(agentStream),
           ctx.groups.load(streams.group(intent.group_id)),
-          ctx.budgets.load(budgetStream),
+          budgetStream ? ctx.budgets.load(budgetStream) : undefined,
+          groupStream ? ctx.groupSpends.load(groupStream) : undefined,
         ]);
         const agentEvents = settleAgent(agent.state);
-        const budgetEvents = decideSettleBudget(
-          {
-            intent_id: intent.intent_id,
-            confirmed: outcome.status === 'confirmed' || paid(agent.state),
-            now,
-            cause: causeOf(intent),
-          },
-          reservedOn(group.state, intent, budgetId),
-          budget.state,
-        );
+        const confirmed = outcome.status === 'confirmed' || paid(agent.state);
+        const budgetEvents =
+          budget &&
+          decideSettleBudget(
+            { intent_id: intent.intent_id, confirmed, now, cause: causeOf(intent) },
+            reservedOn(group.state, intent, budgetId!),
+            budget.state,
+          );
+        const groupEvents =
+          groupSpends && !confirmed
+            ? decideReleaseGroupCount(intent.group_id, intent.intent_id, groupSpends.state, now)
+            : [];
         await appendTogether(ctx.store, [
-          ctx.budgets.stage(budgetStream, budget, budgetEvents),
+          ...(budget ? [ctx.budgets.stage(budgetStream!, budget, budgetEvents!)] : []),
+          ...(groupEvents.length > 0 ? [ctx.groupSpends.stage(groupStream!, groupSpends!, groupEvents)] : []),
           ctx.agents.stage(agentStream, agent, agentEvents),
         ]);
         return agentEvents.length > 0;
       }),
     );
   }
-  if (budgetId)
-    await settleBudget(
+  if (budgetId || counted)
+    await settleReservations(
       ctx,
       intent,
       outcome.status === 'confirmed' || paid((await ctx.agents.load(agentStream)).state),
@@ -76,18 +84,27 @@ export async function settleIntent(
   });
 }
 
-/** The budget part alone: also for an intent that failed without its executor (an emergency stop). */
-export async function settleBudget(ctx: SettleContext, intent: Settled, confirmed: boolean): Promise<void> {
+/**
+ * The reservations beside the agent alone (the budget's, the group's count): also for an intent that
+ * failed without its executor (a freeze, an emergency stop).
+ */
+export async function settleReservations(
+  ctx: SettleContext,
+  intent: Settled,
+  confirmed: boolean,
+): Promise<void> {
   const budgetId = intent.budget_entry_id;
-  if (!budgetId) return;
-  const group = await ctx.groups.load(streams.group(intent.group_id));
-  await settleReservation(
-    ctx,
-    reservedOn(group.state, intent, budgetId),
-    intent.intent_id,
-    confirmed,
-    causeOf(intent),
-  );
+  if (budgetId) {
+    const group = await ctx.groups.load(streams.group(intent.group_id));
+    await settleReservation(
+      ctx,
+      reservedOn(group.state, intent, budgetId),
+      intent.intent_id,
+      confirmed,
+      causeOf(intent),
+    );
+  }
+  if (intent.group_limited && !confirmed) await releaseGroupCount(ctx, intent.group_id, intent.intent_id);
 }
 
 /** The allow-list entry whose budget the intent reserved: the live one, or as it was if removed or renewed since. */

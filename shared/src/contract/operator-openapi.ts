@@ -26,6 +26,7 @@ import { OPERATOR_AUDIT } from './operator/audit';
 import { OPERATOR_AUDITORS } from './operator/auditors';
 import { OPERATOR_GOVERNANCE } from './operator/governance';
 import { OPERATOR_GROUPS } from './operator/groups';
+import { OPERATOR_GUARD } from './operator/guard';
 import { OPERATOR_MEMBERS } from './operator/members';
 import { OPERATOR_REFERENCE } from './operator/reference';
 import { OPERATOR_SIGN_IN } from './operator/sign-in';
@@ -39,6 +40,7 @@ export * from './operator/allow-list';
 export * from './operator/agents';
 export * from './operator/activity';
 export * from './operator/approvals';
+export * from './operator/guard';
 export * from './operator/webhooks';
 export * from './operator/auditors';
 export * from './operator/audit';
@@ -54,6 +56,7 @@ export const OPERATOR_TAGS = [
   OPERATOR_GOVERNANCE,
   OPERATOR_ACTIVITY,
   OPERATOR_APPROVALS,
+  OPERATOR_GUARD,
   OPERATOR_WEBHOOKS,
   OPERATOR_AUDITORS,
   OPERATOR_AUDIT,

@@ -13,6 +13,7 @@ import { checkFunds, classifyChainFailure } from './chain-outcome';
 import { authorizeOperator, decideRemoveEntry } from './group';
 import { decideIdempotency, inProgress } from './idempotency';
 import { decideIntent } from './intent';
+import { decideGroupLimits } from './group-limits';
 import { swapTerms } from './swap';
 import { checkRecipient, resolveToken } from './tokens';
 import {
@@ -66,6 +67,12 @@ const active = (...history: Parameters<typeof spent>[]) =>
 const blocked = (cmd: ReturnType<typeof transfer>, a = active()) =>
   decideIntent(cmd, { group: group(), agent: a, budget: foldBudget([]) }).code!;
 
+/** A transfer of 1 by an agent of a group whose own limits are `limits`. */
+const limitedBy = (limits: { daily_limit?: string; hourly_tx_cap?: number }) => {
+  const set = decideGroupLimits({ ...limits, group_id: group().groupId, now: T0 }, {});
+  return decideIntent(transfer('1'), { group: group([...groupEvents(), ...set]), agent: active() }).code!;
+};
+
 const PATHS: Record<string, () => ErrorCode> = {
   whitelist_violation: () => blocked(transfer('1', { counterparty: STRANGER })),
   whitelist_expired: () => blocked(transfer('1', { counterparty: VENDOR, now: T0 + VENDOR_TTL_MS })),
@@ -81,6 +88,8 @@ const PATHS: Record<string, () => ErrorCode> = {
       transfer('1'),
       active(...Array.from({ length: 10 }, () => ['1', T0] as Parameters<typeof spent>)),
     ),
+  group_daily_limit_exceeded: () => limitedBy({ daily_limit: '0.5' }),
+  group_hourly_tx_cap_exceeded: () => limitedBy({ hourly_tx_cap: 0 }),
   unauthorized: () => blocked(transfer('1'), agent([])),
   agent_frozen: () => {
     const a = active();

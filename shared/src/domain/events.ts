@@ -30,6 +30,8 @@ export const streams = {
   payments: (address: string) => `payments-${address}`,
   approvals: (groupId: string) => `approvals-${groupId}`,
   proposals: (groupId: string) => `proposals-${groupId}`,
+  /** What every agent of a group has in the group limits' windows: touched only while the group has limits. */
+  groupSpends: (groupId: string) => `group-spends-${groupId}`,
   webhooks: (owner: { agentId?: string; groupId?: string }) =>
     owner.agentId ? `webhooks-agent-${owner.agentId}` : `webhooks-group-${owner.groupId}`,
 };
@@ -104,6 +106,15 @@ export type WhitelistExpiring = Event<
   }
 >;
 /** The owner set the group's approval policy (design.md "Approvals"): spends above `threshold` are held. */
+/**
+ * The group's own limits over all its agents (guard.md): a rolling 24-hour value limit and a rolling
+ * 60-minute operation cap, in the base token; null: none. Lowering or setting one is at once, lifting
+ * or raising one a proposal.
+ */
+export type GroupLimitsSet = Event<
+  'group.limits_set',
+  { group_id: string; daily_limit: string | null; hourly_tx_cap: number | null; at: number } & ByProposal
+>;
 export type ApprovalPolicySet = Event<
   'group.approval_policy_set',
   {
@@ -163,7 +174,8 @@ export type GroupEvent =
   | WhitelistExpiring
   | AuditorGranted
   | AuditorRemoved
-  | ApprovalPolicySet;
+  | ApprovalPolicySet
+  | GroupLimitsSet;
 
 // ---- agent ----
 
@@ -237,6 +249,8 @@ interface IntentCommon {
   entry_id: string;
   /** Set when the entry has a budget (type 1): the budget stream holds the reservation. */
   budget_entry_id?: string;
+  /** Set when the group had limits of its own: the group's spends stream counts it (released if it fails). */
+  group_limited?: true;
   task_id?: string;
   idempotency_key?: string;
   /** Headroom once this intent counts: what the answer reports, also when a retry rebuilds it. */
@@ -493,6 +507,20 @@ export type WhitelistVoided = Event<
 export type BudgetEvent =
   BudgetReserved | BudgetReleased | BudgetConsumed | WhitelistAmountThreshold | WhitelistVoided;
 
+// ---- the group's spends, counted against its own limits ----
+
+/** An intent of an agent of the group counted in the group limits' windows, from its acceptance on. */
+export type GroupSpendCounted = Event<
+  'group.spend_counted',
+  { group_id: string; intent_id: string; agent_id: string; value: string; spends: boolean; at: number }
+>;
+/** An intent that failed (or was never accepted) no longer counts. */
+export type GroupSpendReleased = Event<
+  'group.spend_released',
+  { group_id: string; intent_id: string; at: number }
+>;
+export type GroupSpendsEvent = GroupSpendCounted | GroupSpendReleased;
+
 // ---- approvals of a group's held spends ----
 
 /** Why a spend was held: its value is above the threshold, or it is the first to its allow-list entry. */
@@ -516,6 +544,8 @@ export type ApprovalRequested = Event<
     quorum: number;
     /** The type-1 entry whose budget holds a reservation for it (released on rejection or expiry). */
     budget_entry_id?: string;
+    /** The group's spends stream counts it (released on rejection or expiry). */
+    group_limited?: true;
     requested_at: number;
     expires_at: number;
     /** What an approver signs (approvalMessage): binds everything above. */
@@ -620,7 +650,8 @@ export type ProposalEvent =
   | ProposalFailed
   | ProposalSecretShown;
 
-export type DomainEvent = GroupEvent | AgentEvent | BudgetEvent | ApprovalEvent | ProposalEvent;
+export type DomainEvent =
+  GroupEvent | AgentEvent | BudgetEvent | GroupSpendsEvent | ApprovalEvent | ProposalEvent;
 export type EventType = DomainEvent['type'];
 
 // Keyed by the union, so the compiler keeps it whole: a type added to DomainEvent must be listed here.
@@ -634,6 +665,7 @@ const LISTED: Record<EventType, true> = {
   'auditor.granted': true,
   'auditor.removed': true,
   'group.approval_policy_set': true,
+  'group.limits_set': true,
   'member.added': true,
   'member.removed': true,
   'governance.policy_set': true,
@@ -662,6 +694,8 @@ const LISTED: Record<EventType, true> = {
   'budget.consumed': true,
   'policy.whitelist_amount_threshold': true,
   'policy.whitelist_voided': true,
+  'group.spend_counted': true,
+  'group.spend_released': true,
   'approval.requested': true,
   'approval.signed': true,
   'approval.decided': true,

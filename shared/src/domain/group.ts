@@ -22,6 +22,7 @@ import {
 } from './events';
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import type { Fold } from './decider';
+import { groupLimitsFromEvent, type GroupLimits } from './group-limits';
 import { policyFromData, type ApprovalPolicy } from './approval-policy';
 import {
   authorizeMember,
@@ -73,6 +74,8 @@ export interface GroupState {
   auditors: ReadonlySet<string>;
   /** Which spends are held for a person (absent: none, unless an agent has its own threshold). */
   approvalPolicy?: ApprovalPolicy;
+  /** Its own limits over all its agents (group-limits.ts); empty: none. */
+  limits: GroupLimits;
   /** Its members and roles, its governance policy and its freeze (governance.ts). */
   governance: GovernanceState;
 }
@@ -87,6 +90,7 @@ export const initialGroupState = (): GroupState => ({
   entries: new Map(),
   invitations: new Map(),
   auditors: new Set(),
+  limits: {},
   governance: initialGovernanceState(),
 });
 
@@ -156,6 +160,8 @@ function evolveOwn(state: GroupState, event: GroupEvent): GroupState {
     }
     case 'group.approval_policy_set':
       return { ...state, approvalPolicy: policyFromData(event.data) };
+    case 'group.limits_set':
+      return { ...state, limits: groupLimitsFromEvent(event.data) };
     case 'group.updated': {
       const d = event.data;
       return {

@@ -21,3 +21,5 @@ export * from './preview';
 export * from './priority-fee';
 export * from './governance';
 export * from './proposal';
+export * from './group-limits';
+export * from './guard';

@@ -20,6 +20,10 @@
  *   per_tx            value <= per_tx_limit (withdrawals exempt)              per_tx_limit_exceeded
  *   daily             spent in 24 h + value <= daily_limit (withdrawals exempt) daily_limit_exceeded
  *   hourly            operations in 60 min < hourly_tx_cap                    hourly_cap_exceeded
+ *   group_daily       what the group's agents spent in 24 h + value <= the     group_daily_limit_exceeded
+ *                     group's daily limit (withdrawals exempt; only with one)
+ *   group_hourly      the group's operations in 60 min < its hourly cap        group_hourly_tx_cap_exceeded
+ *                     (only with one)
  *
  * A spend (not a withdrawal) that passes every check may still be held for a person (approval.ts): its
  * value is above the approval threshold (the agent's own, else the group's), or it is the first to its
@@ -50,12 +54,20 @@ import {
   type HoldReason,
   type BudgetEvent,
   type EntryType,
+  type GroupSpendsEvent,
   type IntentData,
   type IntentParams,
   type LimitThreshold,
   type X402Terms,
 } from './events';
 import type { AllowEntry, GroupState } from './group';
+import {
+  groupRoom,
+  hasGroupLimits,
+  initialGroupSpends,
+  type GroupRoom,
+  type GroupSpendsState,
+} from './group-limits';
 import { approvalIdOf, approvalMessage, approvalRule, holdReason, type ApprovalsState } from './approval';
 
 export interface IntentCommand {
@@ -89,6 +101,8 @@ export interface DecisionState {
   budget?: BudgetState;
   /** The group's approvals, when the rule holds new recipients (who was approved before). */
   approvals?: ApprovalsState;
+  /** What the group's agents have in its limits' windows, when the group has limits (absent: nothing yet). */
+  groupSpends?: GroupSpendsState;
 }
 
 export type CheckName =
@@ -103,7 +117,9 @@ export type CheckName =
   | 'whitelist_budget'
   | 'per_tx'
   | 'daily'
-  | 'hourly';
+  | 'hourly'
+  | 'group_daily'
+  | 'group_hourly';
 
 export interface Check {
   name: CheckName;
@@ -129,6 +145,8 @@ export interface Evaluation {
   /** Type-1 entries: what the budget still allows, and how long the entry lives. */
   budget_remaining?: Big;
   ttl_remaining_ms?: number;
+  /** What the group's own limits leave before this intent, when it has any. */
+  group?: GroupRoom;
   /** Every check passed but a person must approve: why. */
   hold?: HoldReason;
 }
@@ -212,6 +230,13 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
     check('daily', cmd.value.lte(daily_remaining), 'daily_limit_exceeded');
   }
   check('hourly', hourly_tx_remaining > 0, 'hourly_cap_exceeded');
+  const groupRoomLeft = hasGroupLimits(group.limits)
+    ? groupRoom(group.limits, state.groupSpends ?? initialGroupSpends(), now, cmd.intent_id)
+    : undefined;
+  if (groupRoomLeft?.daily_remaining !== undefined && spends(cmd.action))
+    check('group_daily', cmd.value.lte(groupRoomLeft.daily_remaining), 'group_daily_limit_exceeded');
+  if (groupRoomLeft?.hourly_tx_remaining !== undefined)
+    check('group_hourly', groupRoomLeft.hourly_tx_remaining > 0, 'group_hourly_tx_cap_exceeded');
 
   const failed = checks.find((c) => !c.ok);
   const hold =
@@ -230,6 +255,7 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
     hourly_tx_remaining,
     ...(budget_remaining !== undefined && { budget_remaining }),
     ...(ttl_remaining_ms !== undefined && { ttl_remaining_ms }),
+    ...(groupRoomLeft !== undefined && { group: groupRoomLeft }),
     ...(hold !== undefined && { hold }),
   };
 }
@@ -244,6 +270,8 @@ export interface IntentDecision {
   agentEvents: AgentEvent[];
   /** For the entry's budget stream: the reservation, or the release of this intent's earlier reservation. */
   budgetEvents: BudgetEvent[];
+  /** For the group's spends stream (a group with limits): the count, or the release of this intent's earlier count. */
+  groupEvents: GroupSpendsEvent[];
   /** Held for approval: the request for the group's approvals stream (appended after the acceptance). */
   approval?: ApprovalRequested['data'];
   /** Headroom once this intent is counted. */
@@ -268,6 +296,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
       evaluation,
       agentEvents: [],
       budgetEvents: [],
+      groupEvents: [],
       daily_remaining: evaluation.daily_remaining,
       hourly_tx_remaining: evaluation.hourly_tx_remaining,
     };
@@ -307,6 +336,14 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
               },
             ]
           : [],
+      groupEvents: evaluation.group?.own
+        ? [
+            {
+              type: 'group.spend_released',
+              data: { group_id: group.groupId, intent_id: cmd.intent_id, at: cmd.now },
+            },
+          ]
+        : [],
       daily_remaining: evaluation.daily_remaining,
       hourly_tx_remaining: evaluation.hourly_tx_remaining,
     };
@@ -314,8 +351,10 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
 
   const entry = evaluation.entry!;
   const budgeted = entry.type === ENTRY_TYPE.recipient;
+  const groupLimited = evaluation.group !== undefined;
   const approval =
-    evaluation.hold && approvalRequest(cmd, state, evaluation.hold, budgeted ? entry : undefined);
+    evaluation.hold &&
+    approvalRequest(cmd, state, evaluation.hold, budgeted ? entry : undefined, groupLimited);
   const dailyAfter = spends(cmd.action)
     ? evaluation.daily_remaining.minus(cmd.value)
     : evaluation.daily_remaining;
@@ -331,6 +370,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
     counterparty: cmd.counterparty,
     entry_id: entry.entryId,
     ...(budgeted && { budget_entry_id: entry.entryId }),
+    ...(groupLimited && { group_limited: true as const }),
     ...(cmd.task_id !== undefined && { task_id: cmd.task_id }),
     ...(cmd.idempotency_key !== undefined && { idempotency_key: cmd.idempotency_key }),
     daily_remaining_after: amountText(dailyAfter),
@@ -374,6 +414,22 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
             },
           ]
         : [],
+    groupEvents:
+      groupLimited && !evaluation.group!.own
+        ? [
+            {
+              type: 'group.spend_counted',
+              data: {
+                group_id: group.groupId,
+                intent_id: cmd.intent_id,
+                agent_id: agent.agentId,
+                value: amountText(cmd.value),
+                spends: spends(cmd.action),
+                at: cmd.now,
+              },
+            },
+          ]
+        : [],
     ...(approval && { approval }),
     daily_remaining: dailyAfter,
     hourly_tx_remaining: hourlyAfter,
@@ -386,6 +442,7 @@ function approvalRequest(
   state: DecisionState,
   reason: HoldReason,
   budgetEntry: AllowEntry | undefined,
+  groupLimited: boolean,
 ): ApprovalRequested['data'] {
   const rule = approvalRule(state.group, state.agent);
   const terms = {
@@ -407,6 +464,7 @@ function approvalRequest(
     approvers: [...rule.approvers],
     quorum: rule.quorum,
     ...(budgetEntry && { budget_entry_id: budgetEntry.entryId }),
+    ...(groupLimited && { group_limited: true as const }),
     requested_at: cmd.now,
     message: approvalMessage(terms),
     at: cmd.now,

@@ -39,6 +39,20 @@ export const ERROR_CATALOGUE = {
     origin: 'spec',
     message: 'The hourly transaction cap is reached; retry once an operation leaves the 60-minute window.',
   },
+  group_daily_limit_exceeded: {
+    status: 403,
+    origin: 'service',
+    message:
+      "The amount plus what the group's agents together spent in the last 24 hours exceeds the group's daily limit.",
+    why: "A limit across the fleet (docs/guard.md): the agent's own limits still allow the spend, so daily_limit_exceeded would point at the wrong limit.",
+  },
+  group_hourly_tx_cap_exceeded: {
+    status: 403,
+    origin: 'service',
+    message:
+      "The group's agents together reached the group's hourly transaction cap; retry once an operation leaves the 60-minute window.",
+    why: "A cap across the fleet (docs/guard.md): the agent's own cap still allows the operation, so hourly_cap_exceeded would point at the wrong limit.",
+  },
   unauthorized: {
     status: 401,
     origin: 'spec',
@@ -224,6 +238,8 @@ export const POLICY_CODES = [
   'per_tx_limit_exceeded',
   'daily_limit_exceeded',
   'hourly_cap_exceeded',
+  'group_daily_limit_exceeded',
+  'group_hourly_tx_cap_exceeded',
 ] as const satisfies readonly ErrorCode[];
 export type PolicyCode = (typeof POLICY_CODES)[number];
 

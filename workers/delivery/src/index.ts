@@ -9,6 +9,7 @@ import {
   agentFold,
   approvalsFold,
   budgetFold,
+  groupSpendsFold,
   groupFold,
   startExpiryScheduler,
   startWebhookRelay,
@@ -65,6 +66,7 @@ export function startExpiry(
     groups: new Repository(store, groupFold),
     agents: new Repository(store, agentFold),
     budgets: new Repository(store, budgetFold),
+    groupSpends: new Repository(store, groupSpendsFold),
     approvals: new Repository(store, approvalsFold),
   };
   return startExpiryScheduler({

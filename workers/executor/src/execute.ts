@@ -39,7 +39,7 @@ import {
   fromBaseUnits,
   inSpan,
   resume,
-  settleBudget,
+  settleReservations,
   settleIntent,
   streams,
   ServiceError,
@@ -107,7 +107,7 @@ export class Executor {
     const agent = await inSpan('executor.load', () => this.ctx.agents.load(streams.agent(intent.agent_id)));
     let item = agent.state.intents.get(intent.intent_id);
     if (!item) return;
-    if (item.status === 'failed') return settleBudget(this.ctx, intent, false);
+    if (item.status === 'failed') return settleReservations(this.ctx, intent, false);
     if (item.status !== 'reserved') return;
     if (item.held && !(await this.approved(intent))) return;
     // A frozen group: an intent accepted on a read made just before the freeze landed fails here, before

@@ -5,7 +5,7 @@
  * world allows more.
  */
 import { openBooks } from '@tokenops/testing/conservation';
-import { key, startWorld, type World, invitation } from '@tokenops/testing/harness';
+import { key, startWorld, tally, type World, invitation } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
@@ -20,14 +20,6 @@ afterEach(async () => {
 afterAll(async () => world.close());
 
 const usdc = () => world.service.ctx.chain.tokens[0]!.mint;
-const tally = (replies: { status: number; body: Record<string, unknown> }[]) => {
-  const out: Record<string, number> = {};
-  for (const r of replies) {
-    const k = r.status === 200 ? 'confirmed' : String(r.body.error);
-    out[k] = (out[k] ?? 0) + 1;
-  }
-  return out;
-};
 
 describe('under 100 parallel transfers', () => {
   it('a daily limit that allows exactly 37 confirms exactly 37; the counters and the chain agree', async () => {

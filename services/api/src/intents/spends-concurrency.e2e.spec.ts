@@ -7,7 +7,7 @@
  */
 import Big from 'big.js';
 import { openBooks } from '@tokenops/testing/conservation';
-import { key, startWorld, type Reply, type World } from '@tokenops/testing/harness';
+import { key, startWorld, tally, type Reply, type World } from '@tokenops/testing/harness';
 
 let world: World;
 let books: Awaited<ReturnType<typeof openBooks>>;
@@ -55,15 +55,6 @@ const swapUsdcForSol = (agent: Agent, amount: number, extra: Record<string, unkn
       ...extra,
     },
   });
-
-const tally = (replies: Reply[]) => {
-  const out: Record<string, number> = {};
-  for (const r of replies) {
-    const k = r.status === 200 ? 'confirmed' : String(r.body.error);
-    out[k] = (out[k] ?? 0) + 1;
-  }
-  return out;
-};
 
 /**
  * The outputs of `count` swaps of `amountIn` USDC each, landed one after the other on these reserves:

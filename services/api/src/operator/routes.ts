@@ -16,6 +16,7 @@ import { auditRoutes } from './audit/routes';
 import { auditorRoutes } from './auditors/routes';
 import { governanceRoutes } from './governance/routes';
 import { groupRoutes } from './groups/routes';
+import { guardRoutes } from './guard/routes';
 import { memberRoutes } from './members/routes';
 import { airdropRoutes } from './reference/routes';
 import { signInRoutes } from './sign-in/routes';
@@ -30,6 +31,7 @@ export const OPERATOR_ROUTES: { readonly [Tag in OperatorTagName]: (deps: ApiDep
   governance: governanceRoutes,
   activity: activityRoutes,
   approvals: approvalRoutes,
+  guard: guardRoutes,
   webhooks: fleetWebhookRoutes,
   auditors: auditorRoutes,
   audit: auditRoutes,

@@ -42,6 +42,11 @@
  * blocked, the reservation is released. Whatever fails between the reservation and the acceptance (a
  * conflict past the patience, the store refusing the append, anything) releases the reservation,
  * unless the log shows the intent accepted after all.
+ *
+ * A group with limits of its own (domain/group-limits.ts) adds its spends stream to the same append,
+ * the same way: the intent's count beside its acceptance (on EventStoreDB, first, and released if the
+ * acceptance fails). Its agents' decisions take turns on that stream in this process; a group without
+ * limits never reads it.
  */
 import type { Caller } from '../caller';
 import { acceptsKey } from '../../domain/agent';
@@ -57,12 +62,13 @@ import {
   type X402PaymentRefused,
 } from '../../domain/events';
 import type { AllowEntry, GroupState } from '../../domain/group';
+import { hasGroupLimits } from '../../domain/group-limits';
 import type { AgentState } from '../../domain/agent';
 import { requestFingerprint } from '../../domain/idempotency';
 import { ERROR_CATALOGUE, ServiceError, isErrorCode } from '../../errors';
 import { WrongExpectedRevision, type RecordedEvent } from '../../event-store/port';
 import { SLOT_TARGET_MS } from '../../chain/port';
-import { settleReservation } from '../budgets';
+import { releaseGroupCount, settleReservation } from '../budgets';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
 import { appendTogether, withPatience, type Loaded } from '../repository';
@@ -208,95 +214,122 @@ async function decide<Req extends SpendRequest>(
   const { group: groupAtAsk } = await run.model;
   const ask = await kind.ask(ctx, req, groupAtAsk.state);
   let reservedOn: AllowEntry | undefined;
+  let countedOn: string | undefined;
   let attempts = 0;
   const together = ctx.store.appendAtomically !== undefined;
+  // A group with limits of its own: its agents' decisions in this process take turns on its spends
+  // stream too (all append to it), so a conflict there comes from another instance, as on the agent's.
+  const limitedAtAsk = hasGroupLimits(groupAtAsk.state.limits)
+    ? streams.groupSpends(groupAtAsk.state.groupId)
+    : undefined;
+  const inGroupTurn = <R>(work: () => Promise<R>): Promise<R> =>
+    limitedAtAsk ? ctx.groupSpends.exclusive(limitedAtAsk, work) : work();
 
   // One decision at a time per agent in this process; a conflict then comes from another instance.
   return ctx.agents.exclusive(agentStream, () =>
-    withPatience(async () => {
-      // The first decision is made on what this request read (with what this process appended since):
-      // its append expects that revision, so if another process wrote meanwhile it conflicts, and the
-      // next attempt reads again.
-      const fresh = attempts++ > 0;
-      const agent = fresh ? await ctx.agents.load(agentStream) : await ctx.agents.recall(agentStream);
-      if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
-      const group = fresh ? await ctx.groups.load(streams.group(agent.state.groupId)) : groupAtAsk;
-      const cmd = command(ctx, kind, req, ask, intentId);
-      const entry = group.state.entries.get(cmd.counterparty!);
-      const budgetStream = entry?.type === ENTRY_TYPE.recipient ? streams.budget(entry.entryId) : undefined;
-      const budget = budgetStream ? await ctx.budgets.load(budgetStream) : undefined;
-      // Who was approved before matters only when the rule holds new recipients.
-      const approvals = approvalRule(group.state, agent.state).newRecipients
-        ? await ctx.approvals.load(streams.approvals(group.state.groupId))
-        : undefined;
-      const decision = decideIntent(cmd, {
-        group: group.state,
-        agent: agent.state,
-        ...(budget && { budget: budget.state }),
-        ...(approvals && { approvals: approvals.state }),
-      });
-      if (decision.accepted && decision.agentEvents.length === 0) {
-        // Accepted already (a request that took over a stale claim raced another): wait for its outcome.
-        const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
-        const known = await intentRecord(ctx, caller.agentId, intentId);
-        if (known.outcome) wait.cancel();
-        return {
-          wait: known.outcome ? Promise.resolve(known.outcome) : wait.outcome,
-          intent: acceptanceOf(known, intentId),
+    inGroupTurn(() =>
+      withPatience(async () => {
+        // The first decision is made on what this request read (with what this process appended since):
+        // its append expects that revision, so if another process wrote meanwhile it conflicts, and the
+        // next attempt reads again.
+        const fresh = attempts++ > 0;
+        const agent = fresh ? await ctx.agents.load(agentStream) : await ctx.agents.recall(agentStream);
+        if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
+        const group = fresh ? await ctx.groups.load(streams.group(agent.state.groupId)) : groupAtAsk;
+        const cmd = command(ctx, kind, req, ask, intentId);
+        const entry = group.state.entries.get(cmd.counterparty!);
+        const budgetStream = entry?.type === ENTRY_TYPE.recipient ? streams.budget(entry.entryId) : undefined;
+        const groupStream = hasGroupLimits(group.state.limits)
+          ? streams.groupSpends(group.state.groupId)
+          : undefined;
+        // Who was approved before matters only when the rule holds new recipients.
+        const [budget, groupSpends, approvals] = await Promise.all([
+          budgetStream ? ctx.budgets.load(budgetStream) : undefined,
+          groupStream ? ctx.groupSpends.load(groupStream) : undefined,
+          approvalRule(group.state, agent.state).newRecipients
+            ? ctx.approvals.load(streams.approvals(group.state.groupId))
+            : undefined,
+        ]);
+        const decision = decideIntent(cmd, {
+          group: group.state,
+          agent: agent.state,
+          ...(budget && { budget: budget.state }),
+          ...(approvals && { approvals: approvals.state }),
+          ...(groupSpends && { groupSpends: groupSpends.state }),
+        });
+        if (decision.accepted && decision.agentEvents.length === 0) {
+          // Accepted already (a request that took over a stale claim raced another): wait for its outcome.
+          const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+          const known = await intentRecord(ctx, caller.agentId, intentId);
+          if (known.outcome) wait.cancel();
+          return {
+            wait: known.outcome ? Promise.resolve(known.outcome) : wait.outcome,
+            intent: acceptanceOf(known, intentId),
+          };
+        }
+        // The budget's events and the agent's decision: in one atomic append where the store has it,
+        // so a reservation never lands without its acceptance and nothing is left to undo; else the
+        // budget's first, and a reservation whose acceptance then fails is released below.
+        const appendDecision = async () => {
+          const budgetEvents = budgetStream && budget ? decision.budgetEvents : [];
+          const groupEvents = groupStream && groupSpends ? decision.groupEvents : [];
+          const free = run.free;
+          if (together) {
+            await appendTogether(ctx.store, [
+              ...(budgetEvents.length > 0 ? [ctx.budgets.stage(budgetStream!, budget!, budgetEvents)] : []),
+              ...(groupEvents.length > 0
+                ? [ctx.groupSpends.stage(groupStream!, groupSpends!, groupEvents)]
+                : []),
+              ...(free ? [stageClaim(ctx, free)] : []),
+              ctx.agents.stage(agentStream, agent, decision.agentEvents),
+            ]).catch((err: unknown) => {
+              throw free && err instanceof WrongExpectedRevision && err.stream === free.stream
+                ? new KeyTaken(free.stream)
+                : err;
+            });
+            run.free = undefined; // claimed
+            return;
+          }
+          if (budgetEvents.length > 0) {
+            await ctx.budgets.append(budgetStream!, budget!, budgetEvents);
+            reservedOn = budgetEvents[0]!.type === 'budget.reserved' ? entry : undefined;
+          }
+          if (groupEvents.length > 0) {
+            await ctx.groupSpends.append(groupStream!, groupSpends!, groupEvents);
+            countedOn = groupEvents[0]!.type === 'group.spend_counted' ? group.state.groupId : undefined;
+          }
+          await ctx.agents.append(agentStream, agent, decision.agentEvents);
+          reservedOn = undefined;
+          countedOn = undefined;
         };
-      }
-      // The budget's events and the agent's decision: in one atomic append where the store has it,
-      // so a reservation never lands without its acceptance and nothing is left to undo; else the
-      // budget's first, and a reservation whose acceptance then fails is released below.
-      const appendDecision = async () => {
-        const budgetEvents = budgetStream && budget ? decision.budgetEvents : [];
-        const free = run.free;
-        if (together) {
-          await appendTogether(ctx.store, [
-            ...(budgetEvents.length > 0 ? [ctx.budgets.stage(budgetStream!, budget!, budgetEvents)] : []),
-            ...(free ? [stageClaim(ctx, free)] : []),
-            ctx.agents.stage(agentStream, agent, decision.agentEvents),
-          ]).catch((err: unknown) => {
-            throw free && err instanceof WrongExpectedRevision && err.stream === free.stream
-              ? new KeyTaken(free.stream)
-              : err;
-          });
-          run.free = undefined; // claimed
-          return;
+        if (!decision.accepted) {
+          await appendDecision();
+          throw new ServiceError(decision.code!, decision.message);
         }
-        if (budgetEvents.length > 0) {
-          await ctx.budgets.append(budgetStream!, budget!, budgetEvents);
-          reservedOn = budgetEvents[0]!.type === 'budget.reserved' ? entry : undefined;
+        const intent = decision.agentEvents[0]!.data as IntentData;
+        const request = decision.approval;
+        if (request) {
+          // Held: accepted and reserved, then its approval is requested (appended after the acceptance, so
+          // an approval never names an intent that does not exist; the expiry scheduler covers a gap).
+          await appendDecision();
+          await ctx.approvals.handle(streams.approvals(request.group_id), (state) => ({
+            events: decideRequestApproval(request, state),
+            result: undefined,
+          }));
+          return { wait: Promise.resolve(undefined), intent };
         }
-        await ctx.agents.append(agentStream, agent, decision.agentEvents);
-        reservedOn = undefined;
-      };
-      if (!decision.accepted) {
-        await appendDecision();
-        throw new ServiceError(decision.code!, decision.message);
-      }
-      const intent = decision.agentEvents[0]!.data as IntentData;
-      const request = decision.approval;
-      if (request) {
-        // Held: accepted and reserved, then its approval is requested (appended after the acceptance, so
-        // an approval never names an intent that does not exist; the expiry scheduler covers a gap).
-        await appendDecision();
-        await ctx.approvals.handle(streams.approvals(request.group_id), (state) => ({
-          events: decideRequestApproval(request, state),
-          result: undefined,
-        }));
-        return { wait: Promise.resolve(undefined), intent };
-      }
-      const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
-      try {
-        await appendDecision();
-      } catch (err) {
-        wait.cancel();
-        throw err;
-      }
-      return { wait: wait.outcome, intent };
-    }).catch(async (err: unknown) => {
-      if (reservedOn) await releaseUnaccepted(ctx, caller.agentId, reservedOn, intentId);
+        const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+        try {
+          await appendDecision();
+        } catch (err) {
+          wait.cancel();
+          throw err;
+        }
+        return { wait: wait.outcome, intent };
+      }),
+    ).catch(async (err: unknown) => {
+      if (reservedOn || countedOn)
+        await releaseUnaccepted(ctx, caller.agentId, intentId, { entry: reservedOn, groupId: countedOn });
       if (err instanceof WrongExpectedRevision)
         throw new ServiceError(
           'service_unavailable',
@@ -325,10 +358,17 @@ async function readModel(ctx: Context, caller: Caller): Promise<WriteModel> {
  * When even that cannot be read, the reservation stays too, and a retry of the request (which takes
  * the abandoned claim over with the same intent) decides it again.
  */
-async function releaseUnaccepted(ctx: Context, agentId: string, entry: AllowEntry, intentId: string) {
+async function releaseUnaccepted(
+  ctx: Context,
+  agentId: string,
+  intentId: string,
+  on: { entry?: AllowEntry | undefined; groupId?: string | undefined },
+) {
   try {
     const known = await intentRecord(ctx, agentId, intentId);
-    if (!known.accepted) await settleReservation(ctx, entry, intentId, false);
+    if (known.accepted) return;
+    if (on.entry) await settleReservation(ctx, on.entry, intentId, false);
+    if (on.groupId) await releaseGroupCount(ctx, on.groupId, intentId);
   } catch {
     // the store is away: see above
   }
@@ -504,6 +544,9 @@ export async function dryRun(
   const approvals = approvalRule(group.state, agent.state).newRecipients
     ? (await ctx.approvals.load(streams.approvals(group.state.groupId))).state
     : undefined;
+  const groupSpends = hasGroupLimits(group.state.limits)
+    ? (await ctx.groupSpends.load(streams.groupSpends(group.state.groupId))).state
+    : undefined;
   return simulateIntent(
     {
       intent_id: 'simulation',
@@ -515,6 +558,12 @@ export async function dryRun(
       ...(ask.counterparty !== undefined && { counterparty: ask.counterparty }),
       now: ctx.now(),
     },
-    { group: group.state, agent: agent.state, ...(budget && { budget }), ...(approvals && { approvals }) },
+    {
+      group: group.state,
+      agent: agent.state,
+      ...(budget && { budget }),
+      ...(approvals && { approvals }),
+      ...(groupSpends && { groupSpends }),
+    },
   );
 }

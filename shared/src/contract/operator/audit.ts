@@ -79,7 +79,7 @@ export const AuditEventsQuery = object(
     agent: Identifier,
     type: {
       type: 'string',
-      maxLength: 1000,
+      maxLength: 2000,
       pattern: '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+(,[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+)*$',
       description:
         'One event type of the log (`intent.blocked`, `x402.payment_settled`), or several separated by commas.',

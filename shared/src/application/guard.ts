@@ -1,0 +1,70 @@
+/**
+ * The guard, as the group's members run it (design.md "The guard", docs/guard.md): the group's own
+ * limits over all its agents, read by every member and auditor, set by an admin (at once when they
+ * narrow, a proposal when one is lifted or raised: GUARD_ACTIONS, a row of the governed actions).
+ * What the decision does with them is domain/intent.ts's; what their windows hold is the group's
+ * spends stream (domain/group-limits.ts).
+ */
+import { authorizeReader } from '../domain/group';
+import {
+  decideGroupLimits,
+  groupLimitsFromEvent,
+  groupLimitsView,
+  groupLimitsWiden,
+  hasGroupLimits,
+  mergeGroupLimits,
+  type GroupLimits,
+  type GroupLimitsInput,
+} from '../domain/group-limits';
+import { streams } from '../domain/events';
+import { DAY_MS, HOUR_MS } from '../domain/time';
+import { amountText } from '../money';
+import type { Context } from './context';
+import { byProposal, inForce, type GovernedAction } from './governed';
+
+const limitsInput = (params: Record<string, unknown>): GroupLimitsInput => ({
+  ...(params.daily_limit !== undefined && { daily_limit: params.daily_limit }),
+  ...(params.hourly_tx_cap !== undefined && { hourly_tx_cap: params.hourly_tx_cap }),
+});
+
+export const GUARD_ACTIONS = {
+  /** The group's own limits (the route's body): at once when none is lifted or raised, a proposal otherwise. */
+  'group.limits': {
+    async change(ctx, groupId, params, proposalId) {
+      const stream = streams.group(groupId);
+      const loaded = await ctx.groups.load(stream);
+      const input = limitsInput(params);
+      const events = byProposal(
+        decideGroupLimits({ ...input, group_id: groupId, now: ctx.now() }, loaded.state.limits),
+        proposalId,
+      );
+      if (events.length === 0) throw inForce();
+      const after = groupLimitsFromEvent(events[0]!.data);
+      return {
+        staged: ctx.groups.stage(stream, loaded, events),
+        result: await limitsAnswer(ctx, groupId, after),
+        widens: groupLimitsWiden(loaded.state.limits, mergeGroupLimits(loaded.state.limits, input)),
+      };
+    },
+  },
+} satisfies Record<string, GovernedAction>;
+
+/** The group's limits, and what their windows hold now (nothing while it has none: no count is kept). */
+export async function getGroupLimits(ctx: Context, wallet: string, groupId: string) {
+  const group = (await ctx.groups.load(streams.group(groupId))).state;
+  authorizeReader(group, wallet);
+  return limitsAnswer(ctx, groupId, group.limits);
+}
+
+async function limitsAnswer(ctx: Context, groupId: string, limits: GroupLimits) {
+  const spends = hasGroupLimits(limits)
+    ? (await ctx.groupSpends.load(streams.groupSpends(groupId))).state
+    : undefined;
+  const now = ctx.now();
+  return {
+    group_config_pda: groupId,
+    ...groupLimitsView(limits),
+    spent_last_24h: spends ? amountText(spends.intents.spent(now, DAY_MS, 'counted')) : null,
+    operations_last_60m: spends ? spends.intents.ops(now, HOUR_MS, 'counted') : null,
+  };
+}
