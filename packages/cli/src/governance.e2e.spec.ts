@@ -105,3 +105,28 @@ describe('tokenops freeze, unfreeze, proposals', () => {
     );
   }, 60_000);
 });
+
+describe('tokenops group limits', () => {
+  it("reads the group's own limits, sets one at once, lifts it by a proposal signed in the same command", async () => {
+    const none = JSON.parse(await out('--json', 'group', 'limits', world.groupId));
+    expect(none).toMatchObject({ daily_limit: null, hourly_tx_cap: null });
+    const set = JSON.parse(
+      await out('--json', 'group', 'limits', world.groupId, '--daily', '10', '--hourly', '5'),
+    );
+    expect(set).toMatchObject({ daily_limit: '10', hourly_tx_cap: 5, spent_last_24h: '0' });
+    const lifted = JSON.parse(await out('--json', 'group', 'limits', world.groupId, '--hourly', 'none'));
+    // The proposal's execution answers the limits now in force.
+    expect(lifted).toMatchObject({ daily_limit: '10', hourly_tx_cap: null });
+    const executed = await out('proposals', 'list', world.groupId, '--status', 'executed');
+    expect(executed).toContain('group.limits');
+    expect(JSON.parse(await out('--json', 'group', 'limits', world.groupId))).toMatchObject({
+      daily_limit: '10',
+      hourly_tx_cap: null,
+    });
+    await expect(out('group', 'limits', world.groupId, '--hourly', 'ten')).rejects.toMatchObject({
+      stderr: expect.stringContaining('--hourly must be a whole number or none'),
+    });
+    // Lift the daily limit again for the suites after (a proposal, signed here).
+    await out('group', 'limits', world.groupId, '--daily', 'none');
+  });
+});

@@ -147,6 +147,31 @@ export function program(io: Io = processIo()): Command {
     .argument('<group>')
     .action(authed(async (api, id: string) => api.getGroup(id)));
 
+  group
+    .command('limits')
+    .description(
+      "the group's own limits over all its agents; with --daily or --hourly, sets them (a lift or a rise: a proposal, signed here)",
+    )
+    .argument('<group>')
+    .option('--daily <amount>', "what its agents together may spend in any 24 hours ('none' lifts it)")
+    .option(
+      '--hourly <count>',
+      "how many operations they together may make in any 60 minutes ('none' lifts it)",
+    )
+    .action(
+      authed(async (api, id: string, o: { daily?: string; hourly?: string }) => {
+        if (o.daily === undefined && o.hourly === undefined) return api.getGroupLimits(id);
+        if (o.hourly !== undefined && o.hourly !== 'none' && !/^[0-9]+$/.test(o.hourly))
+          throw new Error(`--hourly must be a whole number or none, not ${o.hourly}`);
+        return api.enact(
+          await api.setGroupLimits(id, {
+            ...(o.daily !== undefined && { daily_limit: o.daily === 'none' ? null : o.daily }),
+            ...(o.hourly !== undefined && { hourly_tx_cap: o.hourly === 'none' ? null : Number(o.hourly) }),
+          }),
+        );
+      }),
+    );
+
   const wl = p.command('whitelist').description('allow-list entries of a group');
   wl.command('add')
     .description(
