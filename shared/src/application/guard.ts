@@ -8,7 +8,6 @@
 import { authorizeReader } from '../domain/group';
 import {
   decideGroupLimits,
-  groupLimitsFromEvent,
   groupLimitsView,
   groupLimitsWiden,
   hasGroupLimits,
@@ -22,28 +21,25 @@ import { amountText } from '../money';
 import type { Context } from './context';
 import { byProposal, inForce, type GovernedAction } from './governed';
 
-const limitsInput = (params: Record<string, unknown>): GroupLimitsInput => ({
-  ...(params.daily_limit !== undefined && { daily_limit: params.daily_limit }),
-  ...(params.hourly_tx_cap !== undefined && { hourly_tx_cap: params.hourly_tx_cap }),
-});
-
 export const GUARD_ACTIONS = {
   /** The group's own limits (the route's body): at once when none is lifted or raised, a proposal otherwise. */
   'group.limits': {
     async change(ctx, groupId, params, proposalId) {
       const stream = streams.group(groupId);
       const loaded = await ctx.groups.load(stream);
-      const input = limitsInput(params);
+      // The body as the route's schema let it through: daily_limit and hourly_tx_cap, each optional.
+      const input = params as GroupLimitsInput;
+      const before = loaded.state.limits;
       const events = byProposal(
-        decideGroupLimits({ ...input, group_id: groupId, now: ctx.now() }, loaded.state.limits),
+        decideGroupLimits({ ...input, group_id: groupId, now: ctx.now() }, before),
         proposalId,
       );
       if (events.length === 0) throw inForce();
-      const after = groupLimitsFromEvent(events[0]!.data);
+      const after = mergeGroupLimits(before, input);
       return {
         staged: ctx.groups.stage(stream, loaded, events),
         result: await limitsAnswer(ctx, groupId, after),
-        widens: groupLimitsWiden(loaded.state.limits, mergeGroupLimits(loaded.state.limits, input)),
+        widens: groupLimitsWiden(before, after),
       };
     },
   },
