@@ -190,6 +190,79 @@ describe('the decision under group limits', () => {
   });
 });
 
+describe('the edges of the group’s limits', () => {
+  it('lifts a cap with null, and keeps no key for a limit that is none', () => {
+    const lifted = mergeGroupLimits({ daily_limit: big('10'), hourly_tx_cap: 3 }, { hourly_tx_cap: null });
+    expect(Object.keys(lifted)).toEqual(['daily_limit']);
+    expect(Object.keys(mergeGroupLimits({}, { hourly_tx_cap: 2 }))).toEqual(['hourly_tx_cap']);
+    expect(Object.keys(mergeGroupLimits({ hourly_tx_cap: 2 }, { daily_limit: null }))).toEqual([
+      'hourly_tx_cap',
+    ]);
+  });
+
+  it('names the field of a bad amount, and says which fields an empty change needs', () => {
+    expect(thrownBy(() => mergeGroupLimits({}, { daily_limit: 'x' })).message).toContain('daily_limit');
+    expect(thrownBy(() => decideGroupLimits({ group_id: 'g', now: T0 }, {})).details).toEqual([
+      { path: '', issue: 'must name daily_limit or hourly_tx_cap (null lifts one)' },
+    ]);
+  });
+
+  it('records a lift or a change of the daily limit, and nothing for the same cap again', () => {
+    expect(decideGroupLimits({ hourly_tx_cap: 3, group_id: 'g', now: T0 }, { hourly_tx_cap: 3 })).toEqual([]);
+    expect(
+      decideGroupLimits({ daily_limit: null, group_id: 'g', now: T0 }, { daily_limit: big('10') }),
+    ).toEqual([
+      { type: 'group.limits_set', data: { group_id: 'g', daily_limit: null, hourly_tx_cap: null, at: T0 } },
+    ]);
+    expect(
+      decideGroupLimits({ daily_limit: '11', group_id: 'g', now: T0 }, { daily_limit: big('10') }),
+    ).toHaveLength(1);
+  });
+
+  it('keeps a count for its whole day, whatever is counted after it', () => {
+    const spends = foldSpends([counted('b-1', '5', T0), counted('b-2', '1', T0 + 23 * HOUR_MS)]);
+    expect(groupRoom({ daily_limit: big('10') }, spends, T0 + 23.5 * HOUR_MS, 'x').daily_remaining).toEqual(
+      big('4'),
+    );
+  });
+
+  it('counts an intent once: a second count of it, even after its release, changes nothing', () => {
+    const released: GroupSpendsEvent = {
+      type: 'group.spend_released',
+      data: { group_id: GROUP, intent_id: 'b-1', at: T0 },
+    };
+    const spends = foldSpends([counted('b-1', '4', T0), released, counted('b-1', '4', T0)]);
+    expect(groupRoom({ daily_limit: big('10') }, spends, T0 + 1, 'y')).toEqual({
+      own: false,
+      daily_remaining: big('10'),
+    });
+  });
+
+  it('does not give back a released or an expired own count as room', () => {
+    const released: GroupSpendsEvent = {
+      type: 'group.spend_released',
+      data: { group_id: GROUP, intent_id: 'x', at: T0 },
+    };
+    const limits = { daily_limit: big('10'), hourly_tx_cap: 5 };
+    expect(groupRoom(limits, foldSpends([counted('x', '4', T0), released]), T0 + 1, 'x')).toEqual({
+      own: false,
+      daily_remaining: big('10'),
+      hourly_tx_remaining: 5,
+    });
+    const own = foldSpends([counted('x', '4', T0)]);
+    // Still inside each window: its own count is not held against it.
+    expect(groupRoom(limits, own, T0 + HOUR_MS - 1, 'x')).toEqual({
+      own: true,
+      daily_remaining: big('10'),
+      hourly_tx_remaining: 5,
+    });
+    // Out of the hour (to the millisecond), then out of the day: nothing to take off.
+    expect(groupRoom(limits, own, T0 + HOUR_MS, 'x').hourly_tx_remaining).toBe(5);
+    expect(groupRoom(limits, own, T0 + DAY_MS, 'x').daily_remaining).toEqual(big('10'));
+    expect(groupRoom(limits, own, T0 + DAY_MS + 1, 'x').daily_remaining).toEqual(big('10'));
+  });
+});
+
 describe('the group’s windows', () => {
   it('add up to a naive recount of the counted, unreleased spends, on generated histories', () => {
     const event = fc.record({
