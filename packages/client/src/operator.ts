@@ -423,6 +423,21 @@ export class OperatorClient {
     return this.c.result(this.c.api.PUT('/orchestrator/groups/{group}/limits', { params, body }));
   }
 
+  /** The group's guard rules in force. */
+  getGuard(group: string) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.GET('/orchestrator/groups/{group}/guard', { params }));
+  }
+
+  /**
+   * Replaces the group's guard rules (admins). Adding or tightening applies at once; removing or
+   * loosening any answers a proposal (`202`) the group's admins sign.
+   */
+  setGuard(group: string, body: Schemas['GuardRequest']) {
+    const params = { path: { group } };
+    return this.c.result(this.c.api.PUT('/orchestrator/groups/{group}/guard', { params, body }));
+  }
+
   /** What a proposed policy would have done to the group's spends of a window (nothing is written). */
   previewPolicy(group: string, body: Schemas['PolicyPreviewRequest'] = {}) {
     const params = { path: { group } };

@@ -84,6 +84,8 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   setApprovalPolicy: (c) => c.setApprovalPolicy('g', { threshold: '50' }),
   getGroupLimits: (c) => c.getGroupLimits('g'),
   setGroupLimits: (c) => c.setGroupLimits('g', { daily_limit: '100', hourly_tx_cap: null }),
+  getGuard: (c) => c.getGuard('g'),
+  setGuard: (c) => c.setGuard('g', { rules: [{ kind: 'new_token', action: 'hold' }] }),
   listApprovals: (c) => c.listApprovals('g', { status: 'pending' }),
   getApproval: (c) => c.getApproval('a'),
   approveSpend: (c) => c.approveSpend('a', { signature: 'S' }),

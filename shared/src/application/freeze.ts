@@ -119,16 +119,32 @@ export async function stopAgent(
     return { events, result: { events, state: s } };
   });
   if (state.status === 'unregistered') return { agent: state, failed: 0 };
+  const failed = await afterStop(ctx, state.groupId, agentId, events, holdsRejectedFor);
+  return { agent: (await ctx.agents.load(stream)).state, failed };
+}
+
+/**
+ * What follows a stop appended on the agent's stream (`events`, by an admin's freeze or by the guard's
+ * in the spend decision): the reservations of the intents it failed released, the agent's held spends
+ * rejected. How many intents it failed.
+ */
+export async function afterStop(
+  ctx: Context,
+  groupId: string,
+  agentId: string,
+  events: readonly AgentEvent[],
+  holdsRejectedFor: string,
+): Promise<number> {
   const failedIds = new Set(events.flatMap((e) => (e.type === 'intent.failed' ? [e.data.intent_id] : [])));
   if (failedIds.size > 0) {
-    for (const recorded of await ctx.store.readStream(stream)) {
+    for (const recorded of await ctx.store.readStream(streams.agent(agentId))) {
       const e = decodeEvent(recorded);
       if (e?.type === 'intent.accepted' && failedIds.has(e.data.intent_id))
         await settleReservations(ctx, e.data as IntentData, false);
     }
   }
-  await rejectAgentHolds(ctx, state.groupId, agentId, holdsRejectedFor);
-  return { agent: (await ctx.agents.load(stream)).state, failed: failedIds.size };
+  await rejectAgentHolds(ctx, groupId, agentId, holdsRejectedFor);
+  return failedIds.size;
 }
 
 const freezeView = (f: { by: string; reason?: string; at: number }) => ({

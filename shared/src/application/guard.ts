@@ -1,9 +1,10 @@
 /**
  * The guard, as the group's members run it (design.md "The guard", docs/guard.md): the group's own
- * limits over all its agents, read by every member and auditor, set by an admin (at once when they
- * narrow, a proposal when one is lifted or raised: GUARD_ACTIONS, a row of the governed actions).
- * What the decision does with them is domain/intent.ts's; what their windows hold is the group's
- * spends stream (domain/group-limits.ts).
+ * limits over all its agents and its guard rules, read by every member and auditor, set by an admin
+ * (at once when they narrow, a proposal when a limit is lifted or raised, a rule removed or loosened:
+ * GUARD_ACTIONS, rows of the governed actions). What the decision does with them is domain/intent.ts's;
+ * what the limits' windows hold is the group's spends stream (domain/group-limits.ts); the rules and
+ * what they read of an agent's past, domain/guard.ts.
  */
 import { authorizeReader } from '../domain/group';
 import {
@@ -15,7 +16,8 @@ import {
   type GroupLimits,
   type GroupLimitsInput,
 } from '../domain/group-limits';
-import { streams } from '../domain/events';
+import { streams, type GuardRule } from '../domain/events';
+import { decideGuard, guardLoosens, parseGuardRules } from '../domain/guard';
 import { DAY_MS, HOUR_MS } from '../domain/time';
 import { amountText } from '../money';
 import type { Context } from './context';
@@ -43,7 +45,38 @@ export const GUARD_ACTIONS = {
       };
     },
   },
+  /** The group's guard rules (the route's body `{rules}`): at once when none is removed or loosened, a proposal otherwise. */
+  'group.guard': {
+    async change(ctx, groupId, params, proposalId) {
+      const stream = streams.group(groupId);
+      const loaded = await ctx.groups.load(stream);
+      const rules = parseGuardRules(params);
+      const before = loaded.state.guard;
+      const events = byProposal(
+        decideGuard({ group_id: groupId, rules, now: ctx.now() }, before),
+        proposalId,
+      );
+      if (events.length === 0) throw inForce();
+      return {
+        staged: ctx.groups.stage(stream, loaded, events),
+        result: guardAnswer(groupId, rules),
+        widens: guardLoosens(before, rules),
+      };
+    },
+  },
 } satisfies Record<string, GovernedAction>;
+
+/** The group's guard rules in force. */
+export async function getGuard(ctx: Context, wallet: string, groupId: string) {
+  const group = (await ctx.groups.load(streams.group(groupId))).state;
+  authorizeReader(group, wallet);
+  return guardAnswer(groupId, group.guard);
+}
+
+const guardAnswer = (groupId: string, rules: readonly GuardRule[]) => ({
+  group_config_pda: groupId,
+  rules: [...rules],
+});
 
 /** The group's limits, and what their windows hold now (nothing while it has none: no count is kept). */
 export async function getGroupLimits(ctx: Context, wallet: string, groupId: string) {

@@ -11,6 +11,7 @@ import { sameDigest } from './secrets';
 import { DAY_MS, HOUR_MS } from './time';
 import type { Fold } from './decider';
 import { Windows, type WindowItem } from './windows';
+import { emptyGuardHistory, evolveGuardHistory, type GuardHistory } from './guard';
 
 export type { WindowItem } from './windows';
 
@@ -30,8 +31,10 @@ export interface AgentState {
   intents: Windows;
   /** When its latest operation was accepted, however long ago. */
   lastOperationAt?: number;
-  /** Set while an admin has frozen it: every spend is refused (reads go on). */
+  /** Set while an admin (or the guard) has frozen it: every spend is refused (reads go on). */
   frozen?: Freeze;
+  /** What the guard's rules read of its past (domain/guard.ts). */
+  guard: GuardHistory;
 }
 
 /** Who froze an agent or a group, why, and when. */
@@ -52,10 +55,19 @@ export const initialAgentState = (): AgentState => ({
   apiKeyHash: '',
   retiredKeyHashes: [],
   intents: Windows.empty,
+  guard: emptyGuardHistory,
 });
 
 export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
+  const next = evolveOwn(state, event);
+  const guard = evolveGuardHistory(state.guard, event);
+  return guard === next.guard ? next : { ...next, guard };
+}
+
+function evolveOwn(state: AgentState, event: AgentEvent): AgentState {
   switch (event.type) {
+    case 'guard.tripped':
+      return state;
     case 'agent.registered':
       return {
         ...state,
@@ -333,14 +345,17 @@ export function decideFreezeAgent(
           },
         },
       ];
-  return [...frozen, ...failUnsubmitted(agent, FROZEN.agent_frozen(cmd.reason), cmd.now)];
+  return [...frozen, ...failUnsubmitted(agent, FROZEN.agent_frozen(cmd.reason, cmd.by), cmd.now)];
 }
 
-/** What an intent failed by a freeze says: which switch, and the admin's reason. */
-export const FROZEN: Record<FreezeCode, (reason?: string) => { code: FreezeCode; message: string }> = {
-  agent_frozen: (reason) => ({
+/** What an intent failed by a freeze says: which switch, and the admin's (or the guard's) reason. */
+export const FROZEN: Record<
+  FreezeCode,
+  (reason?: string, by?: string) => { code: FreezeCode; message: string }
+> = {
+  agent_frozen: (reason, by) => ({
     code: 'agent_frozen',
-    message: `An admin froze this agent before the operation was submitted${reason ? `: ${reason}` : ''}.`,
+    message: `${by === 'guard' ? 'The guard' : 'An admin'} froze this agent before the operation was submitted${reason ? `: ${reason}` : ''}.`,
   }),
   group_frozen: (reason) => ({
     code: 'group_frozen',

@@ -343,6 +343,8 @@ export function approvalView(record: ApprovalRecord, now: number) {
     quorum: r.quorum,
     approved_by: [...record.signatures.keys()],
     message: r.message,
+    hold_reason: r.reason,
+    guard: (r.guard ?? []).map(({ rule, action, figures, words }) => ({ rule, action, figures, words })),
     ...decisionView(record, status),
   };
 }

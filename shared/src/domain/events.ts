@@ -115,6 +115,14 @@ export type GroupLimitsSet = Event<
   'group.limits_set',
   { group_id: string; daily_limit: string | null; hourly_tx_cap: number | null; at: number } & ByProposal
 >;
+/**
+ * The group's guard rules (guard.md): the list as a whole, replacing the one before. Adding or
+ * tightening rules is at once; removing or loosening any is a proposal.
+ */
+export type GroupGuardSet = Event<
+  'group.guard_set',
+  { group_id: string; rules: GuardRule[]; at: number } & ByProposal
+>;
 export type ApprovalPolicySet = Event<
   'group.approval_policy_set',
   {
@@ -175,7 +183,40 @@ export type GroupEvent =
   | AuditorGranted
   | AuditorRemoved
   | ApprovalPolicySet
-  | GroupLimitsSet;
+  | GroupLimitsSet
+  | GroupGuardSet;
+
+// ---- the guard's rules (domain/guard.ts judges them; this is their wire shape, as events and the API carry it) ----
+
+export type GuardAction = 'hold' | 'freeze_agent';
+export type VelocityRule = { kind: 'velocity'; factor: number; min_count: number; action: GuardAction };
+export type BurstRule = { kind: 'burst'; window_seconds: number; fraction: string; action: GuardAction };
+export type NewCounterpartyRule = { kind: 'new_counterparty'; action: GuardAction };
+export type NewTokenRule = { kind: 'new_token'; action: GuardAction };
+export type RefusalsRule = {
+  kind: 'refusals';
+  count: number;
+  window_seconds: number;
+  action: 'freeze_agent';
+};
+export type QuietHoursRule = {
+  kind: 'quiet_hours';
+  from: string;
+  to: string;
+  time_zone: string;
+  action: GuardAction;
+};
+export type GuardRule =
+  VelocityRule | BurstRule | NewCounterpartyRule | NewTokenRule | RefusalsRule | QuietHoursRule;
+export type GuardRuleKind = GuardRule['kind'];
+
+/** What a rule that tripped measured, against what threshold, and a sentence for the people who read it. */
+export interface GuardTrip {
+  rule: GuardRuleKind;
+  action: GuardAction;
+  figures: Record<string, string | number>;
+  words: string;
+}
 
 // ---- agent ----
 
@@ -209,6 +250,14 @@ export type AgentFrozen = Event<
 export type AgentUnfrozen = Event<
   'agent.unfrozen',
   { agent_id: string; group_id: string; at: number } & ByProposal
+>;
+/**
+ * A guard rule tripped on one of the agent's spends (`intent_id`): the spend was held for approval
+ * (`hold`) or refused and the agent frozen (`freeze_agent`, with `agent.frozen {by: "guard"}`).
+ */
+export type GuardTripped = Event<
+  'guard.tripped',
+  GuardTrip & { agent_id: string; group_id: string; intent_id: string; at: number }
 >;
 export type AgentRevoked = Event<'agent.revoked', { agent_id: string; reason: string; at: number }>;
 export type AgentEmergencyWithdraw = Event<
@@ -458,6 +507,7 @@ export type AgentEvent =
   | AgentApiKeyIssued
   | AgentRevoked
   | AgentEmergencyWithdraw
+  | GuardTripped
   | IntentAccepted
   | IntentBlocked
   | IntentSubmitting
@@ -524,7 +574,7 @@ export type GroupSpendsEvent = GroupSpendCounted | GroupSpendReleased;
 // ---- approvals of a group's held spends ----
 
 /** Why a spend was held: its value is above the threshold, or it is the first to its allow-list entry. */
-export type HoldReason = 'threshold' | 'new_recipient';
+export type HoldReason = 'threshold' | 'new_recipient' | 'guard';
 
 export type ApprovalRequested = Event<
   'approval.requested',
@@ -539,7 +589,10 @@ export type ApprovalRequested = Event<
     value_in_base: string;
     counterparty: string;
     idempotency_key?: string;
+    /** Why it was held: the threshold first, then a first spend to a recipient, then the guard. */
     reason: HoldReason;
+    /** The guard's rules that held it, with their figures (whatever `reason` is). */
+    guard?: GuardTrip[];
     approvers: string[];
     quorum: number;
     /** The type-1 entry whose budget holds a reservation for it (released on rejection or expiry). */
@@ -666,6 +719,7 @@ const LISTED: Record<EventType, true> = {
   'auditor.removed': true,
   'group.approval_policy_set': true,
   'group.limits_set': true,
+  'group.guard_set': true,
   'member.added': true,
   'member.removed': true,
   'governance.policy_set': true,
@@ -679,6 +733,7 @@ const LISTED: Record<EventType, true> = {
   'agent.api_key_issued': true,
   'agent.revoked': true,
   'agent.emergency_withdraw': true,
+  'guard.tripped': true,
   'intent.accepted': true,
   'intent.blocked': true,
   'intent.submitting': true,

@@ -16,6 +16,7 @@ import {
   type EntryType,
   type GroupEvent,
   type GroupUpdated,
+  type GuardRule,
   type WhitelistEntryAdded,
   type WhitelistEntryRemoved,
   type WhitelistExpiring,
@@ -76,6 +77,8 @@ export interface GroupState {
   approvalPolicy?: ApprovalPolicy;
   /** Its own limits over all its agents (group-limits.ts); empty: none. */
   limits: GroupLimits;
+  /** Its guard rules (guard.ts); empty: none. */
+  guard: readonly GuardRule[];
   /** Its members and roles, its governance policy and its freeze (governance.ts). */
   governance: GovernanceState;
 }
@@ -91,6 +94,7 @@ export const initialGroupState = (): GroupState => ({
   invitations: new Map(),
   auditors: new Set(),
   limits: {},
+  guard: [],
   governance: initialGovernanceState(),
 });
 
@@ -162,6 +166,8 @@ function evolveOwn(state: GroupState, event: GroupEvent): GroupState {
       return { ...state, approvalPolicy: policyFromData(event.data) };
     case 'group.limits_set':
       return { ...state, limits: groupLimitsFromEvent(event.data) };
+    case 'group.guard_set':
+      return { ...state, guard: event.data.rules };
     case 'group.updated': {
       const d = event.data;
       return {

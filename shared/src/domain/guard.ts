@@ -51,43 +51,35 @@
 import Big from 'big.js';
 import { Map as PersistentMap, Set as PersistentSet } from 'immutable';
 import { POLICY_CODES, validationError, type ValidationDetail } from '../errors';
-import type { AgentEvent, EntryType } from './events';
+import type {
+  AgentEvent,
+  BurstRule,
+  EntryType,
+  GuardAction,
+  GuardRule,
+  GuardRuleKind,
+  GuardTrip,
+  GroupGuardSet,
+  QuietHoursRule,
+  RefusalsRule,
+  VelocityRule,
+} from './events';
 import { DAY_MS, HOUR_MS } from './time';
 
-// ---- the rules ----
+// ---- the rules (their wire shape lives with the events that carry them) ----
 
-export type GuardAction = 'hold' | 'freeze_agent';
-
-export type VelocityRule = { kind: 'velocity'; factor: number; min_count: number; action: GuardAction };
-export type BurstRule = { kind: 'burst'; window_seconds: number; fraction: string; action: GuardAction };
-export type NewCounterpartyRule = { kind: 'new_counterparty'; action: GuardAction };
-export type NewTokenRule = { kind: 'new_token'; action: GuardAction };
-export type RefusalsRule = {
-  kind: 'refusals';
-  count: number;
-  window_seconds: number;
-  action: 'freeze_agent';
-};
-export type QuietHoursRule = {
-  kind: 'quiet_hours';
-  from: string;
-  to: string;
-  time_zone: string;
-  action: GuardAction;
-};
-
-export type GuardRule =
-  VelocityRule | BurstRule | NewCounterpartyRule | NewTokenRule | RefusalsRule | QuietHoursRule;
-
-export type GuardRuleKind = GuardRule['kind'];
-
-/** What a rule that tripped measured, against what threshold, and a sentence for the approval. */
-export interface GuardTrip {
-  rule: GuardRuleKind;
-  action: GuardAction;
-  figures: Record<string, string | number>;
-  words: string;
-}
+export type {
+  BurstRule,
+  GuardAction,
+  GuardRule,
+  GuardRuleKind,
+  GuardTrip,
+  NewCounterpartyRule,
+  NewTokenRule,
+  QuietHoursRule,
+  RefusalsRule,
+  VelocityRule,
+} from './events';
 
 /** The spend being judged, as the guard sees it. */
 export interface GuardSpend {
@@ -168,6 +160,8 @@ const hourOlderThan = (key: number, latest: number, keep: number): boolean =>
   latest - ((key + 1) * HOUR_MS - 1) >= keep;
 
 const POLICY = new Set<string>(POLICY_CODES);
+/** Whether a spend refused with `code` is a refusal by a policy check, which the `refusals` rule counts. */
+export const countsAsRefusal = (code: string): boolean => POLICY.has(code);
 
 /** How many of `sorted` are at or before `t`. */
 function atOrBefore(sorted: readonly number[], t: number): number {
@@ -664,4 +658,21 @@ export function guardLoosens(before: readonly GuardRule[], after: readonly Guard
     const a = after.find((r) => r.kind === b.kind);
     return a === undefined || loosened(b, a);
   });
+}
+
+// ---- the group's rules set ----
+
+const sameRules = (a: readonly GuardRule[], b: readonly GuardRule[]): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Sets the group's rules to `rules` (checked by parseGuardRules): `group.guard_set`, or nothing when
+ * they are the rules in force already (the same rules in the same order).
+ */
+export function decideGuard(
+  cmd: { group_id: string; rules: readonly GuardRule[]; now: number },
+  before: readonly GuardRule[],
+): GroupGuardSet[] {
+  if (sameRules(before, cmd.rules)) return [];
+  return [{ type: 'group.guard_set', data: { group_id: cmd.group_id, rules: [...cmd.rules], at: cmd.now } }];
 }

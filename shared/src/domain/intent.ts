@@ -25,10 +25,18 @@
  *   group_hourly      the group's operations in 60 min < its hourly cap        group_hourly_tx_cap_exceeded
  *                     (only with one)
  *
- * A spend (not a withdrawal) that passes every check may still be held for a person (approval.ts): its
- * value is above the approval threshold (the agent's own, else the group's), or it is the first to its
- * allow-list entry under `new_recipients`. A held intent is accepted and reserved like any other, marked
- * `held`, and not executed until its approval is approved; `simulate` says `approval_required`.
+ * A spend (not a withdrawal) that passes every check then meets the group's guard rules (guard.ts), when
+ * it has any:
+ *   guard             no rule with `freeze_agent` trips                        agent_frozen
+ *                     (the agent is frozen with the refusal: agent.frozen {by: "guard"})
+ * and may still be held for a person (approval.ts): its value is above the approval threshold (the
+ * agent's own, else the group's), it is the first to its allow-list entry under `new_recipients`, or a
+ * guard rule with `hold` trips. A held intent is accepted and reserved like any other, marked `held`,
+ * and not executed until its approval is approved; `simulate` says `approval_required` (and `held_by`
+ * the rules). A rule that trips is a `guard.tripped` event of the agent's stream, beside the decision.
+ *
+ * A spend refused by a policy check (a 403 of POLICY_CODES) is counted by the `refusals` rule: the
+ * refusal that reaches its count answers its own code, and freezes the agent with it.
  *
  * Limits and budgets are in the group's base token: `value` is the amount valued in it (equal to the
  * amount for the base token; the caller values other tokens at the aggregator's quote).
@@ -41,6 +49,7 @@ import {
   hourlyRemaining,
   opsInHour,
   spentInDay,
+  decideFreezeAgent,
   type AgentState,
   type Freeze,
 } from './agent';
@@ -55,6 +64,8 @@ import {
   type BudgetEvent,
   type EntryType,
   type GroupSpendsEvent,
+  type GuardRuleKind,
+  type GuardTrip,
   type IntentData,
   type IntentParams,
   type LimitThreshold,
@@ -69,6 +80,7 @@ import {
   type GroupSpendsState,
 } from './group-limits';
 import { approvalIdOf, approvalMessage, approvalRule, holdReason, type ApprovalsState } from './approval';
+import { countsAsRefusal, evaluateGuard, refusalTrip } from './guard';
 
 export interface IntentCommand {
   intent_id: string;
@@ -119,7 +131,8 @@ export type CheckName =
   | 'daily'
   | 'hourly'
   | 'group_daily'
-  | 'group_hourly';
+  | 'group_hourly'
+  | 'guard';
 
 export interface Check {
   name: CheckName;
@@ -149,6 +162,10 @@ export interface Evaluation {
   group?: GroupRoom;
   /** Every check passed but a person must approve: why. */
   hold?: HoldReason;
+  /** The guard's rules this spend tripped (those that hold it, or the one that freezes the agent). */
+  trips?: GuardTrip[];
+  /** A refusal by a policy check that reaches the `refusals` rule's count: the agent is frozen with it. */
+  refusalTrip?: GuardTrip;
 }
 
 const ALLOWED_TYPES: Record<Action, readonly EntryType[]> = {
@@ -162,7 +179,7 @@ const spends = (action: Action): boolean => action !== 'withdraw';
 
 /** Which switch refused the spend, since when, and the admin's reason. */
 const frozenMessage = (what: 'agent' | 'group', freeze: Freeze): string =>
-  `An admin froze ${what === 'agent' ? 'this agent' : "this agent's group"} at ${new Date(freeze.at).toISOString()}${freeze.reason ? ` (${freeze.reason})` : ''}: every spend is refused until it is unfrozen.`;
+  `${freeze.by === 'guard' ? 'The guard' : 'An admin'} froze ${what === 'agent' ? 'this agent' : "this agent's group"} at ${new Date(freeze.at).toISOString()}${freeze.reason ? ` (${freeze.reason})` : ''}: every spend is refused until it is unfrozen.`;
 
 export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evaluation {
   const { agent, group } = state;
@@ -238,10 +255,42 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
   if (groupRoomLeft?.hourly_tx_remaining !== undefined)
     check('group_hourly', groupRoomLeft.hourly_tx_remaining > 0, 'group_hourly_tx_cap_exceeded');
 
-  const failed = checks.find((c) => !c.ok);
+  const refused = checks.find((c) => !c.ok);
+  const trips =
+    refused === undefined && entry !== undefined && spends(cmd.action) && group.guard.length > 0
+      ? evaluateGuard(
+          group.guard,
+          {
+            entry_id: entry.entryId,
+            entry_type: entry.type,
+            mint: cmd.mint,
+            value: cmd.value,
+            now,
+            daily_limit: agent.limits.daily_limit,
+          },
+          agent.guard,
+        )
+      : [];
+  const freezes = trips.filter((t) => t.action === 'freeze_agent');
+  if (trips.length > 0)
+    check(
+      'guard',
+      freezes.length === 0,
+      'agent_frozen',
+      freezes.length > 0
+        ? `The guard froze this agent: ${freezes.map((t) => `${t.rule} (${t.words})`).join('; ')}. Every spend is refused until it is unfrozen.`
+        : undefined,
+    );
+  const failed = refused ?? checks.find((c) => !c.ok);
+  const refusal =
+    refused !== undefined && countsAsRefusal(refused.code) && group.guard.length > 0
+      ? refusalTrip(group.guard, now, agent.guard)
+      : undefined;
+  const holds = failed === undefined ? trips : [];
   const hold =
     failed === undefined
-      ? holdReason(cmd, entry, approvalRule(group, agent), state.approvals?.approvedCounterparties)
+      ? (holdReason(cmd, entry, approvalRule(group, agent), state.approvals?.approvedCounterparties) ??
+        (holds.length > 0 ? 'guard' : undefined))
       : undefined;
   return {
     checks,
@@ -257,6 +306,8 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
     ...(ttl_remaining_ms !== undefined && { ttl_remaining_ms }),
     ...(groupRoomLeft !== undefined && { group: groupRoomLeft }),
     ...(hold !== undefined && { hold }),
+    ...(trips.length > 0 && { trips: failed === undefined ? holds : freezes }),
+    ...(refusal !== undefined && { refusalTrip: refusal }),
   };
 }
 
@@ -305,6 +356,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
   if (evaluation.failure !== undefined) {
     const code = evaluation.failure;
     const message = evaluation.message!;
+    const freezing = evaluation.refusalTrip ? [evaluation.refusalTrip] : (evaluation.trips ?? []);
     return {
       accepted: false,
       code,
@@ -326,6 +378,13 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
             at: cmd.now,
           },
         },
+        ...tripped(freezing, cmd, agent),
+        ...(freezing.length > 0
+          ? decideFreezeAgent(
+              { by: 'guard', reason: freezing.map((t) => `${t.rule}: ${t.words}`).join('; '), now: cmd.now },
+              agent,
+            )
+          : []),
       ],
       budgetEvents:
         ownReservation && evaluation.entry
@@ -354,7 +413,14 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
   const groupLimited = evaluation.group !== undefined;
   const approval =
     evaluation.hold &&
-    approvalRequest(cmd, state, evaluation.hold, budgeted ? entry : undefined, groupLimited);
+    approvalRequest(
+      cmd,
+      state,
+      evaluation.hold,
+      evaluation.trips ?? [],
+      budgeted ? entry : undefined,
+      groupLimited,
+    );
   const dailyAfter = spends(cmd.action)
     ? evaluation.daily_remaining.minus(cmd.value)
     : evaluation.daily_remaining;
@@ -398,7 +464,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
   return {
     accepted: true,
     evaluation,
-    agentEvents: [{ type: 'intent.accepted', data }],
+    agentEvents: [{ type: 'intent.accepted', data }, ...tripped(evaluation.trips ?? [], cmd, agent)],
     budgetEvents:
       budgeted && !ownReservation
         ? [
@@ -436,11 +502,25 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
   };
 }
 
+/** The guard's trips on a spend, as events of the agent's stream. */
+const tripped = (trips: readonly GuardTrip[], cmd: IntentCommand, agent: AgentState): AgentEvent[] =>
+  trips.map((trip) => ({
+    type: 'guard.tripped',
+    data: {
+      ...trip,
+      agent_id: agent.agentId,
+      group_id: agent.groupId,
+      intent_id: cmd.intent_id,
+      at: cmd.now,
+    },
+  }));
+
 /** The approval a held intent asks for: the rule's approvers, quorum and ttl at this moment, and the message they sign. */
 function approvalRequest(
   cmd: IntentCommand,
   state: DecisionState,
   reason: HoldReason,
+  trips: readonly GuardTrip[],
   budgetEntry: AllowEntry | undefined,
   groupLimited: boolean,
 ): ApprovalRequested['data'] {
@@ -461,6 +541,7 @@ function approvalRequest(
     intent_id: cmd.intent_id,
     value_in_base: amountText(cmd.value),
     reason,
+    ...(trips.length > 0 && { guard: [...trips] }),
     approvers: [...rule.approvers],
     quorum: rule.quorum,
     ...(budgetEntry && { budget_entry_id: budgetEntry.entryId }),
@@ -483,6 +564,8 @@ export interface Simulation {
   /** Type-1 entries: what the budget still allows, and how long the entry lives. */
   budget_remaining?: Big;
   ttl_remaining_ms?: number;
+  /** The guard's rules that would hold it (`approval_required`) or freeze the agent (`agent_frozen`). */
+  held_by?: GuardRuleKind[];
 }
 
 /** Dry-runs an intent (a transfer unless the command names another action) through the same evaluation as the real one; emits nothing. */
@@ -505,6 +588,7 @@ export function simulateIntent(
     checks: evaluation.checks,
     ...(evaluation.budget_remaining !== undefined && { budget_remaining: evaluation.budget_remaining }),
     ...(evaluation.ttl_remaining_ms !== undefined && { ttl_remaining_ms: evaluation.ttl_remaining_ms }),
+    ...(evaluation.trips && { held_by: evaluation.trips.map((t) => t.rule) }),
   };
 }
 

@@ -437,10 +437,40 @@ export const EVENT_CATALOGUE = {
       },
     }),
   }),
+  'guard.tripped': row({
+    origin: 'service',
+    meaning:
+      'A guard rule of the group tripped on a spend of the agent: `hold` held it for approval (the approval names the rule), `freeze_agent` refused it and froze the agent (agent.frozen by "guard" follows).',
+    fields: [
+      'agent_wallet_pda',
+      'group_config_pda',
+      'intent_id',
+      'rule',
+      'action',
+      'figures',
+      'words',
+      'tripped_at',
+    ],
+    from: 'guard.tripped',
+    derive: (e) => ({
+      agentId: e.data.agent_id,
+      groupId: e.data.group_id,
+      fields: {
+        agent_wallet_pda: e.data.agent_id,
+        group_config_pda: e.data.group_id,
+        intent_id: e.data.intent_id,
+        rule: e.data.rule,
+        action: e.data.action,
+        figures: e.data.figures,
+        words: e.data.words,
+        tripped_at: iso(e.data.at),
+      },
+    }),
+  }),
   'agent.frozen': row({
     origin: 'service',
     meaning:
-      'An admin froze the agent (the kill switch): every spend of it is refused (agent_frozen) until a proposal lifts it; what it had accepted and not submitted failed.',
+      'An admin (or the guard: `by` is "guard") froze the agent (the kill switch): every spend of it is refused (agent_frozen) until a proposal lifts it; what it had accepted and not submitted failed.',
     fields: ['agent_wallet_pda', 'group_config_pda', 'by', 'reason', 'frozen_at'],
     from: 'agent.frozen',
     derive: (e) => ({

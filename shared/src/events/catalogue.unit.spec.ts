@@ -9,7 +9,7 @@ describe('the event catalogue', () => {
     expect(withEventTable(doc)).toBe(doc);
   });
 
-  it("holds the spec's eleven kinds, the three confirmations of the other spend operations, the approvals' two, x402's settlement, and governance's freezes and proposals", () => {
+  it("holds the spec's eleven kinds, the three confirmations of the other spend operations, the approvals' two, x402's settlement, governance's freezes and proposals, and the guard's trips", () => {
     expect(EVENT_KINDS.filter((k) => EVENT_CATALOGUE[k].origin === 'spec').sort()).toEqual(
       [
         'transfer.confirmed',
@@ -39,6 +39,7 @@ describe('the event catalogue', () => {
       'governance.signed',
       'group.frozen',
       'group.unfrozen',
+      'guard.tripped',
       'swap.confirmed',
       'withdraw.confirmed',
       'x402.payment_refused',

@@ -429,6 +429,8 @@ export interface components {
             estimated_fee: number;
             /** @enum {string} */
             reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
+            /** @description The operator’s guard rules the transfer would trip: with `approval_required` the rules that would hold it, with `agent_frozen` the rule that would freeze the agent. Absent when none would. */
+            held_by?: ("velocity" | "burst" | "new_counterparty" | "new_token" | "refusals" | "quiet_hours")[];
         };
         X402PayRequest: {
             /**
@@ -524,7 +526,7 @@ export interface components {
              */
             url: string;
             /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "guard.tripped" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired")[];
         };
         WebhookResponse: {
             webhook_id: string;
@@ -537,7 +539,7 @@ export interface components {
             agent_wallet_pda?: string;
             group_config_pda: string;
             url: string;
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "guard.tripped" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired")[];
             /** @enum {string} */
             status: "active" | "disabled" | "deleted";
             status_reason?: string;

@@ -689,6 +689,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orchestrator/groups/{group}/guard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The group’s guard rules in force.
+         * @description For every member of the group and its auditors. `rules` is empty while the group has none.
+         */
+        get: operations["getGuard"];
+        /**
+         * The guard’s rules: holds and freezes that trip by themselves on an agent’s behaviour (velocity, burst, a new counterparty or token, refusals, quiet hours).
+         * @description Admins only. The list replaces the one in force. Adding rules, or tightening one (a lower factor or count, a smaller fraction, a longer window, `freeze_agent` where it held), applies at once (`200`); removing a rule or loosening any makes the whole change a proposal (`202`) the group’s admins sign. A rule that trips on a spend is a `guard.tripped` event: `hold` holds the spend for approval (`409 approval_required` to the agent; the approval names the rule and its figures), `freeze_agent` refuses it and freezes the agent (`403 agent_frozen`; unfreezing is a proposal). A rule’s bad field is `400 validation_error` naming it (`/rules/0/factor`).
+         */
+        put: operations["setGuard"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orchestrator/groups/{group}/webhooks": {
         parameters: {
             query?: never;
@@ -1174,8 +1198,8 @@ export interface components {
              * @description The change it makes.
              * @enum {string}
              */
-            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key" | "group.update" | "webhook.register" | "group.limits";
-            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given; `webhook.register` `{url, event_types}`; `group.limits` the body given. */
+            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key" | "group.update" | "webhook.register" | "group.limits" | "group.guard";
+            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given; `webhook.register` `{url, event_types}`; `group.limits`, `group.guard` the body given. */
             params: Record<string, never>;
             /**
              * @description `pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).
@@ -1603,6 +1627,13 @@ export interface components {
             /** @description What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry. */
             message: string;
             /**
+             * @description Why it was held: its value is above the approval threshold, it is the first spend to its allow-list entry (`new_recipients`), or a guard rule held it (and nothing else did).
+             * @enum {string}
+             */
+            hold_reason: "threshold" | "new_recipient" | "guard";
+            /** @description The guard’s rules that held it, whatever `hold_reason` is (a spend above the threshold may trip a rule too), each with what it measured. */
+            guard: components["schemas"]["GuardTripView"][];
+            /**
              * Format: date-time
              * @description When it was decided (an expiry: when its time ran out); null while pending.
              */
@@ -1635,6 +1666,117 @@ export interface components {
             /** @description Their operations in the last 60 minutes, counted the same way; null while the group has none. */
             operations_last_60m: number | null;
         };
+        GuardRequest: {
+            /** @description The whole list, replacing the one in force; one rule of a kind; `[]` removes every rule. */
+            rules: {
+                /** @enum {string} */
+                kind: "velocity" | "burst" | "new_counterparty" | "new_token" | "refusals" | "quiet_hours";
+                /** @enum {string} */
+                action: "hold" | "freeze_agent";
+                /** @description velocity: 1 to 1,000, at most 6 decimals. */
+                factor?: number | string;
+                /**
+                 * Format: int32
+                 * @description velocity: 1 to 1,000.
+                 */
+                min_count?: number;
+                /**
+                 * Format: int32
+                 * @description burst, refusals: 60 to 86,400.
+                 */
+                window_seconds?: number;
+                /** @description burst: above 0, at most 1. */
+                fraction?: number | string;
+                /**
+                 * Format: int32
+                 * @description refusals: 1 to 1,000.
+                 */
+                count?: number;
+                /** @description quiet_hours: HH:MM. */
+                from?: string;
+                /** @description quiet_hours: HH:MM. */
+                to?: string;
+                /** @description quiet_hours: an IANA time zone. */
+                time_zone?: string;
+            }[];
+        };
+        GuardResponse: {
+            group_config_pda: string;
+            rules: components["schemas"]["GuardRule"][];
+        };
+        GuardRule: {
+            /** @enum {string} */
+            kind: "velocity";
+            factor: number;
+            /** Format: int32 */
+            min_count: number;
+            /**
+             * @description `hold`: the spend waits for an approval; `freeze_agent`: it is refused and the agent frozen.
+             * @enum {string}
+             */
+            action: "hold" | "freeze_agent";
+        } | {
+            /** @enum {string} */
+            kind: "burst";
+            /** Format: int32 */
+            window_seconds: number;
+            /** @description A decimal above 0 and at most 1, like "0.5". */
+            fraction: string;
+            /**
+             * @description `hold`: the spend waits for an approval; `freeze_agent`: it is refused and the agent frozen.
+             * @enum {string}
+             */
+            action: "hold" | "freeze_agent";
+        } | {
+            /** @enum {string} */
+            kind: "new_counterparty";
+            /**
+             * @description `hold`: the spend waits for an approval; `freeze_agent`: it is refused and the agent frozen.
+             * @enum {string}
+             */
+            action: "hold" | "freeze_agent";
+        } | {
+            /** @enum {string} */
+            kind: "new_token";
+            /**
+             * @description `hold`: the spend waits for an approval; `freeze_agent`: it is refused and the agent frozen.
+             * @enum {string}
+             */
+            action: "hold" | "freeze_agent";
+        } | {
+            /** @enum {string} */
+            kind: "refusals";
+            /** Format: int32 */
+            count: number;
+            /** Format: int32 */
+            window_seconds: number;
+            /** @enum {string} */
+            action: "freeze_agent";
+        } | {
+            /** @enum {string} */
+            kind: "quiet_hours";
+            from: string;
+            to: string;
+            /** @description An IANA time zone, like "Europe/Paris" or "UTC". */
+            time_zone: string;
+            /**
+             * @description `hold`: the spend waits for an approval; `freeze_agent`: it is refused and the agent frozen.
+             * @enum {string}
+             */
+            action: "hold" | "freeze_agent";
+        };
+        GuardTripView: {
+            /** @enum {string} */
+            rule: "velocity" | "burst" | "new_counterparty" | "new_token" | "refusals" | "quiet_hours";
+            /** @enum {string} */
+            action: "hold" | "freeze_agent";
+            /** @description What the rule measured and its parameters, e.g. `{count: 12, usual: "1", factor: 5, min_count: 10}`. */
+            figures: {
+                [key: string]: string | number;
+            };
+            /** @description The same, as a sentence: "12 spends in the last hour, usually 1 an hour: above 5 x usual". */
+            words: string;
+        };
         WebhookRequest: {
             /**
              * Format: uri
@@ -1642,7 +1784,7 @@ export interface components {
              */
             url: string;
             /** @description Event kinds of the catalogue (docs/events.md), distinct, at least one. */
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "guard.tripped" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired")[];
         };
         WebhookResponse: {
             webhook_id: string;
@@ -1655,7 +1797,7 @@ export interface components {
             agent_wallet_pda?: string;
             group_config_pda: string;
             url: string;
-            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired")[];
+            event_types: ("transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "guard.tripped" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired")[];
             /** @enum {string} */
             status: "active" | "disabled" | "deleted";
             status_reason?: string;
@@ -1677,7 +1819,7 @@ export interface components {
             deliveries: {
                 event_id: string;
                 /** @enum {string} */
-                event: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired";
+                event: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "guard.tripped" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired";
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed" | "dead" | "cancelled";
                 attempts: number;
@@ -1818,7 +1960,7 @@ export interface components {
             events: components["schemas"]["AuditEventView"][];
             webhook_events: {
                 /** @enum {string} */
-                kind: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired";
+                kind: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "guard.tripped" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired";
                 event_id: string;
                 log_event_id: string;
             }[];
@@ -1826,7 +1968,7 @@ export interface components {
                 webhook_id: string;
                 event_id: string;
                 /** @enum {string} */
-                event: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired";
+                event: "transfer.confirmed" | "x402.payment_settled" | "x402.payment_refused" | "swap.confirmed" | "deposit.confirmed" | "withdraw.confirmed" | "payment.received" | "policy.transfer_blocked" | "policy.whitelist_violation" | "policy.limit_threshold" | "policy.whitelist_expiring" | "policy.whitelist_amount_threshold" | "policy.whitelist_voided" | "agent.api_key_rotated" | "agent.revoked" | "agent.emergency_withdraw" | "approval.requested" | "approval.decided" | "guard.tripped" | "agent.frozen" | "agent.unfrozen" | "group.frozen" | "group.unfrozen" | "governance.proposed" | "governance.signed" | "governance.executed" | "governance.cancelled" | "governance.failed" | "governance.expired";
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed" | "dead" | "cancelled";
                 attempts: number;
@@ -8212,6 +8354,360 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "invalid_amount" | "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict with an operation in flight or the state: conflict. */
+            409: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getGuard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardResponse"];
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    setGuard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GuardRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back. */
+                    "X-Data-Stale"?: "true" | "false";
+                    /** @description On a stale answer: the log position the views include (opaque). */
+                    "X-Data-Position"?: string;
+                    /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
+                    "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GuardResponse"];
+                };
+            };
+            /** @description Accepted: the change widens, so it is a proposal the group’s admins sign. */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["GuardResponse"] | null;
+                    };
+                };
+            };
+            /** @description Invalid input: validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "validation_error";
                     };
                 };
             };

@@ -57,6 +57,7 @@ import {
   decodeEvent,
   streams,
   type Action,
+  type AgentEvent,
   type BlockCode,
   type IntentData,
   type X402PaymentRefused,
@@ -69,6 +70,7 @@ import { ERROR_CATALOGUE, ServiceError, isErrorCode } from '../../errors';
 import { WrongExpectedRevision, type RecordedEvent } from '../../event-store/port';
 import { SLOT_TARGET_MS } from '../../chain/port';
 import { releaseGroupCount, settleReservation } from '../budgets';
+import { afterStop } from '../freeze';
 import type { Context } from '../context';
 import type { Outcome, OutcomeWaiter } from '../outcomes';
 import { appendTogether, withPatience, type Loaded } from '../repository';
@@ -225,119 +227,133 @@ async function decide<Req extends SpendRequest>(
   const inGroupTurn = <R>(work: () => Promise<R>): Promise<R> =>
     limitedAtAsk ? ctx.groupSpends.exclusive(limitedAtAsk, work) : work();
 
+  // The guard froze the agent with its refusal: what the agent had open then stops as an admin's freeze
+  // stops it, once this decision's turn on the agent is over (the stop settles on the agent's stream).
+  let stopped: AgentEvent[] | undefined;
+  try {
+    return await decideInTurn();
+  } finally {
+    if (stopped)
+      await afterStop(ctx, groupAtAsk.state.groupId, caller.agentId, stopped, 'agent frozen by the guard');
+  }
+
   // One decision at a time per agent in this process; a conflict then comes from another instance.
-  return ctx.agents.exclusive(agentStream, () =>
-    inGroupTurn(() =>
-      withPatience(async () => {
-        // The first decision is made on what this request read (with what this process appended since):
-        // its append expects that revision, so if another process wrote meanwhile it conflicts, and the
-        // next attempt reads again.
-        const fresh = attempts++ > 0;
-        const agent = fresh ? await ctx.agents.load(agentStream) : await ctx.agents.recall(agentStream);
-        if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
-        const group = fresh ? await ctx.groups.load(streams.group(agent.state.groupId)) : groupAtAsk;
-        const cmd = command(ctx, kind, req, ask, intentId);
-        const entry = group.state.entries.get(cmd.counterparty!);
-        const budgetStream = entry?.type === ENTRY_TYPE.recipient ? streams.budget(entry.entryId) : undefined;
-        const groupStream = hasGroupLimits(group.state.limits)
-          ? streams.groupSpends(group.state.groupId)
-          : undefined;
-        // Who was approved before matters only when the rule holds new recipients.
-        const [budget, groupSpends, approvals] = await Promise.all([
-          budgetStream ? ctx.budgets.load(budgetStream) : undefined,
-          groupStream ? ctx.groupSpends.load(groupStream) : undefined,
-          approvalRule(group.state, agent.state).newRecipients
-            ? ctx.approvals.load(streams.approvals(group.state.groupId))
-            : undefined,
-        ]);
-        const decision = decideIntent(cmd, {
-          group: group.state,
-          agent: agent.state,
-          ...(budget && { budget: budget.state }),
-          ...(approvals && { approvals: approvals.state }),
-          ...(groupSpends && { groupSpends: groupSpends.state }),
-        });
-        if (decision.accepted && decision.agentEvents.length === 0) {
-          // Accepted already (a request that took over a stale claim raced another): wait for its outcome.
-          const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
-          const known = await intentRecord(ctx, caller.agentId, intentId);
-          if (known.outcome) wait.cancel();
-          return {
-            wait: known.outcome ? Promise.resolve(known.outcome) : wait.outcome,
-            intent: acceptanceOf(known, intentId),
+  function decideInTurn() {
+    return ctx.agents.exclusive(agentStream, () =>
+      inGroupTurn(() =>
+        withPatience(async () => {
+          // The first decision is made on what this request read (with what this process appended since):
+          // its append expects that revision, so if another process wrote meanwhile it conflicts, and the
+          // next attempt reads again.
+          const fresh = attempts++ > 0;
+          const agent = fresh ? await ctx.agents.load(agentStream) : await ctx.agents.recall(agentStream);
+          if (!acceptsKey(agent.state, caller.keyDigest)) throw new ServiceError('unauthorized');
+          const group = fresh ? await ctx.groups.load(streams.group(agent.state.groupId)) : groupAtAsk;
+          const cmd = command(ctx, kind, req, ask, intentId);
+          const entry = group.state.entries.get(cmd.counterparty!);
+          const budgetStream =
+            entry?.type === ENTRY_TYPE.recipient ? streams.budget(entry.entryId) : undefined;
+          const groupStream = hasGroupLimits(group.state.limits)
+            ? streams.groupSpends(group.state.groupId)
+            : undefined;
+          // Who was approved before matters only when the rule holds new recipients.
+          const [budget, groupSpends, approvals] = await Promise.all([
+            budgetStream ? ctx.budgets.load(budgetStream) : undefined,
+            groupStream ? ctx.groupSpends.load(groupStream) : undefined,
+            approvalRule(group.state, agent.state).newRecipients
+              ? ctx.approvals.load(streams.approvals(group.state.groupId))
+              : undefined,
+          ]);
+          const decision = decideIntent(cmd, {
+            group: group.state,
+            agent: agent.state,
+            ...(budget && { budget: budget.state }),
+            ...(approvals && { approvals: approvals.state }),
+            ...(groupSpends && { groupSpends: groupSpends.state }),
+          });
+          if (decision.accepted && decision.agentEvents.length === 0) {
+            // Accepted already (a request that took over a stale claim raced another): wait for its outcome.
+            const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+            const known = await intentRecord(ctx, caller.agentId, intentId);
+            if (known.outcome) wait.cancel();
+            return {
+              wait: known.outcome ? Promise.resolve(known.outcome) : wait.outcome,
+              intent: acceptanceOf(known, intentId),
+            };
+          }
+          // The budget's events and the agent's decision: in one atomic append where the store has it,
+          // so a reservation never lands without its acceptance and nothing is left to undo; else the
+          // budget's first, and a reservation whose acceptance then fails is released below.
+          const appendDecision = async () => {
+            const budgetEvents = budgetStream && budget ? decision.budgetEvents : [];
+            const groupEvents = groupStream && groupSpends ? decision.groupEvents : [];
+            const free = run.free;
+            if (together) {
+              await appendTogether(ctx.store, [
+                ...(budgetEvents.length > 0 ? [ctx.budgets.stage(budgetStream!, budget!, budgetEvents)] : []),
+                ...(groupEvents.length > 0
+                  ? [ctx.groupSpends.stage(groupStream!, groupSpends!, groupEvents)]
+                  : []),
+                ...(free ? [stageClaim(ctx, free)] : []),
+                ctx.agents.stage(agentStream, agent, decision.agentEvents),
+              ]).catch((err: unknown) => {
+                throw free && err instanceof WrongExpectedRevision && err.stream === free.stream
+                  ? new KeyTaken(free.stream)
+                  : err;
+              });
+              run.free = undefined; // claimed
+              return;
+            }
+            if (budgetEvents.length > 0) {
+              await ctx.budgets.append(budgetStream!, budget!, budgetEvents);
+              reservedOn = budgetEvents[0]!.type === 'budget.reserved' ? entry : undefined;
+            }
+            if (groupEvents.length > 0) {
+              await ctx.groupSpends.append(groupStream!, groupSpends!, groupEvents);
+              countedOn = groupEvents[0]!.type === 'group.spend_counted' ? group.state.groupId : undefined;
+            }
+            await ctx.agents.append(agentStream, agent, decision.agentEvents);
+            reservedOn = undefined;
+            countedOn = undefined;
           };
-        }
-        // The budget's events and the agent's decision: in one atomic append where the store has it,
-        // so a reservation never lands without its acceptance and nothing is left to undo; else the
-        // budget's first, and a reservation whose acceptance then fails is released below.
-        const appendDecision = async () => {
-          const budgetEvents = budgetStream && budget ? decision.budgetEvents : [];
-          const groupEvents = groupStream && groupSpends ? decision.groupEvents : [];
-          const free = run.free;
-          if (together) {
-            await appendTogether(ctx.store, [
-              ...(budgetEvents.length > 0 ? [ctx.budgets.stage(budgetStream!, budget!, budgetEvents)] : []),
-              ...(groupEvents.length > 0
-                ? [ctx.groupSpends.stage(groupStream!, groupSpends!, groupEvents)]
-                : []),
-              ...(free ? [stageClaim(ctx, free)] : []),
-              ctx.agents.stage(agentStream, agent, decision.agentEvents),
-            ]).catch((err: unknown) => {
-              throw free && err instanceof WrongExpectedRevision && err.stream === free.stream
-                ? new KeyTaken(free.stream)
-                : err;
-            });
-            run.free = undefined; // claimed
-            return;
+          if (!decision.accepted) {
+            await appendDecision();
+            if (decision.agentEvents.some((e) => e.type === 'agent.frozen')) stopped = decision.agentEvents;
+            throw new ServiceError(decision.code!, decision.message);
           }
-          if (budgetEvents.length > 0) {
-            await ctx.budgets.append(budgetStream!, budget!, budgetEvents);
-            reservedOn = budgetEvents[0]!.type === 'budget.reserved' ? entry : undefined;
+          const intent = decision.agentEvents[0]!.data as IntentData;
+          const request = decision.approval;
+          if (request) {
+            // Held: accepted and reserved, then its approval is requested (appended after the acceptance, so
+            // an approval never names an intent that does not exist; the expiry scheduler covers a gap).
+            await appendDecision();
+            await ctx.approvals.handle(streams.approvals(request.group_id), (state) => ({
+              events: decideRequestApproval(request, state),
+              result: undefined,
+            }));
+            return { wait: Promise.resolve(undefined), intent };
           }
-          if (groupEvents.length > 0) {
-            await ctx.groupSpends.append(groupStream!, groupSpends!, groupEvents);
-            countedOn = groupEvents[0]!.type === 'group.spend_counted' ? group.state.groupId : undefined;
+          const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
+          try {
+            await appendDecision();
+          } catch (err) {
+            wait.cancel();
+            throw err;
           }
-          await ctx.agents.append(agentStream, agent, decision.agentEvents);
-          reservedOn = undefined;
-          countedOn = undefined;
-        };
-        if (!decision.accepted) {
-          await appendDecision();
-          throw new ServiceError(decision.code!, decision.message);
-        }
-        const intent = decision.agentEvents[0]!.data as IntentData;
-        const request = decision.approval;
-        if (request) {
-          // Held: accepted and reserved, then its approval is requested (appended after the acceptance, so
-          // an approval never names an intent that does not exist; the expiry scheduler covers a gap).
-          await appendDecision();
-          await ctx.approvals.handle(streams.approvals(request.group_id), (state) => ({
-            events: decideRequestApproval(request, state),
-            result: undefined,
-          }));
-          return { wait: Promise.resolve(undefined), intent };
-        }
-        const wait = waiter.expect(intentId, ctx.settings.outcomeTimeoutMs);
-        try {
-          await appendDecision();
-        } catch (err) {
-          wait.cancel();
-          throw err;
-        }
-        return { wait: wait.outcome, intent };
+          return { wait: wait.outcome, intent };
+        }),
+      ).catch(async (err: unknown) => {
+        if (reservedOn || countedOn)
+          await releaseUnaccepted(ctx, caller.agentId, intentId, { entry: reservedOn, groupId: countedOn });
+        if (err instanceof WrongExpectedRevision)
+          throw new ServiceError(
+            'service_unavailable',
+            'Too many decisions on this agent at once across instances; nothing was done, retry shortly.',
+          );
+        throw err;
       }),
-    ).catch(async (err: unknown) => {
-      if (reservedOn || countedOn)
-        await releaseUnaccepted(ctx, caller.agentId, intentId, { entry: reservedOn, groupId: countedOn });
-      if (err instanceof WrongExpectedRevision)
-        throw new ServiceError(
-          'service_unavailable',
-          'Too many decisions on this agent at once across instances; nothing was done, retry shortly.',
-        );
-      throw err;
-    }),
-  );
+    );
+  }
 }
 
 interface WriteModel {
@@ -524,6 +540,7 @@ export async function simulate(
     hourly_tx_remaining: sim.hourly_tx_remaining,
     estimated_fee: sim.estimated_fee,
     ...(sim.reason !== undefined && { reason: sim.reason }),
+    ...(sim.held_by !== undefined && { held_by: sim.held_by }),
   };
 }
 

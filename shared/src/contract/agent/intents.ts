@@ -167,8 +167,17 @@ export const SimulateResponse = openObject(
     hourly_tx_remaining: Count,
     estimated_fee: AmountOutput,
     reason: Reason,
+    held_by: {
+      type: 'array',
+      items: {
+        type: 'string',
+        enum: ['velocity', 'burst', 'new_counterparty', 'new_token', 'refusals', 'quiet_hours'],
+      },
+      description:
+        'The operator’s guard rules the transfer would trip: with `approval_required` the rules that would hold it, with `agent_frozen` the rule that would freeze the agent. Absent when none would.',
+    },
   },
-  ['reason'],
+  ['reason', 'held_by'],
   {
     // `reason` is present only when would_succeed is false.
     if: { properties: { would_succeed: { const: false } } },

@@ -5,6 +5,7 @@
  */
 import { object } from '../build';
 import { contractTag } from '../openapi';
+import { GuardTripView } from './guard';
 import { AmountInput, Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
 import {
   AmountText,
@@ -133,6 +134,18 @@ export const Approval = object({
     type: 'string',
     description:
       'What an approver signs (UTF-8, ed25519): the group, agent, action, amount, mint, counterparty, idempotency key and expiry.',
+  },
+  hold_reason: {
+    type: 'string',
+    enum: ['threshold', 'new_recipient', 'guard'],
+    description:
+      'Why it was held: its value is above the approval threshold, it is the first spend to its allow-list entry (`new_recipients`), or a guard rule held it (and nothing else did).',
+  },
+  guard: {
+    type: 'array',
+    description:
+      'The guard’s rules that held it, whatever `hold_reason` is (a spend above the threshold may trip a rule too), each with what it measured.',
+    items: GuardTripView,
   },
   decided_at: {
     ...NullableTimestamp,
