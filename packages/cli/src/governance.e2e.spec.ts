@@ -2,8 +2,12 @@
  * The operator CLI's kill switch and proposals, run against the service as an operator would: freeze
  * an agent (its spends refused), unfreeze it in one command (proposed and signed with the keypair
  * file), propose without signing then sign, cancel, the group's freeze and its lifting, and the
- * secret of a proposal the service executed after a delay, read once by its proposer.
+ * secret of a proposal the service executed after a delay, read once by its proposer; the group's own
+ * limits and its guard rules, read and set (a widening one signed in the same command).
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openBooks } from '@tokenops/testing/conservation';
 import { keypairFile, tokenops } from '@tokenops/testing/cli';
 import { enact, key, startWorld, until, type World } from '@tokenops/testing/harness';
@@ -128,5 +132,32 @@ describe('tokenops group limits', () => {
     });
     // Lift the daily limit again for the suites after (a proposal, signed here).
     await out('group', 'limits', world.groupId, '--daily', 'none');
+  });
+});
+
+describe('tokenops group guard', () => {
+  it("reads the group's guard rules, adds one at once from a file, removes them by a proposal signed in the same command", async () => {
+    expect(JSON.parse(await out('--json', 'group', 'guard', world.groupId))).toEqual({
+      group_config_pda: world.groupId,
+      rules: [],
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'cli-guard-'));
+    const file = join(dir, 'rules.json');
+    const velocity = { kind: 'velocity', factor: 5, min_count: 10, action: 'hold' };
+    writeFileSync(file, JSON.stringify({ rules: [velocity] }));
+    const set = JSON.parse(await out('--json', 'group', 'guard', world.groupId, '--rules', file));
+    expect(set).toEqual({ group_config_pda: world.groupId, rules: [velocity] });
+    // A bad rule: the service's answer names the field.
+    writeFileSync(file, JSON.stringify([{ ...velocity, factor: 0 }]));
+    await expect(out('group', 'guard', world.groupId, '--rules', file)).rejects.toMatchObject({
+      stderr: expect.stringContaining('/rules/0/factor'),
+    });
+    writeFileSync(file, 'not json');
+    await expect(out('group', 'guard', world.groupId, '--rules', file)).rejects.toMatchObject({
+      stderr: expect.stringContaining('is not JSON'),
+    });
+    const removed = JSON.parse(await out('--json', 'group', 'guard', world.groupId, '--rules', 'none'));
+    expect(removed).toEqual({ group_config_pda: world.groupId, rules: [] });
+    expect(await out('proposals', 'list', world.groupId, '--status', 'executed')).toContain('group.guard');
   });
 });

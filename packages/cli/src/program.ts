@@ -5,8 +5,9 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { PassThrough } from 'node:stream';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateSigner } from '@tokenops/shared';
+import type { OperatorClient } from '@tokenops/client';
 import { createCli, describeFailure, processIo, type Cli, type Global, type Io } from './session';
 import { webhookCommands } from './webhooks';
 import { approvalCommands } from './approvals';
@@ -42,6 +43,21 @@ const limitOptions = (c: Command) =>
     .option('--per-tx <amount>', 'largest single spend (base token)')
     .option('--daily <amount>', 'spend ceiling over 24 hours')
     .option('--hourly <count>', 'operations allowed per 60 minutes', (v) => Number(v));
+/** The guard rules of a JSON file: `{rules: [...]}` or the list alone (the service checks each rule). */
+function rulesIn(file: string): Parameters<OperatorClient['setGuard']>[1]['rules'] {
+  if (!existsSync(file)) throw new Error(`--rules: no such file ${file}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new Error(`--rules: ${file} is not JSON`);
+  }
+  const list = Array.isArray(parsed) ? parsed : (parsed as { rules?: unknown } | null)?.rules;
+  if (!Array.isArray(list))
+    throw new Error(`--rules: ${file} holds neither {"rules": [...]} nor a list of rules`);
+  return list as Parameters<OperatorClient['setGuard']>[1]['rules'];
+}
+
 const limitsFrom = (o: { perTx?: string; daily?: string; hourly?: number }) => ({
   ...(o.perTx !== undefined && { per_tx_limit: o.perTx }),
   ...(o.daily !== undefined && { daily_limit: o.daily }),
@@ -169,6 +185,23 @@ export function program(io: Io = processIo()): Command {
             ...(o.hourly !== undefined && { hourly_tx_cap: o.hourly === 'none' ? null : Number(o.hourly) }),
           }),
         );
+      }),
+    );
+
+  group
+    .command('guard')
+    .description(
+      "the group's guard rules; with --rules, replaces them (removing or loosening any: a proposal, signed here)",
+    )
+    .argument('<group>')
+    .option(
+      '--rules <file>',
+      'a JSON file of the rules: {"rules": [{"kind": "velocity", "factor": 5, "min_count": 10, "action": "hold"}, ...]} or the list alone (\'none\' removes every rule)',
+    )
+    .action(
+      authed(async (api, id: string, o: { rules?: string }) => {
+        if (o.rules === undefined) return api.getGuard(id);
+        return api.enact(await api.setGuard(id, { rules: o.rules === 'none' ? [] : rulesIn(o.rules) }));
       }),
     );
 
