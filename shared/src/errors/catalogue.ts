@@ -137,8 +137,8 @@ export const ERROR_CATALOGUE = {
     status: 403,
     origin: 'service',
     message:
-      'An admin of the group froze this agent: every spend is refused until it is unfrozen (reads go on).',
-    why: 'The kill switch (docs/governance.md): no limit was reached, and unauthorized would tell the agent its key is wrong when the operator stopped it on purpose.',
+      'An admin of the group, or its guard, froze this agent: every spend is refused until it is unfrozen (reads go on).',
+    why: 'The kill switch (docs/governance.md), thrown by an admin or by a guard rule with freeze_agent (docs/guard.md; the message names the rule): no limit was reached, and unauthorized would tell the agent its key is wrong when the operator stopped it on purpose.',
   },
   group_frozen: {
     status: 403,
