@@ -24,6 +24,7 @@ import {
 import { limitsFromData, limitsToData, mergeLimits, type Limits, type LimitsInput } from './limits';
 import type { Fold } from './decider';
 import { groupLimitsFromEvent, type GroupLimits } from './group-limits';
+import { inReadingOrder } from './guard';
 import { policyFromData, type ApprovalPolicy } from './approval-policy';
 import {
   authorizeMember,
@@ -167,7 +168,7 @@ function evolveOwn(state: GroupState, event: GroupEvent): GroupState {
     case 'group.limits_set':
       return { ...state, limits: groupLimitsFromEvent(event.data) };
     case 'group.guard_set':
-      return { ...state, guard: event.data.rules };
+      return { ...state, guard: event.data.rules.map(inReadingOrder) };
     case 'group.updated': {
       const d = event.data;
       return {

@@ -65,6 +65,7 @@ import type {
   VelocityRule,
 } from './events';
 import { DAY_MS, HOUR_MS } from './time';
+import { canonicalJson } from './canonical-json';
 
 // ---- the rules (their wire shape lives with the events that carry them) ----
 
@@ -662,8 +663,21 @@ export function guardLoosens(before: readonly GuardRule[], after: readonly Guard
 
 // ---- the group's rules set ----
 
+/** Key order aside (a store may give a recorded object's keys back in its own order). */
 const sameRules = (a: readonly GuardRule[], b: readonly GuardRule[]): boolean =>
-  JSON.stringify(a) === JSON.stringify(b);
+  canonicalJson(a) === canonicalJson(b);
+
+/**
+ * A recorded rule with its keys in the order people read it (kind, its parameters, action): a store
+ * may give a recorded object's keys back in its own order (PostgreSQL's jsonb does).
+ */
+export const inReadingOrder = (rule: GuardRule): GuardRule => {
+  const r = rule as unknown as Record<string, unknown>;
+  const ordered: Record<string, unknown> = { kind: rule.kind };
+  for (const field of FIELDS[rule.kind]) if (r[field] !== undefined) ordered[field] = r[field];
+  ordered.action = rule.action;
+  return ordered as unknown as GuardRule;
+};
 
 /**
  * Sets the group's rules to `rules` (checked by parseGuardRules): `group.guard_set`, or nothing when

@@ -24,7 +24,9 @@ import {
   evaluateGuard,
   evolveGuardHistory,
   foldGuardHistory,
+  decideGuard,
   guardLoosens,
+  inReadingOrder,
   parseGuardRules,
   refusalTrip,
   type GuardRule,
@@ -690,5 +692,18 @@ describe('guardLoosens', () => {
         replaced(rule.velocity(2, 5)).map((r) => (r.kind === 'burst' ? rule.burst(60, '0.5') : r)),
       ),
     ).toBe(true);
+  });
+});
+
+describe('decideGuard', () => {
+  const velocity: GuardRule = { kind: 'velocity', factor: 5, min_count: 10, action: 'hold' };
+  it('sets the rules, or records nothing when they are in force already, whatever order their keys came back in', () => {
+    expect(decideGuard({ group_id: 'g', rules: [velocity], now: 7 }, [])).toEqual([
+      { type: 'group.guard_set', data: { group_id: 'g', rules: [velocity], at: 7 } },
+    ]);
+    const stored = JSON.parse('{"action":"hold","factor":5,"kind":"velocity","min_count":10}') as GuardRule;
+    expect(decideGuard({ group_id: 'g', rules: [velocity], now: 7 }, [stored])).toEqual([]);
+    expect(decideGuard({ group_id: 'g', rules: [], now: 7 }, [stored])).toHaveLength(1);
+    expect(Object.keys(inReadingOrder(stored))).toEqual(['kind', 'factor', 'min_count', 'action']);
   });
 });
