@@ -184,8 +184,17 @@ export const VariantSimulateResponse = object(
     }),
     fee_preview: AmountOutput,
     reason: VariantReason,
+    held_by: {
+      type: 'array',
+      items: {
+        type: 'string',
+        enum: ['velocity', 'burst', 'new_counterparty', 'new_token', 'refusals', 'quiet_hours'],
+      },
+      description:
+        'The operator’s guard rules it would trip (with `approval_required`: those that would hold it; with `agent_frozen`: the one that would freeze the agent). Absent when none would.',
+    },
   },
-  ['reason'],
+  ['reason', 'held_by'],
   {
     if: { properties: { would_succeed: { const: false } } },
     then: { properties: { reason: VariantReason }, required: ['reason'] },

@@ -580,7 +580,9 @@ export function simulateIntent(
     ...(evaluation.failure === undefined &&
       evaluation.hold !== undefined && {
         reason: 'approval_required' as const,
-        message: ERROR_CATALOGUE.approval_required.message,
+        message: evaluation.trips
+          ? `${ERROR_CATALOGUE.approval_required.message} Held by the guard: ${evaluation.trips.map((t) => `${t.rule} (${t.words})`).join('; ')}.`
+          : ERROR_CATALOGUE.approval_required.message,
       }),
     daily_remaining: evaluation.daily_remaining,
     hourly_tx_remaining: evaluation.hourly_tx_remaining,

@@ -53,5 +53,6 @@ export function simulationAnswer(sim: Simulation) {
     ...(sim.reason !== undefined && {
       reason: variantErrorBody(new ServiceError(sim.reason, sim.message)).error,
     }),
+    ...(sim.held_by !== undefined && { held_by: sim.held_by }),
   };
 }

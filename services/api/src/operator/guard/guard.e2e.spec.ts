@@ -105,6 +105,18 @@ describe('the guard', () => {
       reason: 'approval_required',
       held_by: ['new_counterparty'],
     });
+    const variant = await world.client.call('POST', '/v1/intents/simulate', {
+      token: agent.key,
+      body: { type: 'transfer', recipient: world.vendor, amount: 1 },
+    });
+    expect(variant.body).toMatchObject({
+      would_succeed: false,
+      reason: {
+        code: 'approval_required',
+        message: expect.stringContaining('Held by the guard: new_counterparty'),
+      },
+      held_by: ['new_counterparty'],
+    });
     const idempotency_key = key();
     const held = await transfer(agent, 1, idempotency_key);
     expect(held.status).toBe(409);
