@@ -11,6 +11,10 @@ import type { GroupState } from './group';
 import {
   AGENT_A,
   BASE_MINT,
+  GROUP,
+  OWNER,
+  address,
+  groupEvents,
   MINUTE,
   T0,
   VENDOR,
@@ -24,6 +28,8 @@ import {
   transfer,
 } from '@tokenops/testing/domain/fixtures';
 
+const BOB = address('bob');
+const CAROL = address('carol');
 const guarded = (rules: GuardRule[], g: GroupState = group()): GroupState => ({ ...g, guard: rules });
 const activeA = (...history: AgentEvent[][]) => agent([registered(AGENT_A), ...history.flat()]);
 const types = (events: readonly AgentEvent[]) => events.map((e) => e.type);
@@ -51,6 +57,20 @@ describe('the guard in the spend decision', () => {
     });
     expect(d.agentEvents[0]!.data).toMatchObject({ held: { approval_id: d.approval!.approval_id } });
     expect(d.budgetEvents.map((e) => e.type)).toEqual(['budget.reserved']);
+  });
+
+  it('with no approval policy, the group’s admins and approvers approve a guard hold (quorum 1); viewers do not', () => {
+    const members = group([
+      ...groupEvents(),
+      { type: 'member.added', data: { group_id: GROUP, wallet: BOB, role: 'approver', at: T0 } },
+      { type: 'member.added', data: { group_id: GROUP, wallet: CAROL, role: 'viewer', at: T0 } },
+    ]);
+    const d = decideIntent(transfer('1', { counterparty: VENDOR }), {
+      group: guarded([{ kind: 'new_counterparty', action: 'hold' }], members),
+      agent: activeA(),
+      budget: budget(),
+    });
+    expect(d.approval).toMatchObject({ approvers: [OWNER, BOB], quorum: 1 });
   });
 
   it('a spend above the threshold that trips a rule too is one approval naming both', () => {
