@@ -66,6 +66,7 @@ import type {
 } from './events';
 import { DAY_MS, HOUR_MS } from './time';
 import { canonicalJson } from './canonical-json';
+import { Sorted } from './sorted';
 
 // ---- the rules (their wire shape lives with the events that carry them) ----
 
@@ -116,9 +117,9 @@ interface Hour {
   /** `at` / 1 h, rounded down. */
   key: number;
   /** Every spend's time, failed ones too (velocity), in order. */
-  ats: readonly number[];
+  ats: Sorted<number>;
   /** The spends with their values, in time order, while the hour is young enough for a burst window. */
-  items: readonly SpendItem[];
+  items: Sorted<SpendItem>;
   /** What the items that did not fail add up to. */
   value: Big;
 }
@@ -143,8 +144,12 @@ export interface GuardHistory {
   readonly entries: PersistentSet<string>;
   readonly mints: PersistentSet<string>;
   /** Times of the refusals by a policy check, in order. */
-  readonly refusals: readonly number[];
+  readonly refusals: Sorted<number>;
 }
+
+const itself = (n: number) => n;
+const NO_TIMES = Sorted.empty<number>(itself);
+const NO_ITEMS = Sorted.empty<SpendItem>((s) => s.at);
 
 export const emptyGuardHistory: GuardHistory = {
   latest: Number.NEGATIVE_INFINITY,
@@ -152,7 +157,7 @@ export const emptyGuardHistory: GuardHistory = {
   open: PersistentMap(),
   entries: PersistentSet(),
   mints: PersistentSet(),
-  refusals: [],
+  refusals: NO_TIMES,
 };
 
 const hourOf = (at: number): number => Math.floor(at / HOUR_MS);
@@ -163,27 +168,6 @@ const hourOlderThan = (key: number, latest: number, keep: number): boolean =>
 const POLICY = new Set<string>(POLICY_CODES);
 /** Whether a spend refused with `code` is a refusal by a policy check, which the `refusals` rule counts. */
 export const countsAsRefusal = (code: string): boolean => POLICY.has(code);
-
-/** How many of `sorted` are at or before `t`. */
-function atOrBefore(sorted: readonly number[], t: number): number {
-  let [low, high] = [0, sorted.length];
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (sorted[mid]! <= t) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-/** `sorted` with `at` put in its place (after those equal to it: arrival order). */
-function inserted<T>(sorted: readonly T[], item: T, atOf: (t: T) => number): T[] {
-  const at = atOf(item);
-  let i = sorted.length;
-  while (i > 0 && atOf(sorted[i - 1]!) > at) i -= 1;
-  return [...sorted.slice(0, i), item, ...sorted.slice(i)];
-}
-
-const itself = (n: number) => n;
 
 /** Without what no rule can look at any more, measured from `latest`. */
 function pruned(history: GuardHistory): GuardHistory {
@@ -197,15 +181,18 @@ function pruned(history: GuardHistory): GuardHistory {
     }
     if (hour.items.length > 0 && hourOlderThan(hour.key, latest, KEEP_VALUES_MS)) {
       changed = true;
-      kept.push({ ...hour, items: [], value: new Big(0) });
+      kept.push({ ...hour, items: NO_ITEMS, value: new Big(0) });
       continue;
     }
     kept.push(hour);
   }
-  let stale = 0;
-  while (stale < refusals.length && latest - refusals[stale]! >= KEEP_VALUES_MS) stale += 1;
+  const stale = refusals.atOrBefore(latest - KEEP_VALUES_MS);
   if (!changed && stale === 0) return history;
-  return { ...history, hours: changed ? kept : hours, refusals: stale ? refusals.slice(stale) : refusals };
+  return {
+    ...history,
+    hours: changed ? kept : hours,
+    refusals: stale ? refusals.after(latest - KEEP_VALUES_MS) : refusals,
+  };
 }
 
 const later = (history: GuardHistory, at: number): GuardHistory =>
@@ -220,8 +207,8 @@ function withSpend(history: GuardHistory, item: SpendItem, entryId: string, mint
   const young = !hourOlderThan(key, Math.max(history.latest, item.at), KEEP_VALUES_MS);
   const next: Hour = {
     key,
-    ats: inserted(hour?.ats ?? [], item.at, itself),
-    items: young ? inserted(hour?.items ?? [], item, (s) => s.at) : (hour?.items ?? []),
+    ats: (hour?.ats ?? NO_TIMES).with(item.at),
+    items: young ? (hour?.items ?? NO_ITEMS).with(item) : (hour?.items ?? NO_ITEMS),
     value: young ? (hour?.value ?? new Big(0)).plus(item.value) : (hour?.value ?? new Big(0)),
   };
   if (hour) hours[i - 1] = next;
@@ -235,9 +222,8 @@ function withFailure(history: GuardHistory, intentId: string, hourKey: number): 
   const hour = history.hours[i];
   const j = hour ? hour.items.findIndex((s) => s.intentId === intentId) : -1;
   if (!hour || j < 0) return history;
-  const item = hour.items[j]!;
-  const items = hour.items.slice();
-  items[j] = { ...item, failed: true };
+  const item = hour.items.get(j);
+  const items = hour.items.replaced(j, { ...item, failed: true });
   const hours = history.hours.slice();
   hours[i] = { ...hour, items, value: hour.value.minus(item.value) };
   return { ...history, hours };
@@ -273,7 +259,7 @@ export function evolveGuardHistory(history: GuardHistory, event: AgentEvent): Gu
     case 'intent.blocked': {
       const d = event.data;
       if (!POLICY.has(d.code)) return history;
-      return pruned(later({ ...history, refusals: inserted(history.refusals, d.at, itself) }, d.at));
+      return pruned(later({ ...history, refusals: history.refusals.with(d.at) }, d.at));
     }
     default:
       return history;
@@ -292,7 +278,7 @@ function spendsIn(history: GuardHistory, now: number, span: number): number {
   let n = 0;
   for (const hour of history.hours) {
     if (hour.key > edge) n += hour.ats.length;
-    else if (hour.key === edge) n += hour.ats.length - atOrBefore(hour.ats, start);
+    else if (hour.key === edge) n += hour.ats.length - hour.ats.atOrBefore(start);
   }
   return n;
 }
@@ -311,7 +297,7 @@ function valueIn(history: GuardHistory, now: number, span: number): Big {
 }
 
 const refusalsIn = (history: GuardHistory, now: number, span: number): number =>
-  history.refusals.length - atOrBefore(history.refusals, now - span);
+  history.refusals.length - history.refusals.atOrBefore(now - span);
 
 // ---- the rules judged ----
 
