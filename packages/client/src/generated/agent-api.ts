@@ -428,7 +428,7 @@ export interface components {
             hourly_tx_remaining: number;
             estimated_fee: number;
             /** @enum {string} */
-            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
+            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "entry_daily_limit_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
         };
         X402PayRequest: {
             /**
@@ -586,7 +586,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "entry_daily_limit_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
             message: string;
             details?: {
                 /** @description JSON Pointer to the failing field. */
@@ -661,7 +661,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
@@ -823,7 +823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -985,7 +985,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1147,7 +1147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1309,7 +1309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1468,7 +1468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1630,7 +1630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1791,7 +1791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1952,7 +1952,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2115,7 +2115,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2384,7 +2384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
