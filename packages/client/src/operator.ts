@@ -174,7 +174,7 @@ export class OperatorClient {
   changeWhitelistEntry(group: string, entry: string, body: Schemas['WhitelistChangeRequest']) {
     const params = { path: { group, entry } };
     return this.c.result(
-      this.c.api.PATCH('/orchestrator/groups/{group}/whitelist/{entry}', { params, body }),
+      this.c.api.PATCH('/orchestrator/groups/{group}/whitelist/{entry}', { params, body, ...this.c.once }),
     );
   }
 
