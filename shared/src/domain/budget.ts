@@ -9,6 +9,7 @@
  * daily limit is never read or written by a spend, and a withdrawal (it spends nothing) never is.
  */
 import Big from 'big.js';
+import { Set as PersistentSet } from 'immutable';
 import { ENTRY_TYPE, type Action, type BudgetCause, type BudgetEvent } from './events';
 import type { AllowEntry } from './group';
 import type { Fold } from './decider';
@@ -21,8 +22,11 @@ export interface BudgetState {
   used: Big;
   voided: boolean;
   thresholdReached: boolean;
-  /** Intents whose reservation was consumed or released: a repeated outcome changes nothing. */
-  settled: ReadonlySet<string>;
+  /**
+   * Intents whose reservation was consumed or released: a repeated outcome changes nothing. Persistent
+   * (each event shares the rest), so a stream of many spends folds in time linear in its events.
+   */
+  settled: PersistentSet<string>;
   /**
    * The reservations by the time they were made, for the daily limit: reserved (open, kept however
    * old), consumed (`confirmed`) or released (`failed`, counted in no window); settled ones leave once
@@ -36,7 +40,7 @@ export const initialBudgetState = (): BudgetState => ({
   used: new Big(0),
   voided: false,
   thresholdReached: false,
-  settled: new Set(),
+  settled: PersistentSet(),
   window: Windows.empty,
 });
 
@@ -76,7 +80,7 @@ export function evolveBudget(state: BudgetState, event: BudgetEvent): BudgetStat
     case 'budget.consumed': {
       const reserved = new Map(state.reserved);
       reserved.delete(event.data.intent_id);
-      const settled = new Set(state.settled).add(event.data.intent_id);
+      const settled = state.settled.add(event.data.intent_id);
       const consumed = event.type === 'budget.consumed';
       const used = consumed ? new Big(event.data.amount_used) : state.used;
       const window = settledIn(state.window, event.data.intent_id, consumed ? 'confirmed' : 'failed');
