@@ -44,11 +44,29 @@ it('creates a group, allow-lists a recipient, invites an agent whose code regist
       '40',
       '--ttl',
       '3600',
+      '--daily-limit',
+      '30',
       '--label',
       'supplier',
     ),
-  ) as { approved_amount: string };
-  expect(entry.approved_amount).toBe('40');
+  ) as { approved_amount: string; daily_limit: string; whitelist_entry_pda: string };
+  expect(entry).toMatchObject({ approved_amount: '40', daily_limit: '30' });
+  // Its daily limit lowered at once; lifted by a proposal, signed in the same command.
+  const dailyLimit = async (amount: string) =>
+    JSON.parse(
+      await cli(
+        '--json',
+        'whitelist',
+        'daily-limit',
+        group.group_config_pda,
+        entry.whitelist_entry_pda,
+        amount,
+      ),
+    ) as { daily_limit: string | null; spent_last_24h: string | null };
+  expect(await dailyLimit('20')).toMatchObject({ daily_limit: '20', spent_last_24h: '0' });
+  expect(await dailyLimit('none')).toMatchObject({ daily_limit: null, spent_last_24h: null });
+  const proposals = await cli('proposals', 'list', group.group_config_pda, '--status', 'executed');
+  expect(proposals).toContain('allow_list.daily_limit');
   const invited = JSON.parse(await cli('--json', 'invite', group.group_config_pda, '--per-tx', '5')) as {
     invitation_code: string;
   };

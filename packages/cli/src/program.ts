@@ -215,6 +215,7 @@ export function program(io: Io = processIo()): Command {
     .requiredOption('--type <type>', '1 or 2', (v) => Number(v))
     .option('--amount <amount>', 'approved budget (type 1)')
     .option('--ttl <seconds>', 'lifetime (type 1)', (v) => Number(v))
+    .option('--daily-limit <amount>', "what all the group's agents together may send it in any 24 hours")
     .option('--label <label>')
     .action(
       authed(
@@ -222,7 +223,7 @@ export function program(io: Io = processIo()): Command {
           api,
           id: string,
           address: string,
-          o: { type: number; amount?: string; ttl?: number; label?: string },
+          o: { type: number; amount?: string; ttl?: number; dailyLimit?: string; label?: string },
         ) =>
           api.enact(
             await api.addWhitelistEntry(id, {
@@ -230,9 +231,24 @@ export function program(io: Io = processIo()): Command {
               type: o.type as 1 | 2,
               ...(o.amount && { approved_amount: o.amount }),
               ...(o.ttl && { ttl_seconds: o.ttl }),
+              ...(o.dailyLimit && { daily_limit: o.dailyLimit }),
               ...(o.label && { label: o.label }),
             }),
           ),
+      ),
+    );
+  wl.command('daily-limit')
+    .description(
+      "set an entry's own daily limit over all the group's agents ('none' lifts it); a lift or a rise is a proposal, signed here",
+    )
+    .argument('<group>')
+    .argument('<entry>')
+    .argument('<amount>', "an amount of the base token, or 'none'")
+    .action(
+      authed(async (api, id: string, entry: string, amount: string) =>
+        api.enact(
+          await api.changeWhitelistEntry(id, entry, { daily_limit: amount === 'none' ? null : amount }),
+        ),
       ),
     );
   wl.command('remove')

@@ -159,11 +159,22 @@ export class OperatorClient {
     );
   }
 
-  /** Allows a recipient (type 1, with an approved amount and a lifetime) or a protocol (type 2). */
+  /** Allows a recipient (type 1, with an approved amount and a lifetime) or a protocol (type 2), either with a daily limit. */
   addWhitelistEntry(group: string, body: Schemas['WhitelistRequest']) {
     const params = { path: { group } };
     return this.c.result(
       this.c.api.POST('/orchestrator/groups/{group}/whitelist', { params, body, ...this.c.once }),
+    );
+  }
+
+  /**
+   * Sets an entry's own daily limit over all the group's agents (null lifts it): set or lowered at
+   * once; lifted or raised, a proposal (`202`) the group's admins sign.
+   */
+  changeWhitelistEntry(group: string, entry: string, body: Schemas['WhitelistChangeRequest']) {
+    const params = { path: { group, entry } };
+    return this.c.result(
+      this.c.api.PATCH('/orchestrator/groups/{group}/whitelist/{entry}', { params, body, ...this.c.once }),
     );
   }
 

@@ -46,6 +46,7 @@ const CALLS: Record<keyof OperatorOperations, (c: OperatorClient, o: ConnectionO
   groupEvents: (c) => c.groupEvents('g', 'cursor', { since: '2026-01-01T00:00:00Z' }),
   reconcileGroup: (c) => c.reconcileGroup('g', { from: '2026-01-01T00:00:00Z' }),
   addWhitelistEntry: (c) => c.addWhitelistEntry('g', { address: 'a', type: 2 }),
+  changeWhitelistEntry: (c) => c.changeWhitelistEntry('g', 'e', { daily_limit: '10' }),
   removeWhitelistEntry: (c) => c.removeWhitelistEntry('g', 'e'),
   inviteAgent: (c) => c.inviteAgent('g', { per_tx_limit: '5' }),
   changeLimits: (c) => c.changeLimits('a', { daily_limit: 9 }),

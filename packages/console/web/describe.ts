@@ -101,7 +101,13 @@ export function describeEvent(type: string, data: unknown, w: Wording): Describe
       return at(
         `${toName} allowed${d.approved_amount ? `, budget ${String(d.approved_amount)} ${w.base}` : ''}${
           typeof d.ttl_expires_at === 'number' ? `, until ${new Date(d.ttl_expires_at).toLocaleString()}` : ''
-        }`,
+        }${d.daily_limit ? `, at most ${String(d.daily_limit)} ${w.base} a day` : ''}`,
+      );
+    case 'whitelist.daily_limit_set':
+      return at(
+        d.daily_limit === null
+          ? `${toName}’s daily limit lifted`
+          : `${toName}’s daily limit set to ${String(d.daily_limit)} ${w.base}`,
       );
     case 'whitelist.entry_removed':
       return at(`${toName} removed from the allow-list`);
@@ -243,7 +249,17 @@ export function proposalWords(action: string, params: Data, w: Wording): string 
           ? `: ${grouped(params.approved_amount)} ${w.base}`
           : '';
       const lifetime = params.ttl_seconds !== undefined ? ` for ${seconds(params.ttl_seconds)}` : '';
-      return `allow-list ${kind}${named}${label}${budget}${lifetime}`;
+      const daily =
+        params.daily_limit !== undefined && params.daily_limit !== null
+          ? `, at most ${grouped(params.daily_limit)} ${w.base} a day`
+          : '';
+      return `allow-list ${kind}${named}${label}${budget}${lifetime}${daily}`;
+    }
+    case 'allow_list.daily_limit': {
+      const entry = `the allow-list entry ${w.name(String(params.entry))}`;
+      return params.daily_limit === null || params.daily_limit === undefined
+        ? `lift the daily limit of ${entry}`
+        : `raise the daily limit of ${entry} to ${grouped(params.daily_limit)} ${w.base}`;
     }
     case 'agent.invite': {
       const label = str(params.label) ? ` “${str(params.label)}”` : '';

@@ -209,6 +209,18 @@ describe('events, in words', () => {
     base: 'USDC',
   };
 
+  it('says an entry’s daily limit when it is set with the entry, set on its own, or lifted', () => {
+    expect(
+      describeEvent('whitelist.entry_added', { address: 'S', type: 2, daily_limit: '500' }, w).text,
+    ).toBe('supplier allowed, at most 500 USDC a day');
+    expect(describeEvent('whitelist.daily_limit_set', { address: 'S', daily_limit: '40' }, w).text).toBe(
+      'supplier’s daily limit set to 40 USDC',
+    );
+    expect(describeEvent('whitelist.daily_limit_set', { address: 'S', daily_limit: null }, w).text).toBe(
+      'supplier’s daily limit lifted',
+    );
+  });
+
   it('names the agent and the recipient, with the token’s symbol and the memo', () => {
     const d = describeEvent(
       'intent.accepted',
@@ -272,6 +284,15 @@ describe('proposals and freezes, in words', () => {
     ).toBe('allow-list 7xK…: 1,000 USDC for 30 days');
     expect(proposalWords('allow_list.add', { address: 'P', type: 2, label: 'pool' }, w)).toBe(
       'allow-list the protocol P… (“pool”)',
+    );
+    expect(proposalWords('allow_list.add', { address: 'P', type: 2, daily_limit: '2500' }, w)).toBe(
+      'allow-list the protocol P…, at most 2,500 USDC a day',
+    );
+    expect(proposalWords('allow_list.daily_limit', { entry: 'E', daily_limit: '3000' }, w)).toBe(
+      'raise the daily limit of the allow-list entry E… to 3,000 USDC',
+    );
+    expect(proposalWords('allow_list.daily_limit', { entry: 'E', daily_limit: null }, w)).toBe(
+      'lift the daily limit of the allow-list entry E…',
     );
     expect(proposalWords('agent.invite', {}, w)).toBe('invite an agent');
     expect(proposalWords('agent.invite', { label: 'helper', limits: { daily_limit: '50' } }, w)).toBe(

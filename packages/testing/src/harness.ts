@@ -119,6 +119,7 @@ export interface World {
     label?: string;
     approved_amount?: number | string;
     ttl_seconds?: number;
+    daily_limit?: number | string | null;
   }): Promise<Record<string, unknown>>;
   /**
    * A fleet webhook of the group (the request's body), proposed and signed by the operator as the

@@ -4,9 +4,15 @@
  * Every action on a group checks the wallet's role in it (ownedGroup); the API authenticated the wallet.
  */
 import Big from 'big.js';
-import { authorizeOperator, decideCreateGroup, decideUpdateGroup, type GroupState } from '../domain/group';
+import {
+  authorizeOperator,
+  decideCreateGroup,
+  decideUpdateGroup,
+  type AllowEntry,
+  type GroupState,
+} from '../domain/group';
 import { limitsWiden, roleOf, type Capability } from '../domain/governance';
-import { budgetRemaining } from '../domain/budget';
+import { budgetRemaining, entrySpentInDay, type BudgetState } from '../domain/budget';
 import { ENTRY_TYPE, streams } from '../domain/events';
 import { limitsToData, mergeLimits, type LimitsInput } from '../domain/limits';
 import { checkRecipient } from '../domain/tokens';
@@ -66,9 +72,27 @@ export async function createGroup(
 }
 
 /**
+ * An entry as it stands, as the routes answer it; with its daily limit, what its window holds at `now`
+ * (`budget`: its budget stream, read when it has one).
+ */
+export function allowEntryView(e: AllowEntry, budget: BudgetState | undefined, now: number) {
+  return {
+    whitelist_entry_pda: e.entryId,
+    address: e.address,
+    type: e.type,
+    label: e.label ?? null,
+    approved_amount: e.approvedAmount ? amountText(e.approvedAmount) : null,
+    ttl_expires_at: e.ttlExpiresAt !== undefined ? new Date(e.ttlExpiresAt).toISOString() : null,
+    daily_limit: e.dailyLimit ? amountText(e.dailyLimit) : null,
+    spent_last_24h: e.dailyLimit && budget ? amountText(entrySpentInDay(budget, now)) : null,
+  };
+}
+
+/**
  * The group as its owner sees it, from the log: defaults; each agent with its status (`invited` until
- * its code is redeemed, then `active` or `revoked`) and its limits now; each allow-list entry, and for
- * a budgeted one (type 1) how much of the budget confirmed spends used, open spends hold, and is left.
+ * its code is redeemed, then `active` or `revoked`) and its limits now; each allow-list entry, for a
+ * budgeted one (type 1) how much of the budget confirmed spends used, open spends hold, and is left,
+ * and for one with a daily limit what its window holds.
  */
 export async function describeGroup(ctx: Context, wallet: string, groupId: string) {
   const g = await ownedGroup(ctx, wallet, groupId, 'read');
@@ -85,20 +109,16 @@ export async function describeGroup(ctx: Context, wallet: string, groupId: strin
       };
     }),
   );
+  const now = ctx.now();
   const whitelist = await Promise.all(
     [...g.entries.values()].map(async (e) => {
-      const budget =
-        e.type === ENTRY_TYPE.recipient
-          ? (await ctx.budgets.load(streams.budget(e.entryId))).state
-          : undefined;
+      const stream = e.type === ENTRY_TYPE.recipient || e.dailyLimit !== undefined;
+      const state = stream ? (await ctx.budgets.load(streams.budget(e.entryId))).state : undefined;
+      // The budget's figures are a type-1 entry's; a type-2 entry's stream holds its daily window only.
+      const budget = e.type === ENTRY_TYPE.recipient ? state : undefined;
       const reserved = budget && [...budget.reserved.values()].reduce((a, b) => a.plus(b), new Big(0));
       return {
-        whitelist_entry_pda: e.entryId,
-        address: e.address,
-        type: e.type,
-        label: e.label ?? null,
-        approved_amount: e.approvedAmount ? amountText(e.approvedAmount) : null,
-        ttl_expires_at: e.ttlExpiresAt !== undefined ? new Date(e.ttlExpiresAt).toISOString() : null,
+        ...allowEntryView(e, state, now),
         budget_used: budget ? amountText(budget.used) : null,
         budget_reserved: reserved ? amountText(reserved) : null,
         budget_remaining: budget ? amountText(budgetRemaining(e, budget)) : null,

@@ -1,6 +1,6 @@
 /**
- * Settling an accepted intent with its outcome: the recipient's budget (consumed when it confirmed,
- * released otherwise), the group's count against its own limits (released when it failed) and the
+ * Settling an accepted intent with its outcome: what it reserved on its entry's budget stream (a
+ * type-1 entry's budget, an entry's daily window; consumed when it confirmed, released otherwise), the group's count against its own limits (released when it failed) and the
  * agent (intent.confirmed or intent.failed, which releases what the intent counted). Where the store
  * appends to several streams atomically (PostgreSQL, PGlite), all in one append: one append fewer for
  * a spend to a budgeted recipient, and no outcome without its reservations settled. Elsewhere
@@ -107,7 +107,10 @@ export async function settleReservations(
   if (intent.group_limited && !confirmed) await releaseGroupCount(ctx, intent.group_id, intent.intent_id);
 }
 
-/** The allow-list entry whose budget the intent reserved: the live one, or as it was if removed or renewed since. */
+/**
+ * The allow-list entry whose budget stream the intent reserved on: the live one, or, if removed or
+ * renewed since, one with no budget left to alert about (settling it only consumes or releases).
+ */
 function reservedOn(group: GroupState, intent: Settled, budgetId: string): AllowEntry {
   const live = group.entries.get(intent.counterparty);
   return live?.entryId === budgetId

@@ -61,10 +61,18 @@ function makeAjv(coerceTypes: boolean): Ajv2020 {
     keyword: 'x-amount',
     schemaType: 'boolean',
     errors: true,
-    validate: function amount(this: unknown, enabled: boolean, data: unknown): boolean {
+    validate: function amount(
+      this: unknown,
+      enabled: boolean,
+      data: unknown,
+      _parent?: unknown,
+      at?: { parentDataProperty?: string | number },
+    ): boolean {
       if (!enabled) return true;
       try {
-        parseAmount(data);
+        // The message names the field (`The daily_limit is negative`), an item of a list `amount`.
+        const field = typeof at?.parentDataProperty === 'string' ? at.parentDataProperty : 'amount';
+        parseAmount(data, field);
         return true;
       } catch (err) {
         (amount as unknown as { errors: Partial<ErrorObject>[] }).errors = [

@@ -10,7 +10,7 @@ import { validate } from '../contract';
 import { decideFreezeAgent, decideRegister } from './agent';
 import { decideFreezeGroup } from './governance';
 import { checkFunds, classifyChainFailure } from './chain-outcome';
-import { authorizeOperator, decideRemoveEntry } from './group';
+import { authorizeOperator, decideRemoveEntry, decideSetEntryDailyLimit } from './group';
 import { decideIdempotency, inProgress } from './idempotency';
 import { decideIntent } from './intent';
 import { decideGroupLimits } from './group-limits';
@@ -23,6 +23,7 @@ import {
   STRANGER,
   T0,
   VENDOR,
+  VENDOR_ENTRY,
   VENDOR_TTL_MS,
   agent,
   group,
@@ -73,6 +74,16 @@ const limitedBy = (limits: { daily_limit?: string; hourly_tx_cap?: number }) => 
   return decideIntent(transfer('1'), { group: group([...groupEvents(), ...set]), agent: active() }).code!;
 };
 
+/** A transfer of 1 to the vendor, whose entry's own daily limit is 0.5. */
+const entryLimited = () => {
+  const set = decideSetEntryDailyLimit({ entry_id: VENDOR_ENTRY, daily_limit: '0.5', now: T0 }, group());
+  return decideIntent(transfer('1', { counterparty: VENDOR }), {
+    group: group([...groupEvents(), ...set]),
+    agent: active(),
+    budget: foldBudget([]),
+  }).code!;
+};
+
 const PATHS: Record<string, () => ErrorCode> = {
   whitelist_violation: () => blocked(transfer('1', { counterparty: STRANGER })),
   whitelist_expired: () => blocked(transfer('1', { counterparty: VENDOR, now: T0 + VENDOR_TTL_MS })),
@@ -88,6 +99,7 @@ const PATHS: Record<string, () => ErrorCode> = {
       transfer('1'),
       active(...Array.from({ length: 10 }, () => ['1', T0] as Parameters<typeof spent>)),
     ),
+  entry_daily_limit_exceeded: entryLimited,
   group_daily_limit_exceeded: () => limitedBy({ daily_limit: '0.5' }),
   group_hourly_tx_cap_exceeded: () => limitedBy({ hourly_tx_cap: 0 }),
   unauthorized: () => blocked(transfer('1'), agent([])),

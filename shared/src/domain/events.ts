@@ -5,7 +5,9 @@
  *   group-<group_id>            the group: defaults, allow-list, invitations, auditors, members,
  *                               its governance policy and freeze
  *   agent-<agent_id>            one agent: registration, key, limits, its intents and their outcomes
- *   budget-<entry_id>           the approved budget of one type-1 allow-list entry, shared by the group's agents
+ *   budget-<entry_id>           what the group's agents reserved and sent to one allow-list entry: a type-1
+ *                               entry's approved budget, and the window of an entry's daily limit (a type-2
+ *                               entry has the stream only while it has a daily limit)
  *   idem-<agent>-<key digest>   one idempotency key of one agent (idempotency-events.ts)
  *   wallet-<address>            an agent wallet's sealed seed (application/wallets.ts)
  *   payments-<address>          outside payments to an address (the local chain's airdrop, the payment watcher)
@@ -74,8 +76,18 @@ export type WhitelistEntryAdded = Event<
     label?: string;
     approved_amount?: string;
     ttl_expires_at?: number;
+    /** Types 1 and 2: what all the group's agents together may send it in any 24 hours, in the base token. */
+    daily_limit?: string;
     at: number;
   }
+>;
+/**
+ * An entry's own daily limit changed (guard.md): null lifts it. Setting or lowering it is at once,
+ * lifting or raising it a proposal. The entry stays the same entry: its window keeps what it counted.
+ */
+export type WhitelistDailyLimitSet = Event<
+  'whitelist.daily_limit_set',
+  { group_id: string; entry_id: string; address: string; daily_limit: string | null; at: number } & ByProposal
 >;
 export type WhitelistEntryRemoved = Event<
   'whitelist.entry_removed',
@@ -177,6 +189,7 @@ export type GroupEvent =
   | GroupCreated
   | GroupUpdated
   | WhitelistEntryAdded
+  | WhitelistDailyLimitSet
   | WhitelistEntryRemoved
   | AgentInvited
   | WhitelistExpiring
@@ -296,7 +309,10 @@ interface IntentCommon {
   /** Recipient (transfer), aggregator (swap) or lending program (deposit, withdraw). */
   counterparty: string;
   entry_id: string;
-  /** Set when the entry has a budget (type 1): the budget stream holds the reservation. */
+  /**
+   * Set when the entry's budget stream holds the reservation: a type-1 entry (its budget), or an entry
+   * with a daily limit of its own (its window; a withdrawal spends nothing and reserves nothing).
+   */
   budget_entry_id?: string;
   /** Set when the group had limits of its own: the group's spends stream counts it (released if it fails). */
   group_limited?: true;
@@ -524,7 +540,7 @@ export type BlockCode = PolicyCode | 'unauthorized' | 'invalid_amount' | 'recipi
 /** The codes of a freeze (governance.ts): the agent's own, or its whole group's. */
 export type FreezeCode = 'agent_frozen' | 'group_frozen';
 
-// ---- budget of a type-1 allow-list entry ----
+// ---- what an allow-list entry reserved: a type-1 entry's budget, an entry's daily window ----
 
 export type BudgetReserved = Event<
   'budget.reserved',
@@ -595,7 +611,7 @@ export type ApprovalRequested = Event<
     guard?: GuardTrip[];
     approvers: string[];
     quorum: number;
-    /** The type-1 entry whose budget holds a reservation for it (released on rejection or expiry). */
+    /** The entry whose budget stream holds a reservation for it (released on rejection or expiry). */
     budget_entry_id?: string;
     /** The group's spends stream counts it (released on rejection or expiry). */
     group_limited?: true;
@@ -712,6 +728,7 @@ const LISTED: Record<EventType, true> = {
   'group.created': true,
   'group.updated': true,
   'whitelist.entry_added': true,
+  'whitelist.daily_limit_set': true,
   'whitelist.entry_removed': true,
   'agent.invited': true,
   'policy.whitelist_expiring': true,

@@ -17,6 +17,7 @@ import {
   type GroupEvent,
   type GroupUpdated,
   type GuardRule,
+  type WhitelistDailyLimitSet,
   type WhitelistEntryAdded,
   type WhitelistEntryRemoved,
   type WhitelistExpiring,
@@ -45,6 +46,11 @@ export interface AllowEntry {
   approvedAmount?: Amount;
   /** Type 1 only: epoch ms after which the entry no longer allows spending. */
   ttlExpiresAt?: number;
+  /**
+   * Types 1 and 2: what all the group's agents together may send it in any 24 hours, in the base
+   * token (guard.md), counted in the entry's budget stream (budget.ts). Absent: none.
+   */
+  dailyLimit?: Amount;
   /** Whether `policy.whitelist_expiring` was recorded for this entry. */
   expiringNoticed?: boolean;
 }
@@ -128,7 +134,17 @@ function evolveOwn(state: GroupState, event: GroupEvent): GroupState {
         ...(d.label !== undefined && { label: d.label }),
         ...(d.approved_amount !== undefined && { approvedAmount: new Big(d.approved_amount) }),
         ...(d.ttl_expires_at !== undefined && { ttlExpiresAt: d.ttl_expires_at }),
+        ...(d.daily_limit !== undefined && { dailyLimit: new Big(d.daily_limit) }),
       });
+      return { ...state, entries };
+    }
+    case 'whitelist.daily_limit_set': {
+      const d = event.data;
+      const entry = state.entries.get(d.address);
+      if (entry?.entryId !== d.entry_id) return state;
+      const { dailyLimit: _old, ...rest } = entry;
+      const entries = new Map(state.entries);
+      entries.set(d.address, d.daily_limit === null ? rest : { ...rest, dailyLimit: new Big(d.daily_limit) });
       return { ...state, entries };
     }
     case 'whitelist.entry_removed': {
@@ -269,13 +285,16 @@ export interface AddEntry {
   label?: string;
   approved_amount?: unknown;
   ttl_seconds?: unknown;
+  /** Types 1 and 2: the entry's own rolling 24-hour limit over all the group's agents; absent or null: none. */
+  daily_limit?: unknown;
   now: number;
 }
 
 /**
  * Adds an allow-list entry. Type 1 needs a positive `approved_amount` and `ttl_seconds`; type 2 takes
- * neither; type 0 entries are added automatically for the group's agents. Adding an address that is
- * already listed replaces its entry (a renewal: new TTL, new budget, fresh usage).
+ * neither; either may take a `daily_limit`; type 0 entries are added automatically for the group's
+ * agents. Adding an address that is already listed replaces its entry (a renewal: new TTL, new budget,
+ * fresh usage, its daily window counted afresh).
  */
 export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntryAdded[] {
   mustExist(state);
@@ -292,13 +311,20 @@ export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntry
     throw new ServiceError('conflict', 'That address is an agent of this group.');
   const base = { group_id: state.groupId, entry_id: cmd.entry_id, address: cmd.address, at: cmd.now };
   const label = cmd.label === undefined ? {} : { label: cmd.label };
+  const daily = entryDailyLimit(cmd.daily_limit);
+  const dailyLimit = daily === undefined ? {} : { daily_limit: amountText(daily) };
   if (cmd.type === ENTRY_TYPE.protocol) {
     if (cmd.approved_amount !== undefined || cmd.ttl_seconds !== undefined) {
       throw validationError([
         { path: '/type', issue: 'protocol entries (type 2) take no approved_amount or ttl_seconds' },
       ]);
     }
-    return [{ type: 'whitelist.entry_added', data: { ...base, type: ENTRY_TYPE.protocol, ...label } }];
+    return [
+      {
+        type: 'whitelist.entry_added',
+        data: { ...base, type: ENTRY_TYPE.protocol, ...label, ...dailyLimit },
+      },
+    ];
   }
   if (cmd.approved_amount === undefined)
     throw validationError([{ path: '/approved_amount', issue: 'is required for type 1' }]);
@@ -320,9 +346,59 @@ export function decideAddEntry(cmd: AddEntry, state: GroupState): WhitelistEntry
         ...label,
         approved_amount: amountText(approved),
         ttl_expires_at: cmd.now + (ttl as number) * 1000,
+        ...dailyLimit,
       },
     },
   ];
+}
+
+/** An entry's daily limit as the operator gives it: absent or null is none; else an amount (`invalid_amount`). */
+const entryDailyLimit = (input: unknown): Amount | undefined =>
+  input === undefined || input === null ? undefined : parseAmount(input, 'daily_limit');
+
+/**
+ * Sets an entry's own daily limit (types 1 and 2), or lifts it (`daily_limit: null`). Nothing when it
+ * is the one in force. The entry stays the same entry, so its window keeps what it counted.
+ */
+export function decideSetEntryDailyLimit(
+  cmd: { entry_id: string; daily_limit: unknown; now: number },
+  state: GroupState,
+): WhitelistDailyLimitSet[] {
+  const entry = entryById(state, cmd.entry_id);
+  if (cmd.daily_limit === undefined)
+    throw validationError([{ path: '/daily_limit', issue: 'is required: an amount, or null to lift it' }]);
+  const next = entryDailyLimit(cmd.daily_limit);
+  const old = entry.dailyLimit;
+  if (next === undefined ? old === undefined : old?.eq(next) === true) return [];
+  return [
+    {
+      type: 'whitelist.daily_limit_set',
+      data: {
+        group_id: state.groupId,
+        entry_id: entry.entryId,
+        address: entry.address,
+        daily_limit: next === undefined ? null : amountText(next),
+        at: cmd.now,
+      },
+    },
+  ];
+}
+
+/** Whether an entry's daily limit going from `old` to `next` lets agents send it more: lifted or raised. */
+export const entryDailyLimitWidens = (old: Amount | undefined, next: Amount | undefined): boolean =>
+  old !== undefined && (next === undefined || next.gt(old));
+
+/** The group's entry `entryId`, one a daily limit applies to (types 1 and 2): `not_found`, `conflict` for an agent's. */
+export function entryById(state: GroupState, entryId: string): AllowEntry {
+  mustExist(state);
+  const entry = [...state.entries.values()].find((e) => e.entryId === entryId);
+  if (!entry) throw new ServiceError('not_found', 'No such allow-list entry in this group.');
+  if (entry.type === ENTRY_TYPE.agent)
+    throw new ServiceError(
+      'conflict',
+      "An agent's own entry takes no daily limit: the agents' limits bound what they send each other.",
+    );
+  return entry;
 }
 
 export function decideRemoveEntry(

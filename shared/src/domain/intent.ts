@@ -2,7 +2,7 @@
  * The spend decision: whether an agent may transfer, swap, deposit or withdraw, and what that
  * reserves. One evaluation serves both the real decision and `simulate`, so a dry run can never
  * disagree with the real thing. Pure: the state of the agent, its group and (for a budgeted
- * recipient) the entry's budget come in; events go out.
+ * recipient, or an entry with a daily limit) the entry's budget stream come in; events go out.
  *
  * The checks run in this order; the first that fails is the answer:
  *   agent_active      the agent is registered and not revoked                 unauthorized
@@ -20,6 +20,8 @@
  *   per_tx            value <= per_tx_limit (withdrawals exempt)              per_tx_limit_exceeded
  *   daily             spent in 24 h + value <= daily_limit (withdrawals exempt) daily_limit_exceeded
  *   hourly            operations in 60 min < hourly_tx_cap                    hourly_cap_exceeded
+ *   entry_daily       what the group's agents sent the entry in 24 h + value   entry_daily_limit_exceeded
+ *                     <= its daily limit (withdrawals exempt; only with one)
  *   group_daily       what the group's agents spent in 24 h + value <= the     group_daily_limit_exceeded
  *                     group's daily limit (withdrawals exempt; only with one)
  *   group_hourly      the group's operations in 60 min < its hourly cap        group_hourly_tx_cap_exceeded
@@ -53,7 +55,13 @@ import {
   type AgentState,
   type Freeze,
 } from './agent';
-import { budgetRemaining, type BudgetState, initialBudgetState } from './budget';
+import {
+  budgetRemaining,
+  entryDailyRemaining,
+  initialBudgetState,
+  reservesOn,
+  type BudgetState,
+} from './budget';
 import {
   ENTRY_TYPE,
   type Action,
@@ -109,7 +117,10 @@ export interface IntentCommand {
 export interface DecisionState {
   group: GroupState;
   agent: AgentState;
-  /** The budget of the counterparty's entry, when it is a type-1 entry (absent: nothing used yet). */
+  /**
+   * The counterparty's entry's budget stream, when it has one: a type-1 entry, or an entry with a daily
+   * limit (absent: nothing reserved yet).
+   */
   budget?: BudgetState;
   /** The group's approvals, when the rule holds new recipients (who was approved before). */
   approvals?: ApprovalsState;
@@ -130,6 +141,7 @@ export type CheckName =
   | 'per_tx'
   | 'daily'
   | 'hourly'
+  | 'entry_daily'
   | 'group_daily'
   | 'group_hourly'
   | 'guard';
@@ -158,6 +170,8 @@ export interface Evaluation {
   /** Type-1 entries: what the budget still allows, and how long the entry lives. */
   budget_remaining?: Big;
   ttl_remaining_ms?: number;
+  /** What the entry's own daily limit leaves before this intent, when it has one (and the intent spends). */
+  entry_daily_remaining?: Big;
   /** What the group's own limits leave before this intent, when it has any. */
   group?: GroupRoom;
   /** Every check passed but a person must approve: why. */
@@ -247,6 +261,12 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
     check('daily', cmd.value.lte(daily_remaining), 'daily_limit_exceeded');
   }
   check('hourly', hourly_tx_remaining > 0, 'hourly_cap_exceeded');
+  const entry_daily_remaining =
+    entry && spends(cmd.action)
+      ? entryDailyRemaining(entry, state.budget ?? initialBudgetState(), now, cmd.intent_id)
+      : undefined;
+  if (entry_daily_remaining !== undefined)
+    check('entry_daily', cmd.value.lte(entry_daily_remaining), 'entry_daily_limit_exceeded');
   const groupRoomLeft = hasGroupLimits(group.limits)
     ? groupRoom(group.limits, state.groupSpends ?? initialGroupSpends(), now, cmd.intent_id)
     : undefined;
@@ -304,6 +324,7 @@ export function evaluateIntent(cmd: IntentCommand, state: DecisionState): Evalua
     hourly_tx_remaining,
     ...(budget_remaining !== undefined && { budget_remaining }),
     ...(ttl_remaining_ms !== undefined && { ttl_remaining_ms }),
+    ...(entry_daily_remaining !== undefined && { entry_daily_remaining }),
     ...(groupRoomLeft !== undefined && { group: groupRoomLeft }),
     ...(hold !== undefined && { hold }),
     ...(trips.length > 0 && { trips: failed === undefined ? holds : freezes }),
@@ -331,7 +352,8 @@ export interface IntentDecision {
 }
 
 /**
- * Decides an intent. Accepted: reserve the value on the budget (type-1 entries) and the agent.
+ * Decides an intent. Accepted: reserve the value on the entry's budget stream (type-1 entries, entries
+ * with a daily limit) and the agent.
  * Blocked: record the attempt with its code and release anything this intent had reserved.
  * Deciding again for an intent the agent already accepted changes nothing, so a retry is safe.
  */
@@ -409,7 +431,7 @@ export function decideIntent(cmd: IntentCommand, state: DecisionState): IntentDe
   }
 
   const entry = evaluation.entry!;
-  const budgeted = entry.type === ENTRY_TYPE.recipient;
+  const budgeted = reservesOn(entry, cmd.action);
   const groupLimited = evaluation.group !== undefined;
   const approval =
     evaluation.hold &&

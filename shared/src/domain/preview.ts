@@ -255,7 +255,8 @@ function judge(
     counterparty: spend.counterparty,
     now: spend.at,
   };
-  const budget = entry?.type === ENTRY_TYPE.recipient ? state.budgets.get(entry.entryId) : undefined;
+  // A type-1 entry's budget, and an entry's daily window: its budget stream, whatever its type.
+  const budget = entry ? state.budgets.get(entry.entryId) : undefined;
   const evaluation = evaluateIntent(cmd, {
     group,
     agent: { ...agent, limits },

@@ -39,6 +39,13 @@ export const ERROR_CATALOGUE = {
     origin: 'spec',
     message: 'The hourly transaction cap is reached; retry once an operation leaves the 60-minute window.',
   },
+  entry_daily_limit_exceeded: {
+    status: 403,
+    origin: 'service',
+    message:
+      "The amount plus what the group's agents together sent this allow-list entry in the last 24 hours exceeds the entry's daily limit.",
+    why: "A limit on one counterparty across the fleet (docs/guard.md): the agent's own limits and the entry's budget still allow the spend, so daily_limit_exceeded or whitelist_amount_exhausted would point at the wrong limit.",
+  },
   group_daily_limit_exceeded: {
     status: 403,
     origin: 'service',
@@ -238,6 +245,7 @@ export const POLICY_CODES = [
   'per_tx_limit_exceeded',
   'daily_limit_exceeded',
   'hourly_cap_exceeded',
+  'entry_daily_limit_exceeded',
   'group_daily_limit_exceeded',
   'group_hourly_tx_cap_exceeded',
 ] as const satisfies readonly ErrorCode[];

@@ -62,6 +62,7 @@ describe('the error catalogue', () => {
       'approval_rejected',
       'approval_required',
       'conflict',
+      'entry_daily_limit_exceeded',
       'forbidden',
       'group_daily_limit_exceeded',
       'group_frozen',

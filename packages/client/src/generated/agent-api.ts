@@ -428,7 +428,7 @@ export interface components {
             hourly_tx_remaining: number;
             estimated_fee: number;
             /** @enum {string} */
-            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
+            reason?: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "entry_daily_limit_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
             /** @description The operator’s guard rules the transfer would trip: with `approval_required` the rules that would hold it, with `agent_frozen` the rule that would freeze the agent. Absent when none would. */
             held_by?: ("velocity" | "burst" | "new_counterparty" | "new_token" | "refusals" | "quiet_hours")[];
         };
@@ -588,7 +588,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "entry_daily_limit_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
             message: string;
             details?: {
                 /** @description JSON Pointer to the failing field. */
@@ -663,7 +663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the client address may make per window (SIGN_IN_RATE_LIMIT_PER_MINUTE). */
@@ -825,7 +825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -987,7 +987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1149,7 +1149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1311,7 +1311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1470,7 +1470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1632,7 +1632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1793,7 +1793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -1954,7 +1954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2117,7 +2117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */
@@ -2386,7 +2386,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
+            /** @description Refused: a policy check, or not the caller’s resource: whitelist_violation, whitelist_expired, whitelist_amount_exhausted, daily_limit_exceeded, per_tx_limit_exceeded, hourly_cap_exceeded, entry_daily_limit_exceeded, group_daily_limit_exceeded, group_hourly_tx_cap_exceeded, forbidden, agent_frozen, group_frozen, approval_rejected, approval_expired, x402_price_above_max. */
             403: {
                 headers: {
                     /** @description Requests the agent may make per window (RATE_LIMIT_PER_MINUTE). */

@@ -104,7 +104,7 @@ export interface paths {
         put?: never;
         /**
          * Propose to allow a recipient (type 1: with an approved amount and a lifetime) or a protocol (type 2): a proposal, `202`.
-         * @description Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither. An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. A proposal (`202`): allowing a recipient or a protocol widens what agents may spend, so nothing changes until a quorum of the group’s admins has signed the proposal’s `message` (POST /orchestrator/proposals/{proposal}/sign); with the default governance (quorum 1, no delay) the proposer’s own signature executes it, and its answer’s `result` is the entry. Bad input is `400` and a change that cannot apply `409` at once: a proposal is only ever made of a valid change. Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.
+         * @description Adds `address` to the group’s allow-list: a recipient (type 1) takes an `approved_amount` (more than zero, else `400 invalid_amount`) and a `ttl_seconds`, a protocol (type 2, a program such as a lending venue) takes neither; either may take a `daily_limit`, what all the group’s agents together may send it in any 24 hours (a spend past it is `403 entry_daily_limit_exceeded`). An address already listed is renewed (new budget, new lifetime, its use counted afresh); an agent of the group is `409 conflict`. A proposal (`202`): allowing a recipient or a protocol widens what agents may spend, so nothing changes until a quorum of the group’s admins has signed the proposal’s `message` (POST /orchestrator/proposals/{proposal}/sign); with the default governance (quorum 1, no delay) the proposer’s own signature executes it, and its answer’s `result` is the entry. Bad input is `400` and a change that cannot apply `409` at once: a proposal is only ever made of a valid change. Only admins of the group: anyone else is `403 forbidden`, an unknown group `404 not_found`.
          */
         post: operations["addWhitelistEntry"];
         delete?: never;
@@ -130,7 +130,11 @@ export interface paths {
         delete: operations["removeWhitelistEntry"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an entry’s own daily limit (types 1 and 2): set or lowered at once, lifted or raised by a proposal (`202`).
+         * @description Sets the entry’s `daily_limit`, what all the group’s agents together may send it in any 24 hours, valued in the base token (null lifts it). Setting or lowering it applies at once (`200`); lifting or raising it widens what agents may send, so the answer is `202` with a proposal the group’s admins sign (`allow_list.daily_limit`). The entry stays the same entry: its budget, its lifetime and what its window counted stay (a type-2 entry counts from the moment it has a limit). What is in force already is `409 conflict`, and so is an agent’s own entry (type 0); bad input is `400` with the field named. Answered once the agent views include it (`X-Data-Stale` says whether they did in time). Only admins of the group: anyone else is `403 forbidden`, an entry that is not the group’s `404 not_found`.
+         */
+        patch: operations["changeWhitelistEntry"];
         trace?: never;
     };
     "/orchestrator/groups/{group}/invitations": {
@@ -1155,6 +1159,10 @@ export interface components {
                 approved_amount: string | null;
                 /** Format: date-time */
                 ttl_expires_at: string | null;
+                /** @description The entry’s own daily limit; null: none. */
+                daily_limit: string | null;
+                /** @description What the group’s agents sent the entry in the last 24 hours (accepted, held or confirmed; not failed or withdrawn), counted while it had a daily limit (a type-1 entry counts from its start); null while it has none. */
+                spent_last_24h: string | null;
                 /** @description Type 1: the approved amount confirmed spends used; null for other types. */
                 budget_used: string | null;
                 /** @description Type 1: what spends not settled yet hold of it; null for other types. */
@@ -1198,8 +1206,8 @@ export interface components {
              * @description The change it makes.
              * @enum {string}
              */
-            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key" | "group.update" | "webhook.register" | "group.limits" | "group.guard";
-            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given; `webhook.register` `{url, event_types}`; `group.limits`, `group.guard` the body given. */
+            action: "group.unfreeze" | "agent.unfreeze" | "member.add" | "member.remove" | "governance.set" | "allow_list.add" | "allow_list.daily_limit" | "agent.invite" | "agent.limits" | "approval_policy.set" | "auditor.grant" | "agent.emergency_withdraw" | "agent.issue_key" | "group.update" | "webhook.register" | "group.limits" | "group.guard";
+            /** @description The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `allow_list.daily_limit` `{entry, daily_limit}`; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given; `webhook.register` `{url, event_types}`; `group.limits`, `group.guard` the body given. */
             params: Record<string, never>;
             /**
              * @description `pending` until a quorum of admins signed; `ready` with it, until it executes (after the governance delay); then `executed`, or `cancelled`, `expired` (7 days), `failed` (it no longer applied).
@@ -1244,6 +1252,12 @@ export interface components {
             approved_amount?: number | string;
             /** Format: int32 */
             ttl_seconds?: number;
+            /** @description What all the group’s agents together may send this entry in any 24 hours, valued in the base token (types 1 and 2; withdrawals are not counted); null: none. */
+            daily_limit?: (number | string) | null;
+        };
+        WhitelistChangeRequest: {
+            /** @description What all the group’s agents together may send this entry in any 24 hours, valued in the base token (types 1 and 2; withdrawals are not counted); null: none. */
+            daily_limit: (number | string) | null;
         };
         WhitelistEntryResponse: {
             whitelist_entry_pda: string;
@@ -1257,6 +1271,10 @@ export interface components {
             approved_amount: string | null;
             /** Format: date-time */
             ttl_expires_at: string | null;
+            /** @description The entry’s own daily limit; null: none. */
+            daily_limit: string | null;
+            /** @description What the group’s agents sent the entry in the last 24 hours (accepted, held or confirmed; not failed or withdrawn), counted while it had a daily limit (a type-1 entry counts from its start); null while it has none. */
+            spent_last_24h: string | null;
         };
         WhitelistRemovedResponse: {
             removed: string;
@@ -2033,7 +2051,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
+            error: "whitelist_violation" | "whitelist_expired" | "whitelist_amount_exhausted" | "daily_limit_exceeded" | "per_tx_limit_exceeded" | "hourly_cap_exceeded" | "entry_daily_limit_exceeded" | "group_daily_limit_exceeded" | "group_hourly_tx_cap_exceeded" | "unauthorized" | "invalid_amount" | "invalid_mint" | "invalid_token_account" | "invalid_fee_account" | "invalid_invitation_code" | "idempotency_in_progress" | "aggregator_unavailable" | "token_not_in_registry" | "recipient_invalid" | "account_not_initialized" | "insufficient_balance" | "validation_error" | "internal_error" | "idempotency_key_reused" | "rate_limited" | "forbidden" | "not_found" | "conflict" | "agent_frozen" | "group_frozen" | "approval_required" | "approval_rejected" | "approval_expired" | "x402_url_refused" | "x402_resource_unavailable" | "x402_not_payment_required" | "x402_requirements_unsupported" | "x402_price_above_max" | "x402_payment_refused" | "x402_payment_unsettled" | "service_unavailable";
             message: string;
             details?: {
                 /** @description JSON Pointer to the failing field. */
@@ -3105,6 +3123,209 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "validation_error";
+                    };
+                };
+            };
+            /** @description Missing or invalid credential: unauthorized. */
+            401: {
+                headers: {
+                    /** @description Send `Authorization: Bearer <credential>` (RFC 6750). `Bearer` when the request carried no bearer credential; `Bearer error="invalid_token"` when it carried one that is not accepted (unknown, malformed, revoked, rotated out or expired). */
+                    "WWW-Authenticate"?: "Bearer" | "Bearer error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "unauthorized";
+                    };
+                };
+            };
+            /** @description Refused: a policy check, or not the caller’s resource: forbidden. */
+            403: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "forbidden";
+                    };
+                };
+            };
+            /** @description No such route or resource: not_found. */
+            404: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "not_found";
+                    };
+                };
+            };
+            /** @description Conflict with an operation in flight or the state: conflict. */
+            409: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "conflict";
+                    };
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds: rate_limited. */
+            429: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited";
+                    };
+                };
+            };
+            /** @description Unexpected failure: internal_error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry after Retry-After seconds: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    changeWhitelistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+                entry: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhitelistChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `false`: the agent views include this write (agents read it back at once). `true`: they did not within VIEW_WAIT_MS (the projector is down or far behind); the write is recorded and they catch up once it is back. */
+                    "X-Data-Stale"?: "true" | "false";
+                    /** @description On a stale answer: the log position the views include (opaque). */
+                    "X-Data-Position"?: string;
+                    /** @description On a stale answer: the age of the views, in milliseconds: how long ago the oldest event of the log they have not applied was recorded (0 when they have applied it all). */
+                    "X-Data-Lag-Ms"?: number;
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhitelistEntryResponse"];
+                };
+            };
+            /** @description Accepted: the change widens, so it is a proposal the group’s admins sign. */
+            202: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"] & {
+                        /** @description Once executed, the change’s answer (a secret it made, such as an invitation code, only in the answer to the signature that executed it); null until then. */
+                        result?: components["schemas"]["WhitelistEntryResponse"] | null;
+                    };
+                };
+            };
+            /** @description Invalid input: invalid_amount, validation_error. */
+            400: {
+                headers: {
+                    /** @description Requests the signed-in wallet may make per window (OPERATOR_RATE_LIMIT_PER_MINUTE). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window frees a request. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `60;w=60` (60 requests a 60-second window). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_amount" | "validation_error";
                     };
                 };
             };

@@ -1,6 +1,6 @@
 /**
  * A group's allow-list as a table (search, filter by kind and by expiry, sort): each entry's budget
- * used, its lifetime and the time left, "expires soon" relative to its own lifetime (when it was
+ * used, what its own daily limit counted in the last 24 hours, its lifetime and the time left, "expires soon" relative to its own lifetime (when it was
  * added is read from the log). Removing an entry asks first, saying what stops working; allowing a
  * recipient takes its budget and a lifetime in days or hours.
  */
@@ -132,6 +132,22 @@ function AllowList({ d, route }: { d: GroupData; route: Route }) {
           'no budget'
         ),
       sort: (e) => (e.approved_amount ? Number(e.budget_used ?? 0) / Number(e.approved_amount) : -1),
+    },
+    {
+      key: 'daily',
+      head: 'Last 24 hours',
+      cell: (e) =>
+        e.daily_limit !== null ? (
+          <Gauge
+            label={`${e.label ?? e.address} daily limit`}
+            used={e.spent_last_24h ?? '0'}
+            limit={e.daily_limit}
+            unit={d.base}
+          />
+        ) : (
+          'no daily limit'
+        ),
+      sort: (e) => (e.daily_limit ? Number(e.spent_last_24h ?? 0) / Number(e.daily_limit) : -1),
     },
     {
       key: 'lifetime',

@@ -134,8 +134,14 @@ export const OPERATOR_SCHEMAS = {
       label: Label,
       approved_amount: AmountInput,
       ttl_seconds: { type: 'integer', minimum: 1, maximum: 31_536_000 },
+      daily_limit: { anyOf: [AmountInput, { type: 'null' }] },
     },
     required: ['address', 'type'],
+  },
+  WhitelistChange: {
+    type: 'object',
+    properties: { daily_limit: { anyOf: [AmountInput, { type: 'null' }] } },
+    required: ['daily_limit'],
   },
   Invitation: { type: 'object', properties: { ...LimitFields, label: Label } },
   Limits: { type: 'object', properties: LimitFields },
@@ -323,6 +329,12 @@ export function endpoints(f: Fixtures): Endpoint[] {
         json({ address: f.addresses[0], type: 1, label: 'fuzz', approved_amount: 5, ttl_seconds: 3600 }),
         json({ address: f.addresses[1], type: 2, label: 'venue' }),
       ],
+    }),
+    operator('PATCH', '/orchestrator/groups/:group/whitelist/:entry', {
+      auth: 'operator',
+      params: { ...group, entry: [f.entryId, f.agentEntryId] },
+      body: s.WhitelistChange,
+      examples: [json({ daily_limit: 50 }), json({ daily_limit: null })],
     }),
     operator('DELETE', '/orchestrator/groups/:group/whitelist/:entry', {
       auth: 'operator',

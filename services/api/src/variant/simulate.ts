@@ -45,8 +45,8 @@ export function simulationAnswer(sim: Simulation) {
           : new Big(sim.ttl_remaining_ms).div(DAY_MS).round(6, Big.roundDown),
       amount_remaining: sim.budget_remaining ?? null,
       per_tx_ok: ok('per_tx'),
-      // The group's own limits (guard) are daily and hourly limits too: `reason` says which refused.
-      daily_ok: ok('daily') && ok('group_daily'),
+      // An entry's and the group's own limits (guard) are daily and hourly limits too: `reason` says which refused.
+      daily_ok: ok('daily') && ok('entry_daily') && ok('group_daily'),
       hourly_ok: ok('hourly') && ok('group_hourly'),
     },
     fee_preview: sim.estimated_fee,

@@ -5,7 +5,8 @@
  *      for an operation that asks nothing outside, with the decision instead (below).
  *   2. The operation says what it asks (kind.ask): amount, value in the base token, counterparty.
  *   3. The decision is made on the write model: the group, the agent, and for a budgeted recipient
- *      the entry's budget, each read with its revision and appended to with that revision expected.
+ *      (or an entry with a daily limit of its own) the entry's budget stream, each read with its
+ *      revision and appended to with that revision expected.
  *      A conflict means another decision got there first: read again, decide again (withPatience).
  *      So however many requests and API instances decide at once, no limit or budget is exceeded.
  *   4. The accepted intent is executed by an executor (workers/executor); this waits for its outcome
@@ -33,7 +34,8 @@
  * the intent that did. A refusal before the decision's append claims the key and records the refusal
  * in one append.
  *
- * The decision for a budgeted recipient appends to two streams, the budget's (the reservation) and the
+ * The decision for a budgeted recipient (or an entry with a daily limit: domain/budget.ts `reservesOn`;
+ * an entry with neither is never read) appends to two streams, the budget's (the reservation) and the
  * agent's (the acceptance, or the block with the release of an earlier reservation). Where the store
  * appends to several streams atomically (PostgreSQL, PGlite: `appendAtomically`), both go in one
  * append, each at the revision the decision read: a conflict on either lands neither, and the
@@ -51,9 +53,9 @@
 import type { Caller } from '../caller';
 import { acceptsKey } from '../../domain/agent';
 import { approvalRule, decideRequestApproval, statusAt } from '../../domain/approval';
+import { reservesOn } from '../../domain/budget';
 import { decideIntent, simulateIntent, type IntentCommand, type Simulation } from '../../domain/intent';
 import {
-  ENTRY_TYPE,
   decodeEvent,
   streams,
   type Action,
@@ -252,7 +254,7 @@ async function decide<Req extends SpendRequest>(
           const cmd = command(ctx, kind, req, ask, intentId);
           const entry = group.state.entries.get(cmd.counterparty!);
           const budgetStream =
-            entry?.type === ENTRY_TYPE.recipient ? streams.budget(entry.entryId) : undefined;
+            entry && reservesOn(entry, kind.action) ? streams.budget(entry.entryId) : undefined;
           const groupStream = hasGroupLimits(group.state.limits)
             ? streams.groupSpends(group.state.groupId)
             : undefined;
@@ -555,7 +557,7 @@ export async function dryRun(
   const ask = await asks(group.state);
   const entry = ask.counterparty === undefined ? undefined : group.state.entries.get(ask.counterparty);
   const budget =
-    entry?.type === ENTRY_TYPE.recipient
+    entry && reservesOn(entry, action)
       ? (await ctx.budgets.load(streams.budget(entry.entryId))).state
       : undefined;
   const approvals = approvalRule(group.state, agent.state).newRecipients

@@ -66,6 +66,7 @@ export const PROPOSAL_ACTIONS = [
   'member.remove',
   'governance.set',
   'allow_list.add',
+  'allow_list.daily_limit',
   'agent.invite',
   'agent.limits',
   'approval_policy.set',
@@ -90,7 +91,7 @@ export const Proposal = object({
   params: {
     type: 'object',
     description:
-      'The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given; `webhook.register` `{url, event_types}`; `group.limits`, `group.guard` the body given.',
+      'The change’s parameters, as its route took them: `agent.unfreeze` `{agent}`; `member.add` `{wallet, role}`; `member.remove` `{wallet}`; `governance.set`, `allow_list.add`, `approval_policy.set` the body given; `allow_list.daily_limit` `{entry, daily_limit}`; `agent.invite` `{limits?, label?}`; `agent.limits` `{agent, limits}`; `auditor.grant` `{wallet}`; `agent.emergency_withdraw` `{agent, destination?}`; `agent.issue_key` `{agent}`; `group.update` the body given; `webhook.register` `{url, event_types}`; `group.limits`, `group.guard` the body given.',
   },
   status: {
     type: 'string',
