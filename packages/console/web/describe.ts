@@ -27,9 +27,12 @@ export interface Wording {
 type Data = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/** Who froze or cancelled: a wallet by its name, or the guard (`by: "guard"`, a freeze by its rules). */
+const byName = (by: string, w: Wording): string => (by === GUARD ? 'the guard' : w.name(by));
+
 /** "by <who>", and the reason in quotes when one was given (a freeze's, a cancel's). */
 const byWhom = (d: Data, w: Wording): string =>
-  `by ${w.name(String(d.by))}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`;
+  `by ${byName(String(d.by), w)}${str(d.reason) ? ` (“${str(d.reason)}”)` : ''}`;
 
 /** The counterparty an event is about (a recipient, a destination, a sender), if it names one. */
 export const counterpartyOf = (data: unknown): string | undefined => {
@@ -86,9 +89,36 @@ export function describeEvent(type: string, data: unknown, w: Wording): Describe
       return at(`${who}failed (${String(d.code)}): ${String(d.message)}`);
     case 'approval.requested': {
       const amount = amountOf(d.amount);
-      const why = d.reason === 'new_recipient' ? 'its first spend to this recipient' : 'above the threshold';
-      return at(`${who}${String(d.action)} of ${amount} to ${toName} held for approval (${why})`, amount);
+      const why =
+        d.reason === 'new_recipient'
+          ? 'its first spend to this recipient'
+          : d.reason === 'guard'
+            ? `the guard: ${tripNames(d.guard)}`
+            : 'above the threshold';
+      const rules = d.reason !== 'guard' && Array.isArray(d.guard) && d.guard.length > 0;
+      return at(
+        `${who}${String(d.action)} of ${amount} to ${toName} held for approval (${why}${
+          rules ? `; and the guard: ${tripNames(d.guard)}` : ''
+        })`,
+        amount,
+      );
     }
+    case 'guard.tripped':
+      return at(
+        `${who}the guard’s ${ruleName(String(d.rule))} rule tripped: ${String(d.words)}; ${
+          d.action === 'freeze_agent' ? 'the agent is frozen' : 'the spend is held for approval'
+        }`,
+      );
+    case 'group.limits_set':
+      return at(`The group’s limits set: ${groupLimitsWords(d, w.base)}`);
+    case 'group.guard_set':
+      return at(
+        `The guard’s rules set: ${
+          Array.isArray(d.rules) && d.rules.length > 0
+            ? (d.rules as Data[]).map((r) => ruleName(String(r.kind))).join(', ')
+            : 'none'
+        }`,
+      );
     case 'approval.signed':
       return at(`${w.name(String(d.approver))} signed a held spend`);
     case 'approval.decided':
@@ -298,6 +328,14 @@ export function proposalWords(action: string, params: Data, w: Wording): string 
       ].filter(Boolean);
       return `change the group: ${parts.join(', ') || 'nothing named'}`;
     }
+    case 'group.limits':
+      return `set the group’s limits: ${groupLimitsWords(params, w.base)}`;
+    case 'group.guard': {
+      const rules = Array.isArray(params.rules) ? (params.rules as Data[]) : [];
+      return rules.length === 0
+        ? 'remove every guard rule'
+        : `set the guard’s rules: ${rules.map((r) => ruleName(String(r.kind))).join(', ')}`;
+    }
     case 'webhook.register': {
       const kinds = Array.isArray(params.event_types) ? params.event_types.length : undefined;
       return `send the group’s events to ${String(params.url)}${kinds !== undefined ? ` (${kinds} event kinds)` : ''}`;
@@ -324,11 +362,85 @@ export function rejectedWithoutPerson(reason: string | undefined): string {
   return `by the service${reason ? ` (${reason})` : ''}`;
 }
 
-/** A freeze (who, why, when) in words: "since 14:02, by you: “prompt injection suspected”". */
+/** Who froze an agent when its guard's rule did: `frozen.by` and `agent.frozen`'s `by`. */
+export const GUARD = 'guard';
+
+/**
+ * A freeze (who, why, when) in words: "since 14:02, by you: “prompt injection suspected”"; a freeze
+ * by the guard says the rule and what it measured: "since 14:02, by the guard: “velocity: 2 spends …”".
+ */
 export function frozenWords(
   f: { by: string; reason: string | null; at: string },
   name: (address: string) => string,
   now = Date.now(),
 ): string {
-  return `since ${clock(f.at, now)}, by ${name(f.by)}${f.reason ? `: “${f.reason}”` : ' (no reason given)'}`;
+  const by = f.by === GUARD ? 'the guard' : name(f.by);
+  return `since ${clock(f.at, now)}, by ${by}${f.reason ? `: “${f.reason}”` : ' (no reason given)'}`;
+}
+
+// ---- the guard (docs/guard.md): its rules, its trips and the group's own limits, in words ----
+
+/** A guard rule as the service answers it (GET .../guard). */
+export type GuardRuleData = Data & { kind: string; action?: string };
+
+/** The rules' kinds, in the order the console lists them, with their names. */
+export const RULE_NAMES: Record<string, string> = {
+  velocity: 'velocity',
+  burst: 'burst',
+  new_counterparty: 'new counterparty',
+  new_token: 'new token',
+  refusals: 'refusals',
+  quiet_hours: 'quiet hours',
+};
+export const ruleName = (kind: string): string => RULE_NAMES[kind] ?? kind.replace(/_/g, ' ');
+
+/** What a rule's action does, in words. */
+export const actionWords = (action: unknown): string =>
+  action === 'freeze_agent' ? 'refuse the spend and freeze the agent' : 'hold the spend for approval';
+
+/** A fraction ("0.5") as a percentage ("50 %"), for reading only. */
+export function percent(fraction: unknown): string {
+  const n = Number(fraction);
+  return Number.isFinite(n) ? `${Number((n * 100).toFixed(4))} %` : String(fraction);
+}
+
+/** When a rule trips, in words (its parameters as a person reads them). */
+export function ruleCondition(r: GuardRuleData): string {
+  switch (r.kind) {
+    case 'velocity':
+      return `its spends in the last hour number more than ${String(r.factor)} × its usual hourly count (over 7 days), and at least ${String(r.min_count)}`;
+    case 'burst':
+      return `what it spends within ${seconds(r.window_seconds)} is more than ${percent(r.fraction)} of its daily limit`;
+    case 'new_counterparty':
+      return 'it spends to a recipient or protocol of the allow-list for the first time';
+    case 'new_token':
+      return 'it spends a token for the first time';
+    case 'refusals':
+      return `${String(r.count)} of its spends are refused within ${seconds(r.window_seconds)}`;
+    case 'quiet_hours':
+      return `it spends between ${String(r.from)} and ${String(r.to)} (${String(r.time_zone)} time)`;
+    default:
+      return r.kind.replace(/_/g, ' ');
+  }
+}
+
+/** A rule in words: "Velocity: when …: hold the spend for approval." */
+export function ruleWords(r: GuardRuleData): string {
+  const name = ruleName(r.kind);
+  return `${name[0]!.toUpperCase()}${name.slice(1)}: when ${ruleCondition(r)}, ${actionWords(r.action)}.`;
+}
+
+/** The rules a held spend tripped, by name ("velocity, new token"). */
+const tripNames = (guard: unknown): string =>
+  Array.isArray(guard) ? (guard as Data[]).map((t) => ruleName(String(t.rule))).join(', ') : 'a rule';
+
+/** The group's own limits as set or asked (either may be absent, null lifts it), in words. */
+export function groupLimitsWords(l: Data, base: string): string {
+  const parts = [
+    l.daily_limit !== undefined &&
+      (l.daily_limit === null ? 'no daily limit' : `${grouped(l.daily_limit)} ${base} a day`),
+    l.hourly_tx_cap !== undefined &&
+      (l.hourly_tx_cap === null ? 'no hourly cap' : `${String(l.hourly_tx_cap)} operations an hour`),
+  ].filter(Boolean);
+  return parts.join(', ') || 'nothing named';
 }

@@ -18,6 +18,7 @@ import { InboxPage } from './pages/inbox';
 import { LogPage } from './pages/log';
 import { WebhooksPage } from './pages/webhooks';
 import { PolicyPage } from './pages/policy';
+import { GuardPage } from './pages/guard';
 import { MembersPage } from './pages/members';
 import { AuditPage } from './pages/audit';
 import './style.css';
@@ -39,6 +40,8 @@ function Page({ route }: { route: Route }) {
         return <WebhooksPage group={group} />;
       case 'policy':
         return <PolicyPage group={group} />;
+      case 'guard':
+        return <GuardPage group={group} />;
       case 'members':
         return <MembersPage group={group} />;
       case 'audit':

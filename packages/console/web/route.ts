@@ -37,6 +37,7 @@ export const GROUP_PAGES = {
   log: 'Log',
   webhooks: 'Webhooks',
   policy: 'Policy',
+  guard: 'Guard',
   members: 'Members',
   audit: 'Audit',
 } as const;

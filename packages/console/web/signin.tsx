@@ -187,7 +187,8 @@ export function SignIn() {
 }
 
 type Proposal = Schemas['Proposal'];
-type FetchAnswer<T> = { data?: T; error?: unknown; response: Response };
+/** What the generated client answers; `proposal`: the proposal it became (a 202), signed and executed. */
+type FetchAnswer<T> = { data?: T; error?: unknown; response: Response; proposal?: Proposal };
 
 const isPendingProposal = (data: unknown): data is Proposal =>
   typeof data === 'object' &&
@@ -200,8 +201,9 @@ const isPendingProposal = (data: unknown): data is Proposal =>
  * A change that widens what agents may spend is a proposal (`202`, docs/governance.md): the signed-in
  * admin signs its message here, with the wallet it signed in with, as part of the same action, and the
  * page gets the change's answer (its `result`: an invitation's code, the entry, ...). Any other answer
- * passes as it came. A proposal that needs more admins' signatures is told as such (`proposed`): it
- * changes nothing until they sign it.
+ * passes as it came; one that was a proposal carries it (`proposal`), so a page can say the change
+ * was one. A proposal that needs more admins' signatures is told as such (`proposed`): it changes
+ * nothing until they sign it.
  */
 export async function enacted<T>(call: Promise<FetchAnswer<T>>): Promise<FetchAnswer<Exclude<T, Proposal>>> {
   const answer = await call;
@@ -217,7 +219,11 @@ export async function enacted<T>(call: Promise<FetchAnswer<T>>): Promise<FetchAn
   if (signed.data.status === 'failed')
     throw new Refusal('failed', `The change no longer applies: ${signed.data.reason ?? 'it failed'}.`);
   if (signed.data.status !== 'executed') throw new Refusal('proposed', proposedSentence(signed.data));
-  return { data: signed.data.result as Exclude<T, Proposal>, response: signed.response };
+  return {
+    data: signed.data.result as Exclude<T, Proposal>,
+    response: signed.response,
+    proposal: signed.data,
+  };
 }
 
 /** What a proposal signed by the signed-in admin but not executed yet waits for, in a sentence. */

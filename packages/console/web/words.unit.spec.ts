@@ -1,4 +1,13 @@
-import { describeEvent, decidedBy, frozenWords, grouped, proposalWords } from './describe';
+import {
+  describeEvent,
+  decidedBy,
+  frozenWords,
+  groupLimitsWords,
+  grouped,
+  percent,
+  proposalWords,
+  ruleWords,
+} from './describe';
 import {
   amountFieldOf,
   checkField,
@@ -346,5 +355,97 @@ describe('proposals and freezes, in words', () => {
         w,
       ).text,
     ).toBe('you proposed to lift the freeze of agent buyer');
+  });
+});
+
+describe('the guard, in words', () => {
+  const w = {
+    name: (a: string) => ({ A: 'buyer', Y: 'you' })[a] ?? `${a.slice(0, 3)}…`,
+    symbol: () => 'USDC',
+    base: 'USDC',
+  };
+
+  it('says each kind of rule with its parameters and its action', () => {
+    expect(ruleWords({ kind: 'velocity', factor: 5, min_count: 10, action: 'hold' })).toBe(
+      'Velocity: when its spends in the last hour number more than 5 × its usual hourly count (over 7 days), and at least 10, hold the spend for approval.',
+    );
+    expect(ruleWords({ kind: 'burst', window_seconds: 600, fraction: '0.25', action: 'freeze_agent' })).toBe(
+      'Burst: when what it spends within 10 min is more than 25 % of its daily limit, refuse the spend and freeze the agent.',
+    );
+    expect(ruleWords({ kind: 'new_counterparty', action: 'hold' })).toBe(
+      'New counterparty: when it spends to a recipient or protocol of the allow-list for the first time, hold the spend for approval.',
+    );
+    expect(ruleWords({ kind: 'new_token', action: 'hold' })).toMatch(
+      /^New token: when it spends a token for the first time/,
+    );
+    expect(ruleWords({ kind: 'refusals', count: 3, window_seconds: 3600, action: 'freeze_agent' })).toBe(
+      'Refusals: when 3 of its spends are refused within 1 h, refuse the spend and freeze the agent.',
+    );
+    expect(
+      ruleWords({
+        kind: 'quiet_hours',
+        from: '22:00',
+        to: '06:00',
+        time_zone: 'Europe/Paris',
+        action: 'hold',
+      }),
+    ).toBe(
+      'Quiet hours: when it spends between 22:00 and 06:00 (Europe/Paris time), hold the spend for approval.',
+    );
+    expect(percent('0.125')).toBe('12.5 %');
+    expect(percent('1')).toBe('100 %');
+  });
+
+  it('says the group’s limits as set, lifted or left out', () => {
+    expect(groupLimitsWords({ daily_limit: '5000', hourly_tx_cap: 200 }, 'USDC')).toBe(
+      '5,000 USDC a day, 200 operations an hour',
+    );
+    expect(groupLimitsWords({ daily_limit: null }, 'USDC')).toBe('no daily limit');
+    expect(groupLimitsWords({ daily_limit: null, hourly_tx_cap: null }, 'USDC')).toBe(
+      'no daily limit, no hourly cap',
+    );
+    expect(proposalWords('group.limits', { daily_limit: '9000' }, w)).toBe(
+      'set the group’s limits: 9,000 USDC a day',
+    );
+    expect(proposalWords('group.guard', { rules: [] }, w)).toBe('remove every guard rule');
+    expect(proposalWords('group.guard', { rules: [{ kind: 'velocity' }, { kind: 'new_token' }] }, w)).toBe(
+      'set the guard’s rules: velocity, new token',
+    );
+  });
+
+  it('tells a freeze by the guard from an admin’s, and names the rule that tripped or held', () => {
+    const at = new Date(2026, 0, 5, 14, 2).toISOString();
+    expect(
+      frozenWords({ by: 'guard', reason: 'velocity: 2 spends in the last hour', at }, w.name, Date.parse(at)),
+    ).toMatch(/^since (14.02|02.02 PM), by the guard: “velocity: 2 spends in the last hour”$/);
+    expect(
+      describeEvent('agent.frozen', { agent_id: 'A', by: 'guard', reason: 'velocity: 2 spends' }, w).text,
+    ).toBe('buyer: frozen by the guard (“velocity: 2 spends”)');
+    const tripped = describeEvent(
+      'guard.tripped',
+      { agent_id: 'A', rule: 'new_counterparty', action: 'hold', words: 'first spend to S', intent_id: 'I' },
+      w,
+    );
+    expect(tripped).toMatchObject({
+      text: 'buyer: the guard’s new counterparty rule tripped: first spend to S; the spend is held for approval',
+      intent: 'I',
+    });
+    expect(
+      describeEvent(
+        'approval.requested',
+        {
+          agent_id: 'A',
+          action: 'transfer',
+          amount: '30',
+          counterparty: 'S',
+          reason: 'threshold',
+          guard: [{ rule: 'burst' }],
+        },
+        w,
+      ).text,
+    ).toBe('buyer: transfer of 30 USDC to S… held for approval (above the threshold; and the guard: burst)');
+    expect(describeEvent('group.limits_set', { daily_limit: '500', hourly_tx_cap: null }, w).text).toBe(
+      'The group’s limits set: 500 USDC a day, no hourly cap',
+    );
   });
 });

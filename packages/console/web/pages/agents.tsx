@@ -12,7 +12,6 @@ import { api, ok, type Schemas } from '../api';
 import { groupHref, type Route } from '../route';
 import {
   Address,
-  Badge,
   ConfirmDialog,
   DataTable,
   Dialog,
@@ -29,7 +28,8 @@ import {
   type Column,
 } from '../ui';
 import { relative } from '../words';
-import { failedWords, FreezeAgentDialog, FrozenBy, LiftFreeze } from './freeze';
+import { GUARD } from '../describe';
+import { failedWords, FreezeAgentDialog, FrozenBadge, FrozenBy, LiftFreeze } from './freeze';
 import { GroupFrame, useReloadOn, type Agent, type GroupData } from './frame';
 
 type Withdrawn = Schemas['EmergencyWithdrawResponse'];
@@ -125,7 +125,7 @@ function AgentDialog({
           {agent.frozen && (
             <>
               {' '}
-              <Badge tone="bad">frozen</Badge> <FrozenBy d={d} frozen={agent.frozen} />
+              <FrozenBadge frozen={agent.frozen} /> <FrozenBy d={d} frozen={agent.frozen} />
             </>
           )}
         </dd>
@@ -143,7 +143,11 @@ function AgentDialog({
       {agent.frozen && d.admin && (
         <>
           <h3>Its freeze</h3>
-          <p>Every spend of it is refused until the freeze is lifted: a proposal the group’s admins sign.</p>
+          <p>
+            {agent.frozen.by === GUARD &&
+              'A rule of the guard froze it (its words say what the agent did; the Guard tab lists what tripped). '}
+            Every spend of it is refused until the freeze is lifted: a proposal the group’s admins sign.
+          </p>
           <LiftFreeze d={d} agent={agent} />
         </>
       )}
@@ -362,7 +366,7 @@ function Agents({ d, route }: { d: GroupData; route: Route }) {
       cell: (a) =>
         a.frozen ? (
           <>
-            <Status status={a.status} /> <Badge tone="bad">frozen</Badge>
+            <Status status={a.status} /> <FrozenBadge frozen={a.frozen} />
             <br />
             <FrozenBy d={d} frozen={a.frozen} />
           </>
@@ -485,6 +489,7 @@ function Agents({ d, route }: { d: GroupData; route: Route }) {
                 { value: 'invited', label: 'invited', test: (a) => a.status === 'invited' },
                 { value: 'revoked', label: 'revoked', test: (a) => a.status === 'revoked' },
                 { value: 'frozen', label: 'frozen', test: (a) => a.frozen !== null },
+                { value: 'guard', label: 'frozen by the guard', test: (a) => a.frozen?.by === GUARD },
               ],
             },
           ]}

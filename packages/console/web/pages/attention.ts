@@ -2,8 +2,7 @@
  * What waits for the person and what fails, for the overview and the groups list: held spends,
  * proposals the signed-in admin has not signed yet, subscriptions whose deliveries fail, allow-list
  * entries that expire soon (relative to their own lifetime, read from the log), spends refused in the
- * last hour. Each is read from the operator routes; tripped guard rules join here once the service has
- * them.
+ * last hour, the guard's rules that tripped in the last 24 hours. Each is read from the operator routes.
  */
 import { api, ok, type Schemas } from '../api';
 import { session } from '../session';
@@ -124,6 +123,8 @@ export interface Attention {
   /** Spends refused (`intent.blocked`) in the last hour; `refusedMore` when there were more than counted. */
   refused: number;
   refusedMore: boolean;
+  /** The guard's rules that tripped (`guard.tripped`) in the last 24 hours, counted up to REFUSED_COUNTED. */
+  tripped: number;
 }
 
 export const REFUSED_COUNTED = 100;
@@ -134,7 +135,7 @@ export async function attentionOf(
   view: GroupView,
   { role, now = Date.now() }: { role?: Role; now?: number } = {},
 ): Promise<Attention> {
-  const [held, toSign, hooks, added, refused] = await Promise.all([
+  const [held, toSign, hooks, added, refused, tripped] = await Promise.all([
     ok(
       api.GET('/orchestrator/groups/{group}/approvals', {
         params: { path: { group }, query: { status: 'pending' } },
@@ -148,6 +149,11 @@ export async function attentionOf(
       from: new Date(now - 3_600_000).toISOString(),
       limit: REFUSED_COUNTED,
     }),
+    logPage(group, {
+      type: 'guard.tripped',
+      from: new Date(now - 86_400_000).toISOString(),
+      limit: REFUSED_COUNTED,
+    }),
   ]);
   return {
     held: held.approvals.length,
@@ -156,5 +162,6 @@ export async function attentionOf(
     expiring: expiringEntries(view.whitelist, added, now),
     refused: refused.events.length,
     refusedMore: refused.has_more && refused.events.length >= REFUSED_COUNTED,
+    tripped: tripped.events.length,
   };
 }

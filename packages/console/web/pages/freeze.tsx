@@ -7,9 +7,9 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api';
-import { frozenWords } from '../describe';
+import { GUARD, frozenWords } from '../describe';
 import { enacted, KeypairAgain } from '../signin';
-import { ConfirmDialog, Failure, Proposed, short, useAction } from '../ui';
+import { Badge, ConfirmDialog, Failure, Proposed, short, useAction } from '../ui';
 import { wordingOf, type Agent, type GroupData } from './frame';
 
 /** The reason a freeze's confirmation asks, optional. */
@@ -104,9 +104,14 @@ export function LiftFreeze({ d, agent }: { d: GroupData; agent?: Agent }) {
   );
 }
 
-/** An agent's freeze: who froze it, why and when. */
+/** An agent's freeze: who froze it (an admin, or the guard with its rule), why and when. */
 export const FrozenBy = ({ d, frozen }: { d: GroupData; frozen: NonNullable<Agent['frozen']> }) => (
   <span class="frozen-by">frozen {frozenWords(frozen, wordingOf(d).name)}</span>
+);
+
+/** The mark of a frozen agent: "frozen", or "frozen by the guard" when a rule of the guard froze it. */
+export const FrozenBadge = ({ frozen }: { frozen: NonNullable<Agent['frozen']> }) => (
+  <Badge tone="bad">{frozen.by === GUARD ? 'frozen by the guard' : 'frozen'}</Badge>
 );
 
 /**

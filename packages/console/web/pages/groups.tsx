@@ -1,12 +1,12 @@
 /**
  * The wallet's groups (GET /orchestrator/groups), each with its role in it and what waits for the
  * person in it (a freeze, proposals to sign, held spends, failing webhooks, entries about to expire,
- * spends refused in the last hour), and a form to create one with its default limits.
+ * spends refused in the last hour, the guard's rules that tripped in the last day), and a form to create one with its default limits.
  */
 import { api, ok, type Schemas } from '../api';
 import { groupHref } from '../route';
 import { Badge, Failure, Field, FormBox, Loading, Section, short, Table, useForm, useLoad } from '../ui';
-import { attentionOf } from './attention';
+import { attentionOf, REFUSED_COUNTED } from './attention';
 import { symbolOf, tokens } from './frame';
 
 type Listed = Schemas['GroupListResponse']['groups'][number];
@@ -61,6 +61,14 @@ function Waiting({ group, role }: { group: string; role: Listed['role'] }) {
         <Badge tone="bad">
           {a.refused}
           {a.refusedMore ? '+' : ''} refused in the last hour
+        </Badge>
+      </a>
+    ),
+    a.tripped > 0 && (
+      <a key="tripped" href={groupHref(group, 'guard')}>
+        <Badge tone="bad">
+          {a.tripped}
+          {a.tripped >= REFUSED_COUNTED ? '+' : ''} tripped the guard (24 h)
         </Badge>
       </a>
     ),

@@ -8,7 +8,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { api, ok, type Schemas } from '../api';
-import { decidedBy } from '../describe';
+import { decidedBy, ruleName } from '../describe';
 import { KeypairAgain, signWithWallet } from '../signin';
 import { groupHref } from '../route';
 import {
@@ -132,7 +132,7 @@ function Held({
   const path = { params: { path: { approval: a.approval_id } } };
   const who = d.names[a.agent_wallet_pda] ?? a.agent_wallet_pda;
   const amount = `${a.amount} ${d.symbol(a.mint)}`;
-  const why = told?.requested?.reason;
+  const why = a.hold_reason ?? told?.requested?.reason;
   return (
     <li class="card" aria-label={`Held ${a.action} of ${amount} by ${who}`}>
       <h3>
@@ -154,12 +154,24 @@ function Held({
         <dt>Memo</dt>
         <dd data-testid="memo">{told?.memo || <span class="muted">none</span>}</dd>
         <dt>Held because</dt>
-        <dd>
+        <dd data-testid="held-because">
           {why === 'new_recipient'
             ? 'it is the first spend to this recipient'
             : why === 'threshold'
               ? 'its value is above the approval threshold'
-              : '…'}
+              : why === 'guard'
+                ? 'a rule of the guard held it'
+                : '…'}
+          {a.guard.length > 0 && (
+            <ul class="plain" data-testid="held-by-guard">
+              {a.guard.map((t) => (
+                <li key={t.rule}>
+                  {why === 'guard' ? '' : 'and '}the guard’s <strong>{ruleName(t.rule)}</strong> rule:{' '}
+                  {t.words}
+                </li>
+              ))}
+            </ul>
+          )}
         </dd>
         <dt>Recipient’s history</dt>
         <dd>{history}</dd>

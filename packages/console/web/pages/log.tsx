@@ -46,9 +46,11 @@ export const KINDS: { value: string; label: string }[] = [
     label: 'Agents: invitations, limits, keys, revocations',
   },
   {
-    value: 'group.created,group.approval_policy_set,auditor.granted,auditor.removed',
+    value:
+      'group.created,group.approval_policy_set,group.limits_set,group.guard_set,auditor.granted,auditor.removed',
     label: 'The group’s settings',
   },
+  { value: 'guard.tripped', label: 'The guard’s rules that tripped' },
   {
     value:
       'webhook.registered,webhook.secret_rotated,webhook.deleted,webhook.disabled,webhook.redelivery_requested',
@@ -279,7 +281,8 @@ function FilterForm({ d, f }: { d: GroupData; f: Filters }) {
   );
 }
 
-function StoryDialog({ intent, d, onClose }: { intent: string; d: GroupData; onClose: () => void }) {
+/** A spend's story (GET /audit/intents/{intent}), in a dialog: also the guard page's. */
+export function StoryDialog({ intent, d, onClose }: { intent: string; d: GroupData; onClose: () => void }) {
   const story = useLoad(
     () => ok(api.GET('/audit/intents/{intent}', { params: { path: { intent } } })),
     [intent],

@@ -1,7 +1,8 @@
 /**
  * A group at a glance: what a person checks first, each a link to the page where it is acted on.
  * Spent in the last 24 hours against the agents' daily limits; what waits (held spends, proposals to
- * sign); what fails (webhooks, spends refused in the last hour); entries that expire soon; agents by
+ * sign); what fails (webhooks, spends refused in the last hour, the guard's rules that tripped in the
+ * last 24 hours); entries that expire soon; agents by
  * status (and how many are frozen); the agents closest to their daily limit; spend over time; the
  * events as they happen. The group's kill switch is in its frame (frame.tsx), above the tabs.
  */
@@ -87,6 +88,16 @@ function Glance({ d }: { d: GroupData }) {
           {a && a.refused >= REFUSED_COUNTED
             ? 'spends the policy refused (and more)'
             : 'spends the policy refused'}
+        </Tile>
+        <Tile
+          title="Guard tripped, last 24 hours"
+          value={a ? `${a.tripped}${a.tripped >= REFUSED_COUNTED ? '+' : ''}` : '…'}
+          href={groupHref(d.id, 'guard')}
+          tone={a && a.tripped > 0 ? 'bad' : 'muted'}
+        >
+          {a && a.tripped > 0
+            ? 'spends the guard’s rules held, or agents they froze'
+            : 'no rule of the guard tripped'}
         </Tile>
         <Tile
           title="Expiring soon"

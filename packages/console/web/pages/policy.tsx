@@ -1,8 +1,8 @@
 /**
  * What a group's policies are: its default limits for new agents, and its approval policy as it is in
  * force (read back from the service, and where a change starts), previewed over the group's real
- * spends (policy-preview) before it is applied. The governance and guard policies join this page with
- * their routes.
+ * spends (policy-preview) before it is applied. The governance policy is on the Members page, the
+ * guard (the group's own limits and its rules) on its own (guard.tsx).
  */
 import { useRef, useState } from 'preact/hooks';
 import { enacted } from '../signin';

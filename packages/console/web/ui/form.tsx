@@ -22,6 +22,8 @@ export interface FieldSpec {
   api?: string;
   /** A check of the console's own beyond its kind's: an issue phrase, or undefined. */
   check?: (value: string, values: Record<string, string>) => string | undefined;
+  /** Checked only when this holds (a field of a part of the form that is switched off is not sent). */
+  when?: (values: Record<string, string>) => boolean;
 }
 
 /** A form's fields by name, as text (amounts stay decimal strings, never numbers). */
@@ -94,6 +96,7 @@ export function useForm<N extends string>(specs: Record<N, FieldSpec>) {
       const found: Partial<Record<N, string>> = {};
       for (const n of names) {
         const s = specs[n];
+        if (s.when && !s.when(values)) continue;
         const issue = checkField(values[n] ?? '', s.kind ?? 'text', s) ?? s.check?.(values[n] ?? '', values);
         if (issue) found[n] = sentence(s.label, issue);
       }

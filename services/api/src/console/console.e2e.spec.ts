@@ -8,7 +8,10 @@
  * rotated (the old one refused), the agent revoked; an agent and then the whole group frozen in the
  * page (their spends refused) and the freezes lifted by a signature made in the page; with a quorum of
  * two admins, a proposal of the other admin signed in the inbox and one cancelled there, a member and a
- * governance change proposed in the page and made by the other admin's signature; the log verified,
+ * governance change proposed in the page and made by the other admin's signature; the group's own limits
+ * set with their gauges (a rise waiting for the other admin) and a guard rule added, read back after a
+ * reload, then tripped by an agent's two quick spends: frozen by the guard on the agents page, in what
+ * tripped recently and on the overview, and a spend a rule held naming it in the inbox; the log verified,
  * each governed change with its quorum. axe-core checks every page, at 1280x800 and at a phone's
  * width. The console's server-sent events are tested over HTTP too: a client that reconnects with
  * Last-Event-ID misses nothing. It runs on the embedded service and again on the server topology.
@@ -426,6 +429,8 @@ describe('the console in a browser', () => {
   const requested: string[] = [];
   const refused: string[] = [];
   const nativeDialogs: string[] = [];
+  /** What the page threw and nobody caught. */
+  const pageErrors: string[] = [];
   const checked: Record<string, string[]> = {};
   let url: string;
   /** The group the operator creates in the page, and its agents. */
@@ -450,6 +455,7 @@ describe('the console in a browser', () => {
     page = await context.newPage();
     page.on('request', (r) => void requested.push(r.url()));
     page.on('console', (m) => void (/Content Security Policy/.test(m.text()) && refused.push(m.text())));
+    page.on('pageerror', (e) => void pageErrors.push(e.message));
     page.on('dialog', (d) => {
       nativeDialogs.push(d.message());
       void d.dismiss();
@@ -1525,6 +1531,206 @@ describe('the console in a browser', () => {
     expect(view.body.whitelist.map((e) => e.address)).not.toContain(dealer);
   }, 60_000);
 
+  /** A fresh agent of the group (its invitation signed by both admins), registered and funded. */
+  const freshAgent = async (label: string, amount: number) => {
+    const invited = await enact(world.client, [world.operator, second], 'POST', `${groupApi()}/invitations`, {
+      label,
+    });
+    expect(invited.body.status).toBe('executed');
+    const code = (invited.body.result as { invitation_code: string }).invitation_code;
+    const registered = await world.client.call<{ api_key: string; agent_wallet_pda: string }>(
+      'POST',
+      '/api/v1/register',
+      { body: { invitation_code: code } },
+    );
+    expect(registered.status).toBe(200);
+    const funded = await world.client.call('POST', '/api/v1/dev/airdrop', {
+      token: world.operator.token,
+      body: { to: registered.body.agent_wallet_pda, amount },
+    });
+    expect(funded.status).toBe(200);
+    return { id: registered.body.agent_wallet_pda, key: registered.body.api_key };
+  };
+  /** The group's pending proposal of `action`, as the second admin reads it. */
+  const pendingOf = async (action: string) => {
+    const listed = await world.client.call<{ proposals: ProposalReply[] }>(
+      'GET',
+      `${groupApi()}/proposals?status=pending`,
+      { token: second.token },
+    );
+    return listed.body.proposals.find((p) => p.action === action)!;
+  };
+
+  it('sets the group’s limits from the ones in force and shows each with its gauge; a rise waits for the other admin (the page says so and links the inbox); a guard rule added reads back after a reload (a field the service refuses said next to it); an agent the rule trips shows frozen by the guard, and in what tripped recently', async () => {
+    await tab('Guard').click();
+    const limits = page.getByRole('region', { name: 'Group limits' });
+    const inForce = limits.getByTestId('group-limits-in-force');
+    await inForce.getByText('none over the group (each agent’s own daily limit only).').waitFor();
+    const form = page.getByRole('form', { name: 'Set the group’s limits' });
+    expect(await form.getByLabel('Group daily limit').inputValue()).toBe('');
+    await form.getByLabel('Group daily limit').fill('five hundred');
+    await form.getByRole('button', { name: 'Save limits' }).click();
+    await form
+      .getByText('Group daily limit must be an amount like 12.5 (digits, and a point for decimals).')
+      .waitFor();
+    // From none to some: a narrowing, in force at once by one admin of two.
+    await form.getByLabel('Group daily limit').fill('500');
+    await form.getByLabel('Group operations an hour').fill('50');
+    await form.getByRole('button', { name: 'Save limits' }).click();
+    await limits
+      .getByTestId('group-limits-saved')
+      .getByText(/^Set at once/)
+      .waitFor();
+    await inForce.getByTestId('group daily').getByText('0 / 500 USDC', { exact: true }).waitFor();
+    await inForce.getByTestId('group hourly').getByText('0 / 50 operations', { exact: true }).waitFor();
+    await expect(form.getByLabel('Group daily limit').inputValue()).resolves.toBe('500');
+    // A rise: a proposal, signed in the page, that waits for the other admin.
+    await form.getByLabel('Group daily limit').fill('800');
+    await form.getByRole('button', { name: 'Save limits' }).click();
+    await form
+      .getByTestId('proposed')
+      .getByText(
+        /^Proposed and signed by you \(1 of 2 signatures\): nothing changes until the other admins sign proposal \S+ \(in the Inbox\)\.$/,
+      )
+      .waitFor();
+    expect(
+      await limits.getByRole('link', { name: 'The proposals to sign, in the Inbox' }).getAttribute('href'),
+    ).toBe(`#/groups/${encodeURIComponent(group)}/inbox`);
+    await inForce.getByTestId('group daily').getByText('0 / 500 USDC', { exact: true }).waitFor();
+    const rise = await pendingOf('group.limits');
+    expect(rise.params).toEqual({ daily_limit: '800' });
+    expect((await signProposal(world.client, second, rise)).body.status).toBe('executed');
+    // The page follows the group's events: the limit in force is read again, and the proposal waits no more.
+    await inForce.getByTestId('group daily').getByText('0 / 800 USDC', { exact: true }).waitFor();
+    await form.getByTestId('proposed').waitFor({ state: 'detached' });
+
+    // The rules: none in force; a time zone the service does not know is said next to its field.
+    const rules = page.getByRole('region', { name: 'Guard rules' });
+    await rules
+      .getByTestId('guard-rules-in-force')
+      .getByText('no rule: the guard holds nothing and freezes no agent.', { exact: false })
+      .waitFor();
+    const ruleForm = page.getByRole('form', { name: 'The guard’s rules' });
+    const quiet = ruleForm.getByRole('group', { name: 'Quiet hours' });
+    expect(await quiet.getByLabel('Time zone').isDisabled()).toBe(true); // off until ticked
+    await quiet.getByRole('checkbox', { name: 'Quiet hours' }).check();
+    await quiet.getByLabel('Time zone').fill('Mars/Olympus');
+    await ruleForm.getByRole('button', { name: 'Save the rules' }).click();
+    await quiet
+      .getByText('Time zone must be an IANA time zone, like "Europe/Paris" or "UTC".', { exact: true })
+      .waitFor();
+    expect(await quiet.getByLabel('Time zone').getAttribute('aria-invalid')).toBe('true');
+    await quiet.getByRole('checkbox', { name: 'Quiet hours' }).uncheck();
+    const velocity = ruleForm.getByRole('group', { name: 'Velocity' });
+    await velocity.getByRole('checkbox', { name: 'Velocity' }).check();
+    await velocity.getByLabel('Factor').fill('1');
+    await velocity.getByLabel('At least (spends in the hour)').fill('2');
+    await velocity.getByLabel('Then').selectOption('freeze_agent');
+    await ruleForm.getByRole('button', { name: 'Save the rules' }).click();
+    await rules
+      .getByTestId('guard-rules-saved')
+      .getByText('Saved at once (it adds or tightens rules): 1 rule in force.')
+      .waitFor();
+    const velocityWords =
+      'Velocity: when its spends in the last hour number more than 1 × its usual hourly count (over 7 days), and at least 2, refuse the spend and freeze the agent.';
+    await rules.getByTestId('guard-rule').getByText(velocityWords).waitFor();
+    expect(
+      (
+        await world.client.call<{ rules: unknown[] }>('GET', `${groupApi()}/guard`, {
+          token: world.operator.token,
+        })
+      ).body.rules,
+    ).toEqual([{ kind: 'velocity', factor: 1, min_count: 2, action: 'freeze_agent' }]);
+    await axe('guard');
+    // Read back from the service after a reload: the list in force, and the form starts from it.
+    await page.reload();
+    await page.getByRole('heading', { name: /^Guard/, level: 1 }).waitFor();
+    await rules.getByTestId('guard-rule').getByText(velocityWords).waitFor();
+    await expect(velocity.getByRole('checkbox', { name: 'Velocity' }).isChecked()).resolves.toBe(true);
+    await expect(velocity.getByLabel('Factor').inputValue()).resolves.toBe('1');
+    await expect(velocity.getByLabel('Then').inputValue()).resolves.toBe('freeze_agent');
+    await expect(quiet.getByRole('checkbox', { name: 'Quiet hours' }).isChecked()).resolves.toBe(false);
+
+    // A fresh agent spends twice in a minute: its second spend trips the rule, and it is frozen.
+    const sprinter = await freshAgent('sprinter', 10);
+    expect((await transfer(sprinter, 1, key())).status).toBe(200);
+    const second_ = await transfer(sprinter, 1, key());
+    expect([second_.status, second_.body.error]).toEqual([403, 'agent_frozen']);
+    const frozen = (await frozenOf()).agents.find((a) => a.agent_wallet_pda === sprinter.id)!.frozen as {
+      by: string;
+      reason: string;
+    };
+    expect(frozen.by).toBe('guard');
+    expect(frozen.reason).toMatch(/^velocity: /);
+    // The group's gauges count its confirmed spend (the refused one is not).
+    await inForce
+      .getByTestId('group daily')
+      .getByText(/^1(\.0+)? \/ 800 USDC$/)
+      .waitFor({ timeout: 15_000 });
+    await inForce.getByTestId('group hourly').getByText('1 / 50 operations', { exact: true }).waitFor();
+    // What tripped recently, live: the agent by its name, the rule, its words, what it did, its spend's story.
+    const trip = page.getByRole('region', { name: 'Tripped recently' }).getByTestId('guard-trip');
+    await trip.first().getByText('froze the agent').waitFor({ timeout: 15_000 });
+    expect(await trip.count()).toBe(1);
+    const tripText = await trip.innerText();
+    expect(tripText).toContain('sprinter');
+    expect(tripText).toContain('velocity');
+    expect(tripText).toContain(frozen.reason.replace(/^velocity: /, ''));
+    await trip.getByRole('button', { name: /^Story/ }).click();
+    const story = page.getByTestId('story');
+    await story
+      .getByRole('table', { name: 'Its events' })
+      .getByRole('row', { name: /guard\.tripped/ })
+      .waitFor();
+    await story.getByText('blocked', { exact: true }).waitFor();
+    await story.getByRole('button', { name: 'Close' }).click();
+
+    // On the agents page: frozen by the guard, with its words, apart from an admin's freeze.
+    await tab('Agents').click();
+    const row = page
+      .getByRole('region', { name: 'Agents', exact: true })
+      .getByRole('row', { name: /sprinter/ });
+    await row.getByText('frozen by the guard', { exact: true }).waitFor();
+    await row.getByText(/^frozen since .+, by the guard: “velocity: .+”$/).waitFor();
+    await page
+      .getByRole('search', { name: 'Agents: search and filters' })
+      .getByLabel('Status')
+      .selectOption('guard');
+    await row.waitFor();
+    expect(await page.getByRole('region', { name: 'Agents', exact: true }).locator('tbody tr').count()).toBe(
+      1,
+    );
+    await axe('frozen-by-guard');
+
+    // The overview counts the rule that tripped, and opens the guard at it.
+    await tab('Overview').click();
+    await page
+      .getByRole('region', { name: 'At a glance' })
+      .getByRole('link', { name: /Guard tripped, last 24 hours\s+1\s/ })
+      .click();
+    await page.getByRole('heading', { name: /^Guard/, level: 1 }).waitFor();
+
+    // A rule that holds: the held spend in the inbox names the rule and its words.
+    const counterparty = ruleForm.getByRole('group', { name: 'New counterparty' });
+    await counterparty.getByRole('checkbox', { name: 'New counterparty' }).check();
+    await ruleForm.getByRole('button', { name: 'Save the rules' }).click();
+    await rules
+      .getByTestId('guard-rules-saved')
+      .getByText('Saved at once (it adds or tightens rules): 2 rules in force.')
+      .waitFor();
+    const walker = await freshAgent('walker', 10);
+    await tab('Inbox').click();
+    const card = await held(walker, 'walker', 2, key());
+    await card.getByTestId('held-because').getByText('a rule of the guard held it').waitFor();
+    await card
+      .getByTestId('held-by-guard')
+      .getByText(/^the guard’s new counterparty rule: .*first spend/)
+      .waitFor();
+    await card.getByLabel('Reason').fill('guard drill');
+    await card.getByRole('button', { name: 'Reject' }).click();
+    await card.waitFor({ state: 'detached' });
+  }, 120_000);
+
   it('lists the members with their roles; a member added in the page and the governance changed from the values in force each wait for the other admin’s signature (the page says so), then show; each field’s error next to it', async () => {
     await tab('Members').click();
     const members = page.getByRole('region', { name: 'The group’s members' });
@@ -1879,7 +2085,7 @@ describe('the console in a browser', () => {
       expect(ms).toBeLessThan(1000);
   }, 120_000);
 
-  it('had every page and dialog checked by axe-core (no serious or critical violation, every form without the browser’s bubbles), asked no other host, and opened no browser dialog', () => {
+  it('had every page and dialog checked by axe-core (no serious or critical violation, every form without the browser’s bubbles), asked no other host, opened no browser dialog, and threw no error', () => {
     expect(Object.keys(checked).sort()).toEqual([
       'agent',
       'agents',
@@ -1888,7 +2094,9 @@ describe('the console in a browser', () => {
       'confirm',
       'freeze',
       'frozen',
+      'frozen-by-guard',
       'groups',
+      'guard',
       'inbox',
       'inbox-phone',
       'log',
@@ -1907,5 +2115,6 @@ describe('the console in a browser', () => {
     expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !/^(data|blob):/.test(u))).toEqual([]);
     expect(refused).toEqual([]);
     expect(nativeDialogs).toEqual([]);
+    expect(pageErrors).toEqual([]);
   });
 });
