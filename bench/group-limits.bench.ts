@@ -1,0 +1,186 @@
+/**
+ * A group's own limits on the spend path (docs/guard.md; issue 46's cost requirement). The embedded
+ * default runs in this process, the load (autocannon, 32 connections, confirmed transfers of 1, each
+ * to an agent of the spender's group) comes from a forked load generator, so this process's CPU is
+ * the service's alone. Four fleets of 32 spending agents on the one service, loaded in interleaved
+ * rounds (the order reversed every other round: this machine's speed wanders by more than the
+ * differences measured, within a minute):
+ *
+ * - the cost a spend: 32 groups, each with one agent that spends (to the group's other agent), without
+ *   group limits (the baseline) and with limits set high enough never to refuse (a daily limit of
+ *   1,000,000,000, far above what the load spends; the hourly cap at the schema's maximum). One
+ *   spender a group: no spend waits for another on the group's spends stream, so the difference is
+ *   what a spend of a group with limits pays (that stream read, one event more in the decision's append);
+ * - one busy group: 32 agents of one group with those limits, all spending, whose decisions in this
+ *   process take turns on the group's one spends stream (`group-spends-<group>`), against 32 agents of
+ *   one group without (and that one against the spread fleet without: what the grouping alone does).
+ *
+ * Figures are the medians of the rounds; BENCH_SCALE scales the rounds and the transfers of each.
+ */
+import { Client, enact, type Operator } from '@tokenops/testing/harness';
+import { median, report, type Figure } from './harness';
+import { benchService, fundedGroup, load, type BenchAgent } from './load';
+
+const CONNECTIONS = 32;
+/** High enough never to refuse: far above what the load spends, the cap at its schema's maximum. */
+const LIMITS = { daily_limit: '1000000000', hourly_tx_cap: 1_000_000 };
+
+interface Fleet {
+  name: string;
+  /** The spenders, each paying an agent of its own group (`to`), in turn group by group. */
+  agents: BenchAgent[];
+  groups: { operator: Operator; group: string }[];
+  limited: boolean;
+  confirmed: number;
+}
+
+/**
+ * `groups` groups of `perGroup` funded agents, of which the first `spenders` of each spend (each to
+ * the next agent of its group); with the high limits set on each group when `limited`.
+ */
+async function fleet(
+  client: Client,
+  name: string,
+  shape: { groups: number; perGroup: number; spenders: number },
+  limited: boolean,
+): Promise<Fleet> {
+  const made: { operator: Operator; group: string; agents: BenchAgent[] }[] = [];
+  for (let g = 0; g < shape.groups; g++) {
+    const { operator, group, agents } = await fundedGroup(client, shape.perGroup);
+    if (limited) {
+      const path = `/api/v1/orchestrator/groups/${group}/limits`;
+      const set = await enact(client, [operator], 'PUT', path, LIMITS);
+      if (set.status !== 200) throw new Error(`group limits: ${set.status} ${JSON.stringify(set.body)}`);
+    }
+    const spenders = agents
+      .slice(0, shape.spenders)
+      .map((a, i) => ({ ...a, to: agents[(i + 1) % agents.length]!.id }));
+    made.push({ operator, group, agents: spenders });
+  }
+  const agents = Array.from({ length: shape.spenders }, (_, i) => made.map((m) => m.agents[i]!)).flat();
+  return { name, agents, groups: made, limited, confirmed: 0 };
+}
+
+interface Round {
+  rate: number;
+  /** This process's CPU (the whole service: API, decisions, PGlite's thread, executor, chain) a transfer. */
+  us: number;
+  p50: number;
+  p99: number;
+}
+
+async function round(url: string, f: Fleet, amount: number, tag: string): Promise<Round> {
+  const before = process.cpuUsage();
+  const run = await load({
+    url,
+    connections: CONNECTIONS,
+    amount,
+    requests: { kind: 'transfer', agents: f.agents, tag },
+  });
+  const cpu = process.cpuUsage(before);
+  const confirmed = run['2xx'];
+  f.confirmed += confirmed;
+  const others = run.non2xx + run.errors + run.timeouts;
+  if (others)
+    console.log(`  ${f.name}: ${others} answers other than 2xx: ${JSON.stringify(run.statusCodeStats)}`);
+  return {
+    rate: confirmed / (run.duration || 1),
+    us: (cpu.user + cpu.system) / (confirmed || 1),
+    p50: run.latency.p50,
+    p99: run.latency.p99,
+  };
+}
+
+export async function groupLimitsBench(): Promise<string> {
+  const scale = Number(process.env.BENCH_SCALE ?? 1);
+  const amount = Math.max(100, Math.round(500 * scale));
+  const rounds = Math.max(3, Math.round(8 * scale));
+  const service = await benchService();
+  try {
+    const client = new Client(service.url);
+    const spread = { groups: 32, perGroup: 2, spenders: 1 };
+    const one = { groups: 1, perGroup: 32, spenders: 32 };
+    const fleets = [
+      await fleet(client, '32 groups of 1 spender, no group limits', spread, false),
+      await fleet(client, '32 groups of 1 spender, group limits', spread, true),
+      await fleet(client, 'one group of 32, no group limits', one, false),
+      await fleet(client, 'one group of 32, group limits', one, true),
+    ];
+    for (const [i, f] of fleets.entries()) await round(service.url, f, 200, `warm-up-${i}`);
+    const runs: Round[][] = [];
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0];
+      const row: Round[] = [];
+      for (const i of order) row[i] = await round(service.url, fleets[i]!, amount, `round-${r}-${i}`);
+      runs.push(row);
+      const each = fleets.map((f, i) => `${f.name} ${row[i]!.rate.toFixed(0)}/s ${row[i]!.us.toFixed(0)} µs`);
+      console.log(`  round ${r + 1}: ${each.join('; ')}`);
+    }
+
+    // The limits were counted the whole run: every confirmed transfer of a group with limits is in its count.
+    for (const f of fleets.filter((f) => f.limited)) {
+      let counted = 0;
+      for (const { operator, group } of f.groups) {
+        const path = `/api/v1/orchestrator/groups/${group}/limits`;
+        const limits = await client.call<{ operations_last_60m: number }>('GET', path, {
+          token: operator.token,
+        });
+        counted += limits.body.operations_last_60m;
+      }
+      console.log(
+        `  ${f.name}: ${counted} operations counted in the groups' streams, ${f.confirmed} confirmed`,
+      );
+    }
+
+    const med = (i: number, pick: (r: Round) => number) => median(runs.map((row) => pick(row[i]!)));
+    const ratios = (i: number, j: number, pick: (r: Round) => number) => {
+      const xs = runs.map((row) => pick(row[i]!) / pick(row[j]!)).sort((a, b) => a - b);
+      return { value: median(xs), unit: `x (${xs[0]!.toFixed(2)}-${xs[xs.length - 1]!.toFixed(2)})` };
+    };
+    const above = (i: number, j: number, pick: (r: Round) => number) =>
+      runs.filter((row) => pick(row[i]!) > pick(row[j]!)).length;
+    const pair = (i: number, j: number): Figure[] => [
+      {
+        name: `confirmed transfers/s, ${fleets[i]!.name}`,
+        value: med(i, (r) => r.rate),
+        unit: 'tx/s',
+        baseline: { name: fleets[j]!.name, value: med(j, (r) => r.rate) },
+      },
+      {
+        name: `each round's ratio of transfers/s, median (lowest-highest); faster in ${above(i, j, (r) => r.rate)} of ${rounds}`,
+        ...ratios(i, j, (r) => r.rate),
+      },
+      {
+        name: `service CPU per confirmed transfer, ${fleets[i]!.name}`,
+        value: med(i, (r) => r.us),
+        unit: 'µs',
+        baseline: { name: fleets[j]!.name, value: med(j, (r) => r.us) },
+      },
+      {
+        name: `each round's ratio of CPU per transfer, median (lowest-highest); costlier in ${above(i, j, (r) => r.us)} of ${rounds}`,
+        ...ratios(i, j, (r) => r.us),
+      },
+      {
+        name: `latency p50 / p99, ${fleets[i]!.name} (without: ${med(j, (r) => r.p50)} / ${med(j, (r) => r.p99)} ms)`,
+        value: med(i, (r) => r.p50),
+        unit: `ms / ${med(i, (r) => r.p99)} ms`,
+      },
+    ];
+    return report(
+      `Group limits on the spend path (embedded default in process, load forked, ${CONNECTIONS} connections, ` +
+        `${rounds} interleaved rounds of ${amount} transfers a fleet; medians of the rounds)`,
+      [
+        ...pair(1, 0),
+        ...pair(3, 2),
+        {
+          name: `confirmed transfers/s, ${fleets[2]!.name} (the grouping alone)`,
+          value: med(2, (r) => r.rate),
+          unit: 'tx/s',
+          baseline: { name: fleets[0]!.name, value: med(0, (r) => r.rate) },
+        },
+      ],
+    );
+  } finally {
+    await service.close();
+  }
+}
