@@ -16,8 +16,20 @@
  *   one group without (and that one against the spread fleet without: what the grouping alone does).
  *
  * Figures are the medians of the rounds; BENCH_SCALE scales the rounds and the transfers of each.
+ *
+ * Then, in this process alone, what counting one spend more costs the group's state as its count in
+ * the clock hour grows (evolveGroupSpends, as the decision's append lands; in the group's turn): the
+ * load above counts a few thousand in the busy group's hour (4,200 at BENCH_SCALE=1), a group busy
+ * for the whole hour many more.
  */
+import {
+  evolveGroupSpends,
+  initialGroupSpends,
+  type GroupSpendCounted,
+  type GroupSpendsState,
+} from '@tokenops/shared';
 import { Client, enact, type Operator } from '@tokenops/testing/harness';
+import { threadSnapshot } from './cpu';
 import { median, report, type Figure } from './harness';
 import { benchService, fundedGroup, load, type BenchAgent } from './load';
 
@@ -65,12 +77,18 @@ interface Round {
   rate: number;
   /** This process's CPU (the whole service: API, decisions, PGlite's thread, executor, chain) a transfer. */
   us: number;
+  /** Of it, the main thread's (the event loop); the rest is the other threads' (PGlite's, GC, libuv). */
+  mainUs: number;
   p50: number;
   p99: number;
 }
 
+/** This process's main thread's CPU ms so far (/proc; 0 elsewhere). */
+const mainThreadMs = () => threadSnapshot('service', process.pid)['service: main thread'] ?? 0;
+
 async function round(url: string, f: Fleet, amount: number, tag: string): Promise<Round> {
   const before = process.cpuUsage();
+  const mainBefore = mainThreadMs();
   const run = await load({
     url,
     connections: CONNECTIONS,
@@ -78,6 +96,7 @@ async function round(url: string, f: Fleet, amount: number, tag: string): Promis
     requests: { kind: 'transfer', agents: f.agents, tag },
   });
   const cpu = process.cpuUsage(before);
+  const mainMs = mainThreadMs() - mainBefore;
   const confirmed = run['2xx'];
   f.confirmed += confirmed;
   const others = run.non2xx + run.errors + run.timeouts;
@@ -86,9 +105,48 @@ async function round(url: string, f: Fleet, amount: number, tag: string): Promis
   return {
     rate: confirmed / (run.duration || 1),
     us: (cpu.user + cpu.system) / (confirmed || 1),
+    mainUs: (mainMs * 1000) / (confirmed || 1),
     p50: run.latency.p50,
     p99: run.latency.p99,
   };
+}
+
+/** The counts in one clock hour at which a count more is timed, and how many are timed at each. */
+const HOUR_COUNTS = [1_000, 10_000, 20_000, 30_000];
+const TIMED = 200;
+
+/**
+ * µs a count (group.spend_counted folded into the group's state) with `HOUR_COUNTS` counts already
+ * in the hour: one every 50 ms from the hour's start, so all of them in it.
+ */
+function countInHour(): Map<number, number> {
+  const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  let state: GroupSpendsState = initialGroupSpends();
+  let n = 0;
+  const count = (k: number) => {
+    for (const end = n + k; n < end; n++) {
+      const event: GroupSpendCounted = {
+        type: 'group.spend_counted',
+        data: {
+          group_id: 'g',
+          intent_id: `i-${n}`,
+          agent_id: `a-${n % 32}`,
+          value: '1',
+          spends: true,
+          at: hour + n * 50,
+        },
+      };
+      state = evolveGroupSpends(state, event);
+    }
+  };
+  const us = new Map<number, number>();
+  for (const at of HOUR_COUNTS) {
+    count(at - n);
+    const start = process.hrtime.bigint();
+    count(TIMED);
+    us.set(at, Number(process.hrtime.bigint() - start) / 1000 / TIMED);
+  }
+  return us;
 }
 
 export async function groupLimitsBench(): Promise<string> {
@@ -96,6 +154,7 @@ export async function groupLimitsBench(): Promise<string> {
   const amount = Math.max(100, Math.round(500 * scale));
   const rounds = Math.max(3, Math.round(8 * scale));
   const service = await benchService();
+  let spendTable: string;
   try {
     const client = new Client(service.url);
     const spread = { groups: 32, perGroup: 2, spenders: 1 };
@@ -113,7 +172,10 @@ export async function groupLimitsBench(): Promise<string> {
       const row: Round[] = [];
       for (const i of order) row[i] = await round(service.url, fleets[i]!, amount, `round-${r}-${i}`);
       runs.push(row);
-      const each = fleets.map((f, i) => `${f.name} ${row[i]!.rate.toFixed(0)}/s ${row[i]!.us.toFixed(0)} µs`);
+      const each = fleets.map(
+        (f, i) =>
+          `${f.name} ${row[i]!.rate.toFixed(0)}/s ${row[i]!.us.toFixed(0)} µs (main thread ${row[i]!.mainUs.toFixed(0)})`,
+      );
       console.log(`  round ${r + 1}: ${each.join('; ')}`);
     }
 
@@ -132,6 +194,7 @@ export async function groupLimitsBench(): Promise<string> {
       );
     }
 
+    const ms = (x: number) => Math.round(x).toLocaleString('en-US');
     const med = (i: number, pick: (r: Round) => number) => median(runs.map((row) => pick(row[i]!)));
     const ratios = (i: number, j: number, pick: (r: Round) => number) => {
       const xs = runs.map((row) => pick(row[i]!) / pick(row[j]!)).sort((a, b) => a - b);
@@ -161,12 +224,17 @@ export async function groupLimitsBench(): Promise<string> {
         ...ratios(i, j, (r) => r.us),
       },
       {
-        name: `latency p50 / p99, ${fleets[i]!.name} (without: ${med(j, (r) => r.p50)} / ${med(j, (r) => r.p99)} ms)`,
+        name: `of it, the main thread's (the rest: PGlite's thread, GC, libuv), ${fleets[i]!.name}`,
+        value: med(i, (r) => r.mainUs),
+        unit: `µs (without: ${ms(med(j, (r) => r.mainUs))} µs)`,
+      },
+      {
+        name: `latency p50 / p99, ${fleets[i]!.name} (without: ${ms(med(j, (r) => r.p50))} / ${ms(med(j, (r) => r.p99))} ms)`,
         value: med(i, (r) => r.p50),
-        unit: `ms / ${med(i, (r) => r.p99)} ms`,
+        unit: `ms / ${ms(med(i, (r) => r.p99))} ms`,
       },
     ];
-    return report(
+    spendTable = report(
       `Group limits on the spend path (embedded default in process, load forked, ${CONNECTIONS} connections, ` +
         `${rounds} interleaved rounds of ${amount} transfers a fleet; medians of the rounds)`,
       [
@@ -183,4 +251,19 @@ export async function groupLimitsBench(): Promise<string> {
   } finally {
     await service.close();
   }
+  const us = countInHour();
+  const first = {
+    name: `${HOUR_COUNTS[0]!.toLocaleString('en-US')} in the hour`,
+    value: us.get(HOUR_COUNTS[0]!)!,
+  };
+  const countTable = report(
+    `A count more in the group's state, by its counts in the clock hour (in process, ${TIMED} timed at each)`,
+    HOUR_COUNTS.map((at) => ({
+      name: `with ${at.toLocaleString('en-US')} counted in the hour`,
+      value: us.get(at)!,
+      unit: 'µs a count',
+      ...(at !== HOUR_COUNTS[0] && { baseline: first }),
+    })),
+  );
+  return `${spendTable}\n\n${countTable}`;
 }
