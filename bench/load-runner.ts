@@ -10,11 +10,13 @@ import { Pool } from 'undici';
 export interface BenchAgent {
   id: string;
   key: string;
+  /** Whom its transfers pay (an agent of its group): the next agent of the list when absent. */
+  to?: string;
 }
 
 /** What each request is: built here, from data the parent can send. */
 export type RequestsSpec =
-  /** Each request a transfer of 1 from the i-th agent to the next, with a key never used before. */
+  /** Each request a transfer of 1 from the i-th agent to its `to` (else the next), with a key never used before. */
   | { kind: 'transfer'; agents: BenchAgent[]; tag: string }
   /** Transfers, swaps and reads of the agents in turn, in the proportions of `mix` (`mixedRequest`). */
   | { kind: 'mixed'; agents: BenchAgent[]; tag: string; mix: MixSpec }
@@ -44,18 +46,21 @@ export interface LoadResult {
   cpuMs: number;
 }
 
-/** The i-th transfer request of `agents`, its idempotency key unique to this process and run. */
+/**
+ * The i-th transfer request of `agents` (a transfer of 1 to the agent's `to`, else to the next agent),
+ * its idempotency key unique to this process and run.
+ */
 export function transferRequest(agents: BenchAgent[], tag: string) {
   let n = 0;
   return () => {
     const i = n++;
     const from = agents[i % agents.length]!;
-    const to = agents[(i + 1) % agents.length]!;
+    const to = from.to ?? agents[(i + 1) % agents.length]!.id;
     return {
       method: 'POST' as const,
       path: '/api/v1/transfer',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${from.key}` },
-      body: JSON.stringify({ to: to.id, amount: 1, idempotency_key: `${tag}-${i}` }),
+      body: JSON.stringify({ to, amount: 1, idempotency_key: `${tag}-${i}` }),
     };
   };
 }

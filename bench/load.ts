@@ -91,6 +91,8 @@ export async function fundedGroup(
         body: { invitation_code: inv.invitation_code },
       })
     ).body;
+    // Never an agent without a key (a refused registration): its spends would all be 401s.
+    if (!reg.api_key) throw new Error(`registration: ${JSON.stringify(reg)}`);
     agents.push({ id: inv.agent_wallet_pda, key: reg.api_key });
   }
   return { operator, group, agents };
@@ -104,4 +106,7 @@ export const benchService = () =>
     jwtSecret: randomBytes(32),
     logger: createLogger('silent'),
     rateLimitPerMinute: 100_000_000, // the load is many requests a minute per agent, on purpose
+    // and a bench sets up more agents and groups a minute than a person signs in
+    signInRateLimitPerMinute: 100_000,
+    operatorRateLimitPerMinute: 100_000,
   });

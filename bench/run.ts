@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, figures and ratios printed as Markdown tables (docs/performance.md
- * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,confirm,http,spends,server,rebuild,webhooks,audit,preview,retention
+ * records them). BENCH_SCALE=0.2 for a quick run; BENCH_ONLY=event-store,chain,confirm,http,spends,group-limits,server,rebuild,webhooks,audit,preview,retention
  * to choose. The soak (`BENCH_ONLY=soak`, an hour by default: SOAK_MINUTES, SOAK_RATE) runs only when
  * named, never in `npm run bench` alone.
  */
@@ -10,6 +10,7 @@ import { previewBench } from './preview.bench';
 import { chainBench } from './chain.bench';
 import { confirmBench } from './confirm.bench';
 import { eventStoreBench } from './event-store.bench';
+import { groupLimitsBench } from './group-limits.bench';
 import { httpBench } from './http.bench';
 import { rebuildBench } from './rebuild.bench';
 import { retentionBench } from './retention.bench';
@@ -25,6 +26,7 @@ const all: Record<string, () => Promise<string>> = {
   confirm: confirmBench,
   http: httpBench,
   spends: spendsBench,
+  'group-limits': groupLimitsBench,
   server: serverBench,
   rebuild: rebuildBench,
   webhooks: () => webhooksBench([deliveryWorker, bullmqAlone]),
