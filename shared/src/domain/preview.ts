@@ -37,13 +37,8 @@ import {
   type GroupEvent,
 } from './events';
 import { evolveGroup, initialGroupState, type AllowEntry, type GroupState } from './group';
-import {
-  evolveGroupSpends,
-  hasGroupLimits,
-  initialGroupSpends,
-  type GroupLimits,
-  type GroupSpendsState,
-} from './group-limits';
+import { FleetCounts } from './fleet-counts';
+import { hasGroupLimits, type GroupLimits } from './group-limits';
 import type { GuardRule, GuardRuleKind } from './guard';
 import { evaluateIntent, type IntentCommand } from './intent';
 import type { Limits } from './limits';
@@ -105,7 +100,7 @@ interface Folded {
   budgets: Map<string, BudgetState>;
   approvals: ApprovalsState;
   /** What the group's agents really spent, in the windows of group limits; absent when no spend meets one. */
-  groupSpends?: GroupSpendsState;
+  groupSpends?: FleetCounts;
   /** The agents the replay froze, by agent: their later spends of the window are `agent_frozen`. */
   frozen: Map<string, Freeze>;
   /** Whether the proposal replaces the guard's rules (the real ones' freezes are then not folded). */
@@ -130,7 +125,7 @@ export function previewPolicy(
     agents: new Map(),
     budgets: new Map(),
     approvals: initialApprovalsState(),
-    ...(meetsGroupLimits(log, proposal) && { groupSpends: initialGroupSpends() }),
+    ...(meetsGroupLimits(log, proposal) && { groupSpends: new FleetCounts() }),
     frozen: new Map(),
     ownGuard: proposal.guard !== undefined,
   };
@@ -146,8 +141,8 @@ export function previewPolicy(
   const most = window.examples ?? 10;
   let proposedGroup: GroupState | undefined;
   for (const { stream, event } of log) {
-    const decided = spendOf(event);
-    if (decided && decided.at >= window.from && decided.at < window.to) {
+    const decided = inWindow(event, window) ? spendOf(event) : undefined;
+    if (decided) {
       proposedGroup ??= proposed(state.group, proposal);
       const { would, held_by, freeze } = judge(decided, state, proposedGroup, proposal, decimalsOf);
       preview.intents += 1;
@@ -216,24 +211,8 @@ function foldAgent(state: Folded, id: string, event: AgentEvent): void {
   if (event.type === 'agent.unfrozen') state.frozen.delete(id);
   state.agents.set(id, after);
   if (state.groupSpends) {
-    if (event.type === 'intent.accepted') {
-      const d = event.data;
-      state.groupSpends = evolveGroupSpends(state.groupSpends, {
-        type: 'group.spend_counted',
-        data: {
-          group_id: d.group_id,
-          intent_id: d.intent_id,
-          agent_id: d.agent_id,
-          value: d.value,
-          spends: d.spends,
-          at: d.at,
-        },
-      });
-    } else if (event.type === 'intent.failed')
-      state.groupSpends = evolveGroupSpends(state.groupSpends, {
-        type: 'group.spend_released',
-        data: { group_id: before.groupId, intent_id: event.data.intent_id, at: event.data.at },
-      });
+    if (event.type === 'intent.accepted') state.groupSpends.counted(event.data);
+    else if (event.type === 'intent.failed') state.groupSpends.released(event.data.intent_id);
   }
 }
 
@@ -255,6 +234,12 @@ interface Decided {
   at: number;
   was: Verdict;
 }
+
+/** Whether `event` is a decision of the window (spendOf says whether it judged a spend). */
+const inWindow = (event: DomainEvent, window: { from: number; to: number }): boolean =>
+  (event.type === 'intent.accepted' || event.type === 'intent.blocked') &&
+  event.data.at >= window.from &&
+  event.data.at < window.to;
 
 /** A spend decision the log recorded (a refused key is not one: no spend was judged). */
 function spendOf(event: DomainEvent): Decided | undefined {
@@ -389,7 +374,7 @@ function judge(
     agent: { ...agent, limits },
     ...(budget && { budget }),
     approvals: state.approvals,
-    ...(state.groupSpends && hasGroupLimits(group.limits) && { groupSpends: state.groupSpends }),
+    ...(state.groupSpends && hasGroupLimits(group.limits) && { groupSpends: { intents: state.groupSpends } }),
   });
   const would = evaluation.failure ?? (evaluation.hold ? 'held' : 'accepted');
   const trips = evaluation.trips ?? [];
