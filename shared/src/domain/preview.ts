@@ -23,7 +23,7 @@
  */
 import Big from 'big.js';
 import { amountText, parseAmount } from '../money';
-import { evolveAgent, initialAgentState, type AgentState, type Freeze } from './agent';
+import { evolveAgent, evolveAgentUnguarded, initialAgentState, type AgentState, type Freeze } from './agent';
 import { evolveApprovals, groupApprovalPolicy, initialApprovalsState, type ApprovalsState } from './approval';
 import { evolveBudget, initialBudgetState, type BudgetState } from './budget';
 import {
@@ -105,6 +105,8 @@ interface Folded {
   frozen: Map<string, Freeze>;
   /** Whether the proposal replaces the guard's rules (the real ones' freezes are then not folded). */
   ownGuard: boolean;
+  /** How an agent's events fold: without the guard's history when no spend meets a guard rule. */
+  evolve: (state: AgentState, event: AgentEvent) => AgentState;
 }
 
 /** One event of the group, with the stream it was recorded in (which decides how it folds). */
@@ -128,6 +130,7 @@ export function previewPolicy(
     ...(meetsGroupLimits(log, proposal) && { groupSpends: new FleetCounts() }),
     frozen: new Map(),
     ownGuard: proposal.guard !== undefined,
+    evolve: meetsGuardRules(log, proposal) ? evolveAgent : evolveAgentUnguarded,
   };
   const preview: Preview = {
     from: window.from,
@@ -174,6 +177,12 @@ export function previewPolicy(
   return preview;
 }
 
+/** Whether any spend may meet a guard rule: the proposal has some, or (without rules of its own) the group had. */
+function meetsGuardRules(log: readonly StreamEvent[], p: PolicyProposal): boolean {
+  if (p.guard !== undefined) return p.guard.length > 0;
+  return log.some(({ event }) => event.type === 'group.guard_set' && event.data.rules.length > 0);
+}
+
 /**
  * Whether any spend may meet group limits: the proposal sets one, or the group had some in the log.
  * Only then does the preview fold what the group's agents spent (from the start of the log: spends
@@ -202,7 +211,7 @@ function fold(state: Folded, stream: string, event: DomainEvent): boolean {
 
 function foldAgent(state: Folded, id: string, event: AgentEvent): void {
   const before = state.agents.get(id) ?? initialAgentState();
-  let after = evolveAgent(before, event);
+  let after = state.evolve(before, event);
   if (event.type === 'agent.frozen' && event.data.by === 'guard' && state.ownGuard) {
     // The real rules froze it; under the proposed ones, the replay decides the guard's freezes.
     const { frozen: _real, ...rest } = after;

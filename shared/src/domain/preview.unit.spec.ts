@@ -240,6 +240,30 @@ describe('the policy preview under proposed guard rules and group limits', () =>
     ]);
   });
 
+  it('the group’s own rules, set in the log, read the agents’ history from before they were set', () => {
+    const { log } = fleetLog([
+      { amount: '5', at: T0 - DAY_MS, outcome: 'confirmed' },
+      { amount: '5', at: T0, outcome: 'confirmed' },
+      { by: AGENT_B, amount: '5', at: T0 + MINUTE, outcome: 'confirmed' },
+    ]);
+    // The group set a new_token rule after A's first spend (the real decisions never met it).
+    const set: StreamEvent = {
+      stream: streams.group(GROUP),
+      event: {
+        type: 'group.guard_set',
+        data: { group_id: GROUP, rules: [{ kind: 'new_token', action: 'hold' }], at: T0 - HOUR_MS },
+      },
+    };
+    const first = log.findIndex((e) => e.event.type === 'intent.accepted');
+    const edited = [...log.slice(0, first + 2), set, ...log.slice(first + 2)];
+    const p = previewPolicy(edited, {}, hour);
+    // A spent the base token before the rule: not new to it; B's first spend of it is held.
+    expect(p.would_hold).toBe(1);
+    expect(p.examples.map((x) => [x.agent_wallet_pda, x.held_by])).toEqual([[AGENT_B, ['new_token']]]);
+    // Proposed rules of none: nothing held.
+    expect(previewPolicy(edited, { guard: [] }, hour).would_hold).toBe(0);
+  });
+
   it('the group’s own rules froze an agent for real: proposed rules replace them and their freeze', () => {
     const rule: GuardRule = { kind: 'velocity', factor: 1, min_count: 3, action: 'freeze_agent' };
     const { log } = fleetLog(every(5, { amount: '1', outcome: 'confirmed' }), { guard: [rule] });
