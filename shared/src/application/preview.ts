@@ -1,21 +1,24 @@
 /**
  * The policy preview over the log (domain/preview.ts has the replay): the group's events, read in log
  * order as the audit query reads them (readGroupLog), handed to the pure replay with the owner's
- * proposal. Nothing is written.
+ * proposal (its guard rules checked by parseGuardRules, their bad fields named under `/guard`).
+ * Nothing is written.
  */
 import {
   ENTRY_TYPE,
   authorizeOperator,
   decodeEvent,
+  parseGuardRules,
   previewPolicy,
   streams,
   tokenByMint,
   type EntryType,
+  type GuardRule,
   type PolicyProposal,
   type StreamEvent,
 } from '../domain';
 import { parseAmount } from '../money';
-import { validationError } from '../errors';
+import { ServiceError, validationError } from '../errors';
 import { GroupScope, readGroupLog } from './audit';
 import type { Context } from './context';
 
@@ -29,6 +32,9 @@ export interface PreviewInput {
   new_recipients?: boolean;
   whitelist_add?: { address: string; type: number; approved_amount?: unknown }[];
   whitelist_remove?: string[];
+  /** `{rules: [...]}`, as `PUT .../guard` takes it. */
+  guard?: unknown;
+  group_limits?: { daily_limit?: unknown; hourly_tx_cap?: number | null };
   since?: string;
 }
 
@@ -67,6 +73,32 @@ export async function previewGroupPolicy(ctx: Context, wallet: string, groupId: 
     would_hold: preview.would_hold,
     would_block: preview.would_block,
     examples: preview.examples.map((x) => ({ ...x, at: iso(x.at) })),
+    would_freeze: preview.would_freeze.map((f) => ({ ...f, at: iso(f.at) })),
+  };
+}
+
+/** The proposed guard rules; a bad field is named by its path under `/guard` (`/guard/rules/0/factor`). */
+function guardOf(input: unknown): GuardRule[] {
+  try {
+    return parseGuardRules(input);
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'validation_error' && err.details)
+      throw validationError(err.details.map((d) => ({ ...d, path: `/guard${d.path}` })));
+    throw err;
+  }
+}
+
+function groupLimitsOf(input: NonNullable<PreviewInput['group_limits']>): PolicyProposal['group_limits'] {
+  const { daily_limit: daily, hourly_tx_cap: cap } = input;
+  if (cap !== undefined && cap !== null && !(Number.isSafeInteger(cap) && cap >= 0))
+    throw validationError([
+      { path: '/group_limits/hourly_tx_cap', issue: 'must be a non-negative integer or null' },
+    ]);
+  return {
+    ...(daily !== undefined && {
+      daily_limit: daily === null ? null : parseAmount(daily, 'group_limits.daily_limit'),
+    }),
+    ...(cap !== undefined && { hourly_tx_cap: cap }),
   };
 }
 
@@ -95,5 +127,7 @@ function proposalOf(input: PreviewInput): PolicyProposal {
       })),
     }),
     ...(input.whitelist_remove && { whitelist_remove: input.whitelist_remove }),
+    ...(input.guard !== undefined && { guard: guardOf(input.guard) }),
+    ...(input.group_limits && { group_limits: groupLimitsOf(input.group_limits) }),
   };
 }

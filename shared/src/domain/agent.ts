@@ -64,6 +64,14 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
   return guard === next.guard ? next : { ...next, guard };
 }
 
+/**
+ * evolveAgent without the guard's history (`guard` stays as it was): for a replay that judges no spend
+ * under a guard rule (the policy preview without rules), which never reads it, and is spared the half
+ * of the fold that folding it costs.
+ */
+export const evolveAgentUnguarded = (state: AgentState, event: AgentEvent): AgentState =>
+  evolveOwn(state, event);
+
 function evolveOwn(state: AgentState, event: AgentEvent): AgentState {
   switch (event.type) {
     case 'guard.tripped':

@@ -153,12 +153,15 @@ export interface GroupRoom {
   own: boolean;
 }
 
-export function groupRoom(
-  limits: GroupLimits,
-  state: GroupSpendsState,
-  now: number,
-  intentId: string,
-): GroupRoom {
+/**
+ * What the room reads of the group's spends: a GroupSpendsState, or the policy preview's own count of
+ * what the group's agents spent (fleet-counts.ts), which answers the same.
+ */
+export interface GroupCounts {
+  intents: Pick<Windows, 'get' | 'spent' | 'ops'>;
+}
+
+export function groupRoom(limits: GroupLimits, state: GroupCounts, now: number, intentId: string): GroupRoom {
   const item = state.intents.get(intentId);
   const own = item !== undefined && item.status !== 'failed';
   const room: GroupRoom = { own };

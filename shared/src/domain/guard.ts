@@ -172,27 +172,27 @@ export const countsAsRefusal = (code: string): boolean => POLICY.has(code);
 /** Without what no rule can look at any more, measured from `latest`. */
 function pruned(history: GuardHistory): GuardHistory {
   const { latest, hours, refusals } = history;
+  // Hours are oldest first: those past the values' keep (the times' is longer) are a prefix, and only
+  // they can change. Most spends change none: then nothing is copied.
+  let old = 0;
   let changed = false;
-  const kept: Hour[] = [];
-  for (const hour of hours) {
-    if (hourOlderThan(hour.key, latest, KEEP_TIMES_MS)) {
-      changed = true;
-      continue;
-    }
-    if (hour.items.length > 0 && hourOlderThan(hour.key, latest, KEEP_VALUES_MS)) {
-      changed = true;
-      kept.push({ ...hour, items: NO_ITEMS, value: new Big(0) });
-      continue;
-    }
-    kept.push(hour);
+  while (old < hours.length && hourOlderThan(hours[old]!.key, latest, KEEP_VALUES_MS)) {
+    const hour = hours[old]!;
+    if (hour.items.length > 0 || hourOlderThan(hour.key, latest, KEEP_TIMES_MS)) changed = true;
+    old += 1;
   }
   const stale = refusals.atOrBefore(latest - KEEP_VALUES_MS);
   if (!changed && stale === 0) return history;
-  return {
-    ...history,
-    hours: changed ? kept : hours,
-    refusals: stale ? refusals.after(latest - KEEP_VALUES_MS) : refusals,
-  };
+  let kept = hours;
+  if (changed) {
+    const rebuilt: Hour[] = [];
+    for (const [i, hour] of hours.entries()) {
+      if (i < old && hourOlderThan(hour.key, latest, KEEP_TIMES_MS)) continue;
+      rebuilt.push(i < old && hour.items.length > 0 ? { ...hour, items: NO_ITEMS, value: new Big(0) } : hour);
+    }
+    kept = rebuilt;
+  }
+  return { ...history, hours: kept, refusals: stale ? refusals.after(latest - KEEP_VALUES_MS) : refusals };
 }
 
 const later = (history: GuardHistory, at: number): GuardHistory =>
@@ -360,11 +360,24 @@ function formatOf(timeZone: string): Intl.DateTimeFormat {
   return made;
 }
 
+/**
+ * Since 1972 every zone's offset from UTC is a whole number of minutes (Africa/Monrovia's -0:44:30 was
+ * the last that was not), so the local minute changes only when the UTC minute does.
+ */
+const WHOLE_MINUTE_OFFSETS = Date.UTC(1973, 0, 1);
+/** The latest local minute read, by zone (a memo, not state: spends come in bursts of the same minute). */
+const lastMinute = new Map<string, { utcMinute: number; local: number }>();
+
 /** Minutes since local midnight in `timeZone` at `now`. */
 function localMinutes(now: number, timeZone: string): number {
+  const utcMinute = Math.floor(now / 60_000);
+  const memo = lastMinute.get(timeZone);
+  if (memo?.utcMinute === utcMinute && now >= WHOLE_MINUTE_OFFSETS) return memo.local;
   const parts = formatOf(timeZone).formatToParts(new Date(now));
   const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
-  return (part('hour') % 24) * 60 + part('minute');
+  const local = (part('hour') % 24) * 60 + part('minute');
+  lastMinute.set(timeZone, { utcMinute, local });
+  return local;
 }
 
 const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));

@@ -418,6 +418,24 @@ describe('quiet hours', () => {
     expect(trips(repeated, utc('2024-11-03T06:30:00Z'))[0]?.figures.local_time).toBe('01:30'); // EST
     expect(trips(repeated, utc('2024-11-03T07:00:00Z'))).toEqual([]); // 02:00 EST
   });
+
+  it('reads the clock again at each minute, the same within one, in every zone one after another', () => {
+    const r = rule.quiet('22:00', '06:00', 'UTC');
+    const kolkata = rule.quiet('22:00', '06:00', 'Asia/Kolkata');
+    // The spends of a burst share their minute; the next minute is read again, each zone its own.
+    expect(trips(r, utc('2026-01-05T21:59:00.000Z'))).toEqual([]);
+    expect(trips(kolkata, utc('2026-01-05T21:59:10.000Z'))).toHaveLength(1); // 03:29 there
+    expect(trips(r, utc('2026-01-05T21:59:59.999Z'))).toEqual([]);
+    expect(trips(r, utc('2026-01-05T22:00:00.000Z'))).toHaveLength(1);
+    expect(trips(r, utc('2026-01-05T21:59:30.000Z'))).toEqual([]); // back a minute: read again
+  });
+
+  it('an offset of seconds (before 1972) moves the local minute inside a UTC minute: read every time', () => {
+    // Monrovia kept -0:44:30 until 1972: 12:00:00Z is 11:15:30 there, 12:00:45Z is 11:16:15.
+    const r = rule.quiet('11:16', '12:00', 'Africa/Monrovia');
+    expect(trips(r, utc('1960-06-01T12:00:00Z'))).toEqual([]);
+    expect(trips(r, utc('1960-06-01T12:00:45Z'))[0]?.figures.local_time).toBe('11:16');
+  });
 });
 
 describe('clocks that disagree', () => {

@@ -84,8 +84,8 @@ import {
   groupRoom,
   hasGroupLimits,
   initialGroupSpends,
+  type GroupCounts,
   type GroupRoom,
-  type GroupSpendsState,
 } from './group-limits';
 import { approvalIdOf, approvalMessage, approvalRule, holdReason, type ApprovalsState } from './approval';
 import { countsAsRefusal, evaluateGuard, refusalTrip } from './guard';
@@ -125,7 +125,7 @@ export interface DecisionState {
   /** The group's approvals, when the rule holds new recipients (who was approved before). */
   approvals?: ApprovalsState;
   /** What the group's agents have in its limits' windows, when the group has limits (absent: nothing yet). */
-  groupSpends?: GroupSpendsState;
+  groupSpends?: GroupCounts;
 }
 
 export type CheckName =

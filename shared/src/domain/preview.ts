@@ -8,10 +8,22 @@
  * Each spend is judged on what really happened before it: a spend the proposal would have blocked
  * still counts in the windows of those after it (the history is not rewritten), so the preview says
  * which of the real spends the proposal would have held or blocked, one by one.
+ *
+ * The guard (design.md "Settled details of the guard"): the proposal may replace the group's guard
+ * rules and lay group limits over the group's own. The rules read each agent's guard history
+ * (AgentState.guard, folded from its whole stream: what came before the window is their baseline);
+ * the group limits read what the group's agents really spent in their windows, which the preview folds
+ * itself from the agents' `intent.accepted` and `intent.failed` (the group's spends stream exists only
+ * while the group had limits). The one exception to "the history is not rewritten" is a freeze: a
+ * spend a `freeze_agent` rule trips is `agent_frozen`, a refusal that reaches the `refusals` count
+ * keeps its code, and from then on (until an admin really unfreezes the agent) every later spend of
+ * that agent in the window is `agent_frozen`; `would_freeze` says who, when, by which rule. Under
+ * proposed rules, the freezes the group's own rules really made (`agent.frozen {by: "guard"}`) are not
+ * folded: the proposed rules decide the guard's freezes; an admin's freeze stands.
  */
 import Big from 'big.js';
 import { amountText, parseAmount } from '../money';
-import { evolveAgent, initialAgentState, type AgentState } from './agent';
+import { evolveAgent, evolveAgentUnguarded, initialAgentState, type AgentState, type Freeze } from './agent';
 import { evolveApprovals, groupApprovalPolicy, initialApprovalsState, type ApprovalsState } from './approval';
 import { evolveBudget, initialBudgetState, type BudgetState } from './budget';
 import {
@@ -25,6 +37,9 @@ import {
   type GroupEvent,
 } from './events';
 import { evolveGroup, initialGroupState, type AllowEntry, type GroupState } from './group';
+import { FleetCounts } from './fleet-counts';
+import { hasGroupLimits, type GroupLimits } from './group-limits';
+import type { GuardRule, GuardRuleKind } from './guard';
 import { evaluateIntent, type IntentCommand } from './intent';
 import type { Limits } from './limits';
 
@@ -37,6 +52,10 @@ export interface PolicyProposal {
   new_recipients?: boolean;
   whitelist_add?: readonly { address: string; type: EntryType; approved_amount?: Big }[];
   whitelist_remove?: readonly string[];
+  /** The group's guard rules, replacing its own (checked by parseGuardRules); `[]`: none. */
+  guard?: readonly GuardRule[];
+  /** Laid over the group's own limits: a limit absent keeps the group's, null lifts it. */
+  group_limits?: { daily_limit?: Big | null; hourly_tx_cap?: number | null };
 }
 
 /** What a spend was, or would be: allowed, held for a person, or blocked with a code. */
@@ -51,6 +70,15 @@ export interface PreviewExample {
   at: number;
   was: Verdict;
   would: Verdict;
+  /** The guard's rules that would hold it (`held`) or freeze its agent with it (`agent_frozen`). */
+  held_by?: GuardRuleKind[];
+}
+
+/** An agent the proposal's guard would have frozen: when (the spend that froze it), by which rule. */
+export interface WouldFreeze {
+  agent: string;
+  at: number;
+  rule: GuardRuleKind;
 }
 
 export interface Preview {
@@ -62,6 +90,8 @@ export interface Preview {
   would_block: Record<string, number>;
   /** The first spends whose verdict the proposal changes (at most `examples`). */
   examples: PreviewExample[];
+  /** The agents the guard would have frozen in the window, in order. */
+  would_freeze: WouldFreeze[];
 }
 
 interface Folded {
@@ -69,6 +99,14 @@ interface Folded {
   agents: Map<string, AgentState>;
   budgets: Map<string, BudgetState>;
   approvals: ApprovalsState;
+  /** What the group's agents really spent, in the windows of group limits; absent when no spend meets one. */
+  groupSpends?: FleetCounts;
+  /** The agents the replay froze, by agent: their later spends of the window are `agent_frozen`. */
+  frozen: Map<string, Freeze>;
+  /** Whether the proposal replaces the guard's rules (the real ones' freezes are then not folded). */
+  ownGuard: boolean;
+  /** How an agent's events fold: without the guard's history when no spend meets a guard rule. */
+  evolve: (state: AgentState, event: AgentEvent) => AgentState;
 }
 
 /** One event of the group, with the stream it was recorded in (which decides how it folds). */
@@ -83,11 +121,16 @@ export function previewPolicy(
   window: { from: number; to: number; examples?: number },
   decimalsOf: (mint: string) => number = () => 6,
 ): Preview {
+  const log = Array.isArray(events) ? (events as readonly StreamEvent[]) : [...events];
   const state: Folded = {
     group: initialGroupState(),
     agents: new Map(),
     budgets: new Map(),
     approvals: initialApprovalsState(),
+    ...(meetsGroupLimits(log, proposal) && { groupSpends: new FleetCounts() }),
+    frozen: new Map(),
+    ownGuard: proposal.guard !== undefined,
+    evolve: meetsGuardRules(log, proposal) ? evolveAgent : evolveAgentUnguarded,
   };
   const preview: Preview = {
     from: window.from,
@@ -96,17 +139,26 @@ export function previewPolicy(
     would_hold: 0,
     would_block: {},
     examples: [],
+    would_freeze: [],
   };
   const most = window.examples ?? 10;
   let proposedGroup: GroupState | undefined;
-  for (const { stream, event } of events) {
-    const decided = spendOf(event);
-    if (decided && decided.at >= window.from && decided.at < window.to) {
+  for (const { stream, event } of log) {
+    const decided = inWindow(event, window) ? spendOf(event) : undefined;
+    if (decided) {
       proposedGroup ??= proposed(state.group, proposal);
-      const would = judge(decided, state, proposedGroup, proposal, decimalsOf);
+      const { would, held_by, freeze } = judge(decided, state, proposedGroup, proposal, decimalsOf);
       preview.intents += 1;
       if (would === 'held') preview.would_hold += 1;
       else if (would !== 'accepted') preview.would_block[would] = (preview.would_block[would] ?? 0) + 1;
+      if (freeze) {
+        state.frozen.set(decided.agent_id, {
+          by: 'guard',
+          reason: `${freeze}: the preview's guard froze the agent`,
+          at: decided.at,
+        });
+        preview.would_freeze.push({ agent: decided.agent_id, at: decided.at, rule: freeze });
+      }
       if (would !== decided.was && preview.examples.length < most)
         preview.examples.push({
           intent_id: decided.intent_id,
@@ -117,11 +169,30 @@ export function previewPolicy(
           at: decided.at,
           was: decided.was,
           would,
+          ...(held_by && { held_by }),
         });
     }
     if (fold(state, stream, event)) proposedGroup = undefined;
   }
   return preview;
+}
+
+/** Whether any spend may meet a guard rule: the proposal has some, or (without rules of its own) the group had. */
+function meetsGuardRules(log: readonly StreamEvent[], p: PolicyProposal): boolean {
+  if (p.guard !== undefined) return p.guard.length > 0;
+  return log.some(({ event }) => event.type === 'group.guard_set' && event.data.rules.length > 0);
+}
+
+/**
+ * Whether any spend may meet group limits: the proposal sets one, or the group had some in the log.
+ * Only then does the preview fold what the group's agents spent (from the start of the log: spends
+ * before the limits were set, or before the window, count in the windows of those after them).
+ */
+function meetsGroupLimits(log: readonly StreamEvent[], p: PolicyProposal): boolean {
+  const g = p.group_limits;
+  if (g && ((g.daily_limit !== undefined && g.daily_limit !== null) || typeof g.hourly_tx_cap === 'number'))
+    return true;
+  return log.some(({ event }) => event.type === 'group.limits_set');
 }
 
 /** Folds one event into the state; true when it changed the group (the proposal is laid over it again). */
@@ -131,12 +202,27 @@ function fold(state: Folded, stream: string, event: DomainEvent): boolean {
     state.group = evolveGroup(state.group, event as GroupEvent);
     return true;
   }
-  if (kind === 'agent')
-    state.agents.set(id, evolveAgent(state.agents.get(id) ?? initialAgentState(), event as AgentEvent));
+  if (kind === 'agent') foldAgent(state, id, event as AgentEvent);
   else if (kind === 'budget')
     state.budgets.set(id, evolveBudget(state.budgets.get(id) ?? initialBudgetState(), event as BudgetEvent));
   else if (kind === 'approvals') state.approvals = evolveApprovals(state.approvals, event as ApprovalEvent);
   return false;
+}
+
+function foldAgent(state: Folded, id: string, event: AgentEvent): void {
+  const before = state.agents.get(id) ?? initialAgentState();
+  let after = state.evolve(before, event);
+  if (event.type === 'agent.frozen' && event.data.by === 'guard' && state.ownGuard) {
+    // The real rules froze it; under the proposed ones, the replay decides the guard's freezes.
+    const { frozen: _real, ...rest } = after;
+    after = before.frozen ? { ...rest, frozen: before.frozen } : rest;
+  }
+  if (event.type === 'agent.unfrozen') state.frozen.delete(id);
+  state.agents.set(id, after);
+  if (state.groupSpends) {
+    if (event.type === 'intent.accepted') state.groupSpends.counted(event.data);
+    else if (event.type === 'intent.failed') state.groupSpends.released(event.data.intent_id);
+  }
 }
 
 const PREFIXES = ['group', 'agent', 'budget', 'approvals'] as const;
@@ -157,6 +243,12 @@ interface Decided {
   at: number;
   was: Verdict;
 }
+
+/** Whether `event` is a decision of the window (spendOf says whether it judged a spend). */
+const inWindow = (event: DomainEvent, window: { from: number; to: number }): boolean =>
+  (event.type === 'intent.accepted' || event.type === 'intent.blocked') &&
+  event.data.at >= window.from &&
+  event.data.at < window.to;
 
 /** A spend decision the log recorded (a refused key is not one: no spend was judged). */
 function spendOf(event: DomainEvent): Decided | undefined {
@@ -201,7 +293,21 @@ function parseAmountOrZero(text: string): Big {
   }
 }
 
-/** The group as the proposal would have it: its allow-list changed, its approval policy replaced. */
+/** The group's limits with the proposal's laid over them: absent keeps one, null lifts it. */
+function proposedLimits(own: GroupLimits, p: PolicyProposal['group_limits']): GroupLimits {
+  if (!p) return own;
+  const daily = p.daily_limit === undefined ? own.daily_limit : (p.daily_limit ?? undefined);
+  const hourly = p.hourly_tx_cap === undefined ? own.hourly_tx_cap : (p.hourly_tx_cap ?? undefined);
+  return {
+    ...(daily !== undefined && { daily_limit: daily }),
+    ...(hourly !== undefined && { hourly_tx_cap: hourly }),
+  };
+}
+
+/**
+ * The group as the proposal would have it: its allow-list changed, its approval policy, its guard rules
+ * and its limits replaced.
+ */
 function proposed(group: GroupState, p: PolicyProposal): GroupState {
   const entries = new Map(group.entries);
   for (const address of p.whitelist_remove ?? []) entries.delete(address);
@@ -223,7 +329,21 @@ function proposed(group: GroupState, p: PolicyProposal): GroupState {
     threshold: p.approval_threshold === undefined ? policy.threshold : p.approval_threshold,
     newRecipients: p.new_recipients ?? policy.newRecipients,
   };
-  return { ...group, entries, approvalPolicy };
+  return {
+    ...group,
+    entries,
+    approvalPolicy,
+    ...(p.guard !== undefined && { guard: p.guard }),
+    limits: proposedLimits(group.limits, p.group_limits),
+  };
+}
+
+interface Judged {
+  would: Verdict;
+  /** The rules that would hold the spend, or freeze its agent with it. */
+  held_by?: GuardRuleKind[];
+  /** The rule that would freeze the agent with this spend. */
+  freeze?: GuardRuleKind;
 }
 
 function judge(
@@ -232,8 +352,10 @@ function judge(
   group: GroupState,
   p: PolicyProposal,
   decimalsOf: (mint: string) => number,
-): Verdict {
-  const agent = state.agents.get(spend.agent_id) ?? initialAgentState();
+): Judged {
+  const real = state.agents.get(spend.agent_id) ?? initialAgentState();
+  const frozen = real.frozen ?? state.frozen.get(spend.agent_id);
+  const agent = frozen && !real.frozen ? { ...real, frozen } : real;
   const limits: Limits = {
     per_tx_limit: p.per_tx_limit ?? agent.limits.per_tx_limit,
     daily_limit: p.daily_limit ?? agent.limits.daily_limit,
@@ -262,6 +384,15 @@ function judge(
     agent: { ...agent, limits },
     ...(budget && { budget }),
     approvals: state.approvals,
+    ...(state.groupSpends && hasGroupLimits(group.limits) && { groupSpends: { intents: state.groupSpends } }),
   });
-  return evaluation.failure ?? (evaluation.hold ? 'held' : 'accepted');
+  const would = evaluation.failure ?? (evaluation.hold ? 'held' : 'accepted');
+  const trips = evaluation.trips ?? [];
+  const freeze =
+    evaluation.refusalTrip?.rule ?? (evaluation.failure === 'agent_frozen' ? trips[0]?.rule : undefined);
+  return {
+    would,
+    ...(trips.length > 0 && { held_by: trips.map((t) => t.rule) }),
+    ...(freeze !== undefined && { freeze }),
+  };
 }

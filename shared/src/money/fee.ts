@@ -13,6 +13,9 @@ export interface FeeSplit {
   net_amount: Amount;
 }
 
+/** 0.001: the fee's fraction of the amount, exactly. */
+const FEE_RATE = new Big(PROTOCOL_FEE_BPS).div(10_000);
+
 /**
  * Splits a transfer amount into fee and net.
  *
@@ -24,7 +27,8 @@ export interface FeeSplit {
  */
 export function splitFee(amount: Amount, decimals = AMOUNT_SCALE): FeeSplit {
   const scale = Math.min(decimals, AMOUNT_SCALE);
-  const protocol_fee = amount.times(PROTOCOL_FEE_BPS).div(10_000).round(scale, Big.roundHalfUp);
+  // x 0.001 is x 10 / 10,000 exactly (a product of decimals is exact), without big.js's long division.
+  const protocol_fee = amount.times(FEE_RATE).round(scale, Big.roundHalfUp);
   return { amount, protocol_fee, net_amount: amount.minus(protocol_fee) };
 }
 
@@ -37,11 +41,14 @@ export function feeOnTop(price: Amount, decimals = AMOUNT_SCALE): FeeSplit {
   return { amount: price.plus(protocol_fee), protocol_fee, net_amount: price };
 }
 
+/** minimumTransfer by scale (0 to 6): a memo, each computed once (big.js values are never changed in place). */
+const MINIMUM: Amount[] = [];
+
 /**
  * The smallest transfer whose fee is at least one base unit: 500 base units of the fee's precision
  * (0.0005 of a 6-decimal token, 5 of a 2-decimal one), since half a base unit rounds up.
  */
 export function minimumTransfer(decimals = AMOUNT_SCALE): Amount {
   const scale = Math.min(decimals, AMOUNT_SCALE);
-  return new Big(10_000 / PROTOCOL_FEE_BPS / 2).div(new Big(10).pow(scale));
+  return (MINIMUM[scale] ??= new Big(10_000 / PROTOCOL_FEE_BPS / 2).div(new Big(10).pow(scale)));
 }

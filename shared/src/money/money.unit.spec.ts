@@ -227,6 +227,31 @@ describe('the protocol fee', () => {
     },
   );
 
+  it('is the rule exactly: amount x 10 / 10,000 rounded half-up to the precision, for every amount', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+        fc.integer({ min: 0, max: 9 }),
+        (units, decimals) => {
+          const amount = fromBaseUnits(units, Math.min(decimals, 6));
+          const rule = amount
+            .times(PROTOCOL_FEE_BPS)
+            .div(10_000)
+            .round(Math.min(decimals, 6), Big.roundHalfUp);
+          expect(splitFee(amount, decimals).protocol_fee.toFixed()).toBe(rule.toFixed());
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('minimumTransfer answers the same value however often it is asked', () => {
+    expect(minimumTransfer(6).toFixed()).toBe('0.0005');
+    expect(minimumTransfer(6)).toBe(minimumTransfer(6));
+    expect(minimumTransfer(2).toFixed()).toBe('5');
+    expect(minimumTransfer(9).toFixed()).toBe('0.0005');
+  });
+
   it('always satisfies net_amount + protocol_fee = amount, within half a base unit of 0.10 %', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (micro) => {

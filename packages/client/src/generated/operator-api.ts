@@ -580,7 +580,7 @@ export interface paths {
         put?: never;
         /**
          * What a proposed policy would have done to the group’s real spends of a window; writes nothing.
-         * @description Owner only. Replays the group’s log through the same decision functions with the proposal laid over the limits, the approval policy and the allow-list: each spend of the window judged on the state its real decision had.
+         * @description Owner only. Replays the group’s log through the same decision functions with the proposal laid over the limits, the approval policy, the allow-list, the guard’s rules (`guard`, replacing the group’s; a bad field is `400 validation_error` naming it, `/guard/rules/0/factor`) and the group’s own limits (`group_limits`: a limit left out keeps the group’s, null lifts it): each spend of the window judged on the state its real decision had, the rules’ history before the window as their baseline. A spend a `freeze_agent` rule trips is `agent_frozen`, a refusal that reaches the `refusals` count keeps its code; either way the agent is in `would_freeze`, and its later spends of the window count under `agent_frozen`.
          */
         post: operations["previewPolicy"];
         delete?: never;
@@ -1580,6 +1580,8 @@ export interface components {
             }[];
             /** @description Addresses the proposal takes off the allow-list. */
             whitelist_remove?: string[];
+            guard?: components["schemas"]["GuardRequest"];
+            group_limits?: components["schemas"]["GroupLimitsRequest"];
             /**
              * Format: date-time
              * @description The window starts here (7 days ago when absent) and ends now.
@@ -1615,6 +1617,16 @@ export interface components {
                 was: string;
                 /** @description `accepted`, `held` (for approval), or the code the spend was (or would be) blocked with. */
                 would: string;
+                /** @description The guard’s rules that would hold it (`held`) or freeze its agent with it (`agent_frozen`); absent when none trips. */
+                held_by?: ("velocity" | "burst" | "new_counterparty" | "new_token" | "refusals" | "quiet_hours")[];
+            }[];
+            /** @description The agents the proposal’s guard would have frozen, in order: the spend that froze each (a `freeze_agent` rule it tripped, or the refusal that reached the `refusals` count) and the rule. Their later spends of the window count under `agent_frozen` in `would_block`. */
+            would_freeze: {
+                agent: string;
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                rule: "velocity" | "burst" | "new_counterparty" | "new_token" | "refusals" | "quiet_hours";
             }[];
         };
         ApprovalListResponse: {

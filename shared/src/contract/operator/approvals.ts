@@ -5,7 +5,7 @@
  */
 import { object } from '../build';
 import { contractTag } from '../openapi';
-import { GuardTripView } from './guard';
+import { GroupLimitsRequest, GuardRequest, GuardTripView } from './guard';
 import { AmountInput, Count, Identifier, Text, Timestamp, type Shape } from '../schemas';
 import {
   AmountText,
@@ -94,6 +94,9 @@ export const PolicyPreviewRequest = object(
       items: Identifier,
       description: 'Addresses the proposal takes off the allow-list.',
     },
+    // The guard's shapes (guard.ts), as `PUT .../guard` and `PUT .../limits` take them.
+    guard: GuardRequest,
+    group_limits: GroupLimitsRequest,
     since: {
       type: 'string',
       format: 'date-time',
@@ -101,7 +104,7 @@ export const PolicyPreviewRequest = object(
       description: 'The window starts here (7 days ago when absent) and ends now.',
     },
   },
-  [...LIMIT_NAMES, 'new_recipients', 'whitelist_add', 'whitelist_remove', 'since'],
+  [...LIMIT_NAMES, 'new_recipients', 'whitelist_add', 'whitelist_remove', 'guard', 'group_limits', 'since'],
 );
 
 export const RejectRequest = object({ reason: { type: 'string', minLength: 1, maxLength: 200 } }, ['reason']);
@@ -168,6 +171,11 @@ const Verdict = {
   description: '`accepted`, `held` (for approval), or the code the spend was (or would be) blocked with.',
 } as const;
 
+const RuleKind = {
+  type: 'string',
+  enum: ['velocity', 'burst', 'new_counterparty', 'new_token', 'refusals', 'quiet_hours'],
+} as const;
+
 export const PolicyPreviewResponse = object({
   group_config_pda: Identifier,
   from: Timestamp,
@@ -182,16 +190,31 @@ export const PolicyPreviewResponse = object({
   examples: {
     type: 'array',
     description: 'The first spends whose verdict the proposal changes.',
-    items: object({
-      intent_id: Text,
-      agent_wallet_pda: Identifier,
-      action: { type: 'string', enum: ['transfer', 'swap', 'deposit', 'withdraw'] },
-      amount: AmountText,
-      counterparty: Identifier,
-      at: Timestamp,
-      was: Verdict,
-      would: Verdict,
-    }),
+    items: object(
+      {
+        intent_id: Text,
+        agent_wallet_pda: Identifier,
+        action: { type: 'string', enum: ['transfer', 'swap', 'deposit', 'withdraw'] },
+        amount: AmountText,
+        counterparty: Identifier,
+        at: Timestamp,
+        was: Verdict,
+        would: Verdict,
+        held_by: {
+          type: 'array',
+          items: RuleKind,
+          description:
+            'The guard’s rules that would hold it (`held`) or freeze its agent with it (`agent_frozen`); absent when none trips.',
+        },
+      },
+      ['held_by'],
+    ),
+  },
+  would_freeze: {
+    type: 'array',
+    description:
+      'The agents the proposal’s guard would have frozen, in order: the spend that froze each (a `freeze_agent` rule it tripped, or the refusal that reached the `refusals` count) and the rule. Their later spends of the window count under `agent_frozen` in `would_block`.',
+    items: object({ agent: Identifier, at: Timestamp, rule: RuleKind }),
   },
 });
 
@@ -256,7 +279,7 @@ export const OPERATOR_APPROVALS = contractTag({
       summary:
         'What a proposed policy would have done to the group’s real spends of a window; writes nothing.',
       description:
-        'Owner only. Replays the group’s log through the same decision functions with the proposal laid over the limits, the approval policy and the allow-list: each spend of the window judged on the state its real decision had.',
+        'Owner only. Replays the group’s log through the same decision functions with the proposal laid over the limits, the approval policy, the allow-list, the guard’s rules (`guard`, replacing the group’s; a bad field is `400 validation_error` naming it, `/guard/rules/0/factor`) and the group’s own limits (`group_limits`: a limit left out keeps the group’s, null lifts it): each spend of the window judged on the state its real decision had, the rules’ history before the window as their baseline. A spend a `freeze_agent` rule trips is `agent_frozen`, a refusal that reaches the `refusals` count keeps its code; either way the agent is in `would_freeze`, and its later spends of the window count under `agent_frozen`.',
       request: 'PolicyPreviewRequest',
       response: 'PolicyPreviewResponse',
       errors: [...OWNER, 'invalid_amount'],

@@ -351,6 +351,94 @@ describe('spends held for approval', () => {
     expect((await previewBy((await signIn(world.client)).token)).status).toBe(403);
   });
 
+  it('the policy preview under guard rules and group limits: who would be frozen and by which rule, what the fleet’s limit refuses', async () => {
+    type Preview = {
+      intents: number;
+      would_hold: number;
+      would_block: Record<string, number>;
+      would_freeze: { agent: string; at: string; rule: string }[];
+      examples: {
+        agent_wallet_pda: string;
+        amount: string;
+        was: string;
+        would: string;
+        held_by?: string[];
+      }[];
+    };
+    const preview = (body: Record<string, unknown>) =>
+      world.client.call<Preview>('POST', `/api/v1/orchestrator/groups/${world.groupId}/policy-preview`, {
+        token: world.operator.token,
+        body,
+      });
+    // What the group's agents spent before (this suite's spends, all of the last 24 hours): the
+    // baseline of a group limit.
+    const log = await world.log();
+    const ofGroup = (e: (typeof log)[number]) => (e.data as { group_id?: string }).group_id === world.groupId;
+    const failed = new Set(
+      log.filter((e) => e.type === 'intent.failed').map((e) => (e.data as { intent_id: string }).intent_id),
+    );
+    const before = log
+      .filter((e) => e.type === 'intent.accepted' && ofGroup(e))
+      .map((e) => e.data as { intent_id: string; value: string; spends: boolean })
+      .filter((d) => d.spends && !failed.has(d.intent_id))
+      .reduce((sum, d) => sum + Number(d.value), 0);
+    const since = new Date().toISOString();
+    const x = await world.agent({ per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 20 });
+    const y = await world.agent({ per_tx_limit: 100, daily_limit: 1000, hourly_tx_cap: 20 });
+    for (const [agent, amount] of [
+      [x, 10],
+      [x, 10],
+      [x, 10],
+      [x, 10],
+      [y, 20],
+      [y, 20],
+    ] as const)
+      expect((await transfer(agent, amount)).status).toBe(200);
+
+    const guarded = await preview({
+      since,
+      guard: {
+        rules: [
+          { kind: 'velocity', factor: 1, min_count: 3, action: 'freeze_agent' },
+          { kind: 'new_counterparty', action: 'hold' },
+        ],
+      },
+    });
+    expect(guarded.status).toBe(200);
+    // Each agent's first spend to the vendor is held; X's third spend in the hour freezes it (more
+    // than its usual, and 3), its fourth is refused after it.
+    expect(guarded.body).toMatchObject({ intents: 6, would_hold: 2, would_block: { agent_frozen: 2 } });
+    expect(guarded.body.would_freeze).toEqual([{ agent: x.id, at: expect.any(String), rule: 'velocity' }]);
+    expect(guarded.body.examples.map((e) => [e.agent_wallet_pda, e.would, e.held_by])).toEqual([
+      [x.id, 'held', ['new_counterparty']],
+      [x.id, 'agent_frozen', ['velocity']],
+      [x.id, 'agent_frozen', undefined],
+      [y.id, 'held', ['new_counterparty']],
+    ]);
+
+    // A group daily limit of what was spent before and 50 more: X's 40 fit, Y's spends no longer do.
+    const limited = await preview({ since, group_limits: { daily_limit: String(before + 50) } });
+    expect(limited.body).toMatchObject({ intents: 6, would_block: { group_daily_limit_exceeded: 2 } });
+    expect(limited.body.examples.map((e) => [e.agent_wallet_pda, e.would])).toEqual([
+      [y.id, 'group_daily_limit_exceeded'],
+      [y.id, 'group_daily_limit_exceeded'],
+    ]);
+    expect((await preview({ since, group_limits: { daily_limit: null } })).body.would_block).toEqual({});
+
+    // A bad rule is named by its field under `guard`; a bad limit under `group_limits`.
+    const bad = await preview({
+      guard: { rules: [{ kind: 'velocity', factor: 0.5, min_count: 3, action: 'hold' }] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({
+      error: 'validation_error',
+      details: [expect.objectContaining({ path: '/guard/rules/0/factor' })],
+    });
+    const cap = await preview({ group_limits: { hourly_tx_cap: -1 } });
+    expect(cap.status).toBe(400);
+    expect(JSON.stringify(cap.body)).toContain('/group_limits/hourly_tx_cap');
+  });
+
   it('the policy in force reads back: none set holds nothing; once set, what was set; only its readers see it', async () => {
     const read = (group: string, token: string) =>
       world.client.call('GET', `/api/v1/orchestrator/groups/${group}/approval-policy`, { token });
