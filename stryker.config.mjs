@@ -10,14 +10,15 @@
  *   - the message of `new Error(message)`,
  *   - the text of a validation detail's `issue` (its `path` stays mutated: callers match on it),
  *   - the `words` of a guard trip, the sentence for people beside its `figures` (which stay mutated),
- *   - the `why` of money's `invalid(field, why)`, which only builds a message.
+ *   - the `why` of money's `invalid(field, why)`, which only builds a message, and the text of the guard
+ *     parser's `issue(path, text)`, which builds a validation detail (its path stays mutated),
  * Everything else stays mutated, strings included: error codes, event types, stream names, labels,
  * defaults such as an agent's revocation reason.
  */
 import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 
 /** Callee name -> index of the argument that is only message text. */
-const MESSAGE_ARGUMENT = { ServiceError: 1, Error: 0, invalid: 1 };
+const MESSAGE_ARGUMENT = { ServiceError: 1, Error: 0, invalid: 1, issue: 1 };
 /** Object properties whose value is only message text: a validation detail's issue, a guard trip's words. */
 const MESSAGE_PROPERTIES = new Set(['issue', 'words']);
 

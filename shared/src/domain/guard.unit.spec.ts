@@ -725,3 +725,45 @@ describe('decideGuard', () => {
     expect(Object.keys(inReadingOrder(stored))).toEqual(['kind', 'factor', 'min_count', 'action']);
   });
 });
+
+describe('the edges of the guard’s input', () => {
+  const detailsOf = (input: unknown) => {
+    try {
+      parseGuardRules(input);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ServiceError);
+      return (err as ServiceError).details!.map((d) => d.path);
+    }
+    throw new Error('accepted');
+  };
+  it('names an unknown field by its JSON Pointer, escaping ~ and /', () => {
+    expect(detailsOf({ rules: [], 'a~b/c': 1 })).toEqual(['/a~0b~1c']);
+  });
+  it('counts a decimal’s places exactly, however large it is', () => {
+    const [v] = parseGuardRules([{ kind: 'velocity', factor: '999.999999', min_count: 1, action: 'hold' }]);
+    expect(v).toMatchObject({ factor: 999.999999 });
+    expect(detailsOf([{ kind: 'velocity', factor: '1.0000001', min_count: 1, action: 'hold' }])).toEqual([
+      '/rules/0/factor',
+    ]);
+  });
+  it('takes neither a list for a number nor a list for a time (their text would pass)', () => {
+    expect(detailsOf([{ kind: 'velocity', factor: ['2'], min_count: 1, action: 'hold' }])).toEqual([
+      '/rules/0/factor',
+    ]);
+    expect(
+      detailsOf([{ kind: 'quiet_hours', from: ['22:00'], to: '06:00', time_zone: 'UTC', action: 'hold' }]),
+    ).toEqual(['/rules/0/from']);
+  });
+  it('other quiet hours loosen, whichever end moved', () => {
+    const q: GuardRule = {
+      kind: 'quiet_hours',
+      from: '22:00',
+      to: '06:00',
+      time_zone: 'UTC',
+      action: 'hold',
+    };
+    expect(guardLoosens([q], [{ ...q, to: '07:00' }])).toBe(true);
+    expect(guardLoosens([q], [{ ...q, from: '21:00' }])).toBe(true);
+    expect(guardLoosens([q], [{ ...q, time_zone: 'Europe/Paris' }])).toBe(true);
+  });
+});
