@@ -3,6 +3,9 @@
  * process): turn approvals on for a group, see a held spend, approve it by signing its message with
  * the keypair file (the agent's retry then answers the confirmed transfer), reject another.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openBooks } from '@tokenops/testing/conservation';
 import { keypairFile, tokenops } from '@tokenops/testing/cli';
 import { key, startWorld, until, type World } from '@tokenops/testing/harness';
@@ -78,5 +81,41 @@ describe('tokenops approvals', () => {
     // The two spends were held (threshold 25): under a per-tx limit of 35, 40 would be blocked instead.
     expect(text).toMatch(/^2 spends from .*: 1 would be held, 1 blocked {2}per_tx_limit_exceeded 1$/m);
     expect(text).toMatch(/ transfer 40 to \S+ {2}agent \S+: held -> per_tx_limit_exceeded$/m);
+  });
+
+  it('previews guard rules from a file and group limits: who would be frozen, by which rule', async () => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const dir = mkdtempSync(join(tmpdir(), 'cli-guard-'));
+    const rules = join(dir, 'guard.json');
+    writeFileSync(
+      rules,
+      JSON.stringify({ rules: [{ kind: 'velocity', factor: 1, min_count: 2, action: 'freeze_agent' }] }),
+    );
+    // The agent's second spend of the hour is above its usual and the second: it would freeze the agent.
+    const guarded = await out('policy', 'preview', world.groupId, '--guard', rules, '--since', since);
+    expect(guarded).toMatch(/^2 spends from .*: 1 would be held, 1 blocked {2}agent_frozen 1$/m);
+    expect(guarded).toMatch(/ transfer 40 to \S+ {2}agent \S+: held -> agent_frozen \(velocity\)$/m);
+    expect(guarded).toMatch(/ {2}agent \S+ would be frozen by velocity$/m);
+    // A daily limit of 50 over the fleet: the 30 fits, the 40 after it does not.
+    const limited = await out(
+      'policy',
+      'preview',
+      world.groupId,
+      '--group-daily',
+      '50',
+      '--group-hourly',
+      'none',
+      '--since',
+      since,
+    );
+    expect(limited).toMatch(/ transfer 40 to \S+ {2}agent \S+: held -> group_daily_limit_exceeded$/m);
+    await expect(out('policy', 'preview', world.groupId, '--group-hourly', 'ten')).rejects.toMatchObject({
+      stderr: expect.stringContaining('--group-hourly must be a whole number or none'),
+    });
+    // A bad rule is the service's 400, naming its field under /guard.
+    writeFileSync(rules, JSON.stringify([{ kind: 'velocity', factor: 0.5, min_count: 2, action: 'hold' }]));
+    await expect(out('policy', 'preview', world.groupId, '--guard', rules)).rejects.toMatchObject({
+      stderr: expect.stringContaining('/guard/rules/0/factor'),
+    });
   });
 });

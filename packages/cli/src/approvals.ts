@@ -3,8 +3,10 @@
  * a group wait (owner only); `list` and `show` read them; `approve` signs an approval's message with
  * the keypair file's wallet (ed25519) and sends the signature; `reject` refuses it. `tokenops policy
  * show` reads the policy in force; `tokenops policy preview` replays a proposed policy over the
- * group's spends of a window (nothing is written).
+ * group's spends of a window (nothing is written), guard rules (a JSON file, as `PUT .../guard` takes
+ * them) and group limits included.
  */
+import { readFileSync } from 'node:fs';
 import bs58 from 'bs58';
 import type { OperatorClient } from '@tokenops/client';
 import type { Command } from 'commander';
@@ -29,8 +31,12 @@ export const approvalLines = ({ approvals }: { approvals: Approval[] }): string 
         .join('\n');
 
 type Preview = Awaited<ReturnType<OperatorClient['previewPolicy']>>;
+type PreviewBody = NonNullable<Parameters<OperatorClient['previewPolicy']>[1]>;
 
-/** The counts, then one line per example whose verdict the proposal changes. */
+/**
+ * The counts, then one line per example whose verdict the proposal changes (with the guard's rules that
+ * hold it or freeze its agent), then one per agent the guard would freeze.
+ */
 export const previewLines = (r: Preview): string =>
   [
     `${r.intents} spends from ${r.from} to ${r.to}: ${r.would_hold} would be held, ` +
@@ -40,9 +46,33 @@ export const previewLines = (r: Preview): string =>
         .join(''),
     ...r.examples.map(
       (x) =>
-        `${x.at}  ${x.action} ${x.amount} to ${x.counterparty}  agent ${x.agent_wallet_pda}: ${x.was} -> ${x.would}`,
+        `${x.at}  ${x.action} ${x.amount} to ${x.counterparty}  agent ${x.agent_wallet_pda}: ${x.was} -> ${x.would}` +
+        (x.held_by?.length ? ` (${x.held_by.join(', ')})` : ''),
     ),
+    ...r.would_freeze.map((f) => `${f.at}  agent ${f.agent} would be frozen by ${f.rule}`),
   ].join('\n');
+
+/** `--guard <file>`: the rules as `PUT .../guard` takes them, `{rules: [...]}` or the list alone. */
+function guardFile(file: string): NonNullable<PreviewBody['guard']> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`--guard ${file}: not a JSON file (${err instanceof Error ? err.message : String(err)})`);
+  }
+  // The service checks the rules and names a bad field (/guard/rules/0/factor).
+  return (Array.isArray(parsed) ? { rules: parsed } : parsed) as NonNullable<PreviewBody['guard']>;
+}
+
+/** `--group-daily` / `--group-hourly`: a limit, or `none` (no group limit in the preview). */
+function groupLimitsOf(daily?: string, hourly?: string): PreviewBody['group_limits'] {
+  if (hourly !== undefined && hourly !== 'none' && !/^[0-9]+$/.test(hourly))
+    throw new Error(`--group-hourly must be a whole number or none, not ${hourly}`);
+  return {
+    ...(daily !== undefined && { daily_limit: daily === 'none' ? null : daily }),
+    ...(hourly !== undefined && { hourly_tx_cap: hourly === 'none' ? null : Number(hourly) }),
+  };
+}
 
 type PolicyInForce = Awaited<ReturnType<OperatorClient['getApprovalPolicy']>>;
 
@@ -78,6 +108,12 @@ export function approvalCommands(p: Command, cli: Cli): void {
     .option('--approval-threshold <amount>', 'hold spends above this value ("none": no threshold)')
     .option('--new-recipients', 'hold the first spend to each allow-list entry')
     .option('--remove <address...>', 'take these addresses off the allow-list')
+    .option(
+      '--guard <file.json>',
+      "guard rules in place of the group's: a JSON file {rules: [...]}, as PUT .../guard takes them",
+    )
+    .option('--group-daily <amount>', "a daily limit over the group's agents ('none': no group daily limit)")
+    .option('--group-hourly <count>', "an hourly cap over the group's agents ('none': no group cap)")
     .option('--since <time>', 'the window starts here (ISO 8601; default 7 days ago)')
     .action(
       cli.authed(
@@ -91,6 +127,9 @@ export function approvalCommands(p: Command, cli: Cli): void {
             approvalThreshold?: string;
             newRecipients?: boolean;
             remove?: string[];
+            guard?: string;
+            groupDaily?: string;
+            groupHourly?: string;
             since?: string;
           },
         ) =>
@@ -103,6 +142,10 @@ export function approvalCommands(p: Command, cli: Cli): void {
             }),
             ...(o.newRecipients && { new_recipients: true }),
             ...(o.remove && { whitelist_remove: o.remove }),
+            ...(o.guard !== undefined && { guard: guardFile(o.guard) }),
+            ...((o.groupDaily !== undefined || o.groupHourly !== undefined) && {
+              group_limits: groupLimitsOf(o.groupDaily, o.groupHourly),
+            }),
             ...(o.since && { since: o.since }),
           }),
         (answer) => previewLines(answer),
