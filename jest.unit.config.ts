@@ -31,4 +31,15 @@ const testPathIgnorePatterns = [
   '/packages/client/src/generate\\.unit\\.spec\\.ts$',
 ];
 
-export default { ...unit, rootDir: __dirname, moduleNameMapper, testPathIgnorePatterns } satisfies Config;
+// MUTATION_TESTS (comma-separated globs under the root) narrows the run to a file's own tests: a file
+// every unit test covers (the guard's history, folded with every agent) would otherwise run them all
+// for each of its mutants (docs/testing.md).
+const only = process.env.MUTATION_TESTS?.split(',').map((glob) => `<rootDir>/${glob.trim()}`);
+
+export default {
+  ...unit,
+  rootDir: __dirname,
+  moduleNameMapper,
+  testPathIgnorePatterns,
+  ...(only && { testMatch: only }),
+} satisfies Config;
