@@ -147,6 +147,20 @@ describe('webhook delivery', () => {
     expect((await signed(`/agents/${agent.id}/unfreeze`)).body.status).toBe('executed');
     expect((await op(`/groups/${world.groupId}/freeze`)).status).toBe(200);
     expect((await signed(`/groups/${world.groupId}/unfreeze`)).body.status).toBe('executed');
+    // guard.tripped: a rule that freezes a fresh agent on its first spend (then removed, by a proposal)
+    const guardPath = `/api/v1/orchestrator/groups/${world.groupId}/guard`;
+    const rule = { kind: 'velocity', factor: 1, min_count: 1, action: 'freeze_agent' };
+    expect(
+      (await world.client.call('PUT', guardPath, { token: world.operator.token, body: { rules: [rule] } }))
+        .status,
+    ).toBe(200);
+    const tripping = await world.agent({}, 5);
+    const trip = await world.client.call('POST', '/api/v1/transfer', {
+      token: tripping.key,
+      body: { to: world.vendor, amount: 1, idempotency_key: key() },
+    });
+    expect(trip.body.error).toBe('agent_frozen');
+    expect((await enact(world.client, [world.operator], 'PUT', guardPath, { rules: [] })).status).toBe(200);
     const other = await world.agent({}, 0);
     await op(`/agents/${other.id}/freeze`);
     const stale = await op(`/agents/${other.id}/unfreeze`);
