@@ -47,10 +47,20 @@ export function groupApprovalPolicy(group: GroupState): ApprovalPolicy {
   );
 }
 
-/** The rule that applies to one agent: the group's policy, its threshold overridden by the agent's own. */
-export function approvalRule(group: GroupState, agent: AgentState): ApprovalPolicy {
+/**
+ * The rule that applies to one agent: the group's policy, its threshold overridden by the agent's own.
+ * A spend the guard holds (`byGuard`) while the group has no policy is approved by any one of the
+ * group's admins and approvers (design.md "Settled details of the guard"), not by the owner alone.
+ */
+export function approvalRule(group: GroupState, agent: AgentState, byGuard = false): ApprovalPolicy {
   const policy = groupApprovalPolicy(group);
-  return { ...policy, threshold: agent.limits.approval_threshold ?? policy.threshold };
+  const approvers =
+    byGuard && group.approvalPolicy === undefined
+      ? [...group.governance.members]
+          .filter(([, role]) => role === 'admin' || role === 'approver')
+          .map(([wallet]) => wallet)
+      : policy.approvers;
+  return { ...policy, approvers, threshold: agent.limits.approval_threshold ?? policy.threshold };
 }
 
 /**

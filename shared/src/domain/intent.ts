@@ -546,14 +546,7 @@ function approvalRequest(
   budgetEntry: AllowEntry | undefined,
   groupLimited: boolean,
 ): ApprovalRequested['data'] {
-  const rule = approvalRule(state.group, state.agent);
-  // A hold by the guard with no approval policy set: the group's admins and approvers approve it.
-  const approvers =
-    trips.length > 0 && state.group.approvalPolicy === undefined
-      ? [...state.group.governance.members]
-          .filter(([, role]) => role === 'admin' || role === 'approver')
-          .map(([wallet]) => wallet)
-      : [...rule.approvers];
+  const rule = approvalRule(state.group, state.agent, trips.length > 0);
   const terms = {
     approval_id: approvalIdOf(state.group.groupId, cmd.intent_id),
     group_id: state.group.groupId,
@@ -571,7 +564,7 @@ function approvalRequest(
     value_in_base: amountText(cmd.value),
     reason,
     ...(trips.length > 0 && { guard: [...trips] }),
-    approvers,
+    approvers: [...rule.approvers],
     quorum: rule.quorum,
     ...(budgetEntry && { budget_entry_id: budgetEntry.entryId }),
     ...(groupLimited && { group_limited: true as const }),
